@@ -1,0 +1,34 @@
+"""The CapsNet training objective: margin loss plus scaled-down reconstruction loss."""
+import torch
+import torch.nn.functional as F
+
+M_PLUS = 0.9                   # m+: a present digit's capsule should be at least this long
+M_MINUS = 0.1                  # m-: an absent digit's capsule should be at most this long
+ABSENT_WEIGHT = 0.5            # lambda: down-weights the absent classes
+RECONSTRUCTION_WEIGHT = 0.0005  # keeps the reconstruction from dominating the margin loss
+
+
+def margin_loss(lengths: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Eq. 4, summed over the classes and averaged over the batch.
+
+    L_k = T_k max(0, m+ - |v_k|)^2 + lambda (1 - T_k) max(0, |v_k| - m-)^2
+
+    Args:
+        lengths: capsule lengths |v_k|, [B, K].
+        labels: true classes, [B].
+    """
+    present = F.one_hot(labels, lengths.shape[1]).to(lengths.dtype)   # T_k, [B, K]
+    loss = (present * F.relu(M_PLUS - lengths) ** 2
+            + ABSENT_WEIGHT * (1 - present) * F.relu(lengths - M_MINUS) ** 2)
+    return loss.sum(dim=1).mean()
+
+
+def reconstruction_loss(reconstruction: torch.Tensor, images: torch.Tensor) -> torch.Tensor:
+    """0.0005 x the sum of squared pixel errors of each image (section 4.1), batch-averaged."""
+    squared_error = (reconstruction - images) ** 2
+    return RECONSTRUCTION_WEIGHT * squared_error.flatten(1).sum(dim=1).mean()
+
+
+def capsule_loss(output, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """The total loss of a CapsNetOutput whose decoder was masked by ``labels``."""
+    return margin_loss(output.lengths, labels) + reconstruction_loss(output.reconstruction, images)

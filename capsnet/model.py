@@ -1,0 +1,141 @@
+"""The CapsNet of Sabour, Frosst & Hinton 2017 (section 4): Conv1, PrimaryCaps, DigitCaps, decoder."""
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from huggingface_hub import PyTorchModelHubMixin
+
+from capsnet.routing import dynamic_routing
+from capsnet.squash import squash
+
+
+@dataclass
+class CapsNetConfig:
+    image_size: int = 28                    # MNIST images are 28x28, one channel
+    conv1_channels: int = 256               # Conv1: 256 9x9 kernels, stride 1, ReLU
+    kernel_size: int = 9                    # Conv1 and PrimaryCaps both use 9x9 kernels
+    primary_capsule_types: int = 32         # PrimaryCaps: 32 channels of capsules ...
+    primary_capsule_dim: int = 8            # ... each 8-D, from a 9x9 convolution with stride 2
+    num_classes: int = 10                   # DigitCaps: one capsule per digit class ...
+    digit_capsule_dim: int = 16             # ... each 16-D
+    routing_iterations: int = 3             # r in Procedure 1
+    decoder_hidden: tuple[int, int] = (512, 1024)  # fully connected, ReLU, ReLU, then sigmoid
+
+    @property
+    def primary_grid(self) -> int:
+        """Side of the PrimaryCaps grid: 28 -> 20 (Conv1) -> 6 (PrimaryCaps, stride 2)."""
+        conv1_side = self.image_size - self.kernel_size + 1
+        return (conv1_side - self.kernel_size) // 2 + 1
+
+    @property
+    def num_primary_capsules(self) -> int:
+        """32 types x 6 x 6 positions = 1152."""
+        return self.primary_capsule_types * self.primary_grid**2
+
+
+@dataclass
+class CapsNetOutput:
+    capsules: torch.Tensor        # v_j, [B, 10, 16]
+    lengths: torch.Tensor         # |v_j|, the probability that digit j is present, [B, 10]
+    prediction: torch.Tensor      # the longest capsule, [B]
+    reconstruction: torch.Tensor  # the decoder's image, [B, 1, 28, 28]
+    couplings: torch.Tensor       # the final routing coefficients c_ij, [B, 1152, 10]
+
+
+class PrimaryCapsules(nn.Module):
+    """A convolution whose 256 output channels are 32 types of 8-D capsules, squashed."""
+
+    def __init__(self, config: CapsNetConfig):
+        super().__init__()
+        self.types = config.primary_capsule_types
+        self.dim = config.primary_capsule_dim
+        self.conv = nn.Conv2d(config.conv1_channels, self.types * self.dim,
+                              kernel_size=config.kernel_size, stride=2)
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        x = self.conv(features)                                 # [B, 32*8, 6, 6]
+        batch, _, height, width = x.shape
+        x = x.view(batch, self.types, self.dim, height, width)  # channel = type * 8 + component
+        # Capsule i = type * 36 + row * 6 + column, the order the routing views rely on.
+        u = x.permute(0, 1, 3, 4, 2).reshape(batch, -1, self.dim)  # [B, 1152, 8]
+        return squash(u)
+
+
+class DigitCapsules(nn.Module):
+    """Ten 16-D capsules fed by every primary capsule through its own W_ij, then routed."""
+
+    def __init__(self, config: CapsNetConfig):
+        super().__init__()
+        # W_ij maps u_i (8-D) to a prediction for capsule j (16-D). A small initial scale lets
+        # training start: with unit-variance weights the capsules begin saturated at length ~1.
+        self.W = nn.Parameter(0.01 * torch.randn(config.num_primary_capsules, config.num_classes,
+                                                 config.digit_capsule_dim, config.primary_capsule_dim))
+
+    def predictions(self, u: torch.Tensor) -> torch.Tensor:
+        """u_hat_j|i = W_ij u_i (eq. 2): [B, 1152, 8] -> [B, 1152, 10, 16]."""
+        return torch.einsum("ijdk,bik->bijd", self.W, u)
+
+    def forward(self, u: torch.Tensor, iterations: int) -> tuple[torch.Tensor, torch.Tensor]:
+        u_hat = self.predictions(u).float()  # routing stays in fp32 under autocast
+        return dynamic_routing(u_hat, iterations)
+
+
+class CapsNet(nn.Module, PyTorchModelHubMixin,
+              library_name="capsnet",
+              repo_url="https://github.com/capsule-network-playground",
+              tags=["capsule-network", "mnist", "image-classification"]):
+    """The paper's three-layer CapsNet with its reconstruction decoder.
+
+    Args:
+        config: the architecture; the defaults are the paper's.
+    """
+
+    def __init__(self, config: CapsNetConfig | None = None):
+        super().__init__()
+        self.config = config = config or CapsNetConfig()
+        self.conv1 = nn.Conv2d(1, config.conv1_channels, kernel_size=config.kernel_size)
+        self.primary = PrimaryCapsules(config)
+        self.digits = DigitCapsules(config)
+        hidden1, hidden2 = config.decoder_hidden
+        self.decoder = nn.Sequential(
+            nn.Linear(config.num_classes * config.digit_capsule_dim, hidden1), nn.ReLU(inplace=True),
+            nn.Linear(hidden1, hidden2), nn.ReLU(inplace=True),
+            nn.Linear(hidden2, config.image_size**2), nn.Sigmoid(),
+        )
+
+    def primary_capsules(self, images: torch.Tensor) -> torch.Tensor:
+        """u_i, the squashed PrimaryCaps outputs: [B, 1, 28, 28] -> [B, 1152, 8]."""
+        return self.primary(F.relu(self.conv1(images)))
+
+    def decode(self, capsules: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        """Reconstruct images from the capsule of each label alone (the others masked to zero).
+
+        Args:
+            capsules: digit capsules v, [B, 10, 16].
+            labels: which capsule to keep for each example, [B] integer class ids.
+
+        Returns:
+            The reconstruction, [B, 1, 28, 28] in [0, 1].
+        """
+        mask = F.one_hot(labels, self.config.num_classes).to(capsules.dtype)  # [B, 10]
+        pixels = self.decoder((capsules * mask.unsqueeze(-1)).flatten(1))     # [B, 784]
+        side = self.config.image_size
+        return pixels.view(-1, 1, side, side)
+
+    def forward(self, images: torch.Tensor, labels: torch.Tensor | None = None,
+                routing_iterations: int | None = None) -> CapsNetOutput:
+        """Classify and reconstruct.
+
+        Args:
+            images: [B, 1, 28, 28] floats in [0, 1].
+            labels: the true classes [B]; when given they mask the decoder (training), otherwise
+                the longest capsule does (inference).
+            routing_iterations: r, default the config's (3).
+        """
+        u = self.primary_capsules(images)                            # [B, 1152, 8]
+        v, c = self.digits(u, routing_iterations or self.config.routing_iterations)
+        lengths = v.norm(dim=-1)                                     # [B, 10]
+        prediction = lengths.argmax(dim=1)                           # [B]
+        reconstruction = self.decode(v, prediction if labels is None else labels)
+        return CapsNetOutput(v, lengths, prediction, reconstruction, c)
