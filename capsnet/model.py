@@ -6,7 +6,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from huggingface_hub import PyTorchModelHubMixin
 
-from capsnet.routing import dynamic_routing
+from capsnet.routing import dynamic_routing_from_weights
 from capsnet.squash import squash
 
 
@@ -21,6 +21,9 @@ class CapsNetConfig:
     digit_capsule_dim: int = 16             # ... each 16-D
     routing_iterations: int = 3             # r in Procedure 1
     decoder_hidden: tuple[int, int] = (512, 1024)  # fully connected, ReLU, ReLU, then sigmoid
+
+    def __post_init__(self):
+        self.decoder_hidden = tuple(self.decoder_hidden)  # config.json stores it as a list
 
     @property
     def primary_grid(self) -> int:
@@ -77,8 +80,9 @@ class DigitCapsules(nn.Module):
         return torch.einsum("ijdk,bik->bijd", self.W, u)
 
     def forward(self, u: torch.Tensor, iterations: int) -> tuple[torch.Tensor, torch.Tensor]:
-        u_hat = self.predictions(u).float()  # routing stays in fp32 under autocast
-        return dynamic_routing(u_hat, iterations)
+        """Route u [B, 1152, 8] to v [B, 10, 16]; also returns c [B, 1152, 10]. Routing stays in fp32."""
+        with torch.autocast(u.device.type, enabled=False):
+            return dynamic_routing_from_weights(u.float(), self.W.float(), iterations)
 
 
 class CapsNet(nn.Module, PyTorchModelHubMixin,

@@ -1,0 +1,55 @@
+"""Single-image inference latency of CapsNet, p50 and p95, under torch.inference_mode().
+
+    python -m bench.inference_latency --weights weights --runs 200
+    python -m bench.inference_latency --random-init        # no trained weights needed
+"""
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import torch
+
+from bench.train_throughput import cpu_model
+from capsnet import CapsNet
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100) by linear interpolation."""
+    return statistics.quantiles(values, n=100, method="inclusive")[round(q) - 1]
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--weights", type=Path, default=Path("weights"), help="folder from save_pretrained (default: weights)")
+    p.add_argument("--random-init", action="store_true", help="time a randomly initialised model instead")
+    p.add_argument("--runs", type=int, default=200, help="timed single-image forward passes (default: 200)")
+    p.add_argument("--warmup", type=int, default=10, help="untimed passes first (default: 10)")
+    p.add_argument("--threads", type=int, default=torch.get_num_threads(),
+                   help=f"torch intra-op threads (default: {torch.get_num_threads()})")
+    args = p.parse_args(argv)
+
+    torch.set_num_threads(args.threads)
+    if args.random_init:
+        model, source = CapsNet(), "random init"
+    elif (args.weights / "model.safetensors").exists():
+        model, source = CapsNet.from_pretrained(args.weights), str(args.weights)
+    else:
+        p.error(f"no model.safetensors in {args.weights}; train first or pass --random-init")
+    model.eval()
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU: {cpu_model()}, weights: {source}")
+
+    image = torch.rand(1, 1, 28, 28, generator=torch.Generator().manual_seed(0))
+    latencies = []
+    with torch.inference_mode():
+        for run in range(args.warmup + args.runs):
+            start = time.perf_counter()
+            model(image)
+            if run >= args.warmup:
+                latencies.append(1000 * (time.perf_counter() - start))
+    print(f"{args.runs} runs after {args.warmup} warm-up: p50 {percentile(latencies, 50):.2f} ms, "
+          f"p95 {percentile(latencies, 95):.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Training throughput of capsnet.CapsNet against the naive reference, side by side in one run.
+
+One training step = forward + capsule_loss + backward + Adam step on a batch of random images.
+The two implementations alternate repetition by repetition (A B A B ...) so that a noisy machine
+slows both alike; warm-up steps are not timed.
+
+    python -m bench.train_throughput --batch-size 64 --steps 10 --repeats 5
+"""
+import argparse
+import platform
+import statistics
+import time
+from collections.abc import Callable
+
+import torch
+
+from bench.naive_capsnet import NaiveCapsNet
+from capsnet import CapsNet, capsule_loss
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name from /proc/cpuinfo, or what the platform module knows."""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def make_step(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor) -> Callable[[], None]:
+    """One full training step of ``model`` on a fixed batch."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+    def step() -> None:
+        optimizer.zero_grad(set_to_none=True)
+        loss = capsule_loss(model(images, labels), images, labels)
+        loss.backward()
+        optimizer.step()
+
+    return step
+
+
+def images_per_second(step: Callable[[], None], steps: int, batch_size: int) -> float:
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    return steps * batch_size / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--batch-size", type=int, default=64, help="images per step (default: 64)")
+    p.add_argument("--steps", type=int, default=10, help="timed steps per repetition (default: 10)")
+    p.add_argument("--repeats", type=int, default=5, help="timed repetitions of each implementation (default: 5)")
+    p.add_argument("--warmup", type=int, default=3, help="untimed steps of each implementation first (default: 3)")
+    p.add_argument("--threads", type=int, default=torch.get_num_threads(),
+                   help=f"torch intra-op threads (default: {torch.get_num_threads()})")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    args = p.parse_args(argv)
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU: {cpu_model()}")
+
+    ours = CapsNet()
+    naive = NaiveCapsNet()
+    naive.load_state_dict(ours.state_dict(), strict=True)
+    images = torch.rand(args.batch_size, 1, 28, 28)
+    labels = torch.randint(0, 10, (args.batch_size,))
+    steps = {"capsnet.CapsNet": make_step(ours, images, labels),
+             "naive (bench/naive_capsnet.py)": make_step(naive, images, labels)}
+
+    for step in steps.values():
+        for _ in range(args.warmup):
+            step()
+    rates = {name: [] for name in steps}
+    for _ in range(args.repeats):
+        for name, step in steps.items():
+            rates[name].append(images_per_second(step, args.steps, args.batch_size))
+
+    medians = {name: statistics.median(r) for name, r in rates.items()}
+    naive_rate = medians["naive (bench/naive_capsnet.py)"]
+    print(f"{args.repeats} repetitions x {args.steps} steps, {args.warmup} warm-up steps each")
+    print(f"{'implementation':<32} {'batch':>5} {'images/s':>9} {'min-max':>13} {'speed-up':>8}")
+    for name, rate in medians.items():
+        spread = f"{min(rates[name]):.1f}-{max(rates[name]):.1f}"
+        print(f"{name:<32} {args.batch_size:>5} {rate:>9.1f} {spread:>13} {rate / naive_rate:>7.2f}x")
+
+
+if __name__ == "__main__":
+    main()
