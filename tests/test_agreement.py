@@ -1,0 +1,224 @@
+"""Routing made visible: couplings, vote heatmaps, their place in the input, agreement."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from capsnet import CapsNet, dynamic_routing
+from capsnet.agreement import (FIELD_OUTLINE, GRID, TYPES, agreement, cell_edges, heatmap_overlay,
+                               receptive_field, routing_by_iterations, vote_heatmap)
+
+REPO = Path(__file__).resolve().parents[1]
+WEIGHTS = REPO / "weights"
+MNIST_DIR = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="module")
+def model() -> CapsNet:
+    torch.manual_seed(0)
+    return CapsNet().eval()
+
+
+@pytest.fixture(scope="module")
+def images() -> torch.Tensor:
+    return torch.rand(2, 1, 28, 28, generator=torch.Generator().manual_seed(1))  # [2, 1, 28, 28]
+
+
+@pytest.fixture(scope="module")
+def trace(model, images):
+    return routing_by_iterations(model, images[:1], max_iterations=5)
+
+
+@pytest.mark.parametrize("iterations", [1, 2, 3, 5])
+def test_couplings_sum_to_one_over_the_digit_capsules(model, images, iterations):
+    with torch.inference_mode():
+        c = model(images, routing_iterations=iterations).couplings  # [2, 1152, 10]
+    torch.testing.assert_close(c.sum(dim=2), torch.ones(2, 1152))
+
+
+def test_one_iteration_couples_every_capsule_uniformly(model, images):
+    with torch.inference_mode():
+        c = model(images, routing_iterations=1).couplings
+    torch.testing.assert_close(c, torch.full_like(c, 0.1))
+
+
+def test_more_iterations_never_change_the_shapes(model, images):
+    with torch.inference_mode():
+        outputs = [model(images, routing_iterations=r) for r in range(1, 6)]
+    for name in ("capsules", "lengths", "prediction", "reconstruction", "couplings"):
+        assert {tuple(getattr(out, name).shape) for out in outputs} == {tuple(getattr(outputs[0], name).shape)}
+
+
+def test_trace_equals_the_forward_pass_at_every_iteration_count(model, images, trace):
+    assert trace.u_hat.shape == (1152, 10, 16)
+    assert trace.capsules.shape == (5, 10, 16)
+    assert trace.couplings.shape == (5, 1152, 10)
+    assert trace.lengths.shape == (5, 10)
+    for r in range(1, 6):
+        with torch.inference_mode():
+            out = model(images[:1], routing_iterations=r)
+        torch.testing.assert_close(trace.lengths[r - 1], out.lengths[0])
+        torch.testing.assert_close(trace.couplings[r - 1], out.couplings[0])
+        assert trace.predictions[r - 1] == out.prediction[0]
+
+
+def test_trace_rejects_bad_input_clearly(model):
+    with pytest.raises(ValueError, match="one image"):
+        routing_by_iterations(model, torch.zeros(28, 28))
+    with pytest.raises(ValueError, match="at least one iteration"):
+        routing_by_iterations(model, torch.zeros(1, 1, 28, 28), max_iterations=0)
+
+
+def vote_heatmap_by_loop(c: torch.Tensor, u_hat: torch.Tensor, digit: int, capsule_type: int | None) -> torch.Tensor:
+    """The obviously correct heatmap: visit every primary capsule i = type * 36 + row * 6 + col."""
+    heat = torch.zeros(GRID, GRID)
+    for i in range(TYPES * GRID * GRID):
+        kind, position = divmod(i, GRID * GRID)
+        row, col = divmod(position, GRID)
+        if capsule_type is None or kind == capsule_type:
+            heat[row, col] += c[i, digit] * u_hat[i, digit].norm()
+    return heat
+
+
+@pytest.mark.parametrize("capsule_type", [None, 0, 17, 31])
+def test_vote_heatmap_matches_a_loop_over_the_capsules(trace, capsule_type):
+    c, digit = trace.couplings[2], int(trace.predictions[2])
+    heat = vote_heatmap(c, trace.u_hat, digit, capsule_type)
+    assert heat.shape == (GRID, GRID)
+    torch.testing.assert_close(heat, vote_heatmap_by_loop(c, trace.u_hat, digit, capsule_type))
+
+
+@pytest.mark.parametrize("r", [1, 3, 5])
+def test_vote_heatmap_sums_to_the_mass_of_s_j(trace, r):
+    c = trace.couplings[r - 1]                                     # [1152, 10]
+    for digit in range(10):
+        heat = vote_heatmap(c, trace.u_hat, digit)
+        mass = (c[:, digit] * trace.u_hat[:, digit].norm(dim=-1)).sum()  # sum_i c_ij |u_hat_j|i|
+        torch.testing.assert_close(heat.sum(), mass)
+        per_type = torch.stack([vote_heatmap(c, trace.u_hat, digit, t) for t in range(TYPES)])
+        torch.testing.assert_close(per_type.sum(dim=0), heat)
+        s = (c[:, digit, None] * trace.u_hat[:, digit]).sum(dim=0)  # s_j (eq. 2)
+        assert s.norm() <= heat.sum() + 1e-5
+
+
+def test_vote_heatmap_of_a_batch_is_the_heatmap_of_each_example(model, images):
+    with torch.inference_mode():
+        u_hat = model.digits.predictions(model.primary_capsules(images))  # [2, 1152, 10, 16]
+        _, c = dynamic_routing(u_hat, 3)
+    batched = vote_heatmap(c, u_hat, 4, capsule_type=5)
+    assert batched.shape == (2, GRID, GRID)
+    for b in range(2):
+        torch.testing.assert_close(batched[b], vote_heatmap(c[b], u_hat[b], 4, capsule_type=5))
+
+
+def test_vote_heatmap_rejects_bad_choices(trace):
+    with pytest.raises(ValueError, match="digit"):
+        vote_heatmap(trace.couplings[0], trace.u_hat, 10)
+    with pytest.raises(ValueError, match="capsule type"):
+        vote_heatmap(trace.couplings[0], trace.u_hat, 3, capsule_type=32)
+
+
+@pytest.mark.parametrize("row, col", [(0, 0), (2, 5), (5, 5)])
+def test_the_documented_receptive_field_is_the_network_s(model, row, col):
+    image = torch.rand(1, 1, 28, 28, generator=torch.Generator().manual_seed(2), requires_grad=True)
+    capsule = 7 * GRID * GRID + row * GRID + col
+    u = model.primary_capsules(image)                               # [1, 1152, 8]
+    u[0, capsule].pow(2).sum().backward()
+    reached = image.grad[0, 0].abs().numpy() > 0                    # [28, 28]
+    field = np.zeros((28, 28), dtype=bool)
+    field[receptive_field(row, col)] = True
+    assert field.sum() == 17 * 17
+    np.testing.assert_array_equal(reached, field)
+
+
+@pytest.mark.parametrize("scale", [2, 4, 10])
+def test_each_cell_is_centred_on_its_receptive_field(scale):
+    edges = cell_edges(scale)                                       # display pixels
+    assert np.all(np.diff(edges) == 2 * scale)                     # one stride (2 input pixels) wide
+    for r in range(GRID):
+        rows = receptive_field(r, 0)[0]
+        assert (edges[r] + edges[r + 1]) / 2 == pytest.approx(scale * (rows.start + rows.stop) / 2)
+
+
+def test_heatmap_overlay_colours_the_voting_cell_and_outlines_what_it_sees():
+    scale, row, col = 10, 1, 4
+    heat = np.zeros((GRID, GRID), dtype=np.float32)
+    heat[row, col] = 3.0
+    blank = heatmap_overlay(np.zeros((28, 28), dtype=np.float32), heat, scale)
+    assert blank.shape == (280, 280, 3) and blank.dtype == np.uint8
+    edges = cell_edges(scale)
+    cell = np.zeros((280, 280), dtype=bool)
+    cell[edges[row]:edges[row + 1], edges[col]:edges[col + 1]] = True
+    reddish = blank[..., 0].astype(int) > blank[..., 2]
+    np.testing.assert_array_equal(reddish, cell)
+    outline = (blank == FIELD_OUTLINE).all(axis=-1)
+    rows, cols = receptive_field(row, col)
+    box = np.zeros((280, 280), dtype=bool)
+    box[scale * rows.start:scale * rows.stop, scale * cols.start:scale * cols.stop] = True
+    inner = np.zeros_like(box)
+    inner[scale * rows.start + 2:scale * rows.stop - 2, scale * cols.start + 2:scale * cols.stop - 2] = True
+    np.testing.assert_array_equal(outline, box & ~inner)
+    assert (blank[~cell & ~outline] == 255).all()
+
+
+def test_heatmap_overlay_draws_the_digit_over_the_cells():
+    image = np.zeros((28, 28), dtype=np.float32)
+    image[6:20, 13:15] = 1.0
+    heat = np.random.default_rng(4).random((GRID, GRID)).astype(np.float32)
+    inked = heatmap_overlay(image, heat, scale=4).astype(int)
+    paper = heatmap_overlay(np.zeros_like(image), heat, scale=4).astype(int)
+    ink = image.repeat(4, axis=0).repeat(4, axis=1) == 1           # [112, 112]
+    np.testing.assert_array_equal(inked[~ink], paper[~ink])
+    assert (inked[ink].sum(axis=-1) < paper[ink].sum(axis=-1)).all()
+    assert (heatmap_overlay(image, np.zeros((GRID, GRID)), scale=4)[~ink] == 255).all()
+
+
+def test_heatmap_overlay_rejects_bad_input_clearly():
+    with pytest.raises(ValueError, match="28x28"):
+        heatmap_overlay(np.zeros((16, 16)), np.zeros((GRID, GRID)))
+    with pytest.raises(ValueError, match="6x6"):
+        heatmap_overlay(np.zeros((28, 28)), np.zeros((28, 28)))
+    for scale in (0, 5):
+        with pytest.raises(ValueError, match="scale"):
+            heatmap_overlay(np.zeros((28, 28)), np.zeros((GRID, GRID)), scale=scale)
+
+
+def test_agreement_is_a_weighted_mean_cosine_in_minus_one_one(trace):
+    v, c = trace.capsules[2], trace.couplings[2]
+    a = agreement(trace.u_hat, v, c)
+    assert a.shape == (10,)
+    assert ((a >= -1) & (a <= 1)).all()
+    for digit in range(10):
+        votes = trace.u_hat[:, digit]                               # [1152, 16]
+        cosine = votes @ v[digit] / (votes.norm(dim=1) * v[digit].norm())
+        expected = (c[:, digit] * cosine).sum() / c[:, digit].sum()
+        torch.testing.assert_close(a[digit], expected)
+
+
+def test_agreement_is_one_when_every_vote_points_along_its_capsule():
+    generator = torch.Generator().manual_seed(3)
+    directions = torch.randn(10, 16, generator=generator)          # one direction per digit
+    sizes = torch.rand(1, 1152, 10, 1, generator=generator) + 0.1   # positive lengths
+    u_hat = sizes * directions                                      # [1, 1152, 10, 16]
+    v, c = dynamic_routing(u_hat, 3)
+    torch.testing.assert_close(agreement(u_hat, v, c), torch.ones(1, 10))
+    torch.testing.assert_close(agreement(u_hat, -v, c), -torch.ones(1, 10))
+
+
+@pytest.mark.skipif(not (WEIGHTS / "model.safetensors").exists(), reason="no trained weights in weights/")
+def test_the_winner_s_voters_agree_more_than_the_runner_up_s():
+    from capsnet.data import mnist
+    try:
+        test_set = mnist(MNIST_DIR, train=False)
+    except RuntimeError as error:
+        pytest.skip(str(error))
+    trained = CapsNet.from_pretrained(WEIGHTS).eval()
+    images = torch.stack([test_set[k][0] for k in range(100)])     # [100, 1, 28, 28]
+    with torch.inference_mode():
+        u_hat = trained.digits.predictions(trained.primary_capsules(images))
+        v, c = dynamic_routing(u_hat, 3)
+    a = agreement(u_hat, v, c)                                      # [100, 10]
+    winner, runner_up = v.norm(dim=-1).topk(2, dim=1).indices.unbind(dim=1)
+    rows = torch.arange(len(images))
+    assert (a[rows, winner] > a[rows, runner_up]).float().mean() >= 0.9
