@@ -14,13 +14,17 @@ from contextlib import nullcontext
 from pathlib import Path
 
 import torch
-from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
+from torch.optim.swa_utils import AveragedModel
 from tqdm import tqdm
 
 from capsnet import CapsNet, CapsNetConfig, capsule_loss
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from capsnet.data import batches, mnist
 from capsnet.evaluate import accuracy
+
+
+RECIPE = ("batch_size", "limit", "lr", "lr_decay", "ema_decay", "seed", "dry_run")  # what --resume must repeat
+CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "rng", "epoch", "best_accuracy", "seconds", "history")
 
 
 class NonFiniteLossError(RuntimeError):
@@ -44,7 +48,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="bf16 autocast; auto: on CUDA with bf16 and on CPUs with native bf16 (AVX512-BF16/AMX) (default: auto)")
     p.add_argument("--limit", type=int, default=None, help="train on the first N training images only (default: all)")
     p.add_argument("--max-minutes", type=float, default=None, help="stop cleanly at the last epoch boundary that fits in this budget (default: none)")
-    p.add_argument("--dry-run", action="store_true", help="one batch per epoch, one epoch: a quick check that everything runs")
+    p.add_argument("--dry-run", action="store_true", help="one batch, one epoch, nothing saved: a quick check that everything runs")
     p.add_argument("--push-to-hub", metavar="REPO_ID", default=None, help="upload the best model to this Hugging Face repo at the end")
     return p.parse_args(argv)
 
@@ -79,15 +83,15 @@ def train_one_epoch(model, ema, loader, optimizer, device, autocast, epoch, dry_
     model.train()
     loss_sum = correct = seen = 0
     bar = tqdm(loader, desc=f"epoch {epoch}", unit="batch", leave=False, file=sys.stdout)
-    for images, labels in bar:
+    for step, (images, labels) in enumerate(bar, start=1):
         images = images.to(device, non_blocking=True)
         labels = labels.to(device, non_blocking=True)
         with autocast():
             out = model(images, labels)
             loss = capsule_loss(out, images, labels)
         if not torch.isfinite(loss):
-            raise NonFiniteLossError(f"epoch {epoch}: the loss became {loss.item()}; stopping. "
-                                     "The best weights so far are kept; try a lower --lr.")
+            raise NonFiniteLossError(f"epoch {epoch}, step {step}: the loss became {loss.item()}; "
+                                     "training stopped.")
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -115,6 +119,55 @@ def restore_rng(state: dict, generator: torch.Generator) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
+def moving_average(decay: float):
+    """AveragedModel's avg_fn for an exponential moving average whose decay warms up as
+    min(decay, (1 + n) / (10 + n)) after n updates (as TensorFlow's ExponentialMovingAverage does
+    with num_updates), so that the first epochs' average is not dragged towards the random start."""
+    def average(averaged: torch.Tensor, current: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+        warm_decay = min(decay, (1 + n.item()) / (10 + n.item()))
+        return averaged + (1 - warm_decay) * (current - averaged)
+    return average
+
+
+def recipe(args: argparse.Namespace) -> dict:
+    """The flags that shape the run's trajectory: a resumed run must repeat them to end where an
+    uninterrupted one would."""
+    return {name: getattr(args, name) for name in RECIPE}
+
+
+def resume(path: Path, args: argparse.Namespace, model, ema, optimizer, schedule,
+           shuffle: torch.Generator) -> dict:
+    """Restore model, moving average, optimiser, schedule and RNG from the checkpoint at ``path``.
+
+    Raises:
+        RuntimeError: the checkpoint is missing or unreadable, was made with other flags, or does
+            not fit this network; the message names the file and what to do.
+    """
+    state = load_checkpoint(path)
+    if not isinstance(state, dict):
+        raise RuntimeError(f"{path} is not a train.py checkpoint; delete it and train again without --resume")
+    if missing := [key for key in CHECKPOINT_KEYS if key not in state]:
+        raise RuntimeError(f"checkpoint {path} lacks {', '.join(missing)}; delete it and train again "
+                           "without --resume")
+    made_with, wanted = state.get("recipe", {}), recipe(args)  # checkpoints from before recipes lack one
+    if changed := [name for name in made_with if made_with[name] != wanted[name]]:
+        raise RuntimeError(
+            f"checkpoint {path} was made with {', '.join(f'{n}={made_with[n]}' for n in changed)}, this run "
+            f"asks for {', '.join(f'{n}={wanted[n]}' for n in changed)}: resume with the same flags, "
+            "or train afresh without --resume (the checkpoint is then overwritten)")
+    try:
+        model.load_state_dict(state["model"])
+        ema.load_state_dict(state["ema"])
+        optimizer.load_state_dict(state["optimizer"])
+        schedule.load_state_dict(state["schedule"])
+        restore_rng(state["rng"], shuffle)
+    except (KeyError, RuntimeError, TypeError, ValueError) as error:
+        first_line = str(error).splitlines()[0] if str(error) else ""
+        raise RuntimeError(f"checkpoint {path} does not fit this network ({error.__class__.__name__}: "
+                           f"{first_line}); delete it and train again without --resume") from error
+    return state
+
+
 def write_metrics(out_dir: Path, metrics: dict) -> None:
     tmp = out_dir / "metrics.json.tmp"
     tmp.write_text(json.dumps(metrics, indent=2) + "\n")
@@ -129,26 +182,29 @@ def main(argv: list[str] | None = None) -> int:
     autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) if bf16 else nullcontext
     out_dir, checkpoint_path = Path(args.out), Path(args.checkpoint)
 
-    train_set = mnist(args.data_dir, train=True, augment=True)
+    try:
+        train_set = mnist(args.data_dir, train=True, augment=True)
+        test_set = mnist(args.data_dir, train=False)
+    except RuntimeError as error:
+        print(f"train.py: error: {error}", file=sys.stderr)
+        return 2
     if args.limit:
         train_set = torch.utils.data.Subset(train_set, range(min(args.limit, len(train_set))))
-    test_set = mnist(args.data_dir, train=False)
     shuffle = torch.Generator().manual_seed(args.seed)
     train_loader = batches(train_set, args.batch_size, shuffle=True, generator=shuffle, device=device)
     test_loader = batches(test_set, 500, device=device)
 
     model = CapsNet(CapsNetConfig()).to(device)
-    ema = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(args.ema_decay))
+    ema = AveragedModel(model, avg_fn=moving_average(args.ema_decay))
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     schedule = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay)
     start_epoch, best_accuracy, seconds, history = 1, -1.0, 0.0, []
     if args.resume:
-        state = load_checkpoint(checkpoint_path)
-        model.load_state_dict(state["model"])
-        ema.load_state_dict(state["ema"])
-        optimizer.load_state_dict(state["optimizer"])
-        schedule.load_state_dict(state["schedule"])
-        restore_rng(state["rng"], shuffle)
+        try:
+            state = resume(checkpoint_path, args, model, ema, optimizer, schedule, shuffle)
+        except RuntimeError as error:
+            print(f"train.py: error: {error}", file=sys.stderr)
+            return 2
         start_epoch, best_accuracy = state["epoch"] + 1, state["best_accuracy"]
         seconds, history = state["seconds"], state["history"]
         print(f"resumed from {checkpoint_path} after epoch {state['epoch']}")
@@ -164,7 +220,10 @@ def main(argv: list[str] | None = None) -> int:
             train_loss, train_accuracy = train_one_epoch(model, ema, train_loader, optimizer, device,
                                                          autocast, epoch, args.dry_run)
         except NonFiniteLossError as error:
-            print(error, file=sys.stderr)
+            kept = (f"The best weights so far (test accuracy {best_accuracy:.4%}) are kept in {out_dir}/, "
+                    f"the last finished epoch in {checkpoint_path}." if best_accuracy >= 0 else
+                    "No epoch finished, so nothing was saved.")
+            print(f"train.py: error: {error} {kept} Train again with a lower --lr.", file=sys.stderr)
             return 1
         schedule.step()
         test_accuracy = accuracy(ema.module, test_loader, device)
@@ -175,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
                         "seconds": round(epoch_seconds, 1)})
         print(f"epoch {epoch}: loss {train_loss:.4f}, train accuracy {train_accuracy:.4%}, "
               f"test accuracy {test_accuracy:.4%}, {epoch_seconds:.0f} s")
+        if args.dry_run:
+            break                # a dry run checks that everything runs; it overwrites no weights
         if test_accuracy > best_accuracy:
             best_accuracy = test_accuracy
             atomic_save_pretrained(ema.module, out_dir)
@@ -188,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         atomic_torch_save({"model": model.state_dict(), "ema": ema.state_dict(),
                            "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
                            "rng": capture_rng(shuffle), "epoch": epoch, "best_accuracy": best_accuracy,
-                           "seconds": seconds, "history": history}, checkpoint_path)
+                           "seconds": seconds, "history": history, "recipe": recipe(args)}, checkpoint_path)
         elapsed_minutes = (time.monotonic() - started) / 60
         if args.max_minutes is not None and epoch < epochs and \
                 elapsed_minutes + epoch_seconds / 60 > args.max_minutes:

@@ -1,8 +1,10 @@
 """A faithful, fast CapsNet (Sabour, Frosst & Hinton 2017, "Dynamic Routing Between Capsules")."""
 from capsnet.loss import capsule_loss, margin_loss, reconstruction_loss
 from capsnet.model import CapsNet, CapsNetConfig, CapsNetOutput
+from capsnet.pretrained import WeightsError, load_model
+from capsnet.preprocess import sketch_to_mnist
 from capsnet.routing import dynamic_routing
 from capsnet.squash import squash
 
-__all__ = ["CapsNet", "CapsNetConfig", "CapsNetOutput", "capsule_loss", "dynamic_routing",
-           "margin_loss", "reconstruction_loss", "squash"]
+__all__ = ["CapsNet", "CapsNetConfig", "CapsNetOutput", "WeightsError", "capsule_loss", "dynamic_routing",
+           "load_model", "margin_loss", "reconstruction_loss", "sketch_to_mnist", "squash"]

@@ -1,6 +1,8 @@
 import os
+import struct
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -8,6 +10,7 @@ from capsnet import CapsNet, CapsNetConfig
 
 REPO = Path(__file__).resolve().parent.parent
 WEIGHTS = REPO / "weights"
+TINY_MNIST_IMAGES = 64  # training and test images in the tiny_mnist data set
 
 
 def pytest_configure(config):
@@ -28,6 +31,22 @@ def mnist_test(data_dir):
         return mnist(data_dir, train=False)
     except RuntimeError as error:
         pytest.skip(f"MNIST is neither in {data_dir} nor downloadable: {error}")
+
+
+@pytest.fixture(scope="session")
+def tiny_mnist(mnist_test, data_dir, tmp_path_factory) -> Path:
+    """The first MNIST images written as torchvision's raw idx files, in a data dir of their own:
+    training runs on it take seconds, test evaluation included."""
+    from capsnet.data import mnist
+    raw = tmp_path_factory.mktemp("tiny-mnist") / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    for prefix, dataset, count in (("train", mnist(data_dir, train=True), TINY_MNIST_IMAGES),
+                                   ("t10k", mnist_test, TINY_MNIST_IMAGES)):
+        images = dataset.data[:count].numpy().astype(np.uint8)    # [N, 28, 28]
+        labels = dataset.targets[:count].numpy().astype(np.uint8)  # [N]
+        (raw / f"{prefix}-images-idx3-ubyte").write_bytes(struct.pack(">IIII", 2051, count, 28, 28) + images.tobytes())
+        (raw / f"{prefix}-labels-idx1-ubyte").write_bytes(struct.pack(">II", 2049, count) + labels.tobytes())
+    return raw.parent.parent
 
 
 @pytest.fixture(scope="session")

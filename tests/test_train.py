@@ -36,3 +36,21 @@ def test_cli_help_lists_the_flags():
     for flag in ("--data-dir", "--device", "--batch-size", "--seed", "--resume", "--max-minutes",
                  "--limit", "--out", "--push-to-hub", "--lr", "--lr-decay", "--epochs"):
         assert flag in result.stdout, flag
+
+
+def test_dry_run_runs_one_batch_and_overwrites_nothing(tiny_mnist, tmp_path):
+    import train
+    out, checkpoint = tmp_path / "weights", tmp_path / "last.pt"
+    assert train.main(["--dry-run", "--data-dir", str(tiny_mnist), "--out", str(out),
+                       "--checkpoint", str(checkpoint)]) == 0
+    assert not out.exists() and not checkpoint.exists()
+
+
+def test_moving_average_warms_up_then_decays_at_the_given_rate():
+    import train
+    average = train.moving_average(0.999)
+    averaged, current = torch.zeros(3), torch.ones(3)
+    # first update (n = 1 averaged so far): decay (1 + 1) / (10 + 1), so the average moves 9/11 of the way
+    torch.testing.assert_close(average(averaged, current, torch.tensor(1)), torch.full((3,), 9 / 11))
+    # long after: decay 0.999
+    torch.testing.assert_close(average(averaged, current, torch.tensor(10**6)), torch.full((3,), 0.001))

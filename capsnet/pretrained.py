@@ -1,0 +1,130 @@
+"""Load trained weights from a folder or a Hugging Face Hub repo, checking every file on the way.
+
+Weights come only from model.safetensors (never a pickle such as pytorch_model.bin).
+"""
+import dataclasses
+import json
+import os
+import re
+from pathlib import Path
+
+import torch
+from huggingface_hub import hf_hub_download
+from huggingface_hub.errors import EntryNotFoundError, HFValidationError
+from safetensors import SafetensorError, safe_open
+
+from capsnet.model import CapsNet, CapsNetConfig
+
+WEIGHTS_FILE = "model.safetensors"
+CONFIG_FILE = "config.json"
+HUB_REPO_ID = re.compile(r"\b[\w.-]+\b/\b[\w.-]+\b")  # namespace/name, e.g. "user/capsnet-mnist"
+FIX = ("Fix: train a model with `python train.py --data-dir DATA --out FOLDER`, or set CAPSNET_WEIGHTS "
+       f"to a folder or Hugging Face Hub repo id that holds {WEIGHTS_FILE} and {CONFIG_FILE}.")
+
+
+class WeightsError(RuntimeError):
+    """The weights cannot be loaded; the message names the file and the fix."""
+
+    def __init__(self, problem: str):
+        super().__init__(f"{problem}. {FIX}")
+
+
+def load_model(source: str | os.PathLike) -> CapsNet:
+    """A trained CapsNet in eval mode, from a local folder or a Hub repo id ("namespace/name").
+
+    Args:
+        source: a folder holding model.safetensors and config.json (what save_pretrained writes),
+            or the id of a Hugging Face Hub model repo holding them.
+
+    Raises:
+        WeightsError: a file is missing, unreadable or does not match the network.
+    """
+    if not os.fspath(source):
+        raise WeightsError("the weights folder is an empty path")
+    folder = Path(source)
+    if not folder.is_dir():
+        if isinstance(source, os.PathLike) or not HUB_REPO_ID.fullmatch(source):
+            raise WeightsError(f"weights folder {folder} does not exist")
+        folder = download(source)
+    config_file, weights_file = folder / CONFIG_FILE, folder / WEIGHTS_FILE
+    if not weights_file.is_file():
+        raise WeightsError(f"{weights_file} is missing")
+    config = read_config(config_file)
+    check_tensor_shapes(weights_file, config)
+    try:
+        model = CapsNet.from_pretrained(folder, strict=True, config=config)
+    except (SafetensorError, RuntimeError) as error:
+        raise WeightsError(f"{weights_file} cannot be loaded ({' '.join(str(error).split())})") from None
+    for name, tensor in model.state_dict().items():
+        if not torch.isfinite(tensor).all():
+            raise WeightsError(f"{weights_file}: tensor {name} holds NaN or infinite values")
+    return model.eval()
+
+
+def download(repo_id: str) -> Path:
+    """The local snapshot folder of ``repo_id`` holding its config.json and model.safetensors."""
+    try:
+        hf_hub_download(repo_id, CONFIG_FILE)
+        return Path(hf_hub_download(repo_id, WEIGHTS_FILE)).parent
+    except (OSError, EntryNotFoundError, HFValidationError) as error:
+        reason = str(error).splitlines()[0] if str(error) else error.__class__.__name__
+        raise WeightsError(f"{repo_id} is not a local folder, and its {CONFIG_FILE} and {WEIGHTS_FILE} "
+                           f"cannot be had from the Hugging Face Hub ({reason})") from None
+
+
+def read_config(path: Path) -> CapsNetConfig:
+    """The CapsNetConfig in ``path``: exactly the config's keys, each a positive integer."""
+    try:
+        values = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WeightsError(f"{path} is missing") from None
+    except OSError as error:
+        raise WeightsError(f"{path} cannot be read ({error.strerror})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise WeightsError(f"{path} is not valid JSON ({error})") from None
+    if not isinstance(values, dict):
+        raise WeightsError(f"{path} must hold a JSON object of {CapsNetConfig.__name__} fields")
+    fields = {field.name for field in dataclasses.fields(CapsNetConfig)}
+    if missing := sorted(fields - values.keys()):
+        raise WeightsError(f"{path} lacks the keys {', '.join(missing)}")
+    if unknown := sorted(values.keys() - fields):
+        raise WeightsError(f"{path} has unknown keys {', '.join(unknown)}")
+    for key, value in values.items():
+        if key == "decoder_hidden":
+            valid = isinstance(value, list) and len(value) == 2 and all(map(is_positive_int, value))
+            expected = "a list of two positive integers"
+        else:
+            valid, expected = is_positive_int(value), "a positive integer"
+        if not valid:
+            raise WeightsError(f"{path}: {key} = {json.dumps(value)} is not {expected}")
+    config = CapsNetConfig(**values)
+    if config.primary_grid < 1:
+        raise WeightsError(f"{path}: image_size {config.image_size} is too small for kernel_size "
+                           f"{config.kernel_size} (two convolutions leave no capsule grid)")
+    return config
+
+
+def is_positive_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def check_tensor_shapes(weights_file: Path, config: CapsNetConfig) -> None:
+    """The file's tensors are exactly those of a CapsNet(config), shape for shape (read from the
+    safetensors header, so a config that does not match allocates nothing)."""
+    with torch.device("meta"):
+        expected = {name: tuple(tensor.shape) for name, tensor in CapsNet(config).state_dict().items()}
+    try:
+        with safe_open(weights_file, framework="pt") as f:
+            found = {name: tuple(f.get_slice(name).get_shape()) for name in f.keys()}
+    except SafetensorError as error:
+        raise WeightsError(f"{weights_file} is corrupt or truncated ({error})") from None
+    except OSError as error:
+        raise WeightsError(f"{weights_file} cannot be read ({error.strerror})") from None
+    if missing := sorted(expected.keys() - found.keys()):
+        raise WeightsError(f"{weights_file} lacks the tensors {', '.join(missing)}")
+    if unexpected := sorted(found.keys() - expected.keys()):
+        raise WeightsError(f"{weights_file} has unexpected tensors {', '.join(unexpected)}")
+    for name, shape in expected.items():
+        if found[name] != shape:
+            raise WeightsError(f"{weights_file}: tensor {name} has shape {list(found[name])} but "
+                               f"{weights_file.parent / CONFIG_FILE} implies {list(shape)}")

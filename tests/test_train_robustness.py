@@ -1,0 +1,227 @@
+"""train.py survives kill -9, corrupt or mismatched checkpoints, and a non-finite loss.
+
+The runs use a tiny copy of MNIST (64 training and 64 test images in torchvision's layout) so that
+each epoch, test evaluation included, takes seconds.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+import train
+from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
+from conftest import TINY_MNIST_IMAGES
+
+REPO = Path(__file__).resolve().parent.parent
+BATCH_SIZE, EPOCHS = 16, 2
+TRAIN_IMAGES = TINY_MNIST_IMAGES
+STEPS_PER_EPOCH = TRAIN_IMAGES // BATCH_SIZE
+
+
+def flags(data: Path, run: Path, *extra: str) -> list[str]:
+    return ["--data-dir", str(data), "--out", str(run / "weights"), "--checkpoint", str(run / "checkpoints" / "last.pt"),
+            "--limit", str(TRAIN_IMAGES), "--batch-size", str(BATCH_SIZE), "--epochs", str(EPOCHS),
+            "--device", "cpu", *extra]
+
+
+def run_to_the_end(*args: str) -> None:
+    """train.main in this process: only the run that is killed needs a process of its own."""
+    assert train.main(list(args)) == 0
+
+
+def tensors(run: Path) -> dict[str, torch.Tensor]:
+    """The run's saved model, and its last checkpoint's raw weights, moving average and Adam moments."""
+    state = load_checkpoint(run / "checkpoints" / "last.pt")
+    return {**{f"weights/{k}": v for k, v in load_file(run / "weights" / "model.safetensors").items()},
+            **{f"model/{k}": v for k, v in state["model"].items()},
+            **{f"ema/{k}": v for k, v in state["ema"].items()},
+            **{f"adam/{i}/{k}": v for i, moments in state["optimizer"]["state"].items() for k, v in moments.items()}}
+
+
+def without_wall_times(history: list[dict]) -> list[dict]:
+    return [{k: v for k, v in epoch.items() if k != "seconds"} for epoch in history]
+
+
+def metrics(run: Path) -> dict:
+    """metrics.json (written with the best epoch's weights) without what differs from run to run."""
+    values = json.loads((run / "weights" / "metrics.json").read_text())
+    volatile = {"train_seconds", "date", "command"}
+    return {**{k: v for k, v in values.items() if k not in volatile},
+            "history": without_wall_times(values["history"])}
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tiny_mnist, tmp_path_factory) -> Path:
+    run = tmp_path_factory.mktemp("uninterrupted")
+    run_to_the_end(*flags(tiny_mnist, run))
+    return run
+
+
+def test_kill_9_then_resume_ends_where_an_uninterrupted_run_ends(tiny_mnist, uninterrupted, tmp_path):
+    run = tmp_path / "killed"
+    # As many threads as this process uses, so that the float sums are the same in both.
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(torch.get_num_threads())}
+    process = subprocess.Popen([sys.executable, "train.py", *flags(tiny_mnist, run)], cwd=REPO, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output = bytearray()
+
+    def read_output():
+        for chunk in iter(lambda: process.stdout.read1(4096), b""):
+            output.extend(chunk)
+    reader = threading.Thread(target=read_output, daemon=True)
+    reader.start()
+    in_epoch_2 = re.compile(rb"epoch 2:.*\| [1-9]\d*/%d" % STEPS_PER_EPOCH)  # tqdm: a step of epoch 2 done
+    deadline = time.monotonic() + 600
+    while not in_epoch_2.search(bytes(output)):
+        assert process.poll() is None, f"train.py ended before epoch 2 got going:\n{output.decode()}"
+        assert time.monotonic() < deadline, f"epoch 2 did not start in time:\n{output.decode()}"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    reader.join(timeout=60)
+    assert process.returncode == -signal.SIGKILL
+    assert load_checkpoint(run / "checkpoints" / "last.pt")["epoch"] == 1, "the kill came after epoch 2 ended"
+
+    run_to_the_end(*flags(tiny_mnist, run), "--resume")
+
+    expected, actual = tensors(uninterrupted), tensors(run)
+    assert expected.keys() == actual.keys()
+    for name in expected:
+        assert torch.equal(actual[name], expected[name]), name
+    assert metrics(run) == metrics(uninterrupted)
+    history = without_wall_times(load_checkpoint(run / "checkpoints" / "last.pt")["history"])
+    assert history == without_wall_times(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")["history"])
+    assert [epoch["epoch"] for epoch in history] == list(range(1, EPOCHS + 1))
+
+
+@pytest.mark.parametrize("damage", [
+    pytest.param(lambda data: data[: len(data) // 2], id="truncated"),
+    pytest.param(lambda data: b"", id="empty"),
+    pytest.param(lambda data: os.urandom(len(data)), id="noise"),
+])
+def test_corrupt_checkpoint_is_a_clear_error(tiny_mnist, uninterrupted, tmp_path, capsys, damage):
+    checkpoint = tmp_path / "last.pt"
+    checkpoint.write_bytes(damage((uninterrupted / "checkpoints" / "last.pt").read_bytes()))
+    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume"]) == 2
+    error = capsys.readouterr().err
+    assert f"checkpoint {checkpoint} is unreadable" in error and "without --resume" in error
+    assert "Traceback" not in error
+
+
+def test_missing_checkpoint_is_a_clear_error(tiny_mnist, tmp_path, capsys):
+    assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
+    error = capsys.readouterr().err
+    assert f"no checkpoint at {tmp_path / 'checkpoints' / 'last.pt'}" in error
+    assert "start without --resume" in error
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda state: [1, 2, 3], "{path} is not a train.py checkpoint"),
+    (lambda state: {"model": state["model"]}, "checkpoint {path} lacks ema, optimizer, schedule, rng"),
+    (lambda state: {**state, "model": {"conv1.weight": torch.zeros(3)}}, "checkpoint {path} does not fit this network"),
+    (lambda state: {**state, "rng": {}}, "checkpoint {path} does not fit this network"),
+])
+def test_a_torch_file_that_is_no_checkpoint_is_a_clear_error(tiny_mnist, uninterrupted, tmp_path, capsys,
+                                                             edit, message):
+    checkpoint = tmp_path / "checkpoints" / "last.pt"
+    atomic_torch_save(edit(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")), checkpoint)
+    assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
+    error = capsys.readouterr().err
+    assert message.format(path=checkpoint) in error and "without --resume" in error
+
+
+@pytest.mark.parametrize("changed, flag", [
+    ("batch_size=32", ["--batch-size", "32"]),
+    ("limit=32", ["--limit", "32"]),
+    ("lr=0.01", ["--lr", "0.01"]),
+    ("seed=2", ["--seed", "2"]),
+])
+def test_resume_with_other_flags_is_refused(tiny_mnist, uninterrupted, tmp_path, capsys, changed, flag):
+    checkpoint = tmp_path / "last.pt"
+    checkpoint.write_bytes((uninterrupted / "checkpoints" / "last.pt").read_bytes())
+    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume", *flag]) == 2
+    error = capsys.readouterr().err
+    assert f"checkpoint {checkpoint} was made with" in error and f"asks for {changed}" in error
+    assert checkpoint.read_bytes() == (uninterrupted / "checkpoints" / "last.pt").read_bytes()
+
+
+def test_resume_accepts_a_checkpoint_without_a_recorded_recipe(tiny_mnist, uninterrupted, tmp_path, capsys):
+    state = load_checkpoint(uninterrupted / "checkpoints" / "last.pt")
+    del state["recipe"]  # as written by train.py before it recorded the flags
+    atomic_torch_save(state, tmp_path / "checkpoints" / "last.pt")
+    assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 0
+    assert f"resumed from {tmp_path / 'checkpoints' / 'last.pt'} after epoch {EPOCHS}" in capsys.readouterr().out
+
+
+def nan_loss(*args, **kwargs) -> torch.Tensor:
+    return torch.tensor(float("nan"), requires_grad=True)
+
+
+def test_non_finite_loss_stops_and_keeps_the_best_weights(tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "weights").mkdir()
+    for file in ("checkpoints/last.pt", "weights/model.safetensors", "weights/config.json", "weights/metrics.json"):
+        (run / file).write_bytes((uninterrupted / file).read_bytes())
+    monkeypatch.setattr(train, "capsule_loss", nan_loss)
+
+    assert train.main([*flags(tiny_mnist, run, "--resume"), "--epochs", str(EPOCHS + 1)]) == 1
+
+    error = capsys.readouterr().err
+    assert f"epoch {EPOCHS + 1}, step 1: the loss became nan" in error
+    assert f"best weights so far (test accuracy" in error and str(run / "weights") in error
+    for file in ("checkpoints/last.pt", "weights/model.safetensors", "weights/config.json", "weights/metrics.json"):
+        assert (run / file).read_bytes() == (uninterrupted / file).read_bytes(), file
+
+
+def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(train, "capsule_loss", nan_loss)
+    assert train.main(flags(tiny_mnist, tmp_path)) == 1
+    assert "No epoch finished, so nothing was saved" in capsys.readouterr().err
+    assert not (tmp_path / "weights").exists() and not (tmp_path / "checkpoints").exists()
+
+
+def test_missing_data_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    def offline(*args, **kwargs):
+        raise RuntimeError("no network")
+    monkeypatch.setattr("torchvision.datasets.MNIST.download", offline)
+    assert train.main(["--data-dir", str(tmp_path / "nothing"), "--out", str(tmp_path / "w"),
+                       "--checkpoint", str(tmp_path / "c.pt")]) == 2
+    error = capsys.readouterr().err
+    assert "MNIST is not in" in error and "--data-dir" in error
+
+
+def test_failed_checkpoint_write_keeps_the_previous_file(tmp_path, monkeypatch):
+    checkpoint = tmp_path / "last.pt"
+    atomic_torch_save({"epoch": 1}, checkpoint)
+    before = checkpoint.read_bytes()
+
+    def crash_midway(state, f):
+        f.write(b"half a checkpoint")
+        raise OSError("disk full")
+    monkeypatch.setattr(torch, "save", crash_midway)
+    with pytest.raises(OSError):
+        atomic_torch_save({"epoch": 2}, checkpoint)
+    assert checkpoint.read_bytes() == before
+    assert [file.name for file in tmp_path.iterdir()] == ["last.pt"]
+
+
+def test_failed_weights_write_keeps_the_previous_files(tmp_path):
+    class CrashingModel:
+        def save_pretrained(self, folder):
+            (Path(folder) / "model.safetensors").write_bytes(b"half the weights")
+            raise OSError("disk full")
+    (tmp_path / "model.safetensors").write_bytes(b"the old weights")
+    with pytest.raises(OSError):
+        atomic_save_pretrained(CrashingModel(), tmp_path)
+    assert (tmp_path / "model.safetensors").read_bytes() == b"the old weights"
+    assert [file.name for file in tmp_path.iterdir()] == ["model.safetensors"]
