@@ -1,0 +1,57 @@
+"""Run `python app.py` in a subprocess on a free loopback port, for the tests and the benchmark."""
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now, on 127.0.0.1."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def serving_app(start_timeout: float = 300.0) -> Iterator[str]:
+    """The URL of app.py served on 127.0.0.1 through GRADIO_SERVER_NAME / GRADIO_SERVER_PORT; the
+    server is stopped on exit.
+
+    Args:
+        start_timeout: seconds to wait for the page to answer (loading torch and the model).
+    """
+    port = free_port()
+    env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
+           "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1"}
+    url = f"http://127.0.0.1:{port}/"
+    with tempfile.TemporaryFile(mode="w+") as log:
+        server = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=log,
+                                  stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + start_timeout
+            while True:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise RuntimeError(f"app.py did not answer on {url} (exit code {server.poll()}):"
+                                       f"\n{log.read()[-3000:]}")
+                try:
+                    with urllib.request.urlopen(url, timeout=2):
+                        break
+                except OSError:
+                    time.sleep(0.5)
+            yield url
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
