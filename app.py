@@ -11,10 +11,12 @@ API (gradio_client), in one client session:
 """
 import numbers
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import gradio as gr
+from gradio import processing_utils
 import numpy as np
 import torch
 
@@ -34,6 +36,24 @@ WINNER = "winner"
 DECODE_CHOICES = [WINNER] + [str(digit) for digit in range(DIGITS)]
 EXAMPLES = sorted(Path(__file__).parent.glob("assets/examples/*.png"),
                   key=lambda path: path.stem.rsplit("_", 1)[-1])  # mnist_test_0003_digit_0.png
+
+
+def save_pil_to_cache_atomically(img, cache_dir: str, name: str = "image", format: str = "webp") -> str:
+    """Gradio's processing_utils.save_pil_to_cache, but written to a temporary file renamed into
+    place. Gradio names an output image after the hash of its bytes and rewrites that file each
+    time the same image is returned again (two users reading the same example), so a client
+    still downloading it from the earlier request could get it empty."""
+    data = processing_utils.encode_pil_to_bytes(img, format)
+    folder = Path(cache_dir) / processing_utils.hash_bytes(data)
+    folder.mkdir(exist_ok=True, parents=True)
+    with tempfile.NamedTemporaryFile(dir=folder, suffix=".part", delete=False) as part:
+        part.write(data)
+    path = (folder / f"{name}.{format}").resolve()
+    os.replace(part.name, path)
+    return str(path)
+
+
+processing_utils.save_pil_to_cache = save_pil_to_cache_atomically
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,137 @@
+"""The app's attack surface: only /predict and /perturb in the API, no file from the disk beyond
+what it made itself, a cap on uploads, and no share link. Against `python app.py` on 127.0.0.1."""
+import ast
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import httpx
+import pytest
+
+import app
+
+REPO = Path(app.__file__).resolve().parent
+MAX_UPLOAD = 10 * 1024 * 1024  # max_file_size="10mb"
+
+
+@pytest.fixture(scope="module")
+def url():
+    from app_server import serving_app
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        with serving_app(start_timeout=600) as served:
+            yield served
+
+
+@pytest.fixture(scope="module")
+def client(url):
+    from gradio_client import Client
+
+    client = Client(url, verbose=False, analytics_enabled=False, download_files=False)
+    yield client
+    client.close()
+
+
+def status_of(address: str) -> int:
+    try:
+        with urllib.request.urlopen(address, timeout=60) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_the_api_is_predict_and_perturb_and_nothing_else(client):
+    api = client.view_api(print_info=False, return_format="dict")
+    assert set(api["named_endpoints"]) == {"/predict", "/perturb"}
+    assert api["unnamed_endpoints"] == {}
+    public = {fn.api_name for fn in app.demo.fns.values() if fn.api_visibility != "private"}
+    assert public == {"predict", "perturb"}
+
+
+def test_no_mcp_server_and_no_dev_or_vibe_mode(url):
+    with urllib.request.urlopen(f"{url}config", timeout=60) as response:
+        config = json.load(response)
+    assert config["mcp_server"] is False and config["vibe_mode"] is False and config["dev_mode"] is False
+    assert status_of(f"{url}gradio_api/mcp/schema") == 404
+
+
+@pytest.mark.parametrize("path", [
+    "gradio_api/file=/etc/passwd",
+    "gradio_api/file=/proc/self/environ",
+    "gradio_api/file=%2Fetc%2Fpasswd",
+    "gradio_api/file=../../../../etc/passwd",
+    "gradio_api/file=/tmp/gradio/../../etc/passwd",
+    "file=app.py",
+    "gradio_api/file=app.py",
+    f"gradio_api/file={REPO}/app.py",
+    "gradio_api/file=weights/model.safetensors",
+    f"gradio_api/file={REPO}/weights/model.safetensors",
+    "gradio_api/file=weights/config.json",
+    "gradio_api/file=assets/examples/mnist_test_0000_digit_7.png",
+    "gradio_api/file=tests/app_server.py",
+    "static/../app.py",
+    "gradio_api/file=http://127.0.0.1:1/",                   # no fetching of internal addresses
+])
+def test_no_file_from_the_disk_is_served(url, path):
+    assert status_of(url + path) in (403, 404)
+
+
+def test_the_files_the_app_made_are_served(client, url):
+    """The control for the test above: the same route does serve the app's own results."""
+    from gradio_client import handle_file
+
+    example = str(app.EXAMPLES[0])
+    _, reconstruction = client.predict({"background": handle_file(example), "layers": [],
+                                        "composite": handle_file(example)}, api_name="/predict")
+    assert reconstruction["url"].startswith(f"{url}gradio_api/file=")
+    assert status_of(reconstruction["url"]) == 200
+
+
+def call_predict_raw(url: str, background: dict) -> tuple[str, dict]:
+    """/predict called over plain HTTP with ``background`` as the Sketchpad's background: the
+    event ("complete" or "error") and its data."""
+    body = json.dumps({"data": [{"background": background, "layers": [], "composite": None}]})
+    response = httpx.post(f"{url}gradio_api/call/predict", content=body,
+                          headers={"Content-Type": "application/json"}, timeout=120)
+    stream = httpx.get(f"{url}gradio_api/call/predict/{response.json()['event_id']}", timeout=120).text
+    event, data = (line.split(": ", 1)[1] for line in stream.splitlines()[:2])
+    return event, json.loads(data)
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", str(REPO / "app.py"), str(app.EXAMPLES[0])])
+def test_an_input_cannot_name_a_file_on_the_server(url, path):
+    event, data = call_predict_raw(url, {"path": path, "meta": {"_type": "gradio.FileData"}})
+    assert event == "error" and "not uploaded by a user" in data["error"]
+
+
+def test_uploads_are_capped(url):
+    with urllib.request.urlopen(f"{url}config", timeout=60) as response:
+        assert json.load(response)["max_file_size"] == MAX_UPLOAD
+    too_big = httpx.post(f"{url}gradio_api/upload", timeout=300,
+                         files={"files": ("digit.png", b"\0" * (MAX_UPLOAD + 1), "image/png")})
+    assert too_big.status_code == 413 and "maximum allowed size" in too_big.text
+    small = httpx.post(f"{url}gradio_api/upload", timeout=300,
+                       files={"files": ("digit.png", app.EXAMPLES[0].read_bytes(), "image/png")})
+    assert small.status_code == 200
+
+
+def launch_calls() -> list[ast.Call]:
+    tree = ast.parse((REPO / "app.py").read_text(encoding="utf-8"))
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute) and node.func.attr == "launch"]
+
+
+def test_launch_creates_no_share_link_and_caps_uploads():
+    (launch,) = launch_calls()
+    options = {keyword.arg: keyword.value for keyword in launch.keywords}
+    assert "share" not in options or ast.literal_eval(options["share"]) is False
+    assert ast.literal_eval(options["max_file_size"]) == "10mb"
+
+
+def test_the_served_app_has_no_share_link(url):
+    with urllib.request.urlopen(f"{url}config", timeout=60) as response:
+        config = json.load(response)
+    assert config["root"].startswith("http://127.0.0.1:")
+    assert "gradio.live" not in json.dumps(config)

@@ -1,0 +1,186 @@
+"""The app under load: 32 concurrent gradio_client sessions of 20 requests each against
+`python app.py` get no error and every answer right; and a slow request holds up no other."""
+import re
+import shutil
+import threading
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import app
+from app_server import free_port, serving_app
+from capsnet import load_model
+from concurrent_clients import EXAMPLES, WINNER, offset_sets, run_sessions, sketch
+
+SESSIONS = 32
+REQUESTS = 20           # per session: 4 /predict and 16 /perturb
+LOAD_TIMEOUT = 1800.0   # seconds for all 640 requests, on a 2-core machine busy training
+CALL_TIMEOUT = 600.0    # seconds for one request in the slow-request test
+
+
+def label_of(example: Path) -> int:
+    return int(re.fullmatch(r"mnist_test_\d+_digit_(\d)", example.stem).group(1))
+
+
+def editor_value(example: Path) -> dict:
+    """What the Sketchpad (image_mode RGBA) hands to predict for an uploaded example."""
+    image = np.asarray(Image.open(example).convert("RGBA"))
+    return {"background": image, "layers": [], "composite": image}
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory) -> Path:
+    """A copy of weights/ taken once, so that the server and this process run the same network
+    while a training run may be rewriting weights/."""
+    snapshot = tmp_path_factory.mktemp("weights")
+    for name in ("config.json", "model.safetensors"):
+        shutil.copy2(Path(app.__file__).parent / "weights" / name, snapshot / name)
+    return snapshot
+
+
+@pytest.fixture(scope="module")
+def snapshot_model(weights):
+    return load_model(weights)
+
+
+@pytest.fixture(scope="module")
+def expected(snapshot_model) -> dict[int, tuple]:
+    """Per example index: the in-process /predict answer, its reconstruction, and the /perturb
+    image for each offset set, all computed with the snapshot."""
+    answers = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(app, "MODEL", snapshot_model)
+        for index, example in enumerate(EXAMPLES):
+            answer, reconstruction, reading = app.predict(editor_value(example))
+            assert answer["digit"] == label_of(example)
+            perturbed = [app.perturb(reading, WINNER, *offsets) for offsets in offset_sets(app.DIMENSIONS)]
+            answers[index] = (answer, reconstruction, perturbed)
+    return answers
+
+
+def assert_same_picture(served: np.ndarray, computed: np.ndarray) -> None:
+    """The served PNG is the in-process picture, up to one grey level of float rounding."""
+    assert served.shape == computed.shape
+    assert np.abs(served.astype(int) - computed.astype(int)).max() <= 1
+
+
+def test_32_concurrent_sessions_get_every_answer_right(weights, expected, tmp_path):
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("CAPSNET_WEIGHTS", str(weights))
+        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        with serving_app(start_timeout=600) as url:
+            calls = run_sessions(url, SESSIONS, REQUESTS, tmp_path, timeout=LOAD_TIMEOUT)
+
+    assert [call.error for call in calls if call.error] == []
+    assert len(calls) == SESSIONS * REQUESTS
+    assert Counter(call.session for call in calls) == {session: REQUESTS for session in range(SESSIONS)}
+    endpoints = Counter(call.endpoint for call in calls)
+    assert endpoints["/predict"] >= SESSIONS and endpoints["/perturb"] > endpoints["/predict"]
+
+    served = defaultdict(list)   # the same request always gets the same answer, in every session
+    for call in calls:
+        answer, reconstruction, perturbed = expected[call.example]
+        if call.endpoint == "/predict":
+            reading, image = call.answer
+            assert reading["digit"] == answer["digit"] == label_of(EXAMPLES[call.example])
+            np.testing.assert_allclose(reading["lengths"], answer["lengths"], atol=2e-4)
+            assert_same_picture(image, reconstruction)
+            served[call.example].append((reading, image))
+        else:
+            assert_same_picture(call.answer, perturbed[call.offsets])
+            served[call.example, call.offsets].append(call.answer)
+    for key, answers in served.items():
+        for answer in answers[1:]:
+            if isinstance(key, int):
+                assert answer[0] == answers[0][0], EXAMPLES[key].name
+                np.testing.assert_array_equal(answer[1], answers[0][1])
+            else:
+                np.testing.assert_array_equal(answer, answers[0])
+
+
+SLOW = 2  # predictions held back in the slow-request test
+
+
+def test_a_slow_prediction_holds_up_no_other_request(monkeypatch, snapshot_model, expected, tmp_path):
+    """Two predictions are held inside the network; meanwhile a slider move and another
+    prediction, from other sessions, are answered. (The queue gives each event function its own
+    concurrency group, several requests at a time.)"""
+    from gradio_client import Client
+
+    predict_event = next(fn for fn in app.demo.fns.values() if fn.api_name == "predict")
+    read = predict_event.fn
+    holding, release = threading.Event(), threading.Event()
+    held, entered, lock = [0], threading.Semaphore(0), threading.Lock()
+
+    def slow_predict(sketch_value):
+        with lock:
+            hold = holding.is_set() and held[0] < SLOW
+            held[0] += hold
+        if hold:
+            entered.release()
+            release.wait(timeout=CALL_TIMEOUT)
+        return read(sketch_value)
+
+    monkeypatch.setattr(predict_event, "fn", slow_predict)
+    monkeypatch.setattr(app, "MODEL", snapshot_model)
+    monkeypatch.setattr(app.demo, "analytics_enabled", False)
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+    port = free_port()
+    app.demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                    max_file_size="10mb")
+    clients = [Client(f"http://127.0.0.1:{port}/", verbose=False, analytics_enabled=False,
+                      download_files=tmp_path) for _ in range(SLOW + 2)]
+    try:
+        slider_user, other_reader, *slow_readers = clients
+        assert slider_user.predict(sketch(EXAMPLES[0]), api_name="/predict")[0]["digit"] == label_of(EXAMPLES[0])
+        holding.set()
+        slow = [client.submit(sketch(EXAMPLES[1]), api_name="/predict") for client in slow_readers]
+        for _ in range(SLOW):
+            assert entered.acquire(timeout=CALL_TIMEOUT), "the slow predictions never started"
+
+        moved = slider_user.submit(WINNER, *offset_sets(app.DIMENSIONS)[1], api_name="/perturb")
+        assert_same_picture(np.asarray(Image.open(moved.result(timeout=CALL_TIMEOUT))),
+                            expected[0][2][1])
+        read_meanwhile = other_reader.submit(sketch(EXAMPLES[2]), api_name="/predict")
+        assert read_meanwhile.result(timeout=CALL_TIMEOUT)[0]["digit"] == label_of(EXAMPLES[2])
+        assert not any(job.done() for job in slow)
+
+        release.set()
+        for job in slow:
+            assert job.result(timeout=CALL_TIMEOUT)[0]["digit"] == label_of(EXAMPLES[1])
+    finally:
+        release.set()
+        for client in clients:
+            client.close()
+        app.demo.close()
+
+
+def test_an_image_returned_again_is_never_read_half_written(tmp_path):
+    """Gradio rewrites an output image's file whenever the same image is returned again; the app
+    has it written aside and renamed into place, so a client downloading it meanwhile never
+    gets a truncated file."""
+    from gradio import processing_utils
+
+    image = Image.fromarray((np.random.default_rng(0).random((280, 280)) * 255).astype(np.uint8))
+    path = Path(processing_utils.save_pil_to_cache(image, str(tmp_path), format="png"))
+    written = path.read_bytes()
+    stop = threading.Event()
+
+    def return_it_again() -> None:
+        while not stop.is_set():
+            processing_utils.save_pil_to_cache(image, str(tmp_path), format="png")
+
+    writers = [threading.Thread(target=return_it_again) for _ in range(2)]
+    for writer in writers:
+        writer.start()
+    try:
+        reads = [path.read_bytes() for _ in range(2000)]
+    finally:
+        stop.set()
+        for writer in writers:
+            writer.join()
+    assert all(read == written for read in reads)
+    assert list(path.parent.iterdir()) == [path]   # no temporary file left behind
