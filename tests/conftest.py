@@ -1,16 +1,29 @@
 import os
+import re
 import struct
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from PIL import Image
 
 from capsnet import CapsNet, CapsNetConfig
 
 REPO = Path(__file__).resolve().parent.parent
 WEIGHTS = REPO / "weights"
 TINY_MNIST_IMAGES = 64  # training and test images in the tiny_mnist data set
+
+
+def label_of(example: Path) -> int:
+    """The digit in an example's name: mnist_test_0003_digit_0.png -> 0."""
+    return int(re.fullmatch(r"mnist_test_\d+_digit_(\d)", example.stem).group(1))
+
+
+def editor_value(example: Path) -> dict:
+    """What the Sketchpad hands to predict once an example is loaded: the image as background."""
+    image = np.asarray(Image.open(example).convert("RGBA"))
+    return {"background": image, "layers": [], "composite": image}
 
 
 def pytest_configure(config):

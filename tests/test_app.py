@@ -1,5 +1,4 @@
 """The app's event functions called directly, then its API through gradio_client."""
-import re
 from pathlib import Path
 
 import numpy as np
@@ -8,20 +7,10 @@ import torch
 from PIL import Image
 
 import app
+from conftest import editor_value, label_of
 
 OFFSETS = app.DIMENSIONS
 ZEROS = [0.0] * OFFSETS
-
-
-def label_of(example: Path) -> int:
-    """The digit in an example's name: mnist_test_0003_digit_0.png -> 0."""
-    return int(re.fullmatch(r"mnist_test_\d+_digit_(\d)", example.stem).group(1))
-
-
-def editor_value(example: Path) -> dict:
-    """What the Sketchpad hands to predict once an example is loaded: the image as background."""
-    image = np.asarray(Image.open(example).convert("RGBA"))
-    return {"background": image, "layers": [], "composite": image}
 
 
 @pytest.fixture(scope="module")

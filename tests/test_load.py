@@ -1,6 +1,5 @@
 """The app under load: 32 concurrent gradio_client sessions of 20 requests each against
 `python app.py` get no error and every answer right; and a slow request holds up no other."""
-import re
 import shutil
 import threading
 from collections import Counter, defaultdict
@@ -13,22 +12,13 @@ from PIL import Image
 import app
 from app_server import free_port, serving_app
 from capsnet import load_model
+from conftest import editor_value, label_of
 from concurrent_clients import EXAMPLES, WINNER, offset_sets, run_sessions, sketch
 
 SESSIONS = 32
 REQUESTS = 20           # per session: 4 /predict and 16 /perturb
 LOAD_TIMEOUT = 1800.0   # seconds for all 640 requests, on a 2-core machine busy training
 CALL_TIMEOUT = 600.0    # seconds for one request in the slow-request test
-
-
-def label_of(example: Path) -> int:
-    return int(re.fullmatch(r"mnist_test_\d+_digit_(\d)", example.stem).group(1))
-
-
-def editor_value(example: Path) -> dict:
-    """What the Sketchpad (image_mode RGBA) hands to predict for an uploaded example."""
-    image = np.asarray(Image.open(example).convert("RGBA"))
-    return {"background": image, "layers": [], "composite": image}
 
 
 @pytest.fixture(scope="module")
