@@ -1,6 +1,4 @@
 """Routing made visible: couplings, vote heatmaps, their place in the input, agreement."""
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
@@ -8,10 +6,6 @@ import torch
 from capsnet import CapsNet, dynamic_routing
 from capsnet.agreement import (FIELD_OUTLINE, GRID, TYPES, agreement, cell_edges, heatmap_overlay,
                                receptive_field, routing_by_iterations, vote_heatmap)
-
-REPO = Path(__file__).resolve().parents[1]
-WEIGHTS = REPO / "weights"
-MNIST_DIR = REPO.parent / "shared" / "data"
 
 
 @pytest.fixture(scope="module")
@@ -206,17 +200,10 @@ def test_agreement_is_one_when_every_vote_points_along_its_capsule():
     torch.testing.assert_close(agreement(u_hat, -v, c), -torch.ones(1, 10))
 
 
-@pytest.mark.skipif(not (WEIGHTS / "model.safetensors").exists(), reason="no trained weights in weights/")
-def test_the_winner_s_voters_agree_more_than_the_runner_up_s():
-    from capsnet.data import mnist
-    try:
-        test_set = mnist(MNIST_DIR, train=False)
-    except RuntimeError as error:
-        pytest.skip(str(error))
-    trained = CapsNet.from_pretrained(WEIGHTS).eval()
-    images = torch.stack([test_set[k][0] for k in range(100)])     # [100, 1, 28, 28]
+def test_the_winner_s_voters_agree_more_than_the_runner_up_s(trained_model, mnist_test):
+    images = torch.stack([mnist_test[k][0] for k in range(100)])   # [100, 1, 28, 28]
     with torch.inference_mode():
-        u_hat = trained.digits.predictions(trained.primary_capsules(images))
+        u_hat = trained_model.digits.predictions(trained_model.primary_capsules(images))
         v, c = dynamic_routing(u_hat, 3)
     a = agreement(u_hat, v, c)                                      # [100, 10]
     winner, runner_up = v.norm(dim=-1).topk(2, dim=1).indices.unbind(dim=1)
