@@ -38,6 +38,6 @@ class NaiveDigitCapsules(nn.Module):
 class NaiveCapsNet(CapsNet):
     """capsnet.CapsNet with straightforward digit capsules, parameter-compatible with it."""
 
-    def __init__(self, config: CapsNetConfig | None = None):
-        super().__init__(config or CapsNetConfig())
+    def __init__(self, config: CapsNetConfig = CapsNetConfig()):
+        super().__init__(config)
         self.digits = NaiveDigitCapsules(self.config)

@@ -95,9 +95,9 @@ class CapsNet(nn.Module, PyTorchModelHubMixin,
         config: the architecture; the defaults are the paper's.
     """
 
-    def __init__(self, config: CapsNetConfig | None = None):
+    def __init__(self, config: CapsNetConfig = CapsNetConfig()):  # a default the mixin saves too
         super().__init__()
-        self.config = config = config or CapsNetConfig()
+        self.config = config
         self.conv1 = nn.Conv2d(1, config.conv1_channels, kernel_size=config.kernel_size)
         self.primary = PrimaryCapsules(config)
         self.digits = DigitCapsules(config)

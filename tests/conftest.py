@@ -8,7 +8,7 @@ import pytest
 import torch
 from PIL import Image
 
-from capsnet import CapsNet, CapsNetConfig
+from capsnet import CapsNet
 
 REPO = Path(__file__).resolve().parent.parent
 WEIGHTS = REPO / "weights"
@@ -72,4 +72,4 @@ def trained_model() -> CapsNet:
 @pytest.fixture
 def model() -> CapsNet:
     torch.manual_seed(0)
-    return CapsNet(CapsNetConfig())
+    return CapsNet()
