@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 
 from bench.train_throughput import cpu_model
-from capsnet import CapsNet
+from capsnet import CapsNet, WeightsError, load_model
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -32,10 +32,11 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(args.threads)
     if args.random_init:
         model, source = CapsNet(), "random init"
-    elif (args.weights / "model.safetensors").exists():
-        model, source = CapsNet.from_pretrained(args.weights), str(args.weights)
     else:
-        p.error(f"no model.safetensors in {args.weights}; train first or pass --random-init")
+        try:
+            model, source = load_model(args.weights), str(args.weights)
+        except WeightsError as error:
+            p.error(f"{error} (or pass --random-init)")
     model.eval()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU: {cpu_model()}, weights: {source}")
 

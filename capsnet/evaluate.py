@@ -12,6 +12,7 @@ import torch
 from capsnet.data import batches, load_semeion, mnist
 from capsnet.model import CapsNet
 from capsnet.preprocess import sketch_to_mnist
+from capsnet.pretrained import load_model
 
 
 @torch.inference_mode()
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--semeion", default=None, help="path of semeion.data, to evaluate on it too")
     args = p.parse_args(argv)
-    model = CapsNet.from_pretrained(args.weights, strict=True)
+    model = load_model(args.weights)
     results = {"mnist_test_accuracy": accuracy(model, batches(mnist(args.data_dir, train=False), 500),
                                                torch.device("cpu"))}
     if args.semeion:
