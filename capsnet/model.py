@@ -6,7 +6,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from huggingface_hub import PyTorchModelHubMixin
 
-from capsnet.routing import dynamic_routing_from_weights
+from capsnet.routing import dynamic_routing, dynamic_routing_from_weights
 from capsnet.squash import squash
 
 
@@ -80,9 +80,17 @@ class DigitCapsules(nn.Module):
         return torch.einsum("ijdk,bik->bijd", self.W, u)
 
     def forward(self, u: torch.Tensor, iterations: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """Route u [B, 1152, 8] to v [B, 10, 16]; also returns c [B, 1152, 10]. Routing stays in fp32."""
+        """Route u [B, 1152, 8] to v [B, 10, 16]; also returns c [B, 1152, 10]. Routing stays in fp32.
+
+        Each routing step reads either u_hat [B, 1152, 10, 16] or W [1152, 10, 16, 8]: below 8
+        examples u_hat is the smaller, so it is built once and routed (a single drawing in the
+        app); from 8 on, the routing works from W and u_hat is never built (training batches).
+        """
         with torch.autocast(u.device.type, enabled=False):
-            return dynamic_routing_from_weights(u.float(), self.W.float(), iterations)
+            u, W = u.float(), self.W.float()
+            if u.shape[0] < W.shape[-1]:
+                return dynamic_routing(self.predictions(u), iterations)
+            return dynamic_routing_from_weights(u, W, iterations)
 
 
 class CapsNet(nn.Module, PyTorchModelHubMixin,

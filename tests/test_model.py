@@ -46,6 +46,19 @@ def test_routing_logits_are_per_example(model):
     assert (together[0] - together[1]).abs().max() > 0.01   # no logits shared across the batch
 
 
+def test_a_digit_reads_the_same_alone_as_in_a_batch(trained_model, mnist_test):
+    # Alone, a digit's routing works on u_hat; in a batch of 9, from W without building u_hat.
+    images = mnist_test.data[:9].unsqueeze(1).float() / 255
+    with torch.inference_mode():
+        together = trained_model(images)
+        alone = [trained_model(images[i:i + 1]) for i in range(9)]
+    for name in vars(together):
+        torch.testing.assert_close(getattr(together, name),
+                                   torch.cat([getattr(out, name) for out in alone]),
+                                   rtol=1e-4, atol=1e-5, msg=name)
+    assert together.couplings.amax() > 0.2                     # routing moved away from a uniform 0.1
+
+
 def test_backward_reaches_every_parameter(model):
     images, labels = torch.rand(2, 1, 28, 28), torch.tensor([3, 7])
     out = model(images, labels)
