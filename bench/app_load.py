@@ -7,12 +7,11 @@ run, then runs --sessions concurrent sessions of --requests requests each (/pert
 - the server's peak RSS: VmHWM (since start, model loading included) and the highest VmRSS
   sampled during the run;
 - its RSS growth over the run, after the warm-up (target: < 50 MB over 1000 requests).
-RSS is read from /proc/<pid>/status. The server inherits this process's environment: with glibc's
-default of up to 8 malloc arenas per core, Gradio's 40 worker threads leave freed memory
-scattered and RSS creeps up with the requests; MALLOC_ARENA_MAX=2 keeps it flat.
+RSS is read from /proc/<pid>/status. app.py caps glibc's malloc arenas at two (limit_malloc_arenas);
+with glibc's default of up to 8 per core, Gradio's worker threads leave freed memory scattered
+and RSS creeps up with the requests.
 
     python -m bench.app_load --sessions 32 --requests 32
-    MALLOC_ARENA_MAX=2 python -m bench.app_load
 """
 import argparse
 import os

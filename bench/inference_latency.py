@@ -1,4 +1,5 @@
-"""Single-image inference latency of CapsNet, p50 and p95, under torch.inference_mode().
+"""Single-image inference latency of CapsNet, p50 and p95, under torch.inference_mode(): the model
+run eagerly, then compiled by capsnet.compiled as the playground runs it.
 
     python -m bench.inference_latency --weights weights --runs 200
     python -m bench.inference_latency --random-init        # no trained weights needed
@@ -12,6 +13,7 @@ import torch
 
 from bench.train_throughput import cpu_model
 from capsnet import CapsNet, WeightsError, load_model
+from capsnet.compiled import compile_for_one_image
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -41,16 +43,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU: {cpu_model()}, weights: {source}")
 
     image = torch.rand(1, 1, 28, 28, generator=torch.Generator().manual_seed(0))
-    latencies = []
-    with torch.inference_mode():
-        for run in range(args.warmup + args.runs):
-            start = time.perf_counter()
-            model(image)
-            if run >= args.warmup:
-                latencies.append(1000 * (time.perf_counter() - start))
-    print(f"{args.runs} runs after {args.warmup} warm-up: p50 {percentile(latencies, 50):.2f} ms, "
-          f"p95 {percentile(latencies, 95):.2f} ms")
-
+    for name, forward in [("eager", model), ("compiled", compile_for_one_image(model))]:
+        latencies = []
+        with torch.inference_mode():
+            for run in range(args.warmup + args.runs):
+                start = time.perf_counter()
+                forward(image)
+                if run >= args.warmup:
+                    latencies.append(1000 * (time.perf_counter() - start))
+        print(f"{name:>8}: {args.runs} runs after {args.warmup} warm-up: p50 {percentile(latencies, 50):.2f} ms, "
+              f"p95 {percentile(latencies, 95):.2f} ms")
 
 if __name__ == "__main__":
     main()

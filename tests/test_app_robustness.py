@@ -242,6 +242,16 @@ def test_api_reads_a_4000_pixel_upload(served, tmp_path):
     assert answer["digit"] == label_of(example)
 
 
+def test_api_an_upload_of_too_many_pixels_gives_a_clear_error(served, tmp_path):
+    from gradio_client.exceptions import AppError
+
+    _, client = served
+    path = saved(np.full((6000, 6000), 255, np.uint8), tmp_path / "bomb.png")   # 36 Mpx in ~40 kB
+    with pytest.raises(AppError, match="exceeds limit"):
+        client.predict(upload(path), api_name="/predict")
+    assert client.predict(upload(app.EXAMPLES[2]), api_name="/predict")[0]["digit"] == label_of(app.EXAMPLES[2])
+
+
 def test_api_a_file_that_is_not_an_image_gives_a_clear_error(served, tmp_path):
     from gradio_client.exceptions import AppError
 

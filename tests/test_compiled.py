@@ -1,0 +1,34 @@
+import logging
+
+import torch
+
+from capsnet.compiled import compile_for_one_image
+
+
+def test_the_compiled_network_reads_digits_like_the_model(trained_model, mnist_test):
+    read_one_image = compile_for_one_image(trained_model)
+    assert read_one_image is not trained_model
+    compiled_frames = torch._dynamo.utils.counters["frames"]["ok"]
+    for index in range(6):
+        image = mnist_test.data[index][None, None].float() / 255              # [1, 1, 28, 28]
+        with torch.inference_mode():
+            if index % 2:
+                image = image.clone()      # an inference tensor, as images made in this mode are
+            compiled, eager = read_one_image(image), trained_model(image)
+            for name in vars(eager):
+                torch.testing.assert_close(getattr(compiled, name), getattr(eager, name),
+                                           rtol=1e-4, atol=1e-5, msg=name)
+            assert compiled.prediction.item() == mnist_test.targets[index].item()
+    assert torch._dynamo.utils.counters["frames"]["ok"] == compiled_frames   # compiled up front only
+
+
+def test_without_torch_compile_the_model_runs_eagerly(model, monkeypatch, caplog):
+    def no_compiler(*args, **kwargs):
+        def fails(*args, **kwargs):
+            raise RuntimeError("InvalidCxxCompiler: No working C++ compiler found")
+        return fails
+
+    monkeypatch.setattr(torch, "compile", no_compiler)
+    with caplog.at_level(logging.WARNING, logger="capsnet.compiled"):
+        assert compile_for_one_image(model.eval()) is model
+    assert "running the model eagerly" in caplog.text and "InvalidCxxCompiler" in caplog.text
