@@ -86,7 +86,8 @@ def test_figure4_is_a_16_by_11_grid_whose_middle_column_is_the_reconstruction(re
     side = 28 * app.FIGURE4_PIXEL
     for row in (0, 15):
         middle = grid[row * tile:row * tile + side, 5 * tile:5 * tile + side]
-        np.testing.assert_array_equal(middle, app.picture(plain, app.FIGURE4_PIXEL))
+        # The same decoder in a batch of 176 or of one: equal up to float rounding, one grey level.
+        np.testing.assert_allclose(middle, app.picture(plain, app.FIGURE4_PIXEL), atol=1, rtol=0)
     other = str((reading.winner + 1) % 10)
     assert np.abs(app.draw_figure4(reading, other).astype(int) - grid).max() > 0
 
