@@ -2,8 +2,8 @@
 
 TorchInductor with weight freezing folds the trained weights into the compiled graph: the
 convolution weights are packed once for oneDNN instead of on every call, and the routing's many
-small operations are fused. On the 2-core CPU here a single image's forward pass takes 9.1 ms
-p50 instead of 13.2 ms eagerly (`python -m bench.inference_latency`), for about 18 s of
+small operations are fused. On the 2-core CPU here a single image's forward pass takes 9.2 ms
+p50 instead of 12.2 ms eagerly (`python -m bench.inference_latency`), for 20-30 s of
 compilation at start-up (less once TorchInductor's on-disk cache is warm).
 """
 import logging
