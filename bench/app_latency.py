@@ -27,7 +27,7 @@ import torch
 from PIL import Image
 
 import app
-from tests.app_server import serving_app
+from tests.app_server import call_perturb, serving_app
 
 CANVAS = 448  # the Sketchpad's canvas side
 
@@ -43,17 +43,10 @@ def drawn_canvas(example: Path) -> dict:
 
 def perturb_over_rest(url: str, session_hash: str, offsets: list[float]) -> None:
     """A /perturb call through Gradio's HTTP API in ``session_hash``, its PNG downloaded."""
-    body = json.dumps({"data": [app.WINNER, *offsets], "session_hash": session_hash}).encode()
-    request = urllib.request.Request(f"{url}gradio_api/call/perturb", data=body,
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request) as response:
-        event_id = json.load(response)["event_id"]
-    with urllib.request.urlopen(f"{url}gradio_api/call/perturb/{event_id}") as response:
-        stream = response.read().decode()
-    if "event: complete" not in stream:
-        raise RuntimeError(f"/perturb failed: {stream}")
-    result = json.loads(stream.split("data: ", 1)[1].splitlines()[0])[0]
-    with urllib.request.urlopen(result["url"]) as response:
+    event, data = call_perturb(url, session_hash, json.dumps([app.WINNER, *offsets])[1:-1])
+    if event != "complete":
+        raise RuntimeError(f"/perturb failed: {data}")
+    with urllib.request.urlopen(data[0]["url"]) as response:
         response.read()
 
 

@@ -1,5 +1,8 @@
-"""Run `python app.py` in a subprocess on a free loopback port, for the tests and the benchmark."""
+"""Run `python app.py` in a subprocess on a free loopback port, for the tests and the benchmark,
+and call its /perturb through Gradio's HTTP API."""
+import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -55,3 +58,22 @@ def serving_app(start_timeout: float = 300.0) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
+
+
+def call_perturb(url: str, session_hash: str, arguments: str) -> tuple[str, dict | list]:
+    """POST /gradio_api/call/perturb with ``arguments`` spliced into the JSON data list as they
+    are (so that NaN and strings can be sent), in ``session_hash``, then read its event stream.
+
+    Returns:
+        The last event ("complete" or "error") and its data.
+    """
+    body = f'{{"data": [{arguments}], "session_hash": "{session_hash}"}}'
+    request = urllib.request.Request(f"{url}gradio_api/call/perturb", data=body.encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        event_id = json.load(response)["event_id"]
+    with urllib.request.urlopen(f"{url}gradio_api/call/perturb/{event_id}", timeout=120) as response:
+        stream = response.read().decode()
+    event = re.search(r"^event: (\w+)$", stream, re.MULTILINE).group(1)
+    data = re.search(r"^data: (.*)$", stream, re.MULTILINE).group(1)
+    return event, json.loads(data)

@@ -1,10 +1,8 @@
 """Bad and odd input never breaks the app: every case ends in a reading, a "Draw a digit" view, a
 gr.Warning or a gr.Error with a clear text; never another exception. The event functions are
 called directly, then a few cases go through gradio_client against `python app.py`."""
-import json
 import math
 import re
-import urllib.request
 from pathlib import Path
 
 import gradio as gr
@@ -13,14 +11,10 @@ import pytest
 from PIL import Image
 
 import app
+from conftest import label_of
 
 ZEROS = [0.0] * app.DIMENSIONS
 SIDE = 448  # the Sketchpad's canvas
-
-
-def label_of(example: Path) -> int:
-    """The digit in an example's name: mnist_test_0003_digit_0.png -> 0."""
-    return int(re.fullmatch(r"mnist_test_\d+_digit_(\d)", example.stem).group(1))
 
 
 def example_pixels(example: Path, side: int = SIDE, mode: str = "RGBA") -> np.ndarray:
@@ -275,21 +269,6 @@ def test_api_clear_then_draw_again(served):
         np.asarray(Image.open(reconstruction)))
 
 
-def call_perturb_raw(url: str, session_hash: str, values: str) -> tuple[str, dict | list]:
-    """POST /gradio_api/call/perturb with ``values`` spliced into the JSON as they are (so NaN
-    and strings can be sent), in ``session_hash``; the event ("complete" or "error") and its data."""
-    body = f'{{"data": ["{app.WINNER}", {values}], "session_hash": "{session_hash}"}}'
-    request = urllib.request.Request(f"{url}gradio_api/call/perturb", data=body.encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=120) as response:
-        event_id = json.load(response)["event_id"]
-    with urllib.request.urlopen(f"{url}gradio_api/call/perturb/{event_id}", timeout=120) as response:
-        stream = response.read().decode()
-    event = re.search(r"^event: (\w+)$", stream, re.MULTILINE).group(1)
-    data = re.search(r"^data: (.*)$", stream, re.MULTILINE).group(1)
-    return event, json.loads(data)
-
-
 @pytest.mark.parametrize("value, message", [
     ("1e9", "greater than maximum value 0.25"),
     ("-5", "less than minimum value -0.25"),
@@ -299,11 +278,13 @@ def call_perturb_raw(url: str, session_hash: str, values: str) -> tuple[str, dic
     ("null", "slider"),
 ])
 def test_api_slider_values_out_of_range_give_a_clear_error(served, value, message):
+    from app_server import call_perturb
+
     url, client = served
     client.predict(upload(app.EXAMPLES[3]), api_name="/predict")     # a reading in this session
-    event, data = call_perturb_raw(url, client.session_hash, ", ".join([value] * app.DIMENSIONS))
+    event, data = call_perturb(url, client.session_hash, ", ".join([f'"{app.WINNER}"'] + [value] * app.DIMENSIONS))
     assert event == "error"
     assert data["error"] and re.search(message, data["error"]), data
     assert "Traceback" not in data["error"]
-    event, data = call_perturb_raw(url, client.session_hash, ", ".join(["0.1"] * app.DIMENSIONS))
+    event, data = call_perturb(url, client.session_hash, ", ".join([f'"{app.WINNER}"'] + ["0.1"] * app.DIMENSIONS))
     assert event == "complete" and data[0]["path"].endswith(".png")   # the app still answers
