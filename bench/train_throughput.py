@@ -1,8 +1,10 @@
 """Training throughput of capsnet.CapsNet against the naive reference, side by side in one run.
 
 One training step = forward + capsule_loss + backward + Adam step on a batch of random images.
-The two implementations alternate repetition by repetition (A B A B ...) so that a noisy machine
-slows both alike; warm-up steps are not timed.
+capsnet.CapsNet is timed in fp32 and, where train.py would use it (a CPU with native bf16), under
+bf16 autocast as train.py trains it; the naive reference always in fp32. The contenders alternate
+repetition by repetition (A B C A B C ...) so that a noisy machine slows all alike; warm-up steps
+are not timed.
 
     python -m bench.train_throughput --batch-size 64 --steps 10 --repeats 5
 """
@@ -11,11 +13,13 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 
 import torch
 
 from bench.naive_capsnet import NaiveCapsNet
 from capsnet import CapsNet, capsule_loss
+from train import use_bf16
 
 
 def cpu_model() -> str:
@@ -30,13 +34,16 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def make_step(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor) -> Callable[[], None]:
-    """One full training step of ``model`` on a fixed batch."""
+def make_step(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor,
+              bf16: bool = False) -> Callable[[], None]:
+    """One full training step of ``model`` on a fixed batch, under bf16 autocast if asked."""
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if bf16 else nullcontext
 
     def step() -> None:
         optimizer.zero_grad(set_to_none=True)
-        loss = capsule_loss(model(images, labels), images, labels)
+        with autocast():
+            loss = capsule_loss(model(images, labels), images, labels)
         loss.backward()
         optimizer.step()
 
@@ -65,13 +72,18 @@ def main(argv: list[str] | None = None) -> None:
     torch.manual_seed(args.seed)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU: {cpu_model()}")
 
-    ours = CapsNet()
-    naive = NaiveCapsNet()
+    native_bf16 = use_bf16("auto", torch.device("cpu"))
+    print(f"native bf16 on this CPU: {'yes: train.py trains under bf16 autocast' if native_bf16 else 'no: train.py trains in fp32'}")
+
+    ours, ours_bf16, naive = CapsNet(), CapsNet(), NaiveCapsNet()
+    ours_bf16.load_state_dict(ours.state_dict(), strict=True)
     naive.load_state_dict(ours.state_dict(), strict=True)
     images = torch.rand(args.batch_size, 1, 28, 28)
     labels = torch.randint(0, 10, (args.batch_size,))
-    steps = {"capsnet.CapsNet": make_step(ours, images, labels),
-             "naive (bench/naive_capsnet.py)": make_step(naive, images, labels)}
+    steps = {"capsnet.CapsNet fp32": make_step(ours, images, labels)}
+    if native_bf16:
+        steps["capsnet.CapsNet bf16 (train.py)"] = make_step(ours_bf16, images, labels, bf16=True)
+    steps["naive (bench/naive_capsnet.py)"] = make_step(naive, images, labels)
 
     for step in steps.values():
         for _ in range(args.warmup):

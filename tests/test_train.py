@@ -1,4 +1,5 @@
 """Training works: the loss falls on a few hundred MNIST images, and train.py documents its flags."""
+import json
 import subprocess
 import sys
 
@@ -54,3 +55,33 @@ def test_moving_average_warms_up_then_decays_at_the_given_rate():
     torch.testing.assert_close(average(averaged, current, torch.tensor(1)), torch.full((3,), 9 / 11))
     # long after: decay 0.999
     torch.testing.assert_close(average(averaged, current, torch.tensor(10**6)), torch.full((3,), 0.001))
+
+
+def test_a_bf16_training_step_gives_finite_fp32_gradients_to_every_parameter(model):
+    images, labels = torch.rand(8, 1, 28, 28), torch.arange(8)   # 8 images: routing from W, as in training
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = model(images, labels)
+        loss = capsule_loss(out, images, labels)
+    assert out.capsules.dtype == out.couplings.dtype == loss.dtype == torch.float32   # routing stays fp32
+    loss.backward()
+    for name, p in model.named_parameters():
+        assert p.grad.dtype == torch.float32 and torch.isfinite(p.grad).all() and p.grad.abs().sum() > 0, name
+
+
+def test_bf16_autocast_reads_digits_as_fp32_does(trained_model, mnist_test):
+    images = mnist_test.data[:200].unsqueeze(1).float() / 255
+    with torch.inference_mode():
+        full = trained_model(images)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            mixed = trained_model(images)
+    assert (mixed.prediction == full.prediction).float().mean() >= 0.99
+    torch.testing.assert_close(mixed.lengths, full.lengths, atol=0.05, rtol=0)
+
+
+def test_amp_flag_decides_bf16_and_metrics_record_it(tiny_mnist, tmp_path):
+    import train
+    for amp, expected in (("bf16", True), ("off", False)):
+        run = tmp_path / amp
+        assert train.main(["--data-dir", str(tiny_mnist), "--out", str(run), "--checkpoint", str(run / "last.pt"),
+                           "--epochs", "1", "--batch-size", "32", "--device", "cpu", "--amp", amp]) == 0
+        assert json.loads((run / "metrics.json").read_text())["bf16_autocast"] is expected
