@@ -91,6 +91,7 @@ def test_labels_mask_in_training_and_longest_capsule_at_inference(model):
 def test_save_and_load_round_trip_gives_identical_outputs(model, tmp_path):
     model.save_pretrained(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "config.json", "model.safetensors"]
+    assert "Paper: https://arxiv.org/abs/1710.09829" in (tmp_path / "README.md").read_text()   # the model card
     loaded = CapsNet.from_pretrained(tmp_path, strict=True)
     assert loaded.config == model.config
     images = torch.rand(2, 1, 28, 28)
