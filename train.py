@@ -2,6 +2,7 @@
 
     python train.py --data-dir ../shared/data            # the shipped weights' recipe: see README
     python train.py --resume                              # continue from checkpoints/last.pt
+    python train.py --init-from weights --lr 2e-4         # train the shipped weights further
 """
 import argparse
 import datetime
@@ -17,13 +18,13 @@ import torch
 from torch.optim.swa_utils import AveragedModel
 from tqdm import tqdm
 
-from capsnet import CapsNet, CapsNetConfig, capsule_loss
+from capsnet import CapsNet, CapsNetConfig, WeightsError, capsule_loss, load_model
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from capsnet.data import batches, mnist
 from capsnet.evaluate import accuracy
 
 
-RECIPE = ("batch_size", "limit", "lr", "lr_decay", "ema_decay", "seed", "dry_run")  # what --resume must repeat
+RECIPE = ("batch_size", "limit", "lr", "lr_decay", "ema_decay", "seed", "dry_run", "init_from")  # what --resume must repeat
 CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "rng", "epoch", "best_accuracy", "seconds", "history")
 
 
@@ -37,6 +38,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--out", default="weights", help="folder for the best model and metrics.json (default: weights)")
     p.add_argument("--checkpoint", default="checkpoints/last.pt", help="the checkpoint written after every epoch (default: checkpoints/last.pt)")
     p.add_argument("--resume", action="store_true", help="continue from --checkpoint exactly where it stopped")
+    p.add_argument("--init-from", metavar="WEIGHTS", default=None,
+                   help="start from these weights (a save_pretrained folder or Hub repo id) instead of a random "
+                        "initialisation; the optimiser and the schedule start afresh (default: random)")
     p.add_argument("--epochs", type=int, default=10, help="number of epochs in all, resumed ones included (default: 10)")
     p.add_argument("--batch-size", type=int, default=64, help="images per step (default: 64)")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's initial learning rate (default: 1e-3)")
@@ -194,11 +198,15 @@ def main(argv: list[str] | None = None) -> int:
     train_loader = batches(train_set, args.batch_size, shuffle=True, generator=shuffle, device=device)
     test_loader = batches(test_set, 500, device=device)
 
-    model = CapsNet(CapsNetConfig()).to(device)
+    try:
+        model = (load_model(args.init_from) if args.init_from else CapsNet(CapsNetConfig())).to(device)
+    except WeightsError as error:
+        print(f"train.py: error: --init-from: {error}", file=sys.stderr)
+        return 2
     ema = AveragedModel(model, avg_fn=moving_average(args.ema_decay))
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     schedule = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay)
-    start_epoch, best_accuracy, seconds, history = 1, -1.0, 0.0, []
+    start_epoch, best_accuracy, seconds, history, saved_any = 1, -1.0, 0.0, [], False
     if args.resume:
         try:
             state = resume(checkpoint_path, args, model, ema, optimizer, schedule, shuffle)
@@ -207,7 +215,11 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         start_epoch, best_accuracy = state["epoch"] + 1, state["best_accuracy"]
         seconds, history = state["seconds"], state["history"]
+        saved_any = state.get("saved_any", True)   # checkpoints from before --init-from always saved
         print(f"resumed from {checkpoint_path} after epoch {state['epoch']}")
+    elif args.init_from:  # the weights the run starts from are the ones to beat: never saved over by worse
+        best_accuracy = accuracy(model, test_loader, device)
+        print(f"starting from {args.init_from}: test accuracy {best_accuracy:.4%}, the figure to beat")
 
     epochs = 1 if args.dry_run else args.epochs
     print(f"device {device}, bf16 autocast {'on' if bf16 else 'off'}, {len(train_set)} training images, "
@@ -237,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.dry_run:
             break                # a dry run checks that everything runs; it overwrites no weights
         if test_accuracy > best_accuracy:
-            best_accuracy = test_accuracy
+            best_accuracy, saved_any = test_accuracy, True
             atomic_save_pretrained(ema.module, out_dir)
             write_metrics(out_dir, {
                 "mnist_test_accuracy": test_accuracy, "best_epoch": epoch, "epochs": epoch,
@@ -245,16 +257,20 @@ def main(argv: list[str] | None = None) -> int:
                 "torch_version": torch.__version__,
                 "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "command": shlex.join(["python", "train.py", *(sys.argv[1:] if argv is None else argv)]),
-                "train_images": len(train_set), "history": history})
+                "train_images": len(train_set), "init_from": args.init_from, "history": history})
         atomic_torch_save({"model": model.state_dict(), "ema": ema.state_dict(),
                            "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
                            "rng": capture_rng(shuffle), "epoch": epoch, "best_accuracy": best_accuracy,
-                           "seconds": seconds, "history": history, "recipe": recipe(args)}, checkpoint_path)
+                           "seconds": seconds, "history": history, "recipe": recipe(args),
+                           "saved_any": saved_any}, checkpoint_path)
         elapsed_minutes = (time.monotonic() - started) / 60
         if args.max_minutes is not None and epoch < epochs and \
                 elapsed_minutes + epoch_seconds / 60 > args.max_minutes:
             print(f"stopping after epoch {epoch}: another epoch would pass --max-minutes {args.max_minutes}")
             break
+    if args.init_from and not saved_any:
+        print(f"no epoch beat the starting weights ({best_accuracy:.4%}); nothing written to {out_dir}/")
+        return 0
     print(f"best test accuracy {best_accuracy:.4%}; model in {out_dir}/")
     if args.push_to_hub:
         CapsNet.from_pretrained(out_dir).push_to_hub(args.push_to_hub)

@@ -190,6 +190,25 @@ def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, 
     assert not (tmp_path / "weights").exists() and not (tmp_path / "checkpoints").exists()
 
 
+def test_init_from_starts_at_the_given_weights_and_never_saves_over_them_unbeaten(tiny_mnist, uninterrupted,
+                                                                                 tmp_path, capsys):
+    source = uninterrupted / "weights"
+    recorded = json.loads((source / "metrics.json").read_text())["mnist_test_accuracy"]
+    run = tmp_path / "init"
+    # lr 0: the weights never move, so the starting accuracy is every epoch's, and none beats it.
+    assert train.main([*flags(tiny_mnist, run), "--init-from", str(source), "--lr", "0"]) == 0
+    out = capsys.readouterr().out
+    assert f"starting from {source}: test accuracy {recorded:.4%}, the figure to beat" in out
+    assert "no epoch beat the starting weights" in out
+    assert not (run / "weights").exists()
+
+
+def test_init_from_missing_weights_is_a_clear_error(tiny_mnist, tmp_path, capsys):
+    assert train.main([*flags(tiny_mnist, tmp_path), "--init-from", str(tmp_path / "nowhere")]) == 2
+    error = capsys.readouterr().err
+    assert "--init-from" in error and "nowhere" in error and "Traceback" not in error
+
+
 def test_missing_data_is_a_clear_error(tmp_path, capsys, monkeypatch):
     def offline(*args, **kwargs):
         raise RuntimeError("no network")
