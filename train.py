@@ -41,10 +41,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--init-from", metavar="WEIGHTS", default=None,
                    help="start from these weights (a save_pretrained folder or Hub repo id) instead of a random "
                         "initialisation; the optimiser and the schedule start afresh (default: random)")
-    p.add_argument("--epochs", type=int, default=10, help="number of epochs in all, resumed ones included (default: 10)")
+    p.add_argument("--epochs", type=int, default=14, help="number of epochs in all, resumed ones included (default: 14)")
     p.add_argument("--batch-size", type=int, default=64, help="images per step (default: 64)")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's initial learning rate (default: 1e-3)")
-    p.add_argument("--lr-decay", type=float, default=0.75, help="exponential decay of the learning rate per epoch (default: 0.75)")
+    p.add_argument("--lr-decay", type=float, default=0.85, help="exponential decay of the learning rate per epoch (default: 0.85)")
     p.add_argument("--ema-decay", type=float, default=0.999, help="decay of the weights' moving average that is evaluated and saved (default: 0.999)")
     p.add_argument("--seed", type=int, default=1, help="random seed (default: 1)")
     p.add_argument("--device", choices=["auto", "cuda", "mps", "cpu"], default="auto", help="auto: cuda, then mps, then cpu (default: auto)")
