@@ -9,6 +9,7 @@ from capsnet.evaluate import accuracy
 from conftest import WEIGHTS
 
 
+@pytest.mark.slow
 def test_shipped_weights_reach_the_recorded_mnist_accuracy(trained_model, mnist_test):
     metrics = json.loads((WEIGHTS / "metrics.json").read_text())
     measured = accuracy(trained_model, batches(mnist_test, 500), torch.device("cpu"))

@@ -10,6 +10,7 @@ from capsnet.compiled import compile_for_one_image
 HAS_CXX_COMPILER = any(shutil.which(name) for name in (os.environ.get("CXX", "g++"), "g++", "clang++"))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_CXX_COMPILER, reason="no C++ compiler here: TorchInductor cannot build kernels")
 def test_the_compiled_network_reads_digits_like_the_model(trained_model, mnist_test):
     read_one_image = compile_for_one_image(trained_model)

@@ -97,6 +97,7 @@ def read(model, images: np.ndarray) -> np.ndarray:
                           for batch in np.array_split(images, len(images) // 100)]).numpy()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("form", FORMS)
 def test_redrawn_mnist_digits_are_read_right(form, redrawn, trained_model):
     fields, originals, labels = redrawn

@@ -1,3 +1,4 @@
+import pytest
 """Training works: the loss falls on a few hundred MNIST images, and train.py documents its flags."""
 import json
 import subprocess
@@ -9,6 +10,7 @@ from capsnet import CapsNet, CapsNetConfig, capsule_loss
 from conftest import REPO
 
 
+@pytest.mark.slow
 def test_training_lowers_the_loss_on_a_few_hundred_images(mnist_test):
     torch.manual_seed(0)
     images = torch.stack([mnist_test[i][0] for i in range(256)])   # [256, 1, 28, 28]
@@ -31,6 +33,7 @@ def test_training_lowers_the_loss_on_a_few_hundred_images(mnist_test):
     assert accuracy > 0.5   # from 10% by chance, after 24 steps
 
 
+@pytest.mark.slow
 def test_cli_help_lists_the_flags():
     result = subprocess.run([sys.executable, "train.py", "--help"], cwd=REPO, capture_output=True,
                             text=True, check=True)
@@ -68,6 +71,7 @@ def test_a_bf16_training_step_gives_finite_fp32_gradients_to_every_parameter(mod
         assert p.grad.dtype == torch.float32 and torch.isfinite(p.grad).all() and p.grad.abs().sum() > 0, name
 
 
+@pytest.mark.slow
 def test_bf16_autocast_reads_digits_as_fp32_does(trained_model, mnist_test):
     images = mnist_test.data[:200].unsqueeze(1).float() / 255
     with torch.inference_mode():
@@ -78,6 +82,7 @@ def test_bf16_autocast_reads_digits_as_fp32_does(trained_model, mnist_test):
     torch.testing.assert_close(mixed.lengths, full.lengths, atol=0.05, rtol=0)
 
 
+@pytest.mark.slow
 def test_amp_flag_decides_bf16_and_metrics_record_it(tiny_mnist, tmp_path):
     import train
     for amp, expected in (("bf16", True), ("off", False)):

@@ -66,6 +66,7 @@ def uninterrupted(tiny_mnist, tmp_path_factory) -> Path:
     return run
 
 
+@pytest.mark.slow
 def test_kill_9_then_resume_ends_where_an_uninterrupted_run_ends(tiny_mnist, uninterrupted, tmp_path):
     run = tmp_path / "killed"
     # As many threads as this process uses, so that the float sums are the same in both.
@@ -190,6 +191,7 @@ def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, 
     assert not (tmp_path / "weights").exists() and not (tmp_path / "checkpoints").exists()
 
 
+@pytest.mark.slow
 def test_init_from_starts_at_the_given_weights_and_never_saves_over_them_unbeaten(tiny_mnist, uninterrupted,
                                                                                  tmp_path, capsys):
     source = uninterrupted / "weights"
