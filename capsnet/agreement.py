@@ -1,11 +1,10 @@
-"""Routing by agreement made visible for one image: where the votes come from, how agreement
+"""Routing by agreement for one image, measured: where the votes come from, how agreement
 sharpens with more iterations, and how well the winning capsule's voters agree.
 
 Primary capsule i = type * 36 + row * 6 + column (32 types on a 6x6 grid), as in capsnet.model.
 """
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -22,6 +21,7 @@ PRIMARY_STRIDE = 2                     # PrimaryCaps' stride; Conv1's is 1
 # a 17x17 receptive field (9 + (9 - 1) x 1), and neighbouring capsules sit 2 input pixels apart.
 RECEPTIVE_FIELD = 2 * KERNEL - 1       # 17
 COSINE_EPSILON = 1e-8                  # keeps the cosine finite for a zero vote or a zero capsule
+MAX_ITERATIONS = 5                     # routing_by_iterations redoes the routing for r = 1 .. 5
 
 
 @dataclass
@@ -35,7 +35,8 @@ class RoutingTrace:
 
 
 @torch.inference_mode()
-def routing_by_iterations(model: CapsNet, image: torch.Tensor, max_iterations: int = 5) -> RoutingTrace:
+def routing_by_iterations(model: CapsNet, image: torch.Tensor,
+                          max_iterations: int = MAX_ITERATIONS) -> RoutingTrace:
     """Run the convolutions once, then route the same predictions for r = 1 .. max_iterations.
 
     Row r - 1 of the trace equals ``model(image, routing_iterations=r)`` for that image.
@@ -90,78 +91,6 @@ def receptive_field(row: int, col: int) -> tuple[slice, slice]:
     """The input rows and columns that grid position (row, col) sees: a 17x17 square."""
     top, left = PRIMARY_STRIDE * row, PRIMARY_STRIDE * col
     return slice(top, top + RECEPTIVE_FIELD), slice(left, left + RECEPTIVE_FIELD)
-
-
-def cell_edges(scale: int) -> np.ndarray:
-    """[7] display-pixel edges of the 6 grid cells along one axis, in a 28 * scale image.
-
-    Cell r is as wide as the stride (2 input pixels) and centred on its receptive field's centre,
-    2r + 8.5 in input pixels (pixel k spans [k, k + 1)): the cells tile input [7.5, 19.5), so their
-    edges fall on whole display pixels when ``scale`` is even.
-    """
-    twice_first = RECEPTIVE_FIELD - PRIMARY_STRIDE                     # 2 x 7.5
-    return scale * (twice_first + 2 * PRIMARY_STRIDE * np.arange(GRID + 1)) // 2
-
-
-# White paper through ColorBrewer's YlOrRd to dark red: no vote leaves the paper white.
-_COLOURS = np.array([[255, 255, 255], [254, 217, 118], [253, 141, 60], [227, 26, 28], [128, 0, 38]],
-                    dtype=np.float32)
-INK = np.array([20, 20, 60], dtype=np.float32)        # the digit's strokes, drawn over the cells
-INK_OPACITY = 0.75                                     # the cells stay visible through the strokes
-FIELD_OUTLINE = np.array([33, 102, 172], dtype=np.uint8)  # blue: the strongest position's field
-
-
-def _colour_map(values: np.ndarray) -> np.ndarray:
-    """[...] values in [0, 1] -> [..., 3] float RGB, linear between the colour stops."""
-    position = np.clip(values, 0.0, 1.0) * (len(_COLOURS) - 1)
-    low = np.minimum(position.astype(np.int64), len(_COLOURS) - 2)
-    fraction = (position - low)[..., None]
-    return (1 - fraction) * _COLOURS[low] + fraction * _COLOURS[low + 1]
-
-
-def heatmap_overlay(image: np.ndarray, heat: torch.Tensor | np.ndarray, scale: int = 10) -> np.ndarray:
-    """The 6x6 heatmap laid over the digit, upscaled crisp.
-
-    Each grid position is drawn as a square cell at the centre of the 17x17 patch of the input it
-    sees (``cell_edges``), coloured by its share of the map: white for none, the middle of the
-    colour scale for an average position's share, dark red for twice the average or more. So a map
-    where every position votes alike is uniformly orange, whatever its total. The digit's strokes
-    are drawn over the cells, and the strongest position's receptive field is outlined in blue.
-    Each input pixel of the digit becomes a ``scale`` x ``scale`` block.
-
-    Args:
-        image: the 28x28 input, floats in [0, 1] with 1 for ink (MNIST polarity).
-        heat: [6, 6], e.g. from ``vote_heatmap``; non-negative.
-        scale: display pixels per input pixel, a positive even number (cells start half-way
-            through input pixels).
-
-    Returns:
-        uint8 RGB, [28 * scale, 28 * scale, 3].
-    """
-    image = np.asarray(image, dtype=np.float32)
-    heat = np.asarray(heat, dtype=np.float32)
-    if image.shape != (IMAGE_SIZE, IMAGE_SIZE):
-        raise ValueError(f"expected a {IMAGE_SIZE}x{IMAGE_SIZE} image, got shape {image.shape}")
-    if heat.shape != (GRID, GRID):
-        raise ValueError(f"expected a {GRID}x{GRID} heatmap, got shape {heat.shape}")
-    if scale < 2 or scale % 2:
-        raise ValueError(f"scale must be a positive even number, got {scale}")
-    side = IMAGE_SIZE * scale
-    mean = heat.mean()
-    canvas = np.full((side, side, 3), 255.0, dtype=np.float32)        # [28s, 28s, 3]
-    if mean > 0:
-        edges = cell_edges(scale)                                      # [7]
-        cell = np.arange(edges[0], edges[-1])
-        index = np.searchsorted(edges, cell, side="right") - 1         # display pixel -> grid index
-        canvas[np.ix_(cell, cell)] = _colour_map(heat / (2 * mean))[np.ix_(index, index)]
-    ink = INK_OPACITY * np.clip(image, 0.0, 1.0).repeat(scale, axis=0).repeat(scale, axis=1)[..., None]
-    rgb = np.rint((1 - ink) * canvas + ink * INK).astype(np.uint8)     # [28s, 28s, 3]
-    if mean > 0:
-        rows, cols = receptive_field(*np.unravel_index(heat.argmax(), heat.shape))
-        top, bottom, left, right = scale * rows.start, scale * rows.stop, scale * cols.start, scale * cols.stop
-        rgb[top:bottom, [left, left + 1, right - 2, right - 1]] = FIELD_OUTLINE
-        rgb[[top, top + 1, bottom - 2, bottom - 1], left:right] = FIELD_OUTLINE
-    return rgb
 
 
 def agreement(u_hat: torch.Tensor, v: torch.Tensor, c: torch.Tensor) -> torch.Tensor:

@@ -56,7 +56,20 @@ def sketch_to_mnist(image: Any) -> np.ndarray | None:
         SketchError: the input is not an image of a supported type, shape or value range.
     """
     picture = _as_picture(image)
-    ink = None if picture is None else _ink(picture)
+    return None if picture is None else ink_to_mnist(_ink(picture))
+
+
+def ink_to_mnist(ink: np.ndarray | None) -> np.ndarray | None:
+    """The 28x28 MNIST-style image of a digit given as ink, or None when there is too little ink.
+
+    Args:
+        ink: float [H, W], how much ink covers each pixel (0 = paper), any scale; None for none.
+
+    Returns:
+        float32 [28, 28] in [0, 1], strongest ink exactly 1; None when the strongest ink is below
+        MIN_CONTRAST of the full scale (ink = 1) or there is none.
+    """
+    ink = None if ink is None else _normalised(np.asarray(ink, dtype=np.float32))
     return None if ink is None else _mnist_field(_crop_to_ink(ink))
 
 
@@ -144,8 +157,9 @@ def _as_uint8(array: np.ndarray) -> np.ndarray:
 
 
 def _ink(picture: Image.Image) -> np.ndarray | None:
-    """float32 [H, W] ink in [0, 1], the strongest ink = 1, at most WORKING_SIDE pixels on a side;
-    None when there is no ink."""
+    """float32 [H, W] ink, at most WORKING_SIDE pixels on a side, 1 for full contrast with the
+    paper (negative where a pixel is lighter than dark-on-light paper); None when fully
+    transparent."""
     if "A" in picture.getbands():
         alpha = picture.getchannel("A")
         low, high = alpha.getextrema()
@@ -159,11 +173,10 @@ def _ink(picture: Image.Image) -> np.ndarray | None:
     border = np.concatenate([grey[0], grey[-1], grey[1:-1, 0], grey[1:-1, -1]])
     paper = np.median(border)
     darker = paper - grey.min() >= grey.max() - paper     # dark on light, or light on dark
-    ink = paper - grey if darker else grey - paper
-    return _normalised(ink)
+    return paper - grey if darker else grey - paper
 
 
-def _stroke_ink(picture: Image.Image) -> np.ndarray | None:
+def _stroke_ink(picture: Image.Image) -> np.ndarray:
     """The ink of strokes on a transparent canvas (`picture` has an alpha channel): their contrast
     against paper of the opposite colour, white under dark strokes and black under light ones."""
     grey = picture.convert("L")
@@ -174,7 +187,7 @@ def _stroke_ink(picture: Image.Image) -> np.ndarray | None:
     dark_strokes = ag.sum() < 0.5 * a.sum()               # alpha-weighted mean grey below 1/2
     # Laid over paper p, a pixel is a * g + (1 - a) * p: its ink is a - a * g on white paper
     # (p = 1) and a * g on black paper (p = 0).
-    return _normalised(a - ag if dark_strokes else ag)
+    return a - ag if dark_strokes else ag
 
 
 def _normalised(ink: np.ndarray) -> np.ndarray | None:

@@ -56,10 +56,10 @@ def plan(session: int, requests: int, predict_every: int) -> list[tuple[str, int
 
 
 def sketch(example: Path) -> dict:
-    """The Sketchpad value gradio_client sends for an example PNG."""
+    """What gradio_client sends to /predict for an example PNG."""
     from gradio_client import handle_file
 
-    return {"background": handle_file(str(example)), "layers": [], "composite": handle_file(str(example))}
+    return handle_file(str(example))
 
 
 def pixels(path: str) -> np.ndarray:

@@ -12,6 +12,7 @@ from capsnet import CapsNet
 
 REPO = Path(__file__).resolve().parent.parent
 WEIGHTS = REPO / "weights"
+EXAMPLES = sorted((REPO / "assets" / "examples").glob("*.png"))  # the app's MNIST test digits
 TINY_MNIST_IMAGES = 64  # training and test images in the tiny_mnist data set
 
 
@@ -20,14 +21,30 @@ def label_of(example: Path) -> int:
     return int(re.fullmatch(r"mnist_test_\d+_digit_(\d)", example.stem).group(1))
 
 
-def editor_value(example: Path) -> dict:
-    """What the Sketchpad hands to predict once an example is loaded: the image as background."""
-    image = np.asarray(Image.open(example).convert("RGBA"))
-    return {"background": image, "layers": [], "composite": image}
+def example_pixels(example: Path) -> np.ndarray:
+    """An example as /predict receives it: the 280x280 picture, dark ink on white, uint8 RGB."""
+    return np.asarray(Image.open(example).convert("RGB"))
 
 
 def pytest_configure(config):
     torch.set_num_threads(min(2, torch.get_num_threads()))
+
+
+def pytest_collection_modifyitems(items):
+    """Every test that starts a server or a browser belongs to the slow tier."""
+    for item in items:
+        if item.get_closest_marker("server") or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def app():
+    """app.py, imported (the network loaded) only by the tests that use it; a skip saying why
+    where there are no trained weights."""
+    if not (WEIGHTS / "model.safetensors").exists():
+        pytest.skip(f"no trained weights in {WEIGHTS}: the app needs them (run train.py)")
+    import app
+    return app
 
 
 @pytest.fixture(scope="session")

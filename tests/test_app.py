@@ -1,128 +1,168 @@
 """The app's event functions called directly, then its API through gradio_client."""
-from pathlib import Path
+import re
 
+import gradio as gr
 import numpy as np
 import pytest
 import torch
 from PIL import Image
 
-import app
-from conftest import editor_value, label_of
+from conftest import EXAMPLES, example_pixels, label_of
+from digit_strokes import pad_value, strokes
 
-OFFSETS = app.DIMENSIONS
-ZEROS = [0.0] * OFFSETS
+ZEROS = [0.0] * 16
+
+
+def panel_digit(panel: str) -> str | None:
+    """The big digit of a reading panel, None for the empty panel."""
+    match = re.search(r'<div class="digit">(\d)</div>', panel)
+    return match and match.group(1)
+
+
+def drawn(digit: int, revision: int = 1, drawing: bool = False) -> dict:
+    value = pad_value(strokes(digit, 70, 30, 140, 220), revision)
+    value["drawing"] = drawing
+    return value
 
 
 @pytest.fixture(scope="module")
-def reading() -> app.Reading:
-    return app.predict(editor_value(app.EXAMPLES[0]))[2]
+def reading(app):
+    return app.read_drawing(drawn(7))[0]
 
 
-def test_there_are_examples_of_every_digit():
+def test_there_are_examples_of_every_digit(app):
     assert sorted(label_of(example) for example in app.EXAMPLES) == list(range(10))
+    for example in app.EXAMPLES:
+        digit, ink = app.example_ink(example)
+        assert digit == label_of(example) and ink.shape == (28, 28) and ink.dtype == np.uint8
 
 
-@pytest.mark.parametrize("example", app.EXAMPLES, ids=lambda path: path.stem)
-def test_predict_reads_the_examples_right(example):
-    answer, reconstruction, reading = app.predict(editor_value(example))
-    assert answer["digit"] == label_of(example) == reading.winner
-    assert len(answer["lengths"]) == 10 and all(0 <= length <= 1 for length in answer["lengths"])
-    assert int(np.argmax(answer["lengths"])) == answer["digit"]
-    assert reconstruction.shape == (28 * app.PIXEL, 28 * app.PIXEL) and reconstruction.dtype == np.uint8
-    assert reading.capsules.shape == (10, 16) and reading.image.shape == (28, 28)
+@pytest.mark.parametrize("digit", range(10))
+def test_a_finished_drawing_is_read_kept_and_settled(app, digit):
+    reading, panel = app.read_drawing(drawn(digit, revision=5))
+    assert reading.winner == digit and reading.revision == 5
+    assert panel_digit(panel) == str(digit)
+    assert 'data-revision="5"' in panel and "data-settled" in panel
+    assert f"capsule length {reading.lengths[digit]:.3f}" in panel
+    assert panel.count("<img") == 2 and panel.count('class="bar winner"') == 1
 
 
-def test_show_reading_shows_the_input_and_the_winner_and_resets_the_controls(reading):
-    network_view, digit_html, bars_html, decode_as, *sliders = app.show_reading(reading)
-    np.testing.assert_array_equal(network_view, app.picture(reading.image))
-    assert f">{reading.winner}<" in digit_html
-    assert f"{reading.lengths[reading.winner]:.3f}" in digit_html
-    assert bars_html.count('class="bar winner"') == 1 and bars_html.count('class="bar"') == 9
+def test_a_stroke_being_drawn_is_shown_but_not_kept(app):
+    kept, panel = app.read_drawing(drawn(3, revision=2, drawing=True))
+    assert isinstance(kept, type(gr.skip())) and panel_digit(panel) == "3"
+    assert "data-settled" not in panel
+
+
+def test_the_reading_is_the_network_s_on_the_drawn_image(app, reading):
+    with torch.inference_mode():
+        out = app.MODEL(torch.from_numpy(reading.image)[None, None])
+    torch.testing.assert_close(reading.capsules, out.capsules[0])
+    np.testing.assert_allclose(reading.lengths, out.lengths[0].numpy(), rtol=1e-6)
+    assert reading.winner == int(out.prediction[0])
+
+
+def test_an_example_on_the_pad_reads_as_its_digit(app):
+    import base64
+    for example in EXAMPLES:
+        digit, ink = app.example_ink(example)
+        value = pad_value([], background=base64.b64encode(ink.tobytes()).decode())
+        assert app.read_drawing(value)[0].winner == digit
+
+
+def test_an_empty_pad_resets_the_panel_and_settles(app):
+    reading, panel = app.read_drawing(pad_value([]))
+    assert reading is None and panel_digit(panel) is None
+    assert "Draw a digit" in panel and "data-settled" in panel and "data-revision" not in panel
+
+
+def test_a_forged_drawing_gets_its_reason_in_the_panel(app):
+    state, panel = app.read_drawing({"strokes": ["1 2 3"]})
+    assert isinstance(state, type(gr.skip()))
+    assert "Cannot read this drawing" in panel and "pairs of coordinates" in panel
+
+
+def test_details_reset_the_controls_and_draw_figure4_and_the_routing(app, reading):
+    shown = app.sliders_at_zero(None, app.PAPER)
+    decode_as, sliders, figure4, routing = app.show_details(reading, "3", app.PAPER, shown, 3, app.ALL_TYPES)
     assert decode_as == app.WINNER
-    assert sliders == ZEROS
+    assert sliders["enabled"] and sliders["offsets"] == ZEROS
+    assert [row["dimension"] for row in sliders["rows"]] == app.ordered_dimensions(reading.winner, app.PAPER)
+    assert figure4.count("<tr>") == 17 and routing.count("<img") == 1
+    again = app.show_details(reading, app.WINNER, app.PAPER, sliders, 3, app.ALL_TYPES)
+    assert all(isinstance(output, type(gr.skip())) for output in again[:2])   # nothing to reset
 
 
-def test_picture_is_black_ink_on_white_in_crisp_blocks():
-    pixels = np.zeros((28, 28), dtype=np.float32)
-    pixels[3, 5] = 1.0
-    image = app.picture(pixels, scale=4)
-    assert image.shape == (112, 112)
-    assert (image[12:16, 20:24] == 0).all()
-    assert (image == 0).sum() == 16 and (image[image != 0] == 255).all()
+def test_details_after_clear_empty_everything(app):
+    decode_as, sliders, figure4, routing = app.show_details(None, app.WINNER, app.PAPER, {}, 3, app.ALL_TYPES)
+    assert not sliders["enabled"] and "draw a digit" in figure4 and "Draw a digit" in routing
 
 
-def test_perturb_with_zero_offsets_is_the_plain_reconstruction(reading):
-    _, reconstruction, _ = app.predict(editor_value(app.EXAMPLES[0]))
-    np.testing.assert_array_equal(app.perturb(reading, app.WINNER, *ZEROS), reconstruction)
+def test_the_sliders_are_named_and_ordered_by_measured_effect(app, reading):
+    if app.NAMES is None:
+        pytest.skip("no weights/dimensions.json for these weights")
+    digit = reading.winner
+    rows = app.sliders_at_zero(digit, app.PAPER)["rows"]
+    effects = [app.NAMES.paper[digit][row["dimension"]].effect for row in rows]
+    assert effects == sorted(effects, reverse=True)
+    assert rows[0]["label"] == f"d{rows[0]['dimension'] + 1}: {app.NAMES.paper[digit][rows[0]['dimension']].name}"
+    spread = app.sliders_at_zero(digit, app.SPREAD)["rows"]
+    for row in spread:
+        assert row["limit"] == pytest.approx(app.NAMES.spread_range * app.NAMES.sd[digit][row["dimension"]], abs=1e-4)
 
 
-def test_perturb_with_offsets_changes_the_reconstruction(reading):
-    plain = app.perturb(reading, app.WINNER, *ZEROS).astype(int)
-    for dimension in (0, OFFSETS - 1):
-        offsets = [0.0] * OFFSETS
-        offsets[dimension] = app.OFFSET_LIMIT
-        moved = app.perturb(reading, app.WINNER, *offsets).astype(int)
-        assert np.abs(moved - plain).max() > 0
-    assert reading.capsules.abs().sum() > 0  # the Reading itself is left untouched
-    np.testing.assert_array_equal(app.perturb(reading, app.WINNER, *ZEROS), plain)
-
-
-def test_decode_as_another_digit_decodes_that_capsule(reading):
+def test_decode_as_another_digit_renames_the_sliders_and_redraws(app, reading):
     other = (reading.winner + 1) % 10
-    as_other = app.perturb(reading, str(other), *ZEROS)
-    with torch.inference_mode():
-        expected = app.MODEL.decode(reading.capsules[None], torch.tensor([other]))[0, 0]
-    np.testing.assert_array_equal(as_other, app.picture(expected))
-    assert np.abs(as_other.astype(int) - app.perturb(reading, app.WINNER, *ZEROS)).max() > 0
-    assert app.decoded_digit(reading, app.WINNER) == reading.winner
+    panel, sliders, figure4 = app.decode_again(reading, str(other), app.PAPER, {})
+    assert f"Reconstruction from capsule {other}" in panel
+    assert [row["label"] for row in sliders["rows"]] == [
+        app.dimension_label(other, d, app.PAPER) for d in app.ordered_dimensions(other, app.PAPER)]
+    first = sliders["rows"][0]["label"]
+    assert f"<th scope=\"row\">{first}</th>" in figure4.replace("&gt;", ">").replace("&#x27;", "'")
 
 
-def test_figure4_is_a_16_by_11_grid_whose_middle_column_is_the_reconstruction(reading):
-    grid = app.draw_figure4(reading, app.WINNER)
-    tile = (28 + 1) * app.FIGURE4_PIXEL
-    assert grid.shape == (16 * tile, 11 * tile) and grid.dtype == np.uint8
-    with torch.inference_mode():
-        plain = app.MODEL.decode(reading.capsules[None], torch.tensor([reading.winner]))[0, 0]
-    side = 28 * app.FIGURE4_PIXEL
-    for row in (0, 15):
-        middle = grid[row * tile:row * tile + side, 5 * tile:5 * tile + side]
-        # The same decoder in a batch of 176 or of one: equal up to float rounding, one grey level.
-        np.testing.assert_allclose(middle, app.picture(plain, app.FIGURE4_PIXEL), atol=1, rtol=0)
-    other = str((reading.winner + 1) % 10)
-    assert np.abs(app.draw_figure4(reading, other).astype(int) - grid).max() > 0
+def offsets_panel(app, reading, offsets, decode_as=None):
+    value = app.sliders_at_zero(reading.winner, app.PAPER)
+    value["offsets"] = offsets
+    return app.move_dimensions(reading, decode_as or app.WINNER, app.PAPER, value)
 
 
-def test_reset_dimensions_zeroes_the_sliders_and_redraws(reading):
-    *sliders, image = app.reset_dimensions(reading, "3")
-    assert sliders == ZEROS
-    np.testing.assert_array_equal(image, app.perturb(reading, "3", *ZEROS))
+def test_moving_a_slider_redraws_only_the_reconstruction(app, reading):
+    plain = offsets_panel(app, reading, ZEROS)
+    assert plain == app.panel(reading)
+    moved = offsets_panel(app, reading, [0.25] + ZEROS[1:])
+    assert moved != plain and panel_digit(moved) == panel_digit(plain)
+    unchanged = re.sub(r'<figure class="reconstruction">.*', "", plain)
+    assert moved.startswith(unchanged)
 
 
-@pytest.mark.parametrize("empty", [
-    None,
-    {"background": None, "layers": [], "composite": None},
-    {"background": np.full((448, 448, 4), 255, np.uint8), "layers": [],
-     "composite": np.full((448, 448, 4), 255, np.uint8)},
-    np.zeros((448, 448, 4), np.uint8),
-], ids=["none", "no-images", "blank-white", "transparent"])
-def test_an_empty_canvas_resets_every_output(empty):
-    assert app.predict(empty) == (None, None, None)
-    network_view, digit_html, bars_html, decode_as, *sliders = app.show_reading(None)
-    assert network_view is None and "Draw a digit" in digit_html
-    assert "bar winner" not in bars_html
-    assert decode_as == app.WINNER and sliders == ZEROS
-    assert app.draw_figure4(None, app.WINNER) is None
-    assert app.reset_dimensions(None, app.WINNER) == (*ZEROS, None)
+def test_sliders_before_any_drawing_change_nothing(app):
+    assert isinstance(app.move_dimensions(None, app.WINNER, app.PAPER, {"offsets": ZEROS}), type(gr.skip()))
 
 
-def test_sliders_before_any_drawing_warn_instead_of_failing():
-    with pytest.warns(UserWarning, match="Draw a digit first"):
+@pytest.mark.parametrize("offsets", [[0.3] + ZEROS[1:], ZEROS[:3], ["0.1"] + ZEROS[1:], [float("nan")] + ZEROS[1:]],
+                         ids=["beyond", "too-few", "string", "nan"])
+def test_forged_slider_offsets_get_their_reason_in_the_panel(app, reading, offsets):
+    assert "Cannot move the sliders" in offsets_panel(app, reading, offsets)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda path: path.stem)
+def test_predict_reads_the_examples_right(app, example):
+    answer, reconstruction, reading = app.predict(example_pixels(example))
+    assert answer["digit"] == label_of(example) == reading.winner
+    assert len(answer["lengths"]) == 10 and int(np.argmax(answer["lengths"])) == answer["digit"]
+    assert reconstruction.shape == (280, 280) and reconstruction.dtype == np.uint8
+
+
+def test_perturb_moves_the_reconstruction_of_the_last_reading(app):
+    _, reconstruction, reading = app.predict(example_pixels(EXAMPLES[0]))
+    np.testing.assert_array_equal(app.perturb(reading, app.WINNER, *ZEROS), reconstruction)
+    assert np.abs(app.perturb(reading, app.WINNER, 0.25, *ZEROS[1:]).astype(int) - reconstruction).max() > 0
+    assert np.abs(app.perturb(reading, "3", *ZEROS).astype(int) - reconstruction).max() > 0
+
+
+def test_perturb_before_predict_warns(app):
+    with pytest.warns(UserWarning, match="Read a digit first"):
         assert app.perturb(None, app.WINNER, *ZEROS) is None
-
-
-def test_an_unreadable_image_gives_a_message_not_an_exception():
-    with pytest.warns(UserWarning, match="Cannot read this image"):
-        assert app.predict(np.zeros((8, 8, 7), np.uint8)) == (None, None, None)
 
 
 @pytest.fixture(scope="module")
@@ -132,43 +172,36 @@ def client():
     from app_server import serving_app
 
     with serving_app() as url:
-        assert url.startswith("http://127.0.0.1:")
         yield Client(url, verbose=False)
 
 
-def api_sketch(example: Path) -> dict:
+@pytest.mark.server
+def test_api_offers_exactly_predict_and_perturb(client):
+    api = client.view_api(print_info=False, return_format="dict")
+    assert set(api["named_endpoints"]) == {"/predict", "/perturb"}
+    assert api["unnamed_endpoints"] == {}
+
+
+@pytest.mark.server
+def test_api_predict_an_image_file_then_perturb_in_one_session(client):
     from gradio_client import handle_file
 
-    return {"background": handle_file(str(example)), "layers": [], "composite": handle_file(str(example))}
-
-
-def test_api_offers_exactly_predict_and_perturb(client):
-    assert set(client.view_api(print_info=False, return_format="dict")["named_endpoints"]) == {
-        "/predict", "/perturb"}
-    for private in ("/show_reading", "/draw_figure4", "/reset_dimensions", "/load_example"):
-        with pytest.raises(ValueError):
-            client.predict(api_name=private)
-
-
-def test_api_predict_then_perturb_in_one_session(client):
-    example = app.EXAMPLES[7]
-    answer, reconstruction_file = client.predict(api_sketch(example), api_name="/predict")
-    assert answer["digit"] == label_of(example)
-    assert len(answer["lengths"]) == 10
+    example = EXAMPLES[7]
+    answer, reconstruction_file = client.predict(handle_file(str(example)), api_name="/predict")
+    assert answer["digit"] == label_of(example) and len(answer["lengths"]) == 10
     reconstruction = np.asarray(Image.open(reconstruction_file))
-    assert reconstruction.shape == (28 * app.PIXEL, 28 * app.PIXEL)
-
-    unmoved = np.asarray(Image.open(client.predict(app.WINNER, *ZEROS, api_name="/perturb")))
+    assert reconstruction.shape == (280, 280)
+    unmoved = np.asarray(Image.open(client.predict("winner", *ZEROS, api_name="/perturb")))
     np.testing.assert_array_equal(unmoved, reconstruction)
-    moved = np.asarray(Image.open(client.predict(app.WINNER, *[0.2] * OFFSETS, api_name="/perturb")))
+    moved = np.asarray(Image.open(client.predict("winner", *[0.2] * 16, api_name="/perturb")))
     assert np.abs(moved.astype(int) - reconstruction).max() > 0
-    as_other = np.asarray(Image.open(client.predict("0", *ZEROS, api_name="/perturb")))
-    assert np.abs(as_other.astype(int) - reconstruction).max() > 0
 
 
+@pytest.mark.server
 def test_api_rejects_offsets_out_of_range_with_a_message(client):
+    from gradio_client import handle_file
     from gradio_client.exceptions import AppError
 
-    client.predict(api_sketch(app.EXAMPLES[2]), api_name="/predict")
+    client.predict(handle_file(str(EXAMPLES[2])), api_name="/predict")
     with pytest.raises(AppError, match="maximum"):
-        client.predict(app.WINNER, *[0.9] * OFFSETS, api_name="/perturb")
+        client.predict("winner", *[0.9] * 16, api_name="/perturb")

@@ -1,18 +1,18 @@
 """The app's attack surface: only /predict and /perturb in the API, no file from the disk beyond
-what it made itself, a cap on uploads, and no share link. Against `python app.py` on 127.0.0.1."""
-import ast
+what it made itself, caps on uploads and requests, and no share link. Against `python app.py` on
+127.0.0.1."""
 import json
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import httpx
 import pytest
 
-import app
+from conftest import EXAMPLES, REPO
+from playground import serving
 
-REPO = Path(app.__file__).resolve().parent
 MAX_UPLOAD = 10 * 1024 * 1024  # max_file_size="10mb"
+pytestmark = pytest.mark.server
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def status_of(address: str) -> int:
         return error.code
 
 
-def test_the_api_is_predict_and_perturb_and_nothing_else(client):
+def test_the_api_is_predict_and_perturb_and_nothing_else(client, app):
     api = client.view_api(print_info=False, return_format="dict")
     assert set(api["named_endpoints"]) == {"/predict", "/perturb"}
     assert api["unnamed_endpoints"] == {}
@@ -82,17 +82,15 @@ def test_the_files_the_app_made_are_served(client, url):
     """The control for the test above: the same route does serve the app's own results."""
     from gradio_client import handle_file
 
-    example = str(app.EXAMPLES[0])
-    _, reconstruction = client.predict({"background": handle_file(example), "layers": [],
-                                        "composite": handle_file(example)}, api_name="/predict")
+    _, reconstruction = client.predict(handle_file(str(EXAMPLES[0])), api_name="/predict")
     assert reconstruction["url"].startswith(f"{url}gradio_api/file=")
     assert status_of(reconstruction["url"]) == 200
 
 
-def call_predict_raw(url: str, background: dict) -> tuple[str, dict]:
-    """/predict called over plain HTTP with ``background`` as the Sketchpad's background: the
-    event ("complete" or "error") and its data."""
-    body = json.dumps({"data": [{"background": background, "layers": [], "composite": None}]})
+def call_predict_raw(url: str, image: dict) -> tuple[str, dict]:
+    """/predict called over plain HTTP with ``image`` as its image: the event ("complete" or
+    "error") and its data."""
+    body = json.dumps({"data": [image]})
     response = httpx.post(f"{url}gradio_api/call/predict", content=body,
                           headers={"Content-Type": "application/json"}, timeout=120)
     stream = httpx.get(f"{url}gradio_api/call/predict/{response.json()['event_id']}", timeout=120).text
@@ -100,7 +98,7 @@ def call_predict_raw(url: str, background: dict) -> tuple[str, dict]:
     return event, json.loads(data)
 
 
-@pytest.mark.parametrize("path", ["/etc/passwd", str(REPO / "app.py"), str(app.EXAMPLES[0])])
+@pytest.mark.parametrize("path", ["/etc/passwd", str(REPO / "app.py"), str(EXAMPLES[0])])
 def test_an_input_cannot_name_a_file_on_the_server(url, path):
     event, data = call_predict_raw(url, {"path": path, "meta": {"_type": "gradio.FileData"}})
     assert event == "error" and "not uploaded by a user" in data["error"]
@@ -113,21 +111,16 @@ def test_uploads_are_capped(url):
                          files={"files": ("digit.png", b"\0" * (MAX_UPLOAD + 1), "image/png")})
     assert too_big.status_code == 413 and "maximum allowed size" in too_big.text
     small = httpx.post(f"{url}gradio_api/upload", timeout=300,
-                       files={"files": ("digit.png", app.EXAMPLES[0].read_bytes(), "image/png")})
+                       files={"files": ("digit.png", EXAMPLES[0].read_bytes(), "image/png")})
     assert small.status_code == 200
 
 
-def launch_calls() -> list[ast.Call]:
-    tree = ast.parse((REPO / "app.py").read_text(encoding="utf-8"))
-    return [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute) and node.func.attr == "launch"]
-
-
-def test_launch_creates_no_share_link_and_caps_uploads():
-    (launch,) = launch_calls()
-    options = {keyword.arg: keyword.value for keyword in launch.keywords}
-    assert "share" not in options or ast.literal_eval(options["share"]) is False
-    assert ast.literal_eval(options["max_file_size"]) == "10mb"
+def test_launch_creates_no_share_link_and_caps_uploads_and_requests():
+    options = serving.launch_options()
+    assert not options.get("share") and options["max_file_size"] == "10mb"
+    (middleware,) = options["app_kwargs"]["middleware"]
+    assert middleware.cls is serving.RequestSizeLimit
+    assert "demo.launch(" in (REPO / "app.py").read_text() and "share=" not in (REPO / "app.py").read_text()
 
 
 def test_the_served_app_has_no_share_link(url):

@@ -1,92 +1,157 @@
-"""A real browser (Debian's Chromium driven by Playwright) draws a digit and drags a slider."""
+"""A real browser (Debian's Chromium driven by Playwright) uses the playground as a person does:
+draws digit after digit with Clear between them, with a mouse and with a finger on a phone-sized
+page, drags a slider, decodes as another digit, routes, undoes, and starts from an example."""
 import os
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+from browser_drawing import CHROMIUM, DESKTOP, PHONE, POINT_STRIDE, PadDriver, chromium
+from digit_strokes import pad_value, strokes
+
+pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 
-from app_server import serving_app  # noqa: E402
-
-TIMEOUT_MS = 180_000  # a headless software-rendered canvas on a busy 2-core machine is slow
+TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
 
 
-def draw_seven(page, canvas_box: dict) -> None:
-    """Mouse strokes of a 7 in the middle of the canvas: a bar, then a diagonal down to the left."""
-    centre_x = canvas_box["x"] + canvas_box["width"] / 2
-    centre_y = canvas_box["y"] + canvas_box["height"] / 2
-    page.mouse.move(centre_x - 80, centre_y - 100)
-    page.mouse.down()
-    page.mouse.move(centre_x + 80, centre_y - 100, steps=4)
-    page.mouse.move(centre_x - 20, centre_y + 110, steps=6)
-    page.mouse.up()
+@pytest.fixture(scope="module")
+def url():
+    from app_server import serving_app
+
+    with serving_app() as served:
+        yield served
 
 
-def drag_slider(page, slider) -> None:
-    """Press on the slider's thumb (at 0, the middle) and drag it most of the way right."""
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright, chromium(playwright) as launched:
+        yield launched
+
+
+def as_drawn(drawn: list[list[float]]) -> list[list[float]]:
+    """The strokes as the pad receives them from PadDriver: every POINT_STRIDE-th point and the last."""
+    return [np.vstack([np.reshape(s, (-1, 2))[::POINT_STRIDE], np.reshape(s, (-1, 2))[-1:]]).ravel().tolist()
+            for s in drawn]
+
+
+def network_input_of(drawn: list[list[float]]) -> np.ndarray:
+    """The 28x28 image the network should see for these strokes, computed here."""
+    from capsnet import ink_to_mnist
+    from playground import drawing_pad
+
+    return ink_to_mnist(drawing_pad.ink(drawing_pad.parse(pad_value(as_drawn(drawn)))))
+
+
+def draw_digits_with_clear_between(page, person: PadDriver, digits: list[int], seed: int) -> None:
+    """Draw each digit at a random size and place, Clear between them, and check every reading."""
+    rng = np.random.default_rng(seed)
+    previous = None
+    for digit in digits:
+        person.clear()
+        assert person.canvas_is_blank() and person.reading() == "?"
+        height = rng.uniform(100, 250)
+        width = height * rng.uniform(0.55, 0.8)
+        drawn = strokes(digit, rng.uniform(8, 272 - width), rng.uniform(8, 272 - height), width, height)
+        person.draw(drawn, timeout=TIMEOUT_MS / 1000)
+        pad_revision, shown_revision = person.revisions()
+        assert shown_revision == pad_revision, "the reading shown is not of what is on the pad"
+        assert person.reading() == str(digit)
+        seen, expected = person.network_input(), network_input_of(drawn)
+        assert np.abs(seen - expected).mean() < 0.02, "what the network sees is not the drawing"
+        if previous is not None:
+            assert np.abs(seen - previous).mean() > 0.05, "what the network sees is the previous drawing"
+        previous = expected
+
+
+def test_twenty_digits_in_a_row_with_the_mouse(url, browser):
+    page = browser.new_page(viewport=DESKTOP)
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    draw_digits_with_clear_between(page, PadDriver(page), [d % 10 for d in range(20)], seed=0)
+    page.close()
+
+
+def test_five_digits_with_a_finger_on_a_phone(url, browser):
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=3)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    person = PadDriver(page, touch=True)
+    assert person.canvas_box()["width"] >= 0.9 * PHONE["width"]       # the pad takes the screen's width
+    draw_digits_with_clear_between(page, person, [3, 7, 0, 4, 9], seed=1)
+    context.close()
+
+
+def drag(page, slider, fraction: float) -> None:
+    """Press on the slider's thumb (at 0, the middle) and drag it to ``fraction`` of its width."""
+    slider.scroll_into_view_if_needed()
     box = slider.bounding_box()
     y = box["y"] + box["height"] / 2
     page.mouse.move(box["x"] + box["width"] / 2, y)
     page.mouse.down()
-    page.mouse.move(box["x"] + box["width"] * 0.9, y, steps=3)
+    page.mouse.move(box["x"] + box["width"] * fraction, y, steps=4)
     page.mouse.up()
 
 
-def test_draw_a_seven_drag_a_dimension_and_see_the_routing(tmp_path):
-    with serving_app() as url, sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1400})
-            page.set_default_timeout(TIMEOUT_MS)
-            page.goto(url)
-            # The page selects the brush by itself, so drawing works at once.
-            page.wait_for_selector('#sketch button[aria-label="Brush"].highlight')
-            assert page.locator(".reading .caption").inner_text() == "Draw a digit"
+def changes(page, selector: str, attribute: str, before: str | None) -> None:
+    page.wait_for_function(
+        "([selector, attribute, before]) => { const e = document.querySelector(selector);"
+        " return e && e.getAttribute(attribute) !== before; }", arg=[selector, attribute, before])
 
-            draw_seven(page, page.locator("#sketch canvas").first.bounding_box())
-            page.wait_for_function(
-                "() => /^[0-9]$/.test(document.querySelector('.reading .digit')?.textContent)",
-                timeout=TIMEOUT_MS)
-            assert page.locator(".reading .digit").inner_text() == "7"
-            assert "capsule length" in page.locator(".reading .caption").inner_text()
-            reconstruction = page.locator("#reconstruction img")
-            reconstruction.wait_for()
-            page.wait_for_selector("#figure4 img")
-            before = reconstruction.get_attribute("src")
 
-            drag_slider(page, page.locator("#dimension-1 input[type=range]"))
-            page.wait_for_function(
-                "(before) => { const img = document.querySelector('#reconstruction img');"
-                " return img && img.getAttribute('src') !== before; }",
-                arg=before, timeout=TIMEOUT_MS)
-            assert float(page.locator("#dimension-1 input[type=number]").input_value()) > 0.1
+def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser, tmp_path):
+    page = browser.new_page(viewport=DESKTOP)
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    person = PadDriver(page)
+    assert person.reading() == "?"
+    sliders = page.locator("#sliders input[type=range]")
+    assert sliders.count() == 16 and sliders.first.is_disabled()           # nothing to move yet
 
-            # The routing view: where the votes for the winner come from, one capsule type at a time.
-            heatmap = page.locator("#routing-heatmap img")
-            heatmap.wait_for()
-            assert "Agreement" in page.locator("#routing-agreement").inner_text()
-            assert "r = 5" in page.locator("#routing-table").inner_text()
-            all_types = heatmap.get_attribute("src")
-            type_box = page.locator("#routing-type input[type=number]")
-            type_box.fill("7")
-            type_box.press("Enter")
-            page.wait_for_function(
-                "(before) => { const img = document.querySelector('#routing-heatmap img');"
-                " return img && img.getAttribute('src') !== before; }",
-                arg=all_types, timeout=TIMEOUT_MS)
-            assert "capsule type 7 only" in page.locator("#routing-agreement").inner_text()
+    person.draw(strokes(7, 60, 30, 160, 220))
+    assert person.reading() == "7"
+    page.wait_for_selector("#figure4 table.figure4 img")                   # what follows a reading
+    page.wait_for_selector("#routing img.heatmap")
+    page.wait_for_function("() => !document.querySelector('#sliders input[type=range]').disabled")
+    first_label = page.locator("#sliders label").first.inner_text()
+    assert first_label.startswith("d") and first_label == page.locator("#figure4 th[scope=row]").first.inner_text()
 
-            screenshot = tmp_path / "playground.png"
-            page.screenshot(path=screenshot, full_page=True)
-            if os.environ.get("CAPSNET_SCREENSHOT_DIR"):
-                target = Path(os.environ["CAPSNET_SCREENSHOT_DIR"])
-                target.mkdir(parents=True, exist_ok=True)
-                shutil.copy(screenshot, target / screenshot.name)
-        finally:
-            browser.close()
+    reconstruction = "#reading-panel .reconstruction img"
+    before = page.get_attribute(reconstruction, "src")
+    drag(page, sliders.first, 0.95)
+    changes(page, reconstruction, "src", before)
+    assert page.locator("#sliders output").first.inner_text().startswith("+")
+    assert person.reading() == "7"                                         # the reading stays
+
+    page.locator('input[type=radio][value="3"]').click()                  # Decode as 3
+    page.wait_for_function("() => document.querySelector('#reading-panel .reconstruction figcaption')"
+                           ".textContent.endsWith('capsule 3')")
+    page.wait_for_function("() => document.querySelector('#sliders output').textContent.trim() === '0.00'")
+
+    heatmap = page.locator("#routing img.heatmap").get_attribute("src")
+    type_box = page.locator("#routing-type input[type=number]")
+    type_box.fill("7")
+    type_box.press("Enter")
+    changes(page, "#routing img.heatmap", "src", heatmap)
+    assert "capsule type 7 only" in page.locator("#routing").inner_text()
+
+    page.locator("#pad button.undo").click()                               # the 7's only stroke
+    page.wait_for_selector("#reading-panel .digit.empty")
+    assert person.canvas_is_blank()
+
+    page.locator("#pad button.example").nth(2).click()                     # an MNIST test 2
+    page.wait_for_function("() => document.querySelector('#reading-panel .digit')?.textContent === '2'")
+    assert not person.canvas_is_blank()
+
+    screenshot = tmp_path / "playground.png"
+    page.screenshot(path=screenshot, full_page=True)
+    if os.environ.get("CAPSNET_SCREENSHOT_DIR"):
+        target = Path(os.environ["CAPSNET_SCREENSHOT_DIR"])
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy(screenshot, target / screenshot.name)
+    page.close()

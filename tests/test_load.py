@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import app
 from app_server import free_port, serving_app
 from capsnet import load_model
-from conftest import editor_value, label_of
+from conftest import REPO, example_pixels, label_of
 from concurrent_clients import EXAMPLES, WINNER, offset_sets, run_sessions, sketch
+
+pytestmark = pytest.mark.server
 
 SESSIONS = 32
 REQUESTS = 20           # per session: 4 /predict and 16 /perturb
@@ -27,7 +28,7 @@ def weights(tmp_path_factory) -> Path:
     while a training run may be rewriting weights/."""
     snapshot = tmp_path_factory.mktemp("weights")
     for name in ("config.json", "model.safetensors"):
-        shutil.copy2(Path(app.__file__).parent / "weights" / name, snapshot / name)
+        shutil.copy2(REPO / "weights" / name, snapshot / name)
     return snapshot
 
 
@@ -37,14 +38,14 @@ def snapshot_model(weights):
 
 
 @pytest.fixture(scope="module")
-def expected(snapshot_model) -> dict[int, tuple]:
+def expected(app, snapshot_model) -> dict[int, tuple]:
     """Per example index: the in-process /predict answer, its reconstruction, and the /perturb
     image for each offset set, all computed with the snapshot."""
     answers = {}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(app, "MODEL", snapshot_model)
         for index, example in enumerate(EXAMPLES):
-            answer, reconstruction, reading = app.predict(editor_value(example))
+            answer, reconstruction, reading = app.predict(example_pixels(example))
             assert answer["digit"] == label_of(example)
             perturbed = [app.perturb(reading, WINNER, *offsets) for offsets in offset_sets(app.DIMENSIONS)]
             answers[index] = (answer, reconstruction, perturbed)
@@ -94,7 +95,7 @@ def test_32_concurrent_sessions_get_every_answer_right(weights, expected, tmp_pa
 SLOW = 2  # predictions held back in the slow-request test
 
 
-def test_a_slow_prediction_holds_up_no_other_request(monkeypatch, snapshot_model, expected, tmp_path):
+def test_a_slow_prediction_holds_up_no_other_request(app, monkeypatch, snapshot_model, expected, tmp_path):
     """Two predictions are held inside the network; meanwhile a slider move and another
     prediction, from other sessions, are answered. (The queue gives each event function its own
     concurrency group, several requests at a time.)"""
@@ -146,31 +147,3 @@ def test_a_slow_prediction_holds_up_no_other_request(monkeypatch, snapshot_model
         for client in clients:
             client.close()
         app.demo.close()
-
-
-def test_an_image_returned_again_is_never_read_half_written(tmp_path):
-    """Gradio rewrites an output image's file whenever the same image is returned again; the app
-    has it written aside and renamed into place, so a client downloading it meanwhile never
-    gets a truncated file."""
-    from gradio import processing_utils
-
-    image = Image.fromarray((np.random.default_rng(0).random((280, 280)) * 255).astype(np.uint8))
-    path = Path(processing_utils.save_pil_to_cache(image, str(tmp_path), format="png"))
-    written = path.read_bytes()
-    stop = threading.Event()
-
-    def return_it_again() -> None:
-        while not stop.is_set():
-            processing_utils.save_pil_to_cache(image, str(tmp_path), format="png")
-
-    writers = [threading.Thread(target=return_it_again) for _ in range(2)]
-    for writer in writers:
-        writer.start()
-    try:
-        reads = [path.read_bytes() for _ in range(2000)]
-    finally:
-        stop.set()
-        for writer in writers:
-            writer.join()
-    assert all(read == written for read in reads)
-    assert list(path.parent.iterdir()) == [path]   # no temporary file left behind

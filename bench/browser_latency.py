@@ -1,0 +1,84 @@
+"""From the end of a stroke to its reading on the page, in a real browser.
+
+Starts `python app.py` on 127.0.0.1 (or uses --url), opens the playground in Debian's Chromium
+(headless, Playwright) and draws digits as a person does: one to two strokes each at a hand's
+pace, of every digit in turn, at random sizes and places on the pad, with Clear between digits.
+The page times every stroke itself: from the stroke's pointerup to the animation frame after the
+digit, the bars, the network's input and the reconstruction all show that stroke's drawing.
+Prints p50 / p95 / max over all strokes, and how the readings kept up while strokes were drawn.
+
+    python -m bench.browser_latency --drawings 40
+    python -m bench.browser_latency --drawings 20 --phone        # 390x844, drawn with a finger
+"""
+import argparse
+import statistics
+import time
+from contextlib import nullcontext
+
+import numpy as np
+
+from bench.train_throughput import cpu_model
+from tests.app_server import serving_app
+from tests.browser_drawing import DESKTOP, PHONE, PadDriver, chromium
+from tests.digit_strokes import strokes
+
+MARGIN = 8  # pad units between a digit and the pad's edge
+
+
+def random_box(rng: np.random.Generator, pad_side: float) -> tuple[float, float, float, float]:
+    """(left, top, width, height) of a digit between a third and nine tenths of the pad tall."""
+    height = rng.uniform(pad_side / 3, 0.9 * pad_side)
+    width = height * rng.uniform(0.55, 0.8)
+    left = rng.uniform(MARGIN, pad_side - MARGIN - width)
+    top = rng.uniform(MARGIN, pad_side - MARGIN - height)
+    return left, top, width, height
+
+
+def percentile(values: list[float], q: int) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--drawings", type=int, default=40, help="digits drawn (default 40)")
+    parser.add_argument("--phone", action="store_true",
+                        help="a 390x844 page drawn on with a finger (touch events) instead of a "
+                             "1300x1100 page and a mouse")
+    parser.add_argument("--url", default=None, help="a running playground (default: start app.py here)")
+    parser.add_argument("--seed", type=int, default=0, help="sizes and places of the digits (default 0)")
+    args = parser.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    from playground.drawing_pad import SIDE
+
+    rng = np.random.default_rng(args.seed)
+    latencies, wrong = [], []
+    server = nullcontext(args.url) if args.url else serving_app()
+    with server as url, sync_playwright() as playwright, chromium(playwright) as browser:
+        page = browser.new_page(viewport=PHONE if args.phone else DESKTOP, has_touch=args.phone,
+                                is_mobile=args.phone, device_scale_factor=3 if args.phone else 1)
+        page.goto(url)
+        person = PadDriver(page, touch=args.phone)
+        started = time.perf_counter()
+        for drawing in range(args.drawings):
+            digit = drawing % 10
+            person.clear()
+            latencies += person.draw(strokes(digit, *random_box(rng, SIDE)))
+            if person.reading() != str(digit):
+                wrong.append((digit, person.reading()))
+        seconds = time.perf_counter() - started
+        drawing = page.evaluate("() => window.drawing")
+
+    print(f"CPU: {cpu_model()}; page {'390x844, touch' if args.phone else '1300x1100, mouse'}; "
+          f"{args.drawings} digits, {len(latencies)} strokes in {seconds:.0f} s")
+    print(f"stroke end -> digit, bars, network input and reconstruction on the page: "
+          f"p50 {statistics.median(latencies):.0f} ms, p95 {percentile(latencies, 95):.0f} ms, "
+          f"max {max(latencies):.0f} ms")
+    print(f"while drawing: {drawing['readings']} readings reached the page in {drawing['ms'] / 1000:.1f} s "
+          f"of strokes, one every {drawing['ms'] / max(drawing['readings'], 1):.0f} ms")
+    print(f"misread: {len(wrong)} of {args.drawings} {wrong if wrong else ''}")
+
+
+if __name__ == "__main__":
+    main()

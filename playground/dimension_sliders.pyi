@@ -1,0 +1,71 @@
+"""The sliders of a capsule's dimensions, all in one component.
+
+One gr.HTML component rather than one gr.Slider per dimension: Gradio's page does a few
+milliseconds of work per output component for every event, so sixteen sliders reset after
+every reading cost the page more than the reading itself. Its value:
+
+    {"offsets": [16 numbers],                              # dimension order
+     "rows": [{"dimension": d, "label": "...", "limit": x}, ...]}   # the order shown
+
+Dragging a slider fires the component's `input` event (drag moves, not the server's resets).
+"""
+import math
+import numbers
+from pathlib import Path
+
+import gradio as gr
+
+_HERE = Path(__file__).parent
+TEMPLATE = '<div class="dimensions"></div><button type="button" class="reset">Reset sliders</button>'
+
+
+class SlidersError(ValueError):
+    """The sliders' value is not one the page sends; the message says what is wrong."""
+
+
+def slider_value(rows: list[dict], offsets: list[float]) -> dict:
+    """The component's value: ``rows`` ({"dimension", "label", "limit"}) in the order shown,
+    and one offset per dimension in dimension order."""
+    return {"offsets": [float(offset) for offset in offsets], "rows": rows}
+
+from gradio.events import Dependency
+
+class DimensionSliders(gr.HTML):
+    """Sliders that add an offset to each dimension of a capsule, labelled and ordered as the
+    value's rows say, with a Reset button.
+
+    Args:
+        value: see `slider_value`.
+    """
+
+    def __init__(self, value: dict, **kwargs):
+        super().__init__(
+            value=value, html_template=TEMPLATE,
+            css_template=(_HERE / "dimension_sliders.css").read_text(encoding="utf-8"),
+            js_on_load=(_HERE / "dimension_sliders.js").read_text(encoding="utf-8"),
+            apply_default_css=False, **kwargs)
+
+    def api_info(self) -> dict:
+        return {"type": "object", "properties": {
+            "offsets": {"type": "array", "items": {"type": "number"}},
+            "rows": {"type": "array", "items": {"type": "object"}}, "enabled": {"type": "boolean"}}}
+    from typing import Callable, Literal, Sequence, Any, TYPE_CHECKING
+    from gradio.blocks import Block
+    if TYPE_CHECKING:
+        from gradio.components import Timer
+        from gradio.components.base import Component
+
+
+def offsets(value, limits: list[float]) -> list[float]:
+    """The offsets in a value the page sent, each checked against its dimension's limit.
+
+    Raises:
+        SlidersError: no list of len(limits) finite numbers, each within [-limit, limit].
+    """
+    got = value.get("offsets") if isinstance(value, dict) else None
+    if (not isinstance(got, list) or len(got) != len(limits)
+            or not all(isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+                       and abs(x) <= limit for x, limit in zip(got, limits))):
+        raise SlidersError(f"expected {len(limits)} dimension offsets, each a number within "
+                           f"its slider's range (±{max(limits):g} at most), got {str(got)[:200]}")
+    return [float(x) for x in got]

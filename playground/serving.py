@@ -1,0 +1,135 @@
+"""How the playground is served: process settings, a cap on what one request may carry, and a
+workaround for the pinned Gradio (6.31.0).
+
+`configure_process()` applies the process settings and the workaround; `launch_options()` are
+the keyword arguments of `demo.launch`.
+"""
+import ctypes
+import os
+import tempfile
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+from gradio import processing_utils
+from PIL import Image
+from starlette.middleware import Middleware
+
+MAX_UPLOAD = "10mb"               # image files sent to /predict
+MAX_REQUEST_BYTES = 1024 * 1024   # any other request: the drawing pad's largest value is ~0.3 MB
+MALLOC_ARENAS = 2
+MODEL_TURNS = 2                   # readings computed at once; more wait their turn
+API_WORKERS = 8                   # API requests handled at once (each waits for a turn at the network)
+# PIL refuses to decode uploads of more than twice this many pixels (a 10 MB PNG can hold 90 Mpx
+# of a single colour, 360 MB once decoded to RGBA); the network needs 28x28 of them.
+MAX_IMAGE_PIXELS = 4096 * 4096
+# Gradio 6.31.0 keeps 32 px of margin either side of the page, and prefixes the app's own CSS so
+# that it cannot reach that element (.app); on a phone the drawing pad wants the width.
+PAGE_HEAD = ("<style>@media (max-width: 480px) { .gradio-container .main.app "
+             "{ padding-left: 6px !important; padding-right: 6px !important; } }</style>")
+
+
+def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> None:
+    """Cap glibc's malloc arenas, as MALLOC_ARENA_MAX does. By default every thread that allocates
+    may get an arena of its own (up to 8 per core), each keeping the memory freed in it, so the
+    server's RSS creeps up across Gradio's worker threads (bench/app_load.py measures it). Does
+    nothing where the C library is not glibc."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    m_arena_max = -8                                  # M_ARENA_MAX in glibc's malloc.h
+    libc.mallopt(m_arena_max, arenas)
+
+
+def save_pil_to_cache_atomically(img: Image.Image, cache_dir: str, name: str = "image",
+                                 format: str = "webp") -> str:
+    """gradio.processing_utils.save_pil_to_cache, written to a temporary file renamed into place.
+
+    Gradio 6.31.0 names an output image after the hash of its bytes and rewrites that file in
+    place each time the same image is returned again (two API clients reading the same digit),
+    so a client still downloading it from the earlier request can get it truncated
+    (tests/test_load.py shows it). No upstream report was found; drop this when Gradio writes
+    the file atomically itself.
+    """
+    data = processing_utils.encode_pil_to_bytes(img, format)
+    folder = Path(cache_dir) / processing_utils.hash_bytes(data)
+    folder.mkdir(exist_ok=True, parents=True)
+    with tempfile.NamedTemporaryFile(dir=folder, suffix=".part", delete=False) as part:
+        part.write(data)
+    path = (folder / f"{name}.{format}").resolve()
+    os.replace(part.name, path)
+    return str(path)
+
+
+_model_turns = threading.BoundedSemaphore(MODEL_TURNS)
+
+
+@contextmanager
+def model_turn():
+    """Hold one of MODEL_TURNS turns at the network while in the with block. The page's events
+    skip Gradio's queue (app.py), so this is what keeps many people's readings from all running
+    on the CPU's cores at once."""
+    with _model_turns:
+        yield
+
+
+def configure_process() -> None:
+    """Malloc arenas capped, PIL's pixel cap set, Gradio's image cache written atomically."""
+    limit_malloc_arenas()
+    Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
+    processing_utils.save_pil_to_cache = save_pil_to_cache_atomically
+
+
+class RequestSizeLimit:
+    """ASGI middleware: a request whose body is larger than ``max_bytes`` gets 413 and a message,
+    before anything parses it; uploads are left to Gradio's own cap (max_file_size).
+
+    Gradio parses every event's JSON in full before the event's function can look at it, so
+    without this a forged 100 MB drawing would hold a worker and its memory.
+    """
+
+    def __init__(self, app, max_bytes: int = MAX_REQUEST_BYTES):
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["path"].endswith("/gradio_api/upload"):
+            return await self.app(scope, receive, send)
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None:
+            if not declared.isdigit() or int(declared) > self.max_bytes:
+                return await self._refuse(send)
+            return await self.app(scope, receive, send)
+        body, more = b"", True                           # chunked: read it here, up to the cap
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.max_bytes:
+                return await self._refuse(send)
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        return await self.app(scope, replay, send)
+
+    async def _refuse(self, send) -> None:
+        text = f"Request body too large: this app takes at most {self.max_bytes} bytes a request.".encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                                (b"content-length", str(len(text)).encode())]})
+        await send({"type": "http.response.body", "body": text})
+
+
+def launch_options() -> dict:
+    """``demo.launch`` settings: uploads and requests capped, errors shown as messages, no
+    share link (the Space or GRADIO_SERVER_NAME / GRADIO_SERVER_PORT decide where it listens)."""
+    return {"max_file_size": MAX_UPLOAD, "show_error": True, "footer_links": ["api"], "head": PAGE_HEAD,
+            "app_kwargs": {"middleware": [Middleware(RequestSizeLimit)]}}

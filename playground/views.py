@@ -1,0 +1,244 @@
+"""What the playground shows, drawn from plain arrays: the reading, the bars of the capsule
+lengths, 28x28 pictures, the Figure-4 grid with its row names, the routing heatmap and table.
+
+Pictures go to the page inline, as PNG data URLs inside HTML: a 28x28 PNG is a few hundred bytes,
+the browser scales it up crisp (CSS `image-rendering: pixelated`), and nothing is written to disk
+or fetched in a second request. Everything one event changes is one piece of HTML, so the page
+updates one component per event: each of Gradio's output components costs the browser a few
+milliseconds of work per event, whatever it shows. The reading panel carries `data-revision`,
+the drawing pad's revision it was read from, so the page (and its tests) can tell which drawing
+it shows.
+"""
+import base64
+import html
+import io
+
+import numpy as np
+import torch
+from PIL import Image
+
+from capsnet.agreement import GRID, IMAGE_SIZE, PRIMARY_STRIDE, RECEPTIVE_FIELD, receptive_field
+
+
+def paper(ink: np.ndarray | torch.Tensor) -> np.ndarray:
+    """uint8 pixels of ``ink`` in [0, 1] (MNIST's polarity) as black ink on white paper."""
+    return 255 - np.rint(np.asarray(ink, dtype=np.float32).clip(0, 1) * 255).astype(np.uint8)
+
+
+def upscaled(pixels: np.ndarray, scale: int) -> np.ndarray:
+    """``pixels`` with each pixel a ``scale`` x ``scale`` block: crisp when shown large."""
+    return pixels.repeat(scale, axis=0).repeat(scale, axis=1)
+
+
+def png_data_url(pixels: np.ndarray) -> str:
+    """A data URL of the uint8 picture ``pixels``, [H, W] grey or [H, W, 3] RGB, as PNG."""
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, format="PNG", compress_level=1)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def picture_html(ink: np.ndarray | torch.Tensor | None, alt: str) -> str:
+    """A 28x28 image (ink in [0, 1]) shown large and crisp; an empty frame for None."""
+    if ink is None:
+        return f'<div class="picture empty" role="img" aria-label="{html.escape(alt)}"></div>'
+    return f'<img class="picture" src="{png_data_url(paper(ink))}" alt="{html.escape(alt)}">'
+
+
+def lengths_svg(lengths: np.ndarray, winner: int | None) -> str:
+    """A bar chart of the capsule lengths in digit order, the winner highlighted."""
+    step = 300 / len(lengths)
+    bars = []
+    for digit, length in enumerate(np.asarray(lengths, dtype=float)):
+        x, height, middle = 8 + step * digit, 100 * length, 8 + step * digit + (step - 8) / 2
+        colour = "bar winner" if digit == winner else "bar"
+        bars.append(f'<rect class="{colour}" x="{x:.1f}" y="{112 - height:.1f}" width="{step - 8:.1f}" '
+                    f'height="{height:.1f}" rx="2"/>'
+                    f'<text x="{middle:.1f}" y="128" class="axis">{digit}</text>'
+                    f'<text x="{middle:.1f}" y="{108 - height:.1f}" class="value">{length:.2f}</text>')
+    return ('<svg class="lengths" viewBox="0 0 310 134" role="img" '
+            'aria-label="lengths of the digit capsules">'
+            '<line x1="4" x2="306" y1="112.5" y2="112.5" class="baseline"/>'
+            f'{"".join(bars)}</svg>')
+
+
+def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | None,
+                  reconstruction: torch.Tensor | None, decoded: int | None, revision: int | None,
+                  settled: bool = False) -> str:
+    """Everything a reading shows, in one piece of HTML (one output for the page to update):
+    the predicted digit, large, with its capsule length; the 28x28 image the network reads; the
+    bars of every capsule's length; the decoder's reconstruction. Before any drawing (``image``
+    None): a grey "?", empty pictures and empty bars.
+
+    Args:
+        image: the network's input, [28, 28] ink in [0, 1].
+        lengths: |v_j| for every digit capsule, [10].
+        winner: the longest capsule.
+        reconstruction: the decoder's picture, [28, 28] in [0, 1].
+        decoded: the capsule it was decoded from.
+        revision: the drawing pad's revision this reading is of.
+        settled: the drawing is finished (no stroke is being drawn): the panel's SETTLED_JS
+            asks for what follows a reading.
+    """
+    if image is None:
+        digit = '<div class="digit empty">?</div><div class="caption">Draw a digit</div>'
+        data, title = "", "Reconstruction from the capsule"
+    else:
+        digit = (f'<div class="digit">{winner}</div>'
+                 f'<div class="caption">capsule length {float(lengths[winner]):.3f}</div>')
+        data, title = f' data-revision="{revision}"', f"Reconstruction from capsule {decoded}"
+    data += ' data-settled=""' if settled else ""
+    return (f'<div class="panel"{data}>'
+            f'<div class="reading">{digit}</div>'
+            f'<figure class="input"><figcaption>What the network sees (28x28)</figcaption>'
+            f'{picture_html(image, "the 28x28 image the network reads")}</figure>'
+            f'<figure class="bars"><figcaption>Capsule lengths</figcaption>'
+            f'{lengths_svg(lengths, winner)}</figure>'
+            f'<figure class="reconstruction"><figcaption>{title}</figcaption>'
+            f'{picture_html(reconstruction, title.lower())}</figure></div>')
+
+
+# The reading panel's js_on_load: when the server shows a settled reading (a finished drawing),
+# fire the panel's "settled" event, which brings what follows a reading (Figure 4, routing).
+SETTLED_JS = """
+watch("value", () => {
+  if (element.querySelector(".panel[data-settled]")) trigger("settled");
+});
+"""
+
+
+def message_panel(text: str) -> str:
+    """The reading panel saying why there is no reading."""
+    return f'<div class="panel message" role="alert">{html.escape(text)}</div>'
+
+
+def figure4_html(images: torch.Tensor | None, names: list[str], ends: str) -> str:
+    """The paper's Figure 4 as a table: one row per dimension, its name, then the decoder's
+    picture at each offset of the sweep.
+
+    Args:
+        images: [D, S, 28, 28] reconstructions in [0, 1], row d sweeping one dimension; None
+            before any drawing.
+        names: D row labels, in the rows' order.
+        ends: the sweep's range, for the heading, e.g. "-0.25 … +0.25".
+    """
+    if images is None:
+        return ('<div class="figure4 empty"><b>Figure 4</b>: draw a digit to see what each of its '
+                'dimensions does.</div>')
+    rows, columns, side, _ = images.shape
+    strips = np.ones((rows, side, columns, side + 1), dtype=np.float32) * 0.19   # faint gaps
+    strips[..., :side] = images.numpy().transpose(0, 2, 1, 3)                     # [D, 28, S, 28]
+    strips = strips.reshape(rows, side, columns * (side + 1))[..., :-1]
+    low, high = ends.split(" … ")
+    head = ("<caption>Figure 4: each row one dimension, swept over its slider's range</caption>"
+            f'<tr><th></th><th class="offsets"><span>{html.escape(low)}</span><span>0</span>'
+            f'<span>{html.escape(high)}</span></th></tr>')
+    body = "".join(
+        f'<tr><th scope="row">{html.escape(name)}</th><td><img src="{png_data_url(paper(strip))}" '
+        f'alt="{html.escape(name)}, swept"></td></tr>' for name, strip in zip(names, strips))
+    return f'<table class="figure4">{head}{body}</table>'
+
+
+def cell_edges(scale: int) -> np.ndarray:
+    """[7] display-pixel edges of the 6 grid cells along one axis, in a 28 * scale image.
+
+    Cell r is as wide as the stride (2 input pixels) and centred on its receptive field's centre,
+    2r + 8.5 in input pixels (pixel k spans [k, k + 1)): the cells tile input [7.5, 19.5), so their
+    edges fall on whole display pixels when ``scale`` is even.
+    """
+    twice_first = RECEPTIVE_FIELD - PRIMARY_STRIDE                     # 2 x 7.5
+    return scale * (twice_first + 2 * PRIMARY_STRIDE * np.arange(GRID + 1)) // 2
+
+
+# White paper through ColorBrewer's YlOrRd to dark red: no vote leaves the paper white.
+_COLOURS = np.array([[255, 255, 255], [254, 217, 118], [253, 141, 60], [227, 26, 28], [128, 0, 38]],
+                    dtype=np.float32)
+INK = np.array([20, 20, 60], dtype=np.float32)        # the digit's strokes, drawn over the cells
+INK_OPACITY = 0.75                                     # the cells stay visible through the strokes
+FIELD_OUTLINE = np.array([33, 102, 172], dtype=np.uint8)  # blue: the strongest position's field
+
+
+def _colour_map(values: np.ndarray) -> np.ndarray:
+    """[...] values in [0, 1] -> [..., 3] float RGB, linear between the colour stops."""
+    position = np.clip(values, 0.0, 1.0) * (len(_COLOURS) - 1)
+    low = np.minimum(position.astype(np.int64), len(_COLOURS) - 2)
+    fraction = (position - low)[..., None]
+    return (1 - fraction) * _COLOURS[low] + fraction * _COLOURS[low + 1]
+
+
+def heatmap_overlay(image: np.ndarray, heat: torch.Tensor | np.ndarray, scale: int = 10) -> np.ndarray:
+    """The 6x6 heatmap laid over the digit, upscaled crisp.
+
+    Each grid position is drawn as a square cell at the centre of the 17x17 patch of the input it
+    sees (``cell_edges``), coloured by its share of the map: white for none, the middle of the
+    colour scale for an average position's share, dark red for twice the average or more. So a map
+    where every position votes alike is uniformly orange, whatever its total. The digit's strokes
+    are drawn over the cells, and the strongest position's receptive field is outlined in blue.
+    Each input pixel of the digit becomes a ``scale`` x ``scale`` block.
+
+    Args:
+        image: the 28x28 input, floats in [0, 1] with 1 for ink (MNIST polarity).
+        heat: [6, 6], e.g. from ``capsnet.agreement.vote_heatmap``; non-negative.
+        scale: display pixels per input pixel, a positive even number (cells start half-way
+            through input pixels).
+
+    Returns:
+        uint8 RGB, [28 * scale, 28 * scale, 3].
+    """
+    image = np.asarray(image, dtype=np.float32)
+    heat = np.asarray(heat, dtype=np.float32)
+    if image.shape != (IMAGE_SIZE, IMAGE_SIZE):
+        raise ValueError(f"expected a {IMAGE_SIZE}x{IMAGE_SIZE} image, got shape {image.shape}")
+    if heat.shape != (GRID, GRID):
+        raise ValueError(f"expected a {GRID}x{GRID} heatmap, got shape {heat.shape}")
+    if scale < 2 or scale % 2:
+        raise ValueError(f"scale must be a positive even number, got {scale}")
+    side = IMAGE_SIZE * scale
+    mean = heat.mean()
+    canvas = np.full((side, side, 3), 255.0, dtype=np.float32)        # [28s, 28s, 3]
+    if mean > 0:
+        edges = cell_edges(scale)                                      # [7]
+        cell = np.arange(edges[0], edges[-1])
+        index = np.searchsorted(edges, cell, side="right") - 1         # display pixel -> grid index
+        canvas[np.ix_(cell, cell)] = _colour_map(heat / (2 * mean))[np.ix_(index, index)]
+    ink = INK_OPACITY * np.clip(image, 0.0, 1.0).repeat(scale, axis=0).repeat(scale, axis=1)[..., None]
+    rgb = np.rint((1 - ink) * canvas + ink * INK).astype(np.uint8)     # [28s, 28s, 3]
+    if mean > 0:
+        rows, cols = receptive_field(*np.unravel_index(heat.argmax(), heat.shape))
+        top, bottom, left, right = scale * rows.start, scale * rows.stop, scale * cols.start, scale * cols.stop
+        rgb[top:bottom, [left, left + 1, right - 2, right - 1]] = FIELD_OUTLINE
+        rgb[[top, top + 1, bottom - 2, bottom - 1], left:right] = FIELD_OUTLINE
+    return rgb
+
+
+def routing_panel(image: np.ndarray | None, heat: torch.Tensor | np.ndarray | None = None,
+                  table: str = "", text: str = "") -> str:
+    """The routing view in one piece: ``heatmap_overlay`` of ``heat`` over ``image`` beside the
+    lengths ``table`` and the agreement ``text`` (HTML); a prompt before any drawing."""
+    if image is None:
+        return '<div class="routing-view empty">Draw a digit to see how its votes are routed.</div>'
+    return (f'<div class="routing-view"><figure><figcaption>Votes for the winner, over your digit</figcaption>'
+            f'<img class="heatmap" src="{png_data_url(heatmap_overlay(image, heat))}" '
+            f'alt="where the votes for the winner come from"></figure>'
+            f'<div class="routing-numbers">{table}{text}</div></div>')
+
+
+def lengths_table(lengths: torch.Tensor, predictions: torch.Tensor, iterations: int) -> str:
+    """HTML: one row per number of routing iterations r, the capsule lengths as bars, the winner
+    in bold, row ``iterations`` outlined.
+
+    Args:
+        lengths: |v_j| after r = 1 .. R iterations, [R, J].
+        predictions: the longest capsule after each, [R].
+        iterations: the r to outline.
+    """
+    header = "".join(f"<th>{digit}</th>" for digit in range(lengths.shape[1]))
+    rows = []
+    for r, (row, winner) in enumerate(zip(lengths.tolist(), predictions.tolist()), start=1):
+        cells = "".join(
+            f"<td style='background:linear-gradient(to top,rgba(227,26,28,.45) {100 * length:.0f}%,"
+            f"transparent {100 * length:.0f}%);{'font-weight:700' if digit == winner else ''}'>"
+            f"{length:.2f}</td>" for digit, length in enumerate(row))
+        outline = " class='chosen'" if r == iterations else ""
+        rows.append(f"<tr{outline}><th>r = {r}</th>{cells}<td><b>{winner}</b></td></tr>")
+    return (f"<table class='routing'><tr><th>iterations</th>{header}<th>reads</th></tr>{''.join(rows)}</table>"
+            "<small>Capsule lengths |v<sub>j</sub>| for each number of routing iterations r.</small>")

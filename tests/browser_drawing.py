@@ -1,0 +1,157 @@
+"""Drawing on the playground's pad in a real browser, as a person does: Debian's Chromium driven
+by Playwright, strokes at a hand's pace with a mouse or a finger, and the page itself timing how
+long each stroke's reading takes to show. Shared by tests/test_browser.py and
+bench/browser_latency.py.
+"""
+import base64
+import io
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from playground.drawing_pad import SIDE
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+DESKTOP = {"width": 1300, "height": 1100}
+PHONE = {"width": 390, "height": 844}
+MOVE_SECONDS = 0.016     # between pointer moves: at most 60 a second, as a screen reports them
+POINT_STRIDE = 3         # every third point of a stroke is a pointer move (~5 screen pixels apart)
+PAUSE_SECONDS = 0.15     # between strokes, once the last one's reading is on the page
+PANEL = "#reading-panel .panel"  # the reading, the bars, the network's input, the reconstruction
+
+# In the page: at the end of every stroke, note the pad's revision and the time, then wait until
+# the reading panel (the digit, the bars, the network's input and the reconstruction, updated
+# together) shows that revision; the stroke's latency is measured at the next animation frame
+# after that, when the page paints it.
+# While a stroke is drawn, count the readings that reach the page (the pad sends it as it goes).
+TIMING_SCRIPT = """
+(panel) => {
+  window.strokeEnds = [];
+  window.drawing = {ms: 0, readings: 0};
+  const canvas = document.querySelector('#pad canvas');
+  const pad = canvas.closest('.pad').parentElement;
+  const shownRevision = () => document.querySelector(panel)?.dataset.revision;
+  let downAt = null, lastShown = shownRevision();
+  new MutationObserver(() => {
+    const shown = shownRevision();
+    if (downAt !== null && shown && shown !== lastShown) window.drawing.readings += 1;
+    lastShown = shown;
+  }).observe(document.body, {subtree: true, childList: true, attributes: true});
+  canvas.addEventListener('pointerdown', () => { downAt = performance.now(); });
+  canvas.addEventListener('pointerup', () => {
+    const entry = {revision: pad.dataset.revision, start: performance.now(), ms: null};
+    if (downAt !== null) window.drawing.ms += entry.start - downAt;
+    downAt = null;
+    window.strokeEnds.push(entry);
+    const shown = () => shownRevision() === entry.revision;
+    const done = () => requestAnimationFrame(() => { entry.ms = performance.now() - entry.start; });
+    if (shown()) return done();
+    const observer = new MutationObserver(() => {
+      if (shown()) { observer.disconnect(); done(); }
+    });
+    observer.observe(document.body, {subtree: true, childList: true, attributes: true});
+  });
+}
+"""
+
+
+@contextmanager
+def chromium(playwright):
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+class PadDriver:
+    """A person at the playground's page: draws on the pad with a mouse or a finger, clears it,
+    and reads what the page shows.
+
+    Args:
+        page: a Playwright page at the playground, loaded.
+        touch: draw with a finger (touch events) instead of the mouse.
+    """
+
+    def __init__(self, page, touch: bool = False):
+        self.page, self.touch = page, touch
+        self.cdp = page.context.new_cdp_session(page) if touch else None
+        page.wait_for_selector("#pad canvas")
+        page.evaluate(TIMING_SCRIPT, PANEL)
+
+    def canvas_box(self) -> dict:
+        self.page.locator("#pad canvas").scroll_into_view_if_needed()
+        return self.page.locator("#pad canvas").bounding_box()
+
+    def _pointer(self, kind: str, x: float, y: float) -> None:
+        if self.touch:
+            event = {"down": "touchStart", "move": "touchMove", "up": "touchEnd"}[kind]
+            points = [] if kind == "up" else [{"x": x, "y": y, "radiusX": 4, "radiusY": 4, "force": 1}]
+            self.cdp.send("Input.dispatchTouchEvent", {"type": event, "touchPoints": points})
+        elif kind == "down":
+            self.page.mouse.move(x, y)
+            self.page.mouse.down()
+        elif kind == "move":
+            self.page.mouse.move(x, y)
+        else:
+            self.page.mouse.up()
+
+    def draw(self, strokes: list[list[float]], timeout: float = 60.0) -> list[float]:
+        """Draw ``strokes`` (pad units, 0..SIDE) at a hand's pace, waiting after each stroke
+        until its reading is on the page; returns each stroke's latency in milliseconds."""
+        box = self.canvas_box()
+        scale = box["width"] / SIDE
+        latencies = []
+        for stroke in strokes:
+            points = np.array(stroke).reshape(-1, 2)
+            moves = np.vstack([points[::POINT_STRIDE], points[-1:]]) * scale + [box["x"], box["y"]]
+            self._pointer("down", *moves[0])
+            for x, y in moves[1:]:
+                moved = time.perf_counter()
+                self._pointer("move", x, y)
+                time.sleep(max(0.0, MOVE_SECONDS - (time.perf_counter() - moved)))
+            ends = self.page.evaluate("() => window.strokeEnds.length")
+            self._pointer("up", *moves[-1])
+            self.page.wait_for_function(
+                "(n) => window.strokeEnds.length > n && window.strokeEnds[n].ms !== null",
+                arg=ends, timeout=timeout * 1000, polling=10)
+            latencies.append(self.page.evaluate("(n) => window.strokeEnds[n].ms", ends))
+            time.sleep(PAUSE_SECONDS)
+        return latencies
+
+    def clear(self, timeout: float = 60.0) -> None:
+        """Press the pad's Clear and wait for every output of a reading to be back to empty."""
+        button = self.page.locator("#pad button.clear")
+        if self.touch:
+            button.tap()
+        else:
+            button.click()
+        self.page.wait_for_function(
+            "() => document.querySelectorAll('#reading-panel .digit.empty, #reading-panel .picture.empty')"
+            ".length === 3", timeout=timeout * 1000)
+
+    def reading(self) -> str:
+        return self.page.locator("#reading-panel .digit").inner_text()
+
+    def revisions(self) -> tuple[str | None, str | None]:
+        """The pad's revision, and the revision the reading panel shows."""
+        return self.page.evaluate(
+            "(panel) => [document.querySelector('#pad canvas').closest('.pad').parentElement"
+            ".dataset.revision ?? null, document.querySelector(panel)?.dataset.revision ?? null]", PANEL)
+
+    def network_input(self) -> np.ndarray:
+        """The 28x28 picture under "What the network sees", as ink in [0, 1]."""
+        source = self.page.locator("#reading-panel .input img.picture").get_attribute("src")
+        png = base64.b64decode(source.split(",", 1)[1])
+        return 1 - np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=np.float32) / 255
+
+    def canvas_is_blank(self) -> bool:
+        """Whether every pixel of the pad's canvas is white paper."""
+        return self.page.evaluate(
+            "() => { const c = document.querySelector('#pad canvas');"
+            " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+            " for (let i = 0; i < d.length; i++) if (d[i] !== 255) return false; return true; }")

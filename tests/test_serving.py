@@ -1,0 +1,100 @@
+"""How the playground is served: the request-size cap, the atomic image cache, the turns at the
+network."""
+import asyncio
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from playground import serving
+from playground.serving import RequestSizeLimit
+
+
+def call(limit: RequestSizeLimit, path: str, chunks: list[bytes], declared: bool = True) -> tuple[int, bytes]:
+    """Send one request through the middleware: (status, the body the app read or the refusal)."""
+    received, sent = list(chunks), []
+    headers = [(b"content-length", str(sum(map(len, chunks))).encode())] if declared else []
+
+    async def receive():
+        body = received.pop(0) if received else b""
+        return {"type": "http.request", "body": body, "more_body": bool(received)}
+
+    async def send(message):
+        sent.append(message)
+
+    async def app(scope, receive, send):                     # echoes the body it reads
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body, more = body + message["body"], message.get("more_body", False)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": body})
+
+    limit.app = app
+    asyncio.run(limit({"type": "http", "path": path, "headers": headers}, receive, send))
+    return sent[0]["status"], sent[1]["body"]
+
+
+def test_requests_up_to_the_cap_pass_whole():
+    limit = RequestSizeLimit(None, max_bytes=10)
+    assert call(limit, "/gradio_api/run/predict", [b"12345", b"67890"]) == (200, b"1234567890")
+    assert call(limit, "/gradio_api/run/predict", [b"12345", b"67890"], declared=False) == (200, b"1234567890")
+
+
+def test_a_larger_request_is_refused_with_413_and_a_message_before_it_is_read():
+    limit = RequestSizeLimit(None, max_bytes=10)
+    for declared in (True, False):
+        status, body = call(limit, "/gradio_api/queue/join", [b"123456", b"789012"], declared=declared)
+        assert status == 413 and b"at most 10 bytes" in body
+
+
+def test_uploads_are_left_to_gradio_s_own_cap():
+    limit = RequestSizeLimit(None, max_bytes=10)
+    assert call(limit, "/gradio_api/upload", [b"x" * 100])[0] == 200
+
+
+def test_an_image_returned_again_is_never_read_half_written(tmp_path):
+    """Gradio rewrites an output image's file whenever the same image is returned again; written
+    aside and renamed into place, a client downloading it meanwhile never gets it truncated."""
+    image = Image.fromarray((np.random.default_rng(0).random((280, 280)) * 255).astype(np.uint8))
+    path = Path(serving.save_pil_to_cache_atomically(image, str(tmp_path), format="png"))
+    written = path.read_bytes()
+    stop = threading.Event()
+
+    def return_it_again() -> None:
+        while not stop.is_set():
+            serving.save_pil_to_cache_atomically(image, str(tmp_path), format="png")
+
+    writers = [threading.Thread(target=return_it_again) for _ in range(2)]
+    for writer in writers:
+        writer.start()
+    try:
+        reads = [path.read_bytes() for _ in range(2000)]
+    finally:
+        stop.set()
+        for writer in writers:
+            writer.join()
+    assert all(read == written for read in reads)
+    assert list(path.parent.iterdir()) == [path]   # no temporary file left behind
+
+
+def test_no_more_than_model_turns_readings_run_at_once():
+    running, most, lock = [0], [0], threading.Lock()
+
+    def reading() -> None:
+        with serving.model_turn():
+            with lock:
+                running[0] += 1
+                most[0] = max(most[0], running[0])
+            time.sleep(0.02)
+            with lock:
+                running[0] -= 1
+
+    threads = [threading.Thread(target=reading) for _ in range(4 * serving.MODEL_TURNS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most[0] == serving.MODEL_TURNS

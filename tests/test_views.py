@@ -1,0 +1,115 @@
+"""What the playground shows: the reading panel, the bars, Figure 4, the routing heatmap."""
+import base64
+import io
+import re
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from capsnet.agreement import GRID, receptive_field
+from playground import views
+from playground.views import FIELD_OUTLINE, cell_edges, heatmap_overlay
+
+
+def decoded(data_url: str) -> np.ndarray:
+    assert data_url.startswith("data:image/png;base64,")
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(data_url.split(",", 1)[1]))))
+
+
+def test_a_picture_is_black_ink_on_white_paper_pixel_for_pixel():
+    ink = np.zeros((28, 28), np.float32)
+    ink[3, 5], ink[10, 10] = 1.0, 0.5
+    html = views.picture_html(ink, "a dot")
+    pixels = decoded(re.search(r'src="([^"]+)"', html).group(1))
+    assert pixels.shape == (28, 28) and pixels[3, 5] == 0 and pixels[10, 10] == 127
+    assert (pixels == 255).sum() == 28 * 28 - 2
+    assert 'alt="a dot"' in html
+
+
+def test_the_reading_panel_shows_the_winner_its_length_and_its_revision():
+    lengths = np.linspace(0.05, 0.5, 10)
+    lengths[4] = 0.93
+    panel = views.reading_panel(np.zeros((28, 28)), lengths, 4, torch.zeros(28, 28), 4, 12)
+    assert '<div class="digit">4</div>' in panel and "capsule length 0.930" in panel
+    assert 'data-revision="12"' in panel and "data-settled" not in panel
+    assert panel.count('class="bar winner"') == 1 and panel.count('class="bar"') == 9
+    assert "Reconstruction from capsule 4" in panel
+    assert "data-settled" in views.reading_panel(np.zeros((28, 28)), lengths, 4, torch.zeros(28, 28), 4, 12, True)
+
+
+def test_the_empty_panel_asks_for_a_digit():
+    panel = views.reading_panel(None, np.zeros(10), None, None, None, None)
+    assert "Draw a digit" in panel and "<img" not in panel and "bar winner" not in panel
+    assert "data-revision" not in panel
+
+
+def test_a_message_panel_escapes_its_text():
+    assert "&lt;script&gt;" in views.message_panel("<script>alert(1)</script>")
+
+
+def test_figure4_has_a_named_row_per_dimension_of_the_sweep():
+    images = torch.rand(16, 11, 28, 28, generator=torch.Generator().manual_seed(0))
+    names = [f"d{d}: <b>" for d in range(16)]
+    html = views.figure4_html(images, names, "-0.25 … +0.25")
+    rows = re.findall(r'<th scope="row">(.*?)</th><td><img src="([^"]+)"', html)
+    assert [name for name, _ in rows] == [f"d{d}: &lt;b&gt;" for d in range(16)]
+    strip = decoded(rows[5][1])
+    assert strip.shape == (28, 11 * 29 - 1)
+    np.testing.assert_array_equal(strip[:, 29 * 3:29 * 3 + 28], views.paper(images[5, 3]))
+    assert "-0.25" in html and "+0.25" in html
+
+
+@pytest.mark.parametrize("scale", [2, 4, 10])
+def test_each_cell_is_centred_on_its_receptive_field(scale):
+    edges = cell_edges(scale)                                       # display pixels
+    assert np.all(np.diff(edges) == 2 * scale)                     # one stride (2 input pixels) wide
+    for r in range(GRID):
+        rows = receptive_field(r, 0)[0]
+        assert (edges[r] + edges[r + 1]) / 2 == pytest.approx(scale * (rows.start + rows.stop) / 2)
+
+
+def test_heatmap_overlay_colours_the_voting_cell_and_outlines_what_it_sees():
+    scale, row, col = 10, 1, 4
+    heat = np.zeros((GRID, GRID), dtype=np.float32)
+    heat[row, col] = 3.0
+    blank = heatmap_overlay(np.zeros((28, 28), dtype=np.float32), heat, scale)
+    assert blank.shape == (280, 280, 3) and blank.dtype == np.uint8
+    edges = cell_edges(scale)
+    cell = np.zeros((280, 280), dtype=bool)
+    cell[edges[row]:edges[row + 1], edges[col]:edges[col + 1]] = True
+    reddish = blank[..., 0].astype(int) > blank[..., 2]
+    np.testing.assert_array_equal(reddish, cell)
+    outline = (blank == FIELD_OUTLINE).all(axis=-1)
+    rows, cols = receptive_field(row, col)
+    box = np.zeros((280, 280), dtype=bool)
+    box[scale * rows.start:scale * rows.stop, scale * cols.start:scale * cols.stop] = True
+    inner = np.zeros_like(box)
+    inner[scale * rows.start + 2:scale * rows.stop - 2, scale * cols.start + 2:scale * cols.stop - 2] = True
+    np.testing.assert_array_equal(outline, box & ~inner)
+    assert (blank[~cell & ~outline] == 255).all()
+
+
+def test_heatmap_overlay_draws_the_digit_over_the_cells():
+    image = np.zeros((28, 28), dtype=np.float32)
+    image[6:20, 13:15] = 1.0
+    heat = np.random.default_rng(4).random((GRID, GRID)).astype(np.float32)
+    inked = heatmap_overlay(image, heat, scale=4).astype(int)
+    paper = heatmap_overlay(np.zeros_like(image), heat, scale=4).astype(int)
+    ink = image.repeat(4, axis=0).repeat(4, axis=1) == 1           # [112, 112]
+    np.testing.assert_array_equal(inked[~ink], paper[~ink])
+    assert (inked[ink].sum(axis=-1) < paper[ink].sum(axis=-1)).all()
+    assert (heatmap_overlay(image, np.zeros((GRID, GRID)), scale=4)[~ink] == 255).all()
+
+
+def test_heatmap_overlay_rejects_bad_input_clearly():
+    with pytest.raises(ValueError, match="28x28"):
+        heatmap_overlay(np.zeros((16, 16)), np.zeros((GRID, GRID)))
+    with pytest.raises(ValueError, match="6x6"):
+        heatmap_overlay(np.zeros((28, 28)), np.zeros((28, 28)))
+    for scale in (0, 5):
+        with pytest.raises(ValueError, match="scale"):
+            heatmap_overlay(np.zeros((28, 28)), np.zeros((GRID, GRID)), scale=scale)
+
+
