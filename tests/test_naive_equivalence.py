@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from bench.naive_capsnet import NaiveCapsNet
-from capsnet import CapsNet, CapsNetConfig, dynamic_routing
+from capsnet import CapsNet, CapsNetConfig, dynamic_routing, squash
 from capsnet.routing import dynamic_routing_from_weights
 
 
@@ -101,3 +101,60 @@ def test_naive_reference_gives_the_same_outputs(pair, with_labels):
     for name in ("capsules", "lengths", "couplings", "reconstruction"):
         torch.testing.assert_close(getattr(fast, name), getattr(slow, name), rtol=0, atol=1e-5, msg=name)
     assert torch.equal(fast.prediction, slow.prediction)
+
+
+def last_iteration_reference(u: torch.Tensor, W: torch.Tensor, iterations: int) -> torch.Tensor:
+    """v with the gradient the library promises: the couplings of the last iteration are
+    constants (found by routing without gradients), and only s_j = sum_i c_ij W_ij u_i is
+    differentiated, through W and u."""
+    u_hat = torch.einsum("ijdk,bik->bijd", W, u)                          # [B, I, J, D]
+    with torch.no_grad():
+        _, c = loop_routing(u_hat.detach(), iterations)                   # [B, I, J]
+    s = torch.einsum("bij,bijd->bjd", c, u_hat)
+    squared_norm = (s * s).sum(dim=-1, keepdim=True)
+    return squared_norm / (1 + squared_norm) * s / squared_norm.sqrt()   # squash (eq. 1)
+
+
+def gradients(route, u: torch.Tensor, W: torch.Tensor, iterations: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """d(sum of v . a fixed direction)/d(u, W) through ``route``."""
+    u, W = u.clone().requires_grad_(), W.clone().requires_grad_()
+    v = route(u, W, iterations)
+    direction = torch.randn(v.shape, generator=torch.Generator().manual_seed(3), dtype=v.dtype)
+    (v * direction).sum().backward()
+    return u.grad, W.grad
+
+
+ROUTES = {
+    "from-weights": lambda u, W, r: dynamic_routing_from_weights(u, W, r)[0],
+    "from-predictions": lambda u, W, r: dynamic_routing(torch.einsum("ijdk,bik->bijd", W, u), r)[0],
+}
+
+
+@pytest.mark.parametrize("route", ROUTES.values(), ids=ROUTES.keys())
+@pytest.mark.parametrize("iterations", [1, 3])
+def test_only_the_last_routing_iteration_is_differentiated(route, iterations):
+    """What reaches W and the primary capsules u through routing: the gradient of the last
+    iteration's weighted sum with the couplings held fixed, not the gradient through the earlier
+    iterations' updates of b (a deliberate choice, documented in capsnet.routing.route)."""
+    generator = torch.Generator().manual_seed(4)
+    u = torch.randn(2, 12, 5, generator=generator, dtype=torch.float64)      # [B, I, K]
+    W = torch.randn(12, 3, 4, 5, generator=generator, dtype=torch.float64)   # [I, J, D, K]
+    u_grad, W_grad = gradients(route, u, W, iterations)
+    expected_u, expected_W = gradients(last_iteration_reference, u, W, iterations)
+    torch.testing.assert_close(u_grad, expected_u)
+    torch.testing.assert_close(W_grad, expected_W)
+    assert u_grad.abs().sum() > 0 and W_grad.abs().sum() > 0
+    if iterations > 1:   # differentiating through every iteration would give other gradients
+        unrolled_u, _ = gradients(unrolled_routing, u, W, iterations)
+        assert not torch.allclose(u_grad, unrolled_u, atol=1e-6)
+
+
+def unrolled_routing(u: torch.Tensor, W: torch.Tensor, iterations: int) -> torch.Tensor:
+    """Procedure 1 with gradients through every iteration (as bench.naive_capsnet routes)."""
+    u_hat = torch.einsum("ijdk,bik->bijd", W, u)                          # [B, I, J, D]
+    b = torch.zeros(u_hat.shape[:3], dtype=u_hat.dtype)
+    for iteration in range(iterations):
+        v = squash(torch.einsum("bij,bijd->bjd", torch.softmax(b, dim=2), u_hat))
+        if iteration < iterations - 1:
+            b = b + torch.einsum("bijd,bjd->bij", u_hat, v)
+    return v
