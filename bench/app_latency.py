@@ -1,16 +1,13 @@
-"""Latency of the playground: a full prediction and a slider move, in-process and over HTTP.
+"""Latency of the playground's events, in-process and over HTTP on 127.0.0.1.
 
-In-process, on the event functions of app.py:
-- full prediction = sketch_to_mnist on a drawn 448x448 canvas (black strokes on a transparent
-  canvas, what the browser's Sketchpad sends) + the network + every output of a new reading (the
-  reconstruction, the 28x28 view, the big digit, the bars, the reset controls); the Figure-4 grid
-  that follows it (176 decoder passes) is timed on its own;
-- slider move = the perturb event: the decoder alone, and the reconstruction rendered.
-Over HTTP on 127.0.0.1, against `python app.py` launched here:
-- a slider move through Gradio's HTTP API, as any client without gradio_client makes it: POST
-  /gradio_api/call/perturb, read the event stream to the result, GET the reconstruction's PNG;
-- the same call and a /predict through gradio_client, whose own polling (50 ms sleeps between
-  looks at the stream) adds most of what it measures.
+In-process, on app.py's event functions, for digits drawn as the drawing pad sends them:
+- a reading: read_drawing on the pad's value (the strokes checked and inked, the network, the
+  reading panel), for a stroke being drawn and for a finished one;
+- what follows a finished stroke: show_details (the sliders' names, Figure 4, the routing view);
+- a slider move: move_dimensions (the decoder alone, the panel redrawn); Decode as: decode_again.
+Over HTTP, against `python app.py` started here, as the page sends them (one POST each, outside
+Gradio's queue): a reading and a slider move; and the API's /perturb through Gradio's queue
+(POST, then its event stream, then its PNG). The browser's own share is in bench.browser_latency.
 
     python -m bench.app_latency --repeats 200 --http-repeats 100
 """
@@ -20,34 +17,15 @@ import statistics
 import time
 import urllib.request
 from collections.abc import Callable
-from pathlib import Path
 
+import httpx
 import numpy as np
 import torch
-from PIL import Image
 
 import app
+from bench.train_throughput import cpu_model
 from tests.app_server import call_perturb, serving_app
-
-CANVAS = 448  # the Sketchpad's canvas side
-
-
-def drawn_canvas(example: Path) -> dict:
-    """The Sketchpad value after the example digit is drawn: black strokes, their coverage as
-    alpha, on a transparent canvas of the Sketchpad's size."""
-    paper = Image.open(example).convert("L").resize((CANVAS, CANVAS), Image.Resampling.BILINEAR)
-    strokes = np.zeros((CANVAS, CANVAS, 4), np.uint8)
-    strokes[:, :, 3] = 255 - np.asarray(paper)        # ink = 255 - paper (black ink on white)
-    return {"background": None, "layers": [strokes], "composite": strokes}
-
-
-def perturb_over_rest(url: str, session_hash: str, offsets: list[float]) -> None:
-    """A /perturb call through Gradio's HTTP API in ``session_hash``, its PNG downloaded."""
-    event, data = call_perturb(url, session_hash, json.dumps([app.WINNER, *offsets])[1:-1])
-    if event != "complete":
-        raise RuntimeError(f"/perturb failed: {data}")
-    with urllib.request.urlopen(data[0]["url"]) as response:
-        response.read()
+from tests.digit_strokes import pad_value, strokes
 
 
 def percentiles(run: Callable[[int], object], repeats: int, warmup: int = 5) -> tuple[float, float]:
@@ -59,12 +37,16 @@ def percentiles(run: Callable[[int], object], repeats: int, warmup: int = 5) -> 
         start = time.perf_counter()
         run(i)
         times.append((time.perf_counter() - start) * 1e3)
-    cuts = statistics.quantiles(times, n=100)
-    return statistics.median(times), cuts[94]
+    return statistics.median(times), statistics.quantiles(times, n=100)[94]
 
 
-def report(name: str, figures: tuple[float, float], target: str) -> None:
-    print(f"{name:<44} p50 {figures[0]:7.2f} ms   p95 {figures[1]:7.2f} ms   (target: {target})")
+def report(name: str, figures: tuple[float, float]) -> None:
+    print(f"{name:<52} p50 {figures[0]:7.2f} ms   p95 {figures[1]:7.2f} ms")
+
+
+def fn_index(fn) -> int:
+    """The index by which the page names the event that runs ``fn``."""
+    return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn is fn)
 
 
 def main() -> None:
@@ -73,41 +55,56 @@ def main() -> None:
     parser.add_argument("--http-repeats", type=int, default=100, help="HTTP calls per figure (default 100)")
     args = parser.parse_args()
 
-    sketches = [drawn_canvas(example) for example in app.EXAMPLES]
-    readings = [app.predict(sketch)[2] for sketch in sketches]
+    drawings = [pad_value(strokes(digit, 60, 30, 160, 220), revision=digit + 1) for digit in range(10)]
+    being_drawn = [value | {"drawing": True} for value in drawings]
+    readings = [app.read_drawing(value)[0] for value in drawings]
+    sliders = [app.sliders_at_zero(reading.winner, app.PAPER) for reading in readings]
     rng = np.random.default_rng(0)
-    offsets = rng.uniform(-app.OFFSET_LIMIT, app.OFFSET_LIMIT, (64, app.DIMENSIONS)).round(2).tolist()
+    moves = [value | {"offsets": rng.uniform(-0.25, 0.25, app.DIMENSIONS).round(2).tolist()}
+             for value in sliders * 7][:64]
 
-    def full_prediction(i: int) -> None:
-        _, _, reading = app.predict(sketches[i % len(sketches)])
-        app.show_reading(reading)
+    print(f"CPU: {cpu_model()}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
+          f"the ten digits drawn on the pad")
+    report("reading, finished stroke (read_drawing)", percentiles(lambda i: app.read_drawing(drawings[i % 10]),
+                                                                  args.repeats))
+    report("reading, stroke being drawn (read_drawing)", percentiles(lambda i: app.read_drawing(being_drawn[i % 10]),
+                                                                     args.repeats))
+    report("after a finished stroke (show_details)", percentiles(
+        lambda i: app.show_details(readings[i % 10], app.WINNER, app.PAPER, sliders[i % 10], 3, app.ALL_TYPES),
+        max(args.repeats // 4, 20)))
+    report("slider move (move_dimensions)", percentiles(
+        lambda i: app.move_dimensions(readings[i % 10], app.WINNER, app.PAPER, moves[i % 64]), args.repeats))
+    report("Decode as (decode_again)", percentiles(
+        lambda i: app.decode_again(readings[i % 10], str((i + 1) % 10), app.PAPER, sliders[i % 10]),
+        max(args.repeats // 4, 20)))
 
-    print(f"torch threads: {torch.get_num_threads()}; {len(sketches)} example digits drawn on a "
-          f"{CANVAS}x{CANVAS} canvas")
-    report("full prediction, in-process", percentiles(full_prediction, args.repeats), "<= 15 ms p50")
-    report("slider move (perturb), in-process",
-           percentiles(lambda i: app.perturb(readings[i % len(readings)], app.WINNER, *offsets[i % 64]),
-                       args.repeats), "<= 3 ms p50")
-    report("Figure-4 grid (after each reading), in-process",
-           percentiles(lambda i: app.draw_figure4(readings[i % len(readings)], app.WINNER),
-                       max(args.repeats // 4, 20)), "none")
+    with serving_app() as url, httpx.Client(base_url=f"{url}gradio_api/", timeout=60) as client:
+        def page_event(fn, data: list) -> None:
+            response = client.post("run/predict", json={"data": data, "fn_index": fn_index(fn),
+                                                        "session_hash": "latency"})
+            response.raise_for_status()
 
-    from gradio_client import Client, handle_file
+        report("reading over HTTP, as the page sends it", percentiles(
+            lambda i: page_event(app.read_drawing, [drawings[i % 10]]), args.http_repeats))
+        report("slider move over HTTP, as the page sends it", percentiles(
+            lambda i: page_event(app.move_dimensions, [None, app.WINNER, app.PAPER, moves[i % 64]]),
+            args.http_repeats))
 
-    with serving_app() as url:
-        client = Client(url, verbose=False)
-        files = [{"background": handle_file(str(path)), "layers": [], "composite": handle_file(str(path))}
-                 for path in app.EXAMPLES]
-        client.predict(files[0], api_name="/predict")           # a reading in this session
-        report("slider move over HTTP (/perturb + its PNG)",
-               percentiles(lambda i: perturb_over_rest(url, client.session_hash, offsets[i % 64]),
-                           args.http_repeats), "<= 50 ms p50")
-        report("slider move through gradio_client",
-               percentiles(lambda i: client.predict(app.WINNER, *offsets[i % 64], api_name="/perturb"),
-                           args.http_repeats), "none")
-        report("prediction through gradio_client (280x280 PNG)",
-               percentiles(lambda i: client.predict(files[i % len(files)], api_name="/predict"),
-                           args.http_repeats), "none")
+        from gradio_client import Client, handle_file
+
+        api = Client(url, verbose=False)
+        api.predict(handle_file(str(app.EXAMPLES[0])), api_name="/predict")   # a reading in this session
+
+        def perturb_over_http(i: int) -> None:
+            event, data = call_perturb(url, api.session_hash,
+                                       json.dumps([app.WINNER, *moves[i % 64]["offsets"]])[1:-1])
+            if event != "complete":
+                raise RuntimeError(f"/perturb failed: {data}")
+            with urllib.request.urlopen(data[0]["url"]) as response:
+                response.read()
+
+        report("API /perturb over HTTP (queue, event stream, PNG)", percentiles(perturb_over_http, args.http_repeats))
+
 
 if __name__ == "__main__":
     main()
