@@ -292,7 +292,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--weights", default="weights", help=f"a folder holding {WEIGHTS_FILE} (default: weights)")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: WEIGHTS/{NAMES_FILE})")
+    p.add_argument("--show", type=int, nargs="+", metavar="DIGIT", default=None,
+                   help=f"print the names in WEIGHTS/{NAMES_FILE} for these digits as a table, the largest "
+                        "effects first, instead of measuring (default: measure)")
     args = p.parse_args(argv)
+    if args.show:
+        print(names_table(load_dimension_names(args.weights), args.show))
+        return
     from capsnet.data import mnist  # torchvision takes 2 s to import: the app, which imports this module, never needs it
     folder = Path(args.weights)
     model, dataset = load_model(folder), mnist(args.data_dir, train=False)
@@ -374,6 +380,18 @@ def load_dimension_names(folder: str | Path) -> DimensionNames:
         raise DimensionNamesError(f"{path} was computed from other weights than {weights} (its "
                                   f"weights_sha256 is {str(recorded)[:12]}…, the file's {actual[:12]}…)", folder)
     return result
+
+
+def names_table(names: "DimensionNames", digits: list[int], rows: int = 5) -> str:
+    """A Markdown table: for each digit, its ``rows`` dimensions of largest effect over the
+    paper's range, named over both ranges."""
+    lines = ["| digit | dimension | over ±0.25 (the paper's) | effect | over ±3 sd of MNIST |",
+             "| --- | --- | --- | --- | --- |"]
+    for digit in digits:
+        for d in names.by_effect(digit)[:rows]:
+            paper, spread = names.paper[digit][d], names.spread[digit][d]
+            lines.append(f"| {digit} | d{d + 1} | {paper.name} | {paper.effect:.2f} | {spread.name} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -195,6 +195,16 @@ def test_the_script_reproduces_the_shipped_file(shipped, trained_model, mnist_te
         assert_same_entries(written["classes"][digit], entries)
 
 
+def test_show_prints_the_largest_effects_of_each_digit_first(shipped, capsys):
+    if not (WEIGHTS / "model.safetensors").exists():
+        pytest.skip(f"no trained weights in {WEIGHTS}")
+    main(["--weights", str(WEIGHTS), "--show", "2", "7"])
+    rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [row[0] for row in rows] == ["| 2"] * 5 + ["| 7"] * 5
+    largest = max(shipped["classes"]["7"], key=lambda entry: entry["paper"]["effect"])
+    assert rows[5][1:3] == [f"d{largest['dimension'] + 1}", largest["paper"]["name"]]
+
+
 def test_by_effect_orders_the_dimensions_largest_first(tmp_path):
     folder = names_folder(tmp_path)
     names = load_dimension_names(folder)
