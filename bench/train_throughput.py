@@ -23,15 +23,19 @@ from train import use_bf16
 
 
 def cpu_model() -> str:
-    """The CPU's marketing name from /proc/cpuinfo, or what the platform module knows."""
+    """The CPU's name, family and model from /proc/cpuinfo (virtual machines here often name only
+    "AMD EPYC", whatever its generation) and the widest vector instructions torch uses on it."""
+    fields = {}
     try:
         with open("/proc/cpuinfo") as cpuinfo:
             for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return platform.processor() or "unknown"
+    name = fields.get("model name") or platform.processor() or "unknown"
+    family = f"family {fields['cpu family']} model {fields['model']}, " if "cpu family" in fields else ""
+    return f"{name} ({family}{torch.backends.cpu.get_cpu_capability()})"
 
 
 def make_step(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor,
