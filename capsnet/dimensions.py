@@ -121,7 +121,7 @@ def sweep_reconstructions(model: CapsNet, capsules: torch.Tensor, digit: int,
 
 
 @dataclass(frozen=True)
-class Reading:
+class DimensionSweep:
     """What sweeping one dimension over a range does to the decoded digits, on average over them."""
     name: str                    # e.g. "wider →": what moving the dimension up does
     effect: float                # how much the image changes over the sweep (EFFECT_SIZE)
@@ -146,8 +146,8 @@ def class_capsules(model: CapsNet, dataset, digit: int) -> torch.Tensor:
     return model(images).capsules
 
 
-def read_dimensions(model: CapsNet, capsules: torch.Tensor, digit: int,
-                    offsets: torch.Tensor) -> list[Reading]:
+def sweep_dimensions(model: CapsNet, capsules: torch.Tensor, digit: int,
+                     offsets: torch.Tensor) -> list[DimensionSweep]:
     """Sweep every dimension of capsule ``digit``, decode, measure and name (the module's steps 1-4).
 
     Args:
@@ -157,7 +157,7 @@ def read_dimensions(model: CapsNet, capsules: torch.Tensor, digit: int,
         offsets: the sweep of each dimension, [16, S], symmetric about 0 with S odd (the middle is 0).
 
     Returns:
-        16 readings, in dimension order.
+        16 sweeps, in dimension order.
     """
     n, (dims, steps) = len(capsules), offsets.shape
     images = torch.stack([sweep_reconstructions(model, v, digit, offsets) for v in capsules])  # [N, 16, S, 28, 28]
@@ -175,15 +175,15 @@ def read_dimensions(model: CapsNet, capsules: torch.Tensor, digit: int,
     effect = (delta.abs().sum((-2, -1)) / ink).mean(0)                     # [16]
     shares = region_shares(delta.flatten(0, 1), middle.flatten(0, 1)).view(n, dims, 3, 3).mean(0)  # [16, 3, 3]
     change["ink"] = 100 * change["ink"] / ink                              # percent of each digit's ink
-    readings = []
+    sweeps = []
     for d in range(dims):
         changes = {k: change[k][:, d].mean().item() for k in MEASURES}
         region = region_name(shares[d])
-        readings.append(Reading(name=name_dimension(changes, explained[d], effect[d].item(), region),
-                                effect=effect[d].item(), changes=changes,
-                                explained={k: explained[d, i, i].item() for i, k in enumerate(MEASURES)},
-                                region=region))
-    return readings
+        sweeps.append(DimensionSweep(name=name_dimension(changes, explained[d], effect[d].item(), region),
+                                     effect=effect[d].item(), changes=changes,
+                                     explained={k: explained[d, i, i].item() for i, k in enumerate(MEASURES)},
+                                     region=region))
+    return sweeps
 
 
 def explained_fractions(delta: torch.Tensor, pure: torch.Tensor) -> torch.Tensor:
@@ -214,7 +214,7 @@ def name_dimension(changes: dict[str, float], explained: torch.Tensor, effect: f
     """The name a dimension earns from its measurements (the module's step 4).
 
     Args:
-        changes: each measure's change over the sweep (Reading.changes).
+        changes: each measure's change over the sweep (DimensionSweep.changes).
         explained: [6, 6] fractions of the pixel change explained (``explained_fractions``).
         effect: how much the image changes (EFFECT_SIZE).
         region: where it changes (``region_name``).
@@ -246,7 +246,7 @@ def region_name(shares: torch.Tensor) -> str:
 
 
 def class_entries(model: CapsNet, dataset, digit: int) -> list[dict]:
-    """dimensions.json's 16 entries for class ``digit``: both ranges' readings and the spread sd.
+    """dimensions.json's 16 entries for class ``digit``: both ranges' sweeps and the spread sd.
 
     Args:
         model: the trained network.
@@ -257,12 +257,12 @@ def class_entries(model: CapsNet, dataset, digit: int) -> list[dict]:
     sd = v[:, digit].std(0)                                                # [16]
     ranges = {"paper": SWEEP.expand(len(sd), -1),                          # [16, S] each
               "spread": SPREAD_RANGE * sd[:, None] * SWEEP / PAPER_RANGE}
-    readings = {scale: read_dimensions(model, v, digit, offsets) for scale, offsets in ranges.items()}
+    sweeps = {scale: sweep_dimensions(model, v, digit, offsets) for scale, offsets in ranges.items()}
     return [{"dimension": d, "sd": round(sd[d].item(), 4),
              **{scale: {"name": r[d].name, "effect": round(r[d].effect, 3), "region": r[d].region,
                         "measures": {UNITS[k]: round(r[d].changes[k], 1) for k in MEASURES},
                         "explained": {k: round(r[d].explained[k], 2) for k in MEASURES}}
-                for scale, r in readings.items()}}
+                for scale, r in sweeps.items()}}
             for d in range(len(sd))]
 
 

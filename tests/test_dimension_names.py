@@ -10,7 +10,7 @@ import torch
 from capsnet import WeightsError
 from capsnet.dimensions import (MEASURES, NAMES_FILE, SWEEP, DimensionNamesError, class_entries,
                                 explained_fractions, load_dimension_names, main, name_dimension,
-                                read_dimensions, region_name, sha256)
+                                sweep_dimensions, region_name, sha256)
 from conftest import WEIGHTS
 
 DIMENSION, DIGIT = 5, 3   # the synthetic decoders read dimension 5 of capsule 3
@@ -68,27 +68,27 @@ def synthetic_capsules() -> torch.Tensor:
     ("local", 1, "local change: top-left"), ("local", -1, "local change: top-left"),
 ])
 def test_a_synthetic_decoder_gets_its_dimension_named_and_the_others_inert(what, sign, name):
-    readings = read_dimensions(RingDecoder(what, sign), synthetic_capsules(), DIGIT, PAPER)
-    assert len(readings) == 16
-    assert readings[DIMENSION].name == name
-    assert readings[DIMENSION].effect > 0.25
+    sweeps = sweep_dimensions(RingDecoder(what, sign), synthetic_capsules(), DIGIT, PAPER)
+    assert len(sweeps) == 16
+    assert sweeps[DIMENSION].name == name
+    assert sweeps[DIMENSION].effect > 0.25
     if what != "local":
-        assert readings[DIMENSION].explained[what] > 0.7
-    for d, reading in enumerate(readings):
+        assert sweeps[DIMENSION].explained[what] > 0.7
+    for d, sweep in enumerate(sweeps):
         if d != DIMENSION:
-            assert reading.name == "barely changes", d
-            assert reading.effect == 0, d
-            assert all(abs(value) < 1e-4 for value in reading.changes.values()), d
+            assert sweep.name == "barely changes", d
+            assert sweep.effect == 0, d
+            assert all(abs(value) < 1e-4 for value in sweep.changes.values()), d
 
 
 def test_the_measured_changes_are_the_decoders():
-    readings = read_dimensions(RingDecoder("x", 1), synthetic_capsules(), DIGIT, PAPER)
-    assert readings[DIMENSION].changes["x"] == pytest.approx(8 * 0.5, abs=1e-3)   # 8 pixels per unit, over 0.5
-    readings = read_dimensions(RingDecoder("ink", 1), synthetic_capsules(), DIGIT, 0.25 * PAPER)
-    assert readings[DIMENSION].changes["ink"] == pytest.approx(25, rel=0.1)      # strokes 1.75 .. 2.25 wide
-    assert readings[DIMENSION].name == "thicker strokes →"
-    readings = read_dimensions(RingDecoder("x", 1), synthetic_capsules(), DIGIT, 0.02 * PAPER)
-    assert readings[DIMENSION].name == "barely changes"                          # 0.08 pixels
+    sweeps = sweep_dimensions(RingDecoder("x", 1), synthetic_capsules(), DIGIT, PAPER)
+    assert sweeps[DIMENSION].changes["x"] == pytest.approx(8 * 0.5, abs=1e-3)   # 8 pixels per unit, over 0.5
+    sweeps = sweep_dimensions(RingDecoder("ink", 1), synthetic_capsules(), DIGIT, 0.25 * PAPER)
+    assert sweeps[DIMENSION].changes["ink"] == pytest.approx(25, rel=0.1)      # strokes 1.75 .. 2.25 wide
+    assert sweeps[DIMENSION].name == "thicker strokes →"
+    sweeps = sweep_dimensions(RingDecoder("x", 1), synthetic_capsules(), DIGIT, 0.02 * PAPER)
+    assert sweeps[DIMENSION].name == "barely changes"                          # 0.08 pixels
 
 
 def test_explained_fractions_match_a_loop_over_the_predictions():
