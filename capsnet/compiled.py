@@ -1,10 +1,10 @@
-"""The network compiled for reading one image at a time, the playground's workload.
+"""The network compiled for reading one image at a time.
 
 TorchInductor with weight freezing folds the trained weights into the compiled graph: the
 convolution weights are packed once for oneDNN instead of on every call, and the routing's many
-small operations are fused. On the 2-core CPU here a single image's forward pass takes 9.2 ms
-p50 instead of 12.2 ms eagerly (`python -m bench.inference_latency`), for 20-30 s of
-compilation at start-up (less once TorchInductor's on-disk cache is warm).
+small operations are fused. That saves a few milliseconds a forward pass for tens of seconds of
+compilation up front (`python -m bench.inference_latency` measures both; the README has the
+figures); the playground does not use it, since its first visitor would wait for the compilation.
 """
 import logging
 from collections.abc import Callable
@@ -35,7 +35,7 @@ def compile_for_one_image(model: CapsNet) -> Callable[[torch.Tensor], CapsNetOut
         with torch._inductor.config.patch(freezing=True), torch.inference_mode():
             # Images made outside inference mode and inside it (inference tensors) each need a
             # compilation of their own: both now, rather than one at a caller's first image
-            # (and without freezing, 3x slower).
+            # (and without freezing, several times slower).
             compiled(image_made_outside)
             compiled(torch.zeros(1, 1, side, side))
     except Exception as error:  # torch.compile fails in many ways, all of which leave eager mode

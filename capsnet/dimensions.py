@@ -299,7 +299,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.show:
         print(names_table(load_dimension_names(args.weights), args.show))
         return
-    from capsnet.data import mnist  # torchvision takes 2 s to import: the app, which imports this module, never needs it
+    from capsnet.data import mnist  # torchvision is slow to import, and the app, which imports this module, never needs it
     folder = Path(args.weights)
     model, dataset = load_model(folder), mnist(args.data_dir, train=False)
     with torch.inference_mode():

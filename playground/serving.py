@@ -16,7 +16,7 @@ from PIL import Image
 from starlette.middleware import Middleware
 
 MAX_UPLOAD = "10mb"               # image files sent to /predict
-MAX_REQUEST_BYTES = 1024 * 1024   # any other request: the drawing pad's largest value is ~0.3 MB
+MAX_REQUEST_BYTES = 1024 * 1024   # any other request: four times the drawing pad's largest value
 MALLOC_ARENAS = 2
 MODEL_TURNS = 2                   # readings computed at once; more wait their turn
 API_WORKERS = 8                   # API requests handled at once (each waits for a turn at the network)
