@@ -35,10 +35,12 @@ class DimensionSliders(gr.HTML):
     value's rows say, with a Reset button.
 
     Args:
-        value: see `slider_value`.
+        value: see `slider_value`. Optional because Gradio (6.31.0) rebuilds an output component
+            from its other constructor arguments whenever an event returns an update for it,
+            gr.skip() included (`show_details` when the sliders are already at zero).
     """
 
-    def __init__(self, value: dict, **kwargs):
+    def __init__(self, value: dict | None = None, **kwargs):
         super().__init__(
             value=value, html_template=TEMPLATE,
             css_template=(_HERE / "dimension_sliders.css").read_text(encoding="utf-8"),

@@ -320,3 +320,18 @@ def test_api_slider_values_out_of_range_give_a_clear_error(client, url, value, m
     assert "Traceback" not in data["error"]
     event, data = call_perturb(url, client.session_hash, ", ".join(['"winner"'] + ["0.1"] * 16))
     assert event == "complete" and data[0]["path"].endswith(".png")   # the app still answers
+
+
+@pytest.mark.server
+def test_details_again_for_the_same_reading_answer_with_nothing_to_reset(app, url):
+    """The second stroke of a 4: the sliders already show the winner's names at zero, so the
+    details leave them (gr.skip()) and still draw Figure 4 and the routing view."""
+    session = "details-twice"
+    panel_of(page_event(app, url, app.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session))
+    sliders = app.sliders_at_zero(None, app.PAPER)
+    for _ in range(2):
+        response = page_event(app, url, app.show_details, [None, "winner", "paper", sliders, 3, -1], session)
+        assert response.status_code == 200, response.text
+        decode_as, shown, figure4, routing = response.json()["data"]
+        sliders = shown if isinstance(shown, dict) and "rows" in shown else sliders
+        assert figure4.count("<tr>") == 17 and "winner <b>4</b>" in routing
