@@ -20,19 +20,7 @@ import numpy as np
 from bench.train_throughput import cpu_model
 from tests.app_server import serving_app
 from tests.browser_drawing import DESKTOP, PHONE, PadDriver, chromium
-from tests.digit_strokes import strokes
-
-MARGIN = 8  # pad units between a digit and the pad's edge
-
-
-def random_box(rng: np.random.Generator, pad_side: float) -> tuple[float, float, float, float]:
-    """(left, top, width, height) of a digit between a third and nine tenths of the pad tall."""
-    height = rng.uniform(pad_side / 3, 0.9 * pad_side)
-    width = height * rng.uniform(0.55, 0.8)
-    left = rng.uniform(MARGIN, pad_side - MARGIN - width)
-    top = rng.uniform(MARGIN, pad_side - MARGIN - height)
-    return left, top, width, height
-
+from tests.digit_strokes import random_box, strokes
 
 def percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1]

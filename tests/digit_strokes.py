@@ -27,6 +27,7 @@ CONTROL_POINTS = {
          (0.76, 0.6), (0.72, 0.97)]],
 }
 SPACING = 2.0  # pad units between successive points of a stroke
+MARGIN = 8     # pad units between a digit and the pad's edge
 
 
 def _catmull_rom(points: np.ndarray, samples: int) -> np.ndarray:
@@ -50,6 +51,16 @@ def strokes(digit: int, left: float, top: float, width: float, height: float) ->
         smooth = _catmull_rom(points, max(int(length / SPACING), 2))
         drawn.append(np.round(smooth, 1).ravel().tolist())
     return drawn
+
+
+def random_box(rng: np.random.Generator, pad_side: float) -> tuple[float, float, float, float]:
+    """(left, top, width, height) of a digit between a third and nine tenths of the pad tall, as
+    wide as 0.55 to 0.8 of its height, anywhere on the pad."""
+    height = rng.uniform(pad_side / 3, 0.9 * pad_side)
+    width = height * rng.uniform(0.55, 0.8)
+    left = rng.uniform(MARGIN, pad_side - MARGIN - width)
+    top = rng.uniform(MARGIN, pad_side - MARGIN - height)
+    return left, top, width, height
 
 
 def pad_value(strokes: list[list[float]], revision: int = 1, background: str | None = None) -> dict:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from browser_drawing import CHROMIUM, DESKTOP, PHONE, POINT_STRIDE, PadDriver, chromium
-from digit_strokes import pad_value, strokes
+from digit_strokes import pad_value, random_box, strokes
+from playground.drawing_pad import SIDE
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():
@@ -54,9 +55,7 @@ def draw_digits_with_clear_between(page, person: PadDriver, digits: list[int], s
     for digit in digits:
         person.clear()
         assert person.canvas_is_blank() and person.reading() == "?"
-        height = rng.uniform(100, 250)
-        width = height * rng.uniform(0.55, 0.8)
-        drawn = strokes(digit, rng.uniform(8, 272 - width), rng.uniform(8, 272 - height), width, height)
+        drawn = strokes(digit, *random_box(rng, SIDE))
         person.draw(drawn, timeout=TIMEOUT_MS / 1000)
         pad_revision, shown_revision = person.revisions()
         assert shown_revision == pad_revision, "the reading shown is not of what is on the pad"
@@ -66,6 +65,9 @@ def draw_digits_with_clear_between(page, person: PadDriver, digits: list[int], s
         if previous is not None:
             assert np.abs(seen - previous).mean() > 0.05, "what the network sees is the previous drawing"
         previous = expected
+        page.wait_for_function(                                            # what follows a reading
+            "(digit) => document.querySelector('#routing')?.textContent.includes(`winner ${digit}:`)"
+            " && document.querySelectorAll('#figure4 th[scope=row]').length === 16", arg=digit)
 
 
 def test_twenty_digits_in_a_row_with_the_mouse(url, browser):
