@@ -24,7 +24,8 @@ from train import use_bf16
 
 def cpu_model() -> str:
     """The CPU's name, family and model from /proc/cpuinfo (virtual machines here often name only
-    "AMD EPYC", whatever its generation) and the widest vector instructions torch uses on it."""
+    "AMD EPYC", whatever its generation), the widest vector instructions torch uses on it, and
+    whether it computes bf16 natively (which decides how train.py trains on it)."""
     fields = {}
     try:
         with open("/proc/cpuinfo") as cpuinfo:
@@ -35,7 +36,8 @@ def cpu_model() -> str:
         pass
     name = fields.get("model name") or platform.processor() or "unknown"
     family = f"family {fields['cpu family']} model {fields['model']}, " if "cpu family" in fields else ""
-    return f"{name} ({family}{torch.backends.cpu.get_cpu_capability()})"
+    bf16 = ", native bf16" if use_bf16("auto", torch.device("cpu")) else ""
+    return f"{name} ({family}{torch.backends.cpu.get_cpu_capability()}{bf16})"
 
 
 def make_step(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor,
