@@ -1,31 +1,56 @@
-"""Latency and memory of the playground under load: many concurrent gradio_client sessions.
+"""How many people at once the playground serves on this machine, measured as people use it.
 
-Serves `python app.py` on 127.0.0.1 in a subprocess (tests/app_server.py), warms it up with a short
-run, then runs --sessions concurrent sessions of --requests requests each (/perturb mostly, a
-/predict every --predict-every requests; tests/concurrent_clients.py) and prints:
-- p50 / p95 latency of /predict and /perturb under that load, as the clients see it;
-- the server's peak RSS: VmHWM (since start, model loading included) and the highest VmRSS
-  sampled during the run;
-- its RSS growth over the run, after the warm-up (target: < 50 MB over 1000 requests).
-RSS is read from /proc/<pid>/status. app.py caps glibc's malloc arenas at two (limit_malloc_arenas);
-with glibc's default of up to 8 per core, Gradio's worker threads leave freed memory scattered
-and RSS creeps up with the requests.
+Serves `python app.py` on 127.0.0.1 in a subprocess (tests/app_server.py) and lets --people N
+people use its page together: light HTTP clients in this process that send what the page sends,
+one POST per event (tests/page_clients.py). Each draws a digit stroke by stroke (readings while a
+stroke is drawn, the final one at pen-up), gets the details, drags a slider in a few moves, looks
+for two seconds, presses Clear and draws another. For each N, after a warm-up digit each, until
+--readings final readings have been answered, it prints:
+- p50 / p95 / max latency of each event; a final reading's is what the person waits: from pen-up
+  to the reading shown, a live reading still in flight included;
+- errors: a failed request, or an answer that is not what the page needs (a reading panel of the
+  drawn digit, the details, the empty pad after Clear);
+- requests/s, and the CPU the server and the clients used;
+- the server's RSS (from /proc/<pid>/status): when started, after the warm-up, its peak sampled
+  during the run, after the run, and the growth over the run, with samples along it (the people
+  of the warm-up come back as the same sessions, so the growth is that of the readings, not of
+  the per-session state of new visitors: about 1 MB each, the routing kept for the sliders).
+N serves everyone when its final readings' p95 is at most 1 s with no error; the ramp stops at the
+first N that does not, and names the largest that did.
 
-    python -m bench.app_load --sessions 32 --requests 32
+    python -m bench.app_load --people 8 16 24 32 --readings 300
+    python -m bench.app_load --people 24 --readings 1000
 """
 import argparse
 import os
 import statistics
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-from tests.app_server import serving_app
-from tests.concurrent_clients import Call, run_sessions
+import numpy as np
+import torch
 
-GROWTH_LIMIT_MB = 50.0
-SETTLE_SECONDS = 3.0     # for the server to finish the last requests before RSS is read
+import app
+from bench.train_throughput import cpu_model
+from playground import serving
+from playground.drawing_pad import SIDE
+from tests.app_server import serving_app
+from tests.digit_strokes import random_box, strokes
+from tests.page_clients import EVENTS, Exchange, Page, use_the_page
+
+P95_LIMIT_SECONDS = 1.0   # a final reading's p95 for N people to count as served
+WARMUP_DIGITS = 1         # per person, before the measured run
+DRAWINGS_PER_DIGIT = 4    # the pool people draw from: each digit at this many sizes and places
+SETTLE_SECONDS = 3.0      # for the server to finish the last requests before RSS is read
+RSS_SAMPLES_SHOWN = 5     # RSS along the run: the first sample, the last, evenly between
+
+
+def drawings(seed: int = 0) -> list[tuple[int, list[list[float]]]]:
+    """(digit, strokes) of every digit at DRAWINGS_PER_DIGIT random sizes and places."""
+    rng = np.random.default_rng(seed)
+    return [(digit, strokes(digit, *random_box(rng, SIDE)))
+            for digit in range(app.DIGITS) for _ in range(DRAWINGS_PER_DIGIT)]
 
 
 def server_pid() -> int:
@@ -53,20 +78,26 @@ def memory_mb(pid: int, field: str) -> float:
     raise KeyError(field)
 
 
-class PeakRss:
-    """The highest VmRSS of ``pid`` sampled every ``interval`` seconds while in the with block."""
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of ``pid`` so far, all its threads, from /proc/<pid>/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime, stime
+
+
+class RssSampler:
+    """VmRSS of ``pid`` sampled every ``interval`` seconds while in the with block."""
 
     def __init__(self, pid: int, interval: float = 0.1):
-        self.pid, self.interval, self.peak = pid, interval, 0.0
+        self.pid, self.interval, self.samples = pid, interval, []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
     def _sample(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, memory_mb(self.pid, "VmRSS"))
+            self.samples.append(memory_mb(self.pid, "VmRSS"))
             self._stop.wait(self.interval)
 
-    def __enter__(self) -> "PeakRss":
+    def __enter__(self) -> "RssSampler":
         self._thread.start()
         return self
 
@@ -75,57 +106,81 @@ class PeakRss:
         self._thread.join()
 
 
-def latency_line(calls: list[Call], endpoint: str) -> str:
-    times = sorted(call.seconds * 1e3 for call in calls if call.endpoint == endpoint and not call.error)
+def latency_line(exchanges: list[Exchange], event: str) -> tuple[str, float | None]:
+    """The event's line of the table, and its p95 in seconds (None for fewer than two answers)."""
+    times = sorted(exchange.waited for exchange in exchanges if exchange.event == event and not exchange.error)
     if len(times) < 2:
-        return f"{endpoint:<9} {len(times)} answers: too few for percentiles"
-    p95 = statistics.quantiles(times, n=100)[94]
-    return (f"{endpoint:<9} {len(times):5d} answers   p50 {statistics.median(times):8.1f} ms   "
-            f"p95 {p95:8.1f} ms   max {times[-1]:8.1f} ms")
+        return f"{EVENTS[event]:<46} {len(times):6d}   too few for percentiles", None
+    p95 = statistics.quantiles(times, n=100, method="inclusive")[94]
+    return (f"{EVENTS[event]:<46} {len(times):6d} {statistics.median(times) * 1e3:9.1f} {p95 * 1e3:9.1f} "
+            f"{times[-1] * 1e3:9.1f}"), p95
+
+
+def measure(url: str, page: Page, pid: int, people: int, readings: int, seed: int) -> tuple[float | None, int]:
+    """Warm up, run ``people`` until ``readings`` final readings, print the figures; return the
+    final readings' p95 in seconds and the number of errors."""
+    pool = drawings(seed)
+    warmup = use_the_page(url, page, people, pool, lambda digits, _: digits >= WARMUP_DIGITS, seed=seed)
+    time.sleep(SETTLE_SECONDS)
+    warm_mb = memory_mb(pid, "VmRSS")
+    server_start, client_start, start = cpu_seconds(pid), time.process_time(), time.perf_counter()
+    with RssSampler(pid) as rss:
+        exchanges = use_the_page(url, page, people, pool, lambda _, finals: finals >= readings, seed=seed + 1)
+        seconds = time.perf_counter() - start
+        server_cpu, client_cpu = cpu_seconds(pid) - server_start, time.process_time() - client_start
+        time.sleep(SETTLE_SECONDS)
+    after_mb = memory_mb(pid, "VmRSS")
+
+    errors = [exchange for exchange in warmup + exchanges if exchange.error]
+    counts = {event: sum(exchange.event == event for exchange in exchanges) for event in EVENTS}
+    print(f"\n{people} people: {counts['final']} final readings ({counts['live']} live) and "
+          f"{len(exchanges)} requests in all in {seconds:.1f} s: {len(exchanges) / seconds:.1f} requests/s, "
+          f"after a warm-up of {len(warmup)}; errors: {len(errors)}")
+    for exchange in errors[:5]:
+        print(f"  error ({EVENTS[exchange.event]}): {exchange.error}")
+    print(f"{'event':<46} {'answers':>6} {'p50 ms':>9} {'p95 ms':>9} {'max ms':>9}")
+    lines = {event: latency_line(exchanges, event) for event in EVENTS}
+    for line, _ in lines.values():
+        print(line)
+    print(f"CPU used: server {server_cpu / seconds:.2f} cores, these clients {client_cpu / seconds:.2f} cores "
+          f"(of {os.cpu_count()})")
+    shown = np.linspace(0, len(rss.samples) - 1, RSS_SAMPLES_SHOWN).round().astype(int)
+    print(f"server RSS: {warm_mb:.1f} MB after the warm-up, peak {max(rss.samples):.1f} MB during the run, "
+          f"{after_mb:.1f} MB after it: growth {after_mb - warm_mb:+.1f} MB over {counts['final']} final "
+          f"readings ({counts['final'] + counts['live']} readings in all); along the run: "
+          f"{' '.join(f'{rss.samples[k]:.0f}' for k in shown)} MB")
+    return lines["final"][1], len(errors)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, default=32, help="concurrent clients (default 32)")
-    parser.add_argument("--requests", type=int, default=32,
-                        help="requests per session in the measured run (default 32: 1024 in all)")
-    parser.add_argument("--warmup-requests", type=int, default=5,
-                        help="requests per session in the warm-up run (default 5)")
-    parser.add_argument("--predict-every", type=int, default=5,
-                        help="a /predict every this many requests, /perturb otherwise (default 5)")
-    parser.add_argument("--timeout", type=float, default=3600.0,
-                        help="seconds allowed for each run (default 3600)")
+    parser.add_argument("--people", type=int, nargs="+", default=[4, 8, 16, 24, 32, 48, 64],
+                        help="how many people at once, one measured run each, in this order until one "
+                             "is not served (default 4 8 16 24 32 48 64)")
+    parser.add_argument("--readings", type=int, default=1000,
+                        help="final readings (strokes finished) in each measured run (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="the drawings and the people's choices (default 0)")
     args = parser.parse_args()
 
-    with serving_app(start_timeout=600) as url, tempfile.TemporaryDirectory() as downloads:
+    page = Page.of(app)
+    print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; torch {torch.__version__}")
+    print(f"server settings (playground/serving.py): {serving.MODEL_TURNS} turns at the network, "
+          f"Gradio max_threads {serving.MAX_THREADS}; torch's default threads (one per core)")
+    served = {}
+    with serving_app(start_timeout=600) as url:
         pid = server_pid()
-        started_mb = memory_mb(pid, "VmRSS")
-        warmup = run_sessions(url, args.sessions, args.warmup_requests, Path(downloads),
-                              args.timeout, args.predict_every)
-        time.sleep(SETTLE_SECONDS)
-        before_mb = memory_mb(pid, "VmRSS")
-        start = time.perf_counter()
-        with PeakRss(pid) as peak:
-            calls = run_sessions(url, args.sessions, args.requests, Path(downloads),
-                                 args.timeout, args.predict_every)
-            seconds = time.perf_counter() - start
-            time.sleep(SETTLE_SECONDS)
-        after_mb, high_water_mb = memory_mb(pid, "VmRSS"), memory_mb(pid, "VmHWM")
+        print(f"server RSS when started: {memory_mb(pid, 'VmRSS'):.1f} MB")
+        for people in args.people:
+            p95, errors = measure(url, page, pid, people, args.readings, args.seed)
+            served[people] = p95 is not None and p95 <= P95_LIMIT_SECONDS and errors == 0
+            if not served[people]:
+                break
+        print(f"server VmHWM (peak RSS since start): {memory_mb(pid, 'VmHWM'):.1f} MB")
 
-    errors = [call.error for call in warmup + calls if call.error]
-    growth_mb = after_mb - before_mb
-    print(f"{args.sessions} concurrent sessions x {args.requests} requests = {len(calls)} requests "
-          f"in {seconds:.1f} s ({len(calls) / seconds:.1f} requests/s), after a warm-up of "
-          f"{len(warmup)}; errors: {len(errors)}")
-    for error in errors[:5]:
-        print(f"  error: {error}")
-    print(latency_line(calls, "/predict"))
-    print(latency_line(calls, "/perturb"))
-    print(f"server RSS: {started_mb:.1f} MB when started, {before_mb:.1f} MB after the warm-up, "
-          f"{after_mb:.1f} MB after the run")
-    print(f"server peak RSS: {peak.peak:.1f} MB sampled during the run; VmHWM {high_water_mb:.1f} MB")
-    print(f"RSS growth over {len(calls)} requests: {growth_mb:+.1f} MB "
-          f"(target < {GROWTH_LIMIT_MB:.0f} MB: {'met' if growth_mb < GROWTH_LIMIT_MB else 'NOT met'})")
+    largest = max((people for people, ok in served.items() if ok), default=None)
+    print(f"\nlargest N served (final readings' p95 <= {P95_LIMIT_SECONDS:g} s, no error): "
+          f"{largest if largest is not None else 'none of ' + str(list(served))}"
+          + ("" if all(served.values()) else f"; not served: {[n for n, ok in served.items() if not ok]}"))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,13 @@ MAX_UPLOAD = "10mb"               # image files sent to /predict
 MAX_REQUEST_BYTES = 1024 * 1024   # any other request: four times the drawing pad's largest value
 MALLOC_ARENAS = 2
 MODEL_TURNS = 2                   # readings computed at once; more wait their turn
-API_WORKERS = 8                   # API requests handled at once (each waits for a turn at the network)
+# Gradio's worker threads, for every event and the API alike (Gradio's default is 40). The server
+# is bound by Python's GIL at about one core, so more threads only make more requests wait on it
+# at once: with 4, more people drawing together get their readings within a second (measured by
+# bench/app_load.py; so was leaving torch its default of one thread per core, which served more
+# than one thread did).
+MAX_THREADS = 4
+API_WORKERS = MAX_THREADS         # API requests handled at once (each waits for a turn at the network)
 # PIL refuses to decode uploads of more than twice this many pixels (a 10 MB PNG can hold 90 Mpx
 # of a single colour, 360 MB once decoded to RGBA); the network needs 28x28 of them.
 MAX_IMAGE_PIXELS = 4096 * 4096
@@ -131,5 +137,6 @@ class RequestSizeLimit:
 def launch_options() -> dict:
     """``demo.launch`` settings: uploads and requests capped, errors shown as messages, no
     share link (the Space or GRADIO_SERVER_NAME / GRADIO_SERVER_PORT decide where it listens)."""
-    return {"max_file_size": MAX_UPLOAD, "show_error": True, "footer_links": ["api"], "head": PAGE_HEAD,
+    return {"max_file_size": MAX_UPLOAD, "max_threads": MAX_THREADS, "show_error": True, "footer_links": ["api"],
+            "head": PAGE_HEAD,
             "app_kwargs": {"middleware": [Middleware(RequestSizeLimit)]}}

@@ -1,5 +1,5 @@
-"""Many gradio_client sessions at once against a served app.py: the load of tests/test_load.py and
-bench/app_load.py.
+"""Many gradio_client sessions at once against a served app.py's API: a load of tests/test_load.py
+(people at the page are tests/page_clients.py).
 
 Each session reads a digit (/predict), then mostly drags the sliders (/perturb, cheap: the
 decoder alone), reading another digit every few requests. Sessions run in threads, one client

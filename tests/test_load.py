@@ -1,5 +1,6 @@
-"""The app under load: 32 concurrent gradio_client sessions of 20 requests each against
-`python app.py` get no error and every answer right; and a slow request holds up no other."""
+"""The app under load: people using the page at once, as the page talks to the server, each get
+their own digit every time; 32 concurrent gradio_client sessions of 20 requests each get no error
+and every answer right; and a slow request holds up no other."""
 import shutil
 import threading
 from collections import Counter, defaultdict
@@ -13,9 +14,15 @@ from app_server import free_port, serving_app
 from capsnet import load_model
 from conftest import REPO, example_pixels, label_of
 from concurrent_clients import EXAMPLES, WINNER, offset_sets, run_sessions, sketch
+from digit_strokes import random_box, strokes
+from page_clients import Page, use_the_page
+from playground import serving
+from playground.drawing_pad import SIDE
 
 pytestmark = pytest.mark.server
 
+PEOPLE = 8              # at the page at once, each drawing DIGITS_EACH digits
+DIGITS_EACH = 2
 SESSIONS = 32
 REQUESTS = 20           # per session: 4 /predict and 16 /perturb
 LOAD_TIMEOUT = 1800.0   # seconds for all 640 requests, on a 2-core machine busy training
@@ -56,6 +63,27 @@ def assert_same_picture(served: np.ndarray, computed: np.ndarray) -> None:
     """The served PNG is the in-process picture, up to one grey level of float rounding."""
     assert served.shape == computed.shape
     assert np.abs(served.astype(int) - computed.astype(int)).max() <= 1
+
+
+def test_people_at_the_page_at_once_each_get_their_own_digit(app, weights):
+    """Every request of 8 people drawing, dragging a slider and clearing together is answered with
+    what that person's page needs: live readings, the drawn digit at the last stroke's end and while
+    its slider moves, the details, the empty pad after Clear (tests/page_clients.py checks each)."""
+    rng = np.random.default_rng(0)
+    drawings = [(digit, strokes(digit, *random_box(rng, SIDE))) for digit in range(app.DIGITS)]
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("CAPSNET_WEIGHTS", str(weights))
+        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        with serving_app(start_timeout=600) as url:
+            exchanges = use_the_page(url, Page.of(app), PEOPLE, drawings, lambda digits, _: digits >= DIGITS_EACH)
+
+    assert [(exchange.event, exchange.error) for exchange in exchanges if exchange.error] == []
+    events = Counter((exchange.person, exchange.event) for exchange in exchanges)
+    for person in range(PEOPLE):
+        assert events[person, "clear"] == 2 * DIGITS_EACH          # the empty pad, then its details
+        assert events[person, "final"] >= DIGITS_EACH and events[person, "live"] >= events[person, "final"]
+        assert events[person, "details"] == events[person, "final"]
+        assert events[person, "slider"] > 0
 
 
 def test_32_concurrent_sessions_get_every_answer_right(weights, expected, tmp_path):
@@ -121,7 +149,7 @@ def test_a_slow_prediction_holds_up_no_other_request(app, monkeypatch, snapshot_
     monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
     port = free_port()
     app.demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                    max_file_size="10mb")
+                    max_file_size="10mb", max_threads=serving.MAX_THREADS)
     clients = [Client(f"http://127.0.0.1:{port}/", verbose=False, analytics_enabled=False,
                       download_files=tmp_path) for _ in range(SLOW + 2)]
     try:
