@@ -222,8 +222,11 @@ def show_details(reading: Reading | None, decode_as: str, scale: str, shown_slid
 
 def move_dimensions(reading: Reading | None, decode_as: str, scale: str, sliders: dict) -> str:
     """A slider moved: the reading panel with the offsets added to the decoded capsule."""
-    if reading is None or decode_as not in DECODE_CHOICES or scale not in RANGES:
-        return gr.skip()                 # the sliders are disabled until there is a reading
+    if decode_as not in DECODE_CHOICES or scale not in RANGES:
+        return gr.skip()
+    if reading is None:   # the page enables the sliders with a reading: the server dropped it since
+        return views.message_panel("This page's reading is no longer kept on the server (it keeps the "
+                                   "sessions used most recently): draw the digit again.")
     digit = decoded_digit(reading, decode_as)
     limits = [dimension_limit(digit, d, scale) for d in range(DIMENSIONS)]
     try:

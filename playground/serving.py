@@ -26,6 +26,11 @@ MODEL_TURNS = 2                   # readings computed at once; more wait their t
 # than one thread did).
 MAX_THREADS = 4
 API_WORKERS = MAX_THREADS         # API requests handled at once (each waits for a turn at the network)
+# Sessions whose state Gradio keeps, the longest unused dropped first. A session's reading keeps its
+# routing for the sliders and the routing view, about 1 MB; Gradio's default of 10,000 sessions
+# (a closed page's state stays for an hour) could hold 10 GB. Someone whose session was dropped
+# is asked to draw again.
+SESSIONS_KEPT = 1000
 # PIL refuses to decode uploads of more than twice this many pixels (a 10 MB PNG can hold 90 Mpx
 # of a single colour, 360 MB once decoded to RGBA); the network needs 28x28 of them.
 MAX_IMAGE_PIXELS = 4096 * 4096
@@ -135,8 +140,8 @@ class RequestSizeLimit:
 
 
 def launch_options() -> dict:
-    """``demo.launch`` settings: uploads and requests capped, errors shown as messages, no
-    share link (the Space or GRADIO_SERVER_NAME / GRADIO_SERVER_PORT decide where it listens)."""
-    return {"max_file_size": MAX_UPLOAD, "max_threads": MAX_THREADS, "show_error": True, "footer_links": ["api"],
-            "head": PAGE_HEAD,
+    """``demo.launch`` settings: uploads, requests, threads and kept sessions capped, errors shown
+    as messages, no share link (the Space or GRADIO_SERVER_NAME / GRADIO_SERVER_PORT decide where it listens)."""
+    return {"max_file_size": MAX_UPLOAD, "max_threads": MAX_THREADS, "state_session_capacity": SESSIONS_KEPT,
+            "show_error": True, "footer_links": ["api"], "head": PAGE_HEAD,
             "app_kwargs": {"middleware": [Middleware(RequestSizeLimit)]}}

@@ -135,8 +135,11 @@ def test_moving_a_slider_redraws_only_the_reconstruction(app, reading):
     assert moved.startswith(unchanged)
 
 
-def test_sliders_before_any_drawing_change_nothing(app):
-    assert isinstance(app.move_dimensions(None, app.WINNER, app.PAPER, {"offsets": ZEROS}), type(gr.skip()))
+def test_sliders_of_a_reading_the_server_dropped_ask_to_draw_again(app):
+    """The page enables the sliders only with a reading; Gradio drops the state of the sessions
+    used least recently (serving.SESSIONS_KEPT)."""
+    shown = app.move_dimensions(None, app.WINNER, app.PAPER, {"offsets": ZEROS})
+    assert 'role="alert"' in shown and "draw the digit again" in shown
 
 
 @pytest.mark.parametrize("offsets", [[0.3] + ZEROS[1:], ZEROS[:3], ["0.1"] + ZEROS[1:], [float("nan")] + ZEROS[1:]],

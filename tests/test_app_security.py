@@ -115,9 +115,10 @@ def test_uploads_are_capped(url):
     assert small.status_code == 200
 
 
-def test_launch_creates_no_share_link_and_caps_uploads_and_requests():
+def test_launch_creates_no_share_link_and_caps_uploads_requests_and_sessions():
     options = serving.launch_options()
     assert not options.get("share") and options["max_file_size"] == "10mb"
+    assert options["state_session_capacity"] == serving.SESSIONS_KEPT < 10_000   # Gradio's default
     (middleware,) = options["app_kwargs"]["middleware"]
     assert middleware.cls is serving.RequestSizeLimit
     assert "demo.launch(" in (REPO / "app.py").read_text() and "share=" not in (REPO / "app.py").read_text()
