@@ -22,6 +22,7 @@ from tests.app_server import serving_app
 from tests.browser_drawing import DESKTOP, PHONE, PadDriver, chromium
 from tests.digit_strokes import random_box, strokes
 
+
 def percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 

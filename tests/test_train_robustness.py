@@ -179,7 +179,7 @@ def test_non_finite_loss_stops_and_keeps_the_best_weights(tiny_mnist, uninterrup
 
     error = capsys.readouterr().err
     assert f"epoch {EPOCHS + 1}, step 1: the loss became nan" in error
-    assert f"best weights so far (test accuracy" in error and str(run / "weights") in error
+    assert "best weights so far (test accuracy" in error and str(run / "weights") in error
     for file in ("checkpoints/last.pt", "weights/model.safetensors", "weights/config.json", "weights/metrics.json"):
         assert (run / file).read_bytes() == (uninterrupted / file).read_bytes(), file
 
