@@ -47,6 +47,17 @@ def app():
     return app
 
 
+@pytest.fixture(scope="module")
+def url(app):
+    """The URL of `python app.py` served on a free loopback port, one server per test module."""
+    from app_server import serving_app
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        with serving_app(start_timeout=600) as served:
+            yield served
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """MNIST's folder: $CAPSNET_DATA_DIR (CI: ../shared/data), else ./data, downloaded when missing."""

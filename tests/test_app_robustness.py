@@ -152,16 +152,6 @@ def test_perturb_rejects_a_capsule_that_is_not_a_choice(app, decode_as):
 
 # Against the app launched as `python app.py`.
 
-@pytest.fixture(scope="module")
-def url():
-    from app_server import serving_app
-
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
-        with serving_app(start_timeout=600) as served:
-            yield served
-
-
 def page_event(app, url: str, fn, data: list, session: str = "robustness") -> httpx.Response:
     """What the page sends for the event that runs ``fn``: POST /gradio_api/run/predict with the
     event's index (the page's events skip the queue)."""

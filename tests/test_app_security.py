@@ -16,16 +16,6 @@ pytestmark = pytest.mark.server
 
 
 @pytest.fixture(scope="module")
-def url():
-    from app_server import serving_app
-
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
-        with serving_app(start_timeout=600) as served:
-            yield served
-
-
-@pytest.fixture(scope="module")
 def client(url):
     from gradio_client import Client
 

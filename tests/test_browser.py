@@ -21,14 +21,6 @@ TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machi
 
 
 @pytest.fixture(scope="module")
-def url():
-    from app_server import serving_app
-
-    with serving_app() as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as playwright, chromium(playwright) as launched:
         yield launched
