@@ -385,7 +385,8 @@ def load_dimension_names(folder: str | Path) -> DimensionNames:
 def names_table(names: "DimensionNames", digits: list[int], rows: int = 5) -> str:
     """A Markdown table: for each digit, its ``rows`` dimensions of largest effect over the
     paper's range, named over both ranges."""
-    lines = ["| digit | dimension | over ±0.25 (the paper's) | effect | over ±3 sd of MNIST |",
+    lines = [f"| digit | dimension | over ±{PAPER_RANGE:g} (the paper's) | effect | "
+             f"over ±{names.spread_range:g} sd of MNIST |",
              "| --- | --- | --- | --- | --- |"]
     for digit in digits:
         for d in names.by_effect(digit)[:rows]:

@@ -200,7 +200,7 @@ def heatmap_overlay(image: np.ndarray, heat: torch.Tensor | np.ndarray, scale: i
         cell = np.arange(edges[0], edges[-1])
         index = np.searchsorted(edges, cell, side="right") - 1         # display pixel -> grid index
         canvas[np.ix_(cell, cell)] = _colour_map(heat / (2 * mean))[np.ix_(index, index)]
-    ink = INK_OPACITY * np.clip(image, 0.0, 1.0).repeat(scale, axis=0).repeat(scale, axis=1)[..., None]
+    ink = INK_OPACITY * upscaled(np.clip(image, 0.0, 1.0), scale)[..., None]    # [28s, 28s, 1]
     rgb = np.rint((1 - ink) * canvas + ink * INK).astype(np.uint8)     # [28s, 28s, 3]
     if mean > 0:
         rows, cols = receptive_field(*np.unravel_index(heat.argmax(), heat.shape))
