@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 import app
+from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
 from playground import serving
 from playground.drawing_pad import SIDE
@@ -111,7 +112,7 @@ def latency_line(exchanges: list[Exchange], event: str) -> tuple[str, float | No
     times = sorted(exchange.waited for exchange in exchanges if exchange.event == event and not exchange.error)
     if len(times) < 2:
         return f"{EVENTS[event]:<46} {len(times):6d}   too few for percentiles", None
-    p95 = statistics.quantiles(times, n=100, method="inclusive")[94]
+    p95 = percentile(times, 95)
     return (f"{EVENTS[event]:<46} {len(times):6d} {statistics.median(times) * 1e3:9.1f} {p95 * 1e3:9.1f} "
             f"{times[-1] * 1e3:9.1f}"), p95
 

@@ -17,14 +17,11 @@ from contextlib import nullcontext
 
 import numpy as np
 
+from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
 from tests.app_server import serving_app
 from tests.browser_drawing import DESKTOP, PHONE, PadDriver, chromium
 from tests.digit_strokes import random_box, strokes
-
-
-def percentile(values: list[float], q: int) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
 
 def main() -> None:
