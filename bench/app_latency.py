@@ -26,6 +26,7 @@ import app
 from bench.train_throughput import cpu_model
 from tests.app_server import call_perturb, serving_app
 from tests.digit_strokes import pad_value, strokes
+from tests.page_clients import event_index
 
 
 def percentiles(run: Callable[[int], object], repeats: int, warmup: int = 5) -> tuple[float, float]:
@@ -42,11 +43,6 @@ def percentiles(run: Callable[[int], object], repeats: int, warmup: int = 5) -> 
 
 def report(name: str, figures: tuple[float, float]) -> None:
     print(f"{name:<52} p50 {figures[0]:7.2f} ms   p95 {figures[1]:7.2f} ms")
-
-
-def fn_index(fn) -> int:
-    """The index by which the page names the event that runs ``fn``."""
-    return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn is fn)
 
 
 def main() -> None:
@@ -80,7 +76,7 @@ def main() -> None:
 
     with serving_app() as url, httpx.Client(base_url=f"{url}gradio_api/", timeout=60) as client:
         def page_event(fn, data: list) -> None:
-            response = client.post("run/predict", json={"data": data, "fn_index": fn_index(fn),
+            response = client.post("run/predict", json={"data": data, "fn_index": event_index(app, fn),
                                                         "session_hash": "latency"})
             response.raise_for_status()
 

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "assets" / "examples").glob("*.png"))
+from conftest import EXAMPLES
+
 OFFSET_SETS = 4      # the sessions cycle through this many slider settings
 WINNER = "winner"    # decode the winning capsule
 HTTP_TIMEOUT = 300.0  # seconds for one HTTP exchange: a server on a busy machine answers slowly

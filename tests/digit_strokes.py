@@ -63,7 +63,8 @@ def random_box(rng: np.random.Generator, pad_side: float) -> tuple[float, float,
     return left, top, width, height
 
 
-def pad_value(strokes: list[list[float]], revision: int = 1, background: str | None = None) -> dict:
-    """The drawing pad's value for ``strokes`` once the last one has ended."""
+def pad_value(strokes: list[list[float]], revision: int = 1, background: str | None = None,
+              drawing: bool = False) -> dict:
+    """The drawing pad's value for ``strokes``, the last one still being drawn if ``drawing``."""
     return {"strokes": [" ".join(f"{x:g}" for x in stroke) for stroke in strokes],
-            "background": background, "revision": revision, "drawing": False}
+            "background": background, "revision": revision, "drawing": drawing}

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import httpx
 import numpy as np
 
+from tests.digit_strokes import pad_value
+
 STROKE_SECONDS = 0.6          # a stroke takes this long to draw ...
 LIVE_SECONDS = 0.1            # ... and the pad sends it at most this often (drawing_pad.LIVE_MS)
 BETWEEN_STROKES_SECONDS = 0.3  # pen lifted between the strokes of a 4
@@ -36,6 +38,11 @@ EVENTS = {                    # what each event of a person is, as the reports n
 }
 
 
+def event_index(app, fn) -> int:
+    """The index by which the page names the event of app.py that runs ``fn`` (its fn_index)."""
+    return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn is fn)
+
+
 @dataclass(frozen=True)
 class Page:
     """What a person's requests need of app.py: the events' indices and the controls' values."""
@@ -51,8 +58,8 @@ class Page:
     @classmethod
     def of(cls, app) -> "Page":
         """The page of the imported app.py (the same indices as a `python app.py` serving it)."""
-        index = {block_fn.fn: i for i, block_fn in app.demo.fns.items()}
-        return cls(index[app.read_drawing], index[app.show_details], index[app.move_dimensions],
+        return cls(event_index(app, app.read_drawing), event_index(app, app.show_details),
+                   event_index(app, app.move_dimensions),
                    app.sliders_at_zero(None, app.PAPER), app.WINNER, app.PAPER,
                    app.CONFIG.routing_iterations, app.ALL_TYPES)
 
@@ -65,12 +72,6 @@ class Exchange:
     seconds: float           # from sending the request to having its answer
     waited: float            # what the person waited: from pen-up for a final reading, else seconds
     error: str | None = None
-
-
-def pad_value(strokes: list[list[float]], revision: int, drawing: bool) -> dict:
-    """The drawing pad's value for these strokes (each a flat [x0, y0, x1, y1, ...])."""
-    return {"strokes": [" ".join(f"{x:g}" for x in stroke) for stroke in strokes],
-            "background": None, "revision": revision, "drawing": drawing}
 
 
 def reading_problem(digit: int | None) -> Callable[[list], str | None]:
@@ -138,7 +139,7 @@ class Person:
     async def send_drawing(self, event: str, strokes: list[list[float]], drawing: bool,
                            problem: Callable[[list], str | None], since: float | None = None) -> list | None:
         self.revision += 1
-        return await self.send(event, self.page.read_drawing, [pad_value(strokes, self.revision, drawing)],
+        return await self.send(event, self.page.read_drawing, [pad_value(strokes, self.revision, drawing=drawing)],
                                problem, since)
 
     def follow_with_details(self, reading: bool, event: str) -> None:

@@ -14,6 +14,7 @@ from PIL import Image
 
 from conftest import EXAMPLES, label_of
 from digit_strokes import pad_value, strokes
+from page_clients import event_index
 
 ZEROS = [0.0] * 16
 SIDE = 448  # an uploaded canvas
@@ -155,9 +156,8 @@ def test_perturb_rejects_a_capsule_that_is_not_a_choice(app, decode_as):
 def page_event(app, url: str, fn, data: list, session: str = "robustness") -> httpx.Response:
     """What the page sends for the event that runs ``fn``: POST /gradio_api/run/predict with the
     event's index (the page's events skip the queue)."""
-    fn_index = next(index for index, block_fn in app.demo.fns.items() if block_fn.fn is fn)
     return httpx.post(f"{url}gradio_api/run/predict", timeout=120,
-                      json={"data": data, "fn_index": fn_index, "session_hash": session})
+                      json={"data": data, "fn_index": event_index(app, fn), "session_hash": session})
 
 
 def panel_of(response: httpx.Response) -> str:
@@ -190,7 +190,7 @@ def test_a_forged_drawing_gets_a_clear_message_and_the_app_reads_on(app, url, va
 
 @pytest.mark.server
 def test_nan_and_infinity_as_json_numbers_get_a_clear_message(app, url):
-    fn_index = next(index for index, block_fn in app.demo.fns.items() if block_fn.fn is app.read_drawing)
+    fn_index = event_index(app, app.read_drawing)
     for bad in ('{"strokes": [], "revision": NaN}', '{"strokes": [], "revision": Infinity}'):
         body = f'{{"data": [{bad}], "fn_index": {fn_index}, "session_hash": "nan"}}'
         response = httpx.post(f"{url}gradio_api/run/predict", content=body, timeout=120,

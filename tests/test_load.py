@@ -12,8 +12,8 @@ from PIL import Image
 
 from app_server import free_port, serving_app
 from capsnet import load_model
-from conftest import REPO, example_pixels, label_of
-from concurrent_clients import EXAMPLES, WINNER, offset_sets, run_sessions, sketch
+from conftest import EXAMPLES, REPO, example_pixels, label_of
+from concurrent_clients import WINNER, offset_sets, run_sessions, sketch
 from digit_strokes import random_box, strokes
 from page_clients import Page, use_the_page
 from playground import serving
