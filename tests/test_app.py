@@ -20,9 +20,7 @@ def panel_digit(panel: str) -> str | None:
 
 
 def drawn(digit: int, revision: int = 1, drawing: bool = False) -> dict:
-    value = pad_value(strokes(digit, 70, 30, 140, 220), revision)
-    value["drawing"] = drawing
-    return value
+    return pad_value(strokes(digit, 70, 30, 140, 220), revision, drawing=drawing)
 
 
 @pytest.fixture(scope="module")
