@@ -9,15 +9,18 @@ import re
 from pathlib import Path
 
 import torch
+import torch.nn as nn
 from huggingface_hub import hf_hub_download
 from huggingface_hub.errors import EntryNotFoundError, HFValidationError
 from safetensors import SafetensorError, safe_open
 
+from capsnet.baseline import BaselineCNN, BaselineConfig
 from capsnet.model import CapsNet, CapsNetConfig
 
 WEIGHTS_FILE = "model.safetensors"
 CONFIG_FILE = "config.json"
 HUB_REPO_ID = re.compile(r"\b[\w.-]+\b/\b[\w.-]+\b")  # namespace/name, e.g. "user/capsnet-mnist"
+CONFIGS = {CapsNet: CapsNetConfig, BaselineCNN: BaselineConfig}
 FIX = ("Fix: train a model with `python train.py --data-dir DATA --out FOLDER`, or set CAPSNET_WEIGHTS "
        f"to a folder or Hugging Face Hub repo id that holds {WEIGHTS_FILE} and {CONFIG_FILE}.")
 
@@ -29,12 +32,13 @@ class WeightsError(RuntimeError):
         super().__init__(f"{problem}. {FIX}")
 
 
-def load_model(source: str | os.PathLike) -> CapsNet:
-    """A trained CapsNet in eval mode, from a local folder or a Hub repo id ("namespace/name").
+def load_model(source: str | os.PathLike, network: type[nn.Module] = CapsNet) -> nn.Module:
+    """A trained network in eval mode, from a local folder or a Hub repo id ("namespace/name").
 
     Args:
         source: a folder holding model.safetensors and config.json (what save_pretrained writes),
             or the id of a Hugging Face Hub model repo holding them.
+        network: CapsNet, or BaselineCNN for the paper's CNN baseline.
 
     Raises:
         WeightsError: a file is missing, unreadable or does not match the network.
@@ -49,10 +53,11 @@ def load_model(source: str | os.PathLike) -> CapsNet:
     config_file, weights_file = folder / CONFIG_FILE, folder / WEIGHTS_FILE
     if not weights_file.is_file():
         raise WeightsError(f"{weights_file} is missing")
-    config = read_config(config_file)
-    check_tensor_shapes(weights_file, config)
+    config = read_config(config_file, CONFIGS[network])
+    with torch.device("meta"):
+        check_tensor_shapes(weights_file, network(config))
     try:
-        model = CapsNet.from_pretrained(folder, strict=True, config=config)
+        model = network.from_pretrained(folder, strict=True, config=config)
     except (SafetensorError, RuntimeError) as error:
         raise WeightsError(f"{weights_file} cannot be loaded ({' '.join(str(error).split())})") from None
     for name, tensor in model.state_dict().items():
@@ -72,8 +77,9 @@ def download(repo_id: str) -> Path:
                            f"cannot be had from the Hugging Face Hub ({reason})") from None
 
 
-def read_config(path: Path) -> CapsNetConfig:
-    """The CapsNetConfig in ``path``: exactly the config's keys, each a positive integer."""
+def read_config(path: Path, config_class: type = CapsNetConfig):
+    """The ``config_class`` in ``path``: exactly its keys, each a count (a positive integer, or a
+    list of as many as the default has), a padding (0 allowed) or a dropout in [0, 1)."""
     try:
         values = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -83,36 +89,46 @@ def read_config(path: Path) -> CapsNetConfig:
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise WeightsError(f"{path} is not valid JSON ({error})") from None
     if not isinstance(values, dict):
-        raise WeightsError(f"{path} must hold a JSON object of {CapsNetConfig.__name__} fields")
-    fields = {field.name for field in dataclasses.fields(CapsNetConfig)}
-    if missing := sorted(fields - values.keys()):
+        raise WeightsError(f"{path} must hold a JSON object of {config_class.__name__} fields")
+    defaults = {field.name: field.default for field in dataclasses.fields(config_class)}
+    if missing := sorted(defaults.keys() - values.keys()):
         raise WeightsError(f"{path} lacks the keys {', '.join(missing)}")
-    if unknown := sorted(values.keys() - fields):
+    if unknown := sorted(values.keys() - defaults.keys()):
         raise WeightsError(f"{path} has unknown keys {', '.join(unknown)}")
     for key, value in values.items():
-        if key == "decoder_hidden":
-            valid = isinstance(value, list) and len(value) == 2 and all(map(is_positive_int, value))
-            expected = "a list of two positive integers"
+        least = 0 if key == "padding" else 1
+        count = "a non-negative integer" if least == 0 else "a positive integer"
+        default = defaults[key]
+        if isinstance(default, float):
+            valid, expected = is_number(value) and 0 <= value < 1, "a number in [0, 1)"
+        elif isinstance(default, tuple):
+            valid = isinstance(value, list) and len(value) == len(default) and \
+                all(is_int(item, least) for item in value)
+            expected = f"a list of {len(default)} {count.removeprefix('a ')}s"
         else:
-            valid, expected = is_positive_int(value), "a positive integer"
+            valid, expected = is_int(value, least), count
         if not valid:
             raise WeightsError(f"{path}: {key} = {json.dumps(value)} is not {expected}")
-    config = CapsNetConfig(**values)
-    if config.primary_grid < 1:
+    config = config_class(**values)
+    side = config.primary_grid if isinstance(config, CapsNetConfig) else config.feature_side
+    if side < 1:
         raise WeightsError(f"{path}: image_size {config.image_size} is too small for kernel_size "
-                           f"{config.kernel_size} (two convolutions leave no capsule grid)")
+                           f"{config.kernel_size} (the convolutions leave no feature map)")
     return config
 
 
-def is_positive_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+def is_int(value, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
 
-def check_tensor_shapes(weights_file: Path, config: CapsNetConfig) -> None:
-    """The file's tensors are exactly those of a CapsNet(config), shape for shape (read from the
+def is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def check_tensor_shapes(weights_file: Path, model_on_meta) -> None:
+    """The file's tensors are exactly those of the network, shape for shape (read from the
     safetensors header, so a config that does not match allocates nothing)."""
-    with torch.device("meta"):
-        expected = {name: tuple(tensor.shape) for name, tensor in CapsNet(config).state_dict().items()}
+    expected = {name: tuple(tensor.shape) for name, tensor in model_on_meta.state_dict().items()}
     try:
         with safe_open(weights_file, framework="pt") as f:
             found = {name: tuple(f.get_slice(name).get_shape()) for name in f.keys()}
