@@ -1,8 +1,13 @@
-"""Train the paper's CapsNet on MNIST.
+"""Train the paper's CapsNet, or its CNN baseline, on MNIST.
 
-    python train.py --data-dir ../shared/data            # the shipped weights' recipe: see README
+    python train.py --data-dir DATA                       # the CapsNet; the epoch chosen on 5,000 held-out images
+    python train.py --model cnn --out weights/cnn         # the paper's CNN baseline (pooled: see README)
     python train.py --resume                              # continue from checkpoints/last.pt
-    python train.py --init-from weights --lr 2e-4         # train the shipped weights further
+    python train.py --init-from weights --lr 2e-4         # train saved weights further
+    torchrun --standalone --nproc_per_node=2 train.py ... # data-parallel over processes (and machines)
+
+--batch-size is the global batch: under torchrun each of the N processes takes batch-size / N
+images of every step, a shard of the data of its own (DistributedSampler).
 """
 import argparse
 import datetime
@@ -12,20 +17,29 @@ import shlex
 import sys
 import time
 from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
 from torch.optim.swa_utils import AveragedModel
+from torch.utils.data import DataLoader, DistributedSampler, Subset
 from tqdm import tqdm
 
 from capsnet import CapsNet, CapsNetConfig, WeightsError, capsule_loss, load_model
+from capsnet.baseline import BaselineCNN, BaselineConfig, cross_entropy_loss
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
-from capsnet.data import batches, mnist
-from capsnet.evaluate import accuracy
+from capsnet.data import batches, mnist, random_offsets, shift, validation_split
+from capsnet.evaluate import accuracy, correct_and_total
 
 
-RECIPE = ("batch_size", "limit", "lr", "lr_decay", "ema_decay", "seed", "dry_run", "init_from")  # what --resume must repeat
-CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "rng", "epoch", "best_accuracy", "seconds", "history")
+RECIPE = ("model", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
+          "init_from", "device_data")  # what --resume must repeat
+CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accuracy", "seconds", "history")
+NETWORKS = {"capsnet": (CapsNet, CapsNetConfig), "cnn": (BaselineCNN, BaselineConfig)}
+PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
+EVAL_BATCH = 500
 
 
 class NonFiniteLossError(RuntimeError):
@@ -34,6 +48,8 @@ class NonFiniteLossError(RuntimeError):
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet",
+                   help="capsnet: the paper's CapsNet; cnn: its CNN baseline (default: capsnet)")
     p.add_argument("--data-dir", default="./data", help="where torchvision's MNIST lives or is downloaded to (default: ./data)")
     p.add_argument("--out", default="weights", help="folder for the best model and metrics.json (default: weights)")
     p.add_argument("--checkpoint", default="checkpoints/last.pt", help="the checkpoint written after every epoch (default: checkpoints/last.pt)")
@@ -42,7 +58,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="start from these weights (a save_pretrained folder or Hub repo id) instead of a random "
                         "initialisation; the optimiser and the schedule start afresh (default: random)")
     p.add_argument("--epochs", type=int, default=14, help="number of epochs in all, resumed ones included (default: 14)")
-    p.add_argument("--batch-size", type=int, default=64, help="images per step (default: 64)")
+    p.add_argument("--batch-size", type=int, default=64,
+                   help="images per step in all, the global batch: under torchrun each of N processes takes "
+                        "batch-size / N of them (default: 64)")
+    p.add_argument("--val-size", type=int, default=5000,
+                   help="training images held out to choose the epoch on, the same ones for a given --seed; the "
+                        "test set is evaluated once, at the end, on the chosen weights. 0: train on all 60,000 and "
+                        "keep the last epoch (default: 5000)")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's initial learning rate (default: 1e-3)")
     p.add_argument("--lr-decay", type=float, default=0.85, help="exponential decay of the learning rate per epoch (default: 0.85)")
     p.add_argument("--ema-decay", type=float, default=0.999, help="decay of the weights' moving average that is evaluated and saved (default: 0.999)")
@@ -50,17 +72,55 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--device", choices=["auto", "cuda", "mps", "cpu"], default="auto", help="auto: cuda, then mps, then cpu (default: auto)")
     p.add_argument("--amp", choices=["auto", "bf16", "off"], default="auto",
                    help="bf16 autocast; auto: on CUDA with bf16 and on CPUs with native bf16 (AVX512-BF16/AMX) (default: auto)")
-    p.add_argument("--limit", type=int, default=None, help="train on the first N training images only (default: all)")
+    p.add_argument("--limit", type=int, default=None,
+                   help="train on the first N training images (after the validation split) only (default: all)")
+    p.add_argument("--device-data", choices=["auto", "on", "off"], default="auto",
+                   help="on: MNIST kept as tensors on the training device, shifted per batch by tensor operations; "
+                        "off: a DataLoader over torchvision's PIL transforms; auto: on (default: auto)")
     p.add_argument("--max-minutes", type=float, default=None, help="stop cleanly at the last epoch boundary that fits in this budget (default: none)")
     p.add_argument("--dry-run", action="store_true", help="one batch, one epoch, nothing saved: a quick check that everything runs")
     p.add_argument("--push-to-hub", metavar="REPO_ID", default=None, help="upload the best model to this Hugging Face repo at the end")
     return p.parse_args(argv)
 
 
-def pick_device(name: str) -> torch.device:
+@dataclass(frozen=True)
+class Processes:
+    """Where this process stands among torchrun's: rank 0 of 1 for plain `python train.py`."""
+    rank: int = 0
+    world: int = 1
+    local_rank: int = 0
+
+    @property
+    def leader(self) -> bool:
+        """Rank 0 alone writes checkpoints, weights and metrics, and shows the progress bar."""
+        return self.rank == 0
+
+    def sum(self, *values: float, device: torch.device) -> list[float]:
+        """Each value summed over the processes (all_reduce); the values themselves in one process."""
+        if self.world == 1:
+            return list(values)
+        total = torch.tensor(values, dtype=torch.float64, device=device)
+        dist.all_reduce(total)
+        return total.tolist()
+
+
+def join_processes(device_name: str) -> Processes:
+    """Join torchrun's process group where torchrun started this process (gloo on the CPU, nccl
+    on CUDA), else a group of one."""
+    if "RANK" not in os.environ:
+        return Processes()
+    processes = Processes(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), int(os.environ["LOCAL_RANK"]))
+    cuda = device_name in ("auto", "cuda") and torch.cuda.is_available()
+    if cuda:
+        torch.cuda.set_device(processes.local_rank)
+    dist.init_process_group("nccl" if cuda else "gloo")
+    return processes
+
+
+def pick_device(name: str, local_rank: int = 0) -> torch.device:
     if name == "auto":
         if torch.cuda.is_available():
-            return torch.device("cuda")
+            return torch.device("cuda", local_rank)
         if torch.backends.mps.is_available():
             return torch.device("mps")
         return torch.device("cpu")
@@ -68,7 +128,7 @@ def pick_device(name: str) -> torch.device:
         raise SystemExit("--device cuda: no CUDA GPU is visible to PyTorch")
     if name == "mps" and not torch.backends.mps.is_available():
         raise SystemExit("--device mps: MPS is not available on this machine")
-    return torch.device(name)
+    return torch.device("cuda", local_rank) if name == "cuda" else torch.device(name)
 
 
 def use_bf16(amp: str, device: torch.device) -> bool:
@@ -82,45 +142,108 @@ def use_bf16(amp: str, device: torch.device) -> bool:
     return False
 
 
-def train_one_epoch(model, ema, loader, optimizer, device, autocast, epoch, dry_run) -> tuple[float, float]:
-    """One pass over the loader; returns the mean loss and the training accuracy."""
+def capsnet_loss(model, images, labels):
+    """The CapsNet's output with the decoder masked by the labels, and its loss (eq. 4 plus
+    0.0005 x the reconstruction error)."""
+    out = model(images, labels)
+    return out, capsule_loss(out, images, labels)
+
+
+def cnn_loss(model, images, labels):
+    """The baseline's output and its softmax cross entropy."""
+    out = model(images)
+    return out, cross_entropy_loss(out, labels)
+
+
+LOSSES = {"capsnet": capsnet_loss, "cnn": cnn_loss}
+
+
+class TrainingData:
+    """The training images of one epoch, this process's shard, in batches of this process's share.
+
+    Either MNIST as tensors on the training device, shifted per batch with tensor operations
+    (``on_device``), or a DataLoader over torchvision's RandomCrop. Both shuffle with
+    DistributedSampler from the seed and the epoch; the on-device shifts are drawn from the seed
+    and the epoch for the whole training set, so each image gets the same shift whatever the
+    number of processes.
+    """
+
+    def __init__(self, data_dir: str, indices: torch.Tensor, batch_size: int, seed: int,
+                 processes: Processes, device: torch.device, on_device: bool):
+        self.seed, self.device, self.on_device, self.batch_size = seed, device, on_device, batch_size
+        self.sampler = DistributedSampler(range(len(indices)), num_replicas=processes.world,
+                                          rank=processes.rank, shuffle=True, seed=seed)
+        if on_device:
+            full = mnist(data_dir, train=True)
+            self.images = full.data[indices].to(device)       # uint8 [N, 28, 28]
+            self.labels = full.targets[indices].to(device)    # int64 [N]
+        else:
+            self.loader = batches(Subset(mnist(data_dir, train=True, augment=True), indices.tolist()), batch_size,
+                                  sampler=self.sampler, device=device)
+
+    def __len__(self) -> int:
+        """Steps per epoch."""
+        return -(-len(self.sampler) // self.batch_size)
+
+    def epoch(self, epoch: int):
+        """(images [b, 1, 28, 28] in [0, 1], labels [b]) for each step of ``epoch``."""
+        self.sampler.set_epoch(epoch)
+        if not self.on_device:
+            yield from self.loader
+            return
+        offsets = random_offsets(len(self.images), torch.Generator().manual_seed(epoch_seed(self.seed, epoch)))
+        order = torch.tensor(list(self.sampler))
+        for batch in order.split(self.batch_size):
+            images = self.images[batch.to(self.device)].unsqueeze(1).float() / 255   # as ToTensor does
+            yield shift(images, offsets[batch].to(self.device)), self.labels[batch.to(self.device)]
+
+
+def epoch_seed(seed: int, epoch: int, rank: int = 0) -> int:
+    """The seed of everything random in an epoch but the shuffle (dropout, RandomCrop, the
+    on-device shifts): a resumed run draws what an uninterrupted one drew."""
+    return seed * 1_000_003 + epoch * 1_009 + rank
+
+
+def held_out(data_dir: str, indices: torch.Tensor, processes: Processes, device: torch.device,
+             train: bool = True) -> DataLoader:
+    """This process's share of ``indices`` of MNIST's training (or test) images, unshifted."""
+    return batches(Subset(mnist(data_dir, train=train), indices[processes.rank::processes.world].tolist()),
+                   EVAL_BATCH, device=device)
+
+
+def shared_accuracy(model, loader: DataLoader, processes: Processes, device: torch.device) -> float:
+    """Accuracy over every process's share of the images."""
+    correct, total = processes.sum(*correct_and_total(model, loader, device), device=device)
+    return correct / total
+
+
+def train_one_epoch(model, ema, data: TrainingData, optimizer, device, autocast, epoch, dry_run, loss_fn,
+                    show_progress: bool) -> tuple[float, float, float]:
+    """One pass over this process's shard; returns its summed loss, its correct readings and its
+    number of images."""
     model.train()
-    loss_sum = correct = seen = 0
-    bar = tqdm(loader, desc=f"epoch {epoch}", unit="batch", leave=False, file=sys.stdout)
+    loss_sum = correct = seen = 0.0
+    bar = tqdm(data.epoch(epoch), total=len(data), desc=f"epoch {epoch}", unit="batch", leave=False,
+               file=sys.stdout, disable=not show_progress)
     for step, (images, labels) in enumerate(bar, start=1):
         images = images.to(device, non_blocking=True)
         labels = labels.to(device, non_blocking=True)
         with autocast():
-            out = model(images, labels)
-            loss = capsule_loss(out, images, labels)
+            out, loss = loss_fn(model, images, labels)
         if not torch.isfinite(loss):
             raise NonFiniteLossError(f"epoch {epoch}, step {step}: the loss became {loss.item()}; "
                                      "training stopped.")
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-        ema.update_parameters(model)
+        ema.update_parameters(model.module if isinstance(model, DistributedDataParallel) else model)
         loss_sum += loss.item() * labels.numel()
         correct += (out.prediction == labels).sum().item()
         seen += labels.numel()
         bar.set_postfix(loss=f"{loss_sum / seen:.4f}", acc=f"{correct / seen:.4f}")
         if dry_run:
             break
-    return loss_sum / seen, correct / seen
-
-
-def capture_rng(generator: torch.Generator) -> dict:
-    state = {"torch": torch.get_rng_state(), "shuffle": generator.get_state()}
-    if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state_all()
-    return state
-
-
-def restore_rng(state: dict, generator: torch.Generator) -> None:
-    torch.set_rng_state(state["torch"])
-    generator.set_state(state["shuffle"])
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
+    return loss_sum, correct, seen
 
 
 def moving_average(decay: float):
@@ -139,9 +262,9 @@ def recipe(args: argparse.Namespace) -> dict:
     return {name: getattr(args, name) for name in RECIPE}
 
 
-def resume(path: Path, args: argparse.Namespace, model, ema, optimizer, schedule,
-           shuffle: torch.Generator) -> dict:
-    """Restore model, moving average, optimiser, schedule and RNG from the checkpoint at ``path``.
+def resume(path: Path, args: argparse.Namespace, model, ema, optimizer, schedule) -> dict:
+    """Restore model, moving average, optimiser and schedule from the checkpoint at ``path`` (what
+    is random in an epoch is drawn from the seed and the epoch: see epoch_seed).
 
     Raises:
         RuntimeError: the checkpoint is missing or unreadable, was made with other flags, or does
@@ -164,7 +287,6 @@ def resume(path: Path, args: argparse.Namespace, model, ema, optimizer, schedule
         ema.load_state_dict(state["ema"])
         optimizer.load_state_dict(state["optimizer"])
         schedule.load_state_dict(state["schedule"])
-        restore_rng(state["rng"], shuffle)
     except (KeyError, RuntimeError, TypeError, ValueError) as error:
         first_line = str(error).splitlines()[0] if str(error) else ""
         raise RuntimeError(f"checkpoint {path} does not fit this network ({error.__class__.__name__}: "
@@ -178,103 +300,173 @@ def write_metrics(out_dir: Path, metrics: dict) -> None:
     os.replace(tmp, out_dir / "metrics.json")
 
 
+def portable_command(argv: list[str]) -> str:
+    """The command that ran, as anyone can repeat it: the flags that name a path of this machine
+    (outside the working folder) say DATA, OUT, CHECKPOINT or WEIGHTS instead."""
+    words, previous = [], None
+    for word in argv:
+        flag, equals, value = word.partition("=")
+        if equals and flag in PATH_FLAGS and is_local_path(value):
+            word = f"{flag}={PATH_FLAGS[flag]}"
+        elif previous in PATH_FLAGS and is_local_path(word):
+            word = PATH_FLAGS[previous]
+        words.append(word)
+        previous = word
+    return shlex.join(["python", "train.py", *words])
+
+
+def is_local_path(value: str) -> bool:
+    """A path that depends on where the run was: absolute, or leaving the working folder."""
+    return Path(value).is_absolute() or ".." in Path(value).parts
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    torch.manual_seed(args.seed)
-    device = pick_device(args.device)
+    processes = join_processes(args.device)
+    try:
+        return train(args, processes, sys.argv[1:] if argv is None else argv)
+    finally:
+        if processes.world > 1:
+            dist.destroy_process_group()
+
+
+def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> int:
+    if args.batch_size % processes.world:
+        print(f"train.py: error: --batch-size {args.batch_size} does not split evenly over {processes.world} "
+              "processes: make it a multiple of --nproc_per_node x --nnodes", file=sys.stderr)
+        return 2
+    torch.manual_seed(args.seed)                  # the initial weights: the same in every process
+    device = pick_device(args.device, processes.local_rank)
     bf16 = use_bf16(args.amp, device)
     autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) if bf16 else nullcontext
+    on_device = args.device_data == "on" or (args.device_data == "auto" and device.type == "cuda")
     out_dir, checkpoint_path = Path(args.out), Path(args.checkpoint)
+    network, config = NETWORKS[args.model]
+    show = processes.leader
 
     try:
-        train_set = mnist(args.data_dir, train=True, augment=True)
-        test_set = mnist(args.data_dir, train=False)
-    except RuntimeError as error:
-        print(f"train.py: error: {error}", file=sys.stderr)
+        train_indices, val_indices = validation_split(len(mnist(args.data_dir, train=True)), args.val_size, args.seed)
+    except (RuntimeError, ValueError) as error:
+        print(f"train.py: error: {'--val-size: ' if isinstance(error, ValueError) else ''}{error}", file=sys.stderr)
         return 2
     if args.limit:
-        train_set = torch.utils.data.Subset(train_set, range(min(args.limit, len(train_set))))
-    shuffle = torch.Generator().manual_seed(args.seed)
-    train_loader = batches(train_set, args.batch_size, shuffle=True, generator=shuffle, device=device)
-    test_loader = batches(test_set, 500, device=device)
+        train_indices = train_indices[:args.limit]
+    data = TrainingData(args.data_dir, train_indices, args.batch_size // processes.world, args.seed, processes,
+                        device, on_device)
+    validation = held_out(args.data_dir, val_indices, processes, device) if args.val_size else None
 
     try:
-        model = (load_model(args.init_from) if args.init_from else CapsNet(CapsNetConfig())).to(device)
+        model = (load_model(args.init_from, network) if args.init_from else network(config())).to(device)
     except WeightsError as error:
         print(f"train.py: error: --init-from: {error}", file=sys.stderr)
         return 2
     ema = AveragedModel(model, avg_fn=moving_average(args.ema_decay))
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     schedule = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay)
-    start_epoch, best_accuracy, seconds, history, saved_any = 1, -1.0, 0.0, [], False
+    start_epoch, best_accuracy, best_epoch, seconds, history, saved_any = 1, -1.0, None, 0.0, [], False
     if args.resume:
         try:
-            state = resume(checkpoint_path, args, model, ema, optimizer, schedule, shuffle)
+            state = resume(checkpoint_path, args, model, ema, optimizer, schedule)
         except RuntimeError as error:
             print(f"train.py: error: {error}", file=sys.stderr)
             return 2
-        start_epoch, best_accuracy = state["epoch"] + 1, state["best_accuracy"]
+        start_epoch, best_accuracy, best_epoch = state["epoch"] + 1, state["best_accuracy"], state.get("best_epoch")
         seconds, history = state["seconds"], state["history"]
         saved_any = state.get("saved_any", True)   # checkpoints from before --init-from always saved
-        print(f"resumed from {checkpoint_path} after epoch {state['epoch']}")
-    elif args.init_from:  # the weights the run starts from are the ones to beat: never saved over by worse
-        best_accuracy = accuracy(model, test_loader, device)
-        print(f"starting from {args.init_from}: test accuracy {best_accuracy:.4%}, the figure to beat")
-
+        if show:
+            print(f"resumed from {checkpoint_path} after epoch {state['epoch']}")
+    elif args.init_from and validation is not None:  # the starting weights are the ones to beat
+        best_accuracy = shared_accuracy(model, validation, processes, device)
+        if show:
+            print(f"starting from {args.init_from}: validation accuracy {best_accuracy:.4%}, the figure to beat")
     epochs = 1 if args.dry_run else args.epochs
-    print(f"device {device}, bf16 autocast {'on' if bf16 else 'off'}, {len(train_set)} training images, "
-          f"epochs {start_epoch}..{epochs}")
+    if start_epoch > epochs and show:
+        print(f"the checkpoint has finished {start_epoch - 1} epochs: nothing left to train, only the test "
+              "(raise --epochs to go on)")
+    trained = model if processes.world == 1 else \
+        DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+
+    if show:
+        print(f"{args.model}: device {device}, bf16 autocast {'on' if bf16 else 'off'}, "
+              f"data {'on the device' if on_device else 'from a DataLoader'}, {processes.world} process(es), "
+              f"global batch {args.batch_size}, {len(train_indices)} training images, "
+              f"{len(val_indices)} for validation, epochs {start_epoch}..{epochs}")
     started = time.monotonic()
     for epoch in range(start_epoch, epochs + 1):
+        torch.manual_seed(epoch_seed(args.seed, epoch, processes.rank))
         epoch_started = time.monotonic()
         lr = optimizer.param_groups[0]["lr"]
         try:
-            train_loss, train_accuracy = train_one_epoch(model, ema, train_loader, optimizer, device,
-                                                         autocast, epoch, args.dry_run)
+            sums = train_one_epoch(trained, ema, data, optimizer, device, autocast, epoch, args.dry_run,
+                                   LOSSES[args.model], show)
         except NonFiniteLossError as error:
-            kept = (f"The best weights so far (test accuracy {best_accuracy:.4%}) are kept in {out_dir}/, "
-                    f"the last finished epoch in {checkpoint_path}." if best_accuracy >= 0 else
+            kept = (f"The best weights so far (epoch {best_epoch}) are kept in {out_dir}/, "
+                    f"the last finished epoch in {checkpoint_path}." if best_epoch is not None else
                     "No epoch finished, so nothing was saved.")
             print(f"train.py: error: {error} {kept} Train again with a lower --lr.", file=sys.stderr)
             return 1
+        loss_sum, correct, seen = processes.sum(*sums, device=device)
         schedule.step()
-        test_accuracy = accuracy(ema.module, test_loader, device)
+        val_accuracy = shared_accuracy(ema.module, validation, processes, device) if validation else None
         epoch_seconds = time.monotonic() - epoch_started
         seconds += epoch_seconds
-        history.append({"epoch": epoch, "lr": lr, "train_loss": round(train_loss, 6),
-                        "train_accuracy": round(train_accuracy, 6), "test_accuracy": test_accuracy,
+        history.append({"epoch": epoch, "lr": lr, "train_loss": round(loss_sum / seen, 6),
+                        "train_accuracy": round(correct / seen, 6), "val_accuracy": val_accuracy,
                         "seconds": round(epoch_seconds, 1)})
-        print(f"epoch {epoch}: loss {train_loss:.4f}, train accuracy {train_accuracy:.4%}, "
-              f"test accuracy {test_accuracy:.4%}, {epoch_seconds:.0f} s")
+        if show:
+            print(f"epoch {epoch}: loss {loss_sum / seen:.4f}, train accuracy {correct / seen:.4%}, "
+                  + (f"validation accuracy {val_accuracy:.4%}, " if validation else "") + f"{epoch_seconds:.0f} s")
         if args.dry_run:
             break                # a dry run checks that everything runs; it overwrites no weights
-        if test_accuracy > best_accuracy:
-            best_accuracy, saved_any = test_accuracy, True
-            atomic_save_pretrained(ema.module, out_dir)
-            write_metrics(out_dir, {
-                "mnist_test_accuracy": test_accuracy, "best_epoch": epoch, "epochs": epoch,
-                "train_seconds": round(seconds, 1), "device": str(device), "bf16_autocast": bf16,
-                "torch_version": torch.__version__,
-                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                "command": shlex.join(["python", "train.py", *(sys.argv[1:] if argv is None else argv)]),
-                "train_images": len(train_set), "init_from": args.init_from, "history": history})
-        atomic_torch_save({"model": model.state_dict(), "ema": ema.state_dict(),
-                           "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
-                           "rng": capture_rng(shuffle), "epoch": epoch, "best_accuracy": best_accuracy,
-                           "seconds": seconds, "history": history, "recipe": recipe(args),
-                           "saved_any": saved_any}, checkpoint_path)
+        if validation is None or val_accuracy > best_accuracy:
+            best_accuracy, best_epoch, saved_any = (val_accuracy if validation else -1.0), epoch, True
+            if processes.leader:
+                atomic_save_pretrained(ema.module, out_dir)
+        if processes.leader:
+            atomic_torch_save({"model": model.state_dict(), "ema": ema.state_dict(),
+                               "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
+                               "epoch": epoch, "best_accuracy": best_accuracy, "best_epoch": best_epoch,
+                               "seconds": seconds, "history": history, "recipe": recipe(args),
+                               "saved_any": saved_any}, checkpoint_path)
         elapsed_minutes = (time.monotonic() - started) / 60
-        if args.max_minutes is not None and epoch < epochs and \
-                elapsed_minutes + epoch_seconds / 60 > args.max_minutes:
-            print(f"stopping after epoch {epoch}: another epoch would pass --max-minutes {args.max_minutes}")
+        out_of_time = args.max_minutes is not None and epoch < epochs and \
+            elapsed_minutes + epoch_seconds / 60 > args.max_minutes
+        if processes.sum(float(out_of_time), device=device)[0]:   # every process stops, or none
+            if show:
+                print(f"stopping after epoch {epoch}: another epoch would pass --max-minutes {args.max_minutes}")
             break
-    if args.init_from and not saved_any:
-        print(f"no epoch beat the starting weights ({best_accuracy:.4%}); nothing written to {out_dir}/")
+    if args.dry_run:
         return 0
-    print(f"best test accuracy {best_accuracy:.4%}; model in {out_dir}/")
-    if args.push_to_hub:
-        CapsNet.from_pretrained(out_dir).push_to_hub(args.push_to_hub)
-        print(f"pushed to https://huggingface.co/{args.push_to_hub}")
+    if args.init_from and not saved_any:
+        if show:
+            print(f"no epoch beat the starting weights ({best_accuracy:.4%}); nothing written to {out_dir}/")
+        return 0
+    if processes.leader:
+        try:
+            chosen = load_model(out_dir, network).to(device)
+        except WeightsError as error:
+            print(f"train.py: error: the chosen weights: {error}", file=sys.stderr)
+            return 2
+        test_accuracy = accuracy(chosen, batches(mnist(args.data_dir, train=False), EVAL_BATCH, device=device), device)
+        write_metrics(out_dir, {
+            "model": args.model, "parameters": sum(p.numel() for p in chosen.parameters()),
+            "mnist_test_accuracy": test_accuracy,
+            "selection": (f"the epoch whose moving average read best the {args.val_size} training images held out "
+                          f"by seed {args.seed}; MNIST's test set read once, at the end, on those weights"
+                          if validation else "the last epoch (no validation split); MNIST's test set read once, "
+                          "at the end"),
+            "chosen_epoch": best_epoch, "val_size": args.val_size,
+            "val_accuracy": best_accuracy if validation else None, "epochs": history[-1]["epoch"] if history else 0,
+            "train_images": len(train_indices), "global_batch": args.batch_size, "processes": processes.world,
+            "device": device.type, "data_on_device": on_device, "bf16_autocast": bf16,
+            "torch_version": torch.__version__, "train_seconds": round(seconds, 1),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "command": portable_command(argv), "init_from": args.init_from, "history": history})
+        print(f"epoch {best_epoch} chosen ({'validation accuracy ' + format(best_accuracy, '.4%') if validation else 'the last'}); "
+              f"test accuracy {test_accuracy:.4%}; model in {out_dir}/")
+        if args.push_to_hub:
+            network.from_pretrained(out_dir).push_to_hub(args.push_to_hub)
+            print(f"pushed to https://huggingface.co/{args.push_to_hub}")
     return 0
 
 

@@ -3,6 +3,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torchvision import datasets, transforms
 
 MAX_SHIFT = 2  # the paper's only augmentation: shifts of up to 2 pixels in each direction
@@ -30,6 +31,46 @@ def mnist(data_dir: str | Path, train: bool, augment: bool = False) -> datasets.
             f"({error}). Point --data-dir at a folder that holds MNIST/raw/, or go online.") from error
 
 
+def validation_split(size: int, val_size: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Hold ``val_size`` of ``size`` training images out for choosing the epoch: the same ones for
+    a given seed, whatever else the run does.
+
+    Returns:
+        (training indices, validation indices), each sorted, disjoint, together range(size).
+
+    Raises:
+        ValueError: ``val_size`` leaves no image to train on, or is negative.
+    """
+    if not 0 <= val_size < size:
+        raise ValueError(f"a validation split of {val_size} images out of {size} leaves none to train on")
+    order = torch.randperm(size, generator=torch.Generator().manual_seed(seed))
+    return order[val_size:].sort().values, order[:val_size].sort().values
+
+
+def random_offsets(count: int, generator: torch.Generator) -> torch.Tensor:
+    """For each of ``count`` images, where RandomCrop(28, padding=2) would cut it from the padded
+    image: (top, left), each uniform in 0..4, drawn independently. Returns int64 [count, 2]."""
+    return torch.randint(0, 2 * MAX_SHIFT + 1, (count, 2), generator=generator)
+
+
+def shift(images: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+    """The paper's shifts as tensor operations on a batch (on its own device): each image padded
+    by 2 pixels of zeros and cut back to its size at ``offsets`` (top, left), as RandomCrop does.
+
+    Args:
+        images: [B, 1, H, W]. offsets: integers in 0..4, [B, 2].
+    Returns:
+        [B, 1, H, W]: the same pixel values, moved by offset - 2 pixels (those moved out are lost).
+    """
+    batch, _, height, width = images.shape
+    padded = F.pad(images, (MAX_SHIFT,) * 4)                                          # [B, 1, H+4, W+4]
+    rows = offsets[:, :1] + torch.arange(height, device=images.device)               # [B, H]
+    columns = offsets[:, 1:] + torch.arange(width, device=images.device)             # [B, W]
+    picked = padded[torch.arange(batch, device=images.device)[:, None, None], 0,
+                    rows[:, :, None], columns[:, None, :]]                            # [B, H, W]
+    return picked.unsqueeze(1)
+
+
 def load_semeion(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     """The Semeion digits: 1593 rows of 256 binary pixels (16x16) then 10 one-hot labels.
 
@@ -44,12 +85,12 @@ def load_semeion(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     return images, labels
 
 
-def batches(dataset: torch.utils.data.Dataset, batch_size: int, *, shuffle: bool = False,
-            generator: torch.Generator | None = None, device: torch.device = torch.device("cpu"),
+def batches(dataset: torch.utils.data.Dataset, batch_size: int, *,
+            sampler: torch.utils.data.Sampler | None = None, device: torch.device = torch.device("cpu"),
             ) -> torch.utils.data.DataLoader:
     """A DataLoader: worker processes and pinned memory on CUDA, the main process on the CPU
     (where both cores are busy with the model and workers would only compete with it)."""
     on_cuda = device.type == "cuda"
     return torch.utils.data.DataLoader(
-        dataset, batch_size=batch_size, shuffle=shuffle, generator=generator,
+        dataset, batch_size=batch_size, sampler=sampler,
         num_workers=4 if on_cuda else 0, pin_memory=on_cuda, persistent_workers=on_cuda)

@@ -1,7 +1,9 @@
-"""Accuracy of a CapsNet on MNIST's test set, and on Semeion (other people's handwriting).
+"""Accuracy of a CapsNet, or the CNN baseline, on MNIST's test set and on Semeion (other
+people's handwriting).
 
     python -m capsnet.evaluate --weights weights --data-dir ../shared/data \
         --semeion ../shared/data/semeion/semeion.data
+    python -m capsnet.evaluate --weights weights/cnn --model cnn --data-dir ../shared/data
 """
 import argparse
 import json
@@ -9,6 +11,7 @@ import json
 import numpy as np
 import torch
 
+from capsnet.baseline import BaselineCNN
 from capsnet.data import batches, load_semeion, mnist
 from capsnet.model import CapsNet
 from capsnet.preprocess import sketch_to_mnist
@@ -16,8 +19,9 @@ from capsnet.pretrained import load_model
 
 
 @torch.inference_mode()
-def accuracy(model: CapsNet, loader: torch.utils.data.DataLoader, device: torch.device) -> float:
-    """The fraction of the loader's images whose longest capsule is the true digit."""
+def correct_and_total(model, loader: torch.utils.data.DataLoader, device: torch.device) -> tuple[int, int]:
+    """How many of the loader's images the network reads as their true digit (for a CapsNet, the
+    longest capsule; for the CNN baseline, the most probable class), and how many there are."""
     model.eval()
     correct = total = 0
     for images, labels in loader:
@@ -25,21 +29,31 @@ def accuracy(model: CapsNet, loader: torch.utils.data.DataLoader, device: torch.
         labels = labels.to(device, non_blocking=True)
         correct += (model(images).prediction == labels).sum().item()
         total += labels.numel()
+    return correct, total
+
+
+def accuracy(model, loader: torch.utils.data.DataLoader, device: torch.device) -> float:
+    """The fraction of the loader's images read as their true digit."""
+    correct, total = correct_and_total(model, loader, device)
     return correct / total
 
 
 @torch.inference_mode()
-def semeion_accuracy(model: CapsNet, path: str) -> float:
-    """Accuracy on the Semeion digits, each given to `sketch_to_mnist` (the playground's own
-    preprocessing) as what it is, strokes on a transparent canvas like a drawing in the app.
-    Evaluation only: nothing is ever trained or tuned on them."""
+def semeion_predictions(model, path: str) -> np.ndarray:
+    """What the network reads in each Semeion digit, each given to `sketch_to_mnist` (the
+    playground's own preprocessing) as what it is, strokes on a transparent canvas like a drawing
+    in the app. Evaluation only: nothing is ever trained or tuned on them."""
     model.eval()
-    images, labels = load_semeion(path)                                   # ink = 255, [N, 16, 16]
+    images, _ = load_semeion(path)                                        # ink = 255, [N, 16, 16]
     strokes = np.zeros(images.shape + (4,), dtype=np.uint8)               # black ink ...
     strokes[..., 3] = images                                              # ... on a transparent canvas
     inputs = torch.from_numpy(np.stack([sketch_to_mnist(s) for s in strokes]))  # [N, 28, 28]
-    predictions = torch.cat([model(chunk.unsqueeze(1)).prediction for chunk in inputs.split(500)])
-    return (predictions.numpy() == labels).mean().item()
+    return torch.cat([model(chunk.unsqueeze(1)).prediction for chunk in inputs.split(500)]).numpy()
+
+
+def semeion_accuracy(model, path: str) -> float:
+    """Accuracy on the Semeion digits (other people's handwriting)."""
+    return (semeion_predictions(model, path) == load_semeion(path)[1]).mean().item()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -47,8 +61,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--weights", default="weights", help="a folder or Hub repo id (default: weights)")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--semeion", default=None, help="path of semeion.data, to evaluate on it too")
+    p.add_argument("--model", choices=["capsnet", "cnn"], default="capsnet", help="which network (default: capsnet)")
     args = p.parse_args(argv)
-    model = load_model(args.weights)
+    model = load_model(args.weights, BaselineCNN if args.model == "cnn" else CapsNet)
     results = {"mnist_test_accuracy": accuracy(model, batches(mnist(args.data_dir, train=False), 500),
                                                torch.device("cpu"))}
     if args.semeion:

@@ -31,10 +31,14 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(items):
-    """Every test that starts a server or a browser belongs to the slow tier."""
+    """Every test that starts a server or a browser belongs to the slow tier; a test that needs a
+    CUDA GPU is skipped, saying so, where there is none."""
+    no_gpu = pytest.mark.skip(reason="needs a CUDA GPU: none is visible to PyTorch on this machine")
     for item in items:
         if item.get_closest_marker("server") or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("gpu") and not torch.cuda.is_available():
+            item.add_marker(no_gpu)
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +47,10 @@ def app():
     where there are no trained weights."""
     if not (WEIGHTS / "model.safetensors").exists():
         pytest.skip(f"no trained weights in {WEIGHTS}: the app needs them (run train.py)")
+    cnn = Path(os.environ.get("CAPSNET_CNN_WEIGHTS", WEIGHTS / "cnn"))
+    if not (cnn / "model.safetensors").exists():
+        pytest.skip(f"no trained CNN baseline in {cnn}: the app reads with it beside the CapsNet "
+                    "(train.py --model cnn --out weights/cnn)")
     import app
     return app
 
@@ -74,20 +82,32 @@ def mnist_test(data_dir):
         pytest.skip(f"MNIST is neither in {data_dir} nor downloadable: {error}")
 
 
-@pytest.fixture(scope="session")
-def tiny_mnist(mnist_test, data_dir, tmp_path_factory) -> Path:
-    """The first MNIST images written as torchvision's raw idx files, in a data dir of their own:
-    training runs on it take seconds, test evaluation included."""
+def first_mnist_images(folder: Path, mnist_test, data_dir: Path, train_count: int, test_count: int) -> Path:
+    """The first MNIST images written as torchvision's raw idx files under ``folder``, a data dir
+    of their own: training runs on it take seconds, test evaluation included."""
     from capsnet.data import mnist
-    raw = tmp_path_factory.mktemp("tiny-mnist") / "MNIST" / "raw"
+    raw = folder / "MNIST" / "raw"
     raw.mkdir(parents=True)
-    for prefix, dataset, count in (("train", mnist(data_dir, train=True), TINY_MNIST_IMAGES),
-                                   ("t10k", mnist_test, TINY_MNIST_IMAGES)):
+    for prefix, dataset, count in (("train", mnist(data_dir, train=True), train_count),
+                                   ("t10k", mnist_test, test_count)):
         images = dataset.data[:count].numpy().astype(np.uint8)    # [N, 28, 28]
         labels = dataset.targets[:count].numpy().astype(np.uint8)  # [N]
         (raw / f"{prefix}-images-idx3-ubyte").write_bytes(struct.pack(">IIII", 2051, count, 28, 28) + images.tobytes())
         (raw / f"{prefix}-labels-idx1-ubyte").write_bytes(struct.pack(">II", 2049, count) + labels.tobytes())
-    return raw.parent.parent
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_mnist(mnist_test, data_dir, tmp_path_factory) -> Path:
+    """64 training and 64 test images of MNIST in a data dir of their own."""
+    return first_mnist_images(tmp_path_factory.mktemp("tiny-mnist"), mnist_test, data_dir,
+                              TINY_MNIST_IMAGES, TINY_MNIST_IMAGES)
+
+
+@pytest.fixture(scope="session")
+def small_mnist(mnist_test, data_dir, tmp_path_factory) -> Path:
+    """512 training and 64 test images of MNIST: enough steps to kill a run in the middle of."""
+    return first_mnist_images(tmp_path_factory.mktemp("small-mnist"), mnist_test, data_dir, 512, TINY_MNIST_IMAGES)
 
 
 @pytest.fixture(scope="session")

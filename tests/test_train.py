@@ -1,9 +1,9 @@
-import pytest
 """Training works: the loss falls on a few hundred MNIST images, and train.py documents its flags."""
 import json
 import subprocess
 import sys
 
+import pytest
 import torch
 
 from capsnet import CapsNet, CapsNetConfig, capsule_loss
@@ -38,14 +38,16 @@ def test_cli_help_lists_the_flags():
     result = subprocess.run([sys.executable, "train.py", "--help"], cwd=REPO, capture_output=True,
                             text=True, check=True)
     for flag in ("--data-dir", "--device", "--batch-size", "--seed", "--resume", "--max-minutes",
-                 "--limit", "--out", "--push-to-hub", "--lr", "--lr-decay", "--epochs"):
+                 "--limit", "--out", "--push-to-hub", "--lr", "--lr-decay", "--epochs", "--model", "--val-size",
+                 "--device-data"):
         assert flag in result.stdout, flag
+    assert "global batch" in result.stdout and "torchrun" in result.stdout
 
 
 def test_dry_run_runs_one_batch_and_overwrites_nothing(tiny_mnist, tmp_path):
     import train
     out, checkpoint = tmp_path / "weights", tmp_path / "last.pt"
-    assert train.main(["--dry-run", "--data-dir", str(tiny_mnist), "--out", str(out),
+    assert train.main(["--dry-run", "--data-dir", str(tiny_mnist), "--val-size", "16", "--out", str(out),
                        "--checkpoint", str(checkpoint)]) == 0
     assert not out.exists() and not checkpoint.exists()
 
@@ -88,5 +90,6 @@ def test_amp_flag_decides_bf16_and_metrics_record_it(tiny_mnist, tmp_path):
     for amp, expected in (("bf16", True), ("off", False)):
         run = tmp_path / amp
         assert train.main(["--data-dir", str(tiny_mnist), "--out", str(run), "--checkpoint", str(run / "last.pt"),
-                           "--epochs", "1", "--batch-size", "32", "--device", "cpu", "--amp", amp]) == 0
+                           "--epochs", "1", "--batch-size", "32", "--val-size", "16", "--device", "cpu",
+                           "--amp", amp]) == 0
         assert json.loads((run / "metrics.json").read_text())["bf16_autocast"] is expected

@@ -23,13 +23,15 @@ from conftest import TINY_MNIST_IMAGES
 
 REPO = Path(__file__).resolve().parent.parent
 BATCH_SIZE, EPOCHS = 16, 2
-TRAIN_IMAGES = TINY_MNIST_IMAGES
+VAL_IMAGES = 16
+TRAIN_IMAGES = TINY_MNIST_IMAGES - VAL_IMAGES
 STEPS_PER_EPOCH = TRAIN_IMAGES // BATCH_SIZE
 
 
 def flags(data: Path, run: Path, *extra: str) -> list[str]:
     return ["--data-dir", str(data), "--out", str(run / "weights"), "--checkpoint", str(run / "checkpoints" / "last.pt"),
-            "--limit", str(TRAIN_IMAGES), "--batch-size", str(BATCH_SIZE), "--epochs", str(EPOCHS),
+            "--limit", str(TRAIN_IMAGES), "--val-size", str(VAL_IMAGES), "--batch-size", str(BATCH_SIZE),
+            "--epochs", str(EPOCHS),
             "--device", "cpu", *extra]
 
 
@@ -127,9 +129,9 @@ def test_missing_checkpoint_is_a_clear_error(tiny_mnist, tmp_path, capsys):
 
 @pytest.mark.parametrize("edit, message", [
     (lambda state: [1, 2, 3], "{path} is not a train.py checkpoint"),
-    (lambda state: {"model": state["model"]}, "checkpoint {path} lacks ema, optimizer, schedule, rng"),
+    (lambda state: {"model": state["model"]}, "checkpoint {path} lacks ema, optimizer, schedule, epoch"),
     (lambda state: {**state, "model": {"conv1.weight": torch.zeros(3)}}, "checkpoint {path} does not fit this network"),
-    (lambda state: {**state, "rng": {}}, "checkpoint {path} does not fit this network"),
+    (lambda state: {**state, "optimizer": {}}, "checkpoint {path} does not fit this network"),
 ])
 def test_a_torch_file_that_is_no_checkpoint_is_a_clear_error(tiny_mnist, uninterrupted, tmp_path, capsys,
                                                              edit, message):
@@ -159,8 +161,14 @@ def test_resume_accepts_a_checkpoint_without_a_recorded_recipe(tiny_mnist, unint
     state = load_checkpoint(uninterrupted / "checkpoints" / "last.pt")
     del state["recipe"]  # as written by train.py before it recorded the flags
     atomic_torch_save(state, tmp_path / "checkpoints" / "last.pt")
+    (tmp_path / "weights").mkdir()
+    for file in ("model.safetensors", "config.json"):
+        (tmp_path / "weights" / file).write_bytes((uninterrupted / "weights" / file).read_bytes())
     assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 0
-    assert f"resumed from {tmp_path / 'checkpoints' / 'last.pt'} after epoch {EPOCHS}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"resumed from {tmp_path / 'checkpoints' / 'last.pt'} after epoch {EPOCHS}" in out
+    assert "nothing left to train, only the test" in out
+    assert metrics(tmp_path) == metrics(uninterrupted)
 
 
 def nan_loss(*args, **kwargs) -> torch.Tensor:
@@ -179,7 +187,8 @@ def test_non_finite_loss_stops_and_keeps_the_best_weights(tiny_mnist, uninterrup
 
     error = capsys.readouterr().err
     assert f"epoch {EPOCHS + 1}, step 1: the loss became nan" in error
-    assert "best weights so far (test accuracy" in error and str(run / "weights") in error
+    chosen = json.loads((uninterrupted / "weights" / "metrics.json").read_text())["chosen_epoch"]
+    assert f"best weights so far (epoch {chosen})" in error and str(run / "weights") in error
     for file in ("checkpoints/last.pt", "weights/model.safetensors", "weights/config.json", "weights/metrics.json"):
         assert (run / file).read_bytes() == (uninterrupted / file).read_bytes(), file
 
@@ -195,12 +204,12 @@ def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, 
 def test_init_from_starts_at_the_given_weights_and_never_saves_over_them_unbeaten(tiny_mnist, uninterrupted,
                                                                                  tmp_path, capsys):
     source = uninterrupted / "weights"
-    recorded = json.loads((source / "metrics.json").read_text())["mnist_test_accuracy"]
+    recorded = json.loads((source / "metrics.json").read_text())["val_accuracy"]
     run = tmp_path / "init"
     # lr 0: the weights never move, so the starting accuracy is every epoch's, and none beats it.
     assert train.main([*flags(tiny_mnist, run), "--init-from", str(source), "--lr", "0"]) == 0
     out = capsys.readouterr().out
-    assert f"starting from {source}: test accuracy {recorded:.4%}, the figure to beat" in out
+    assert f"starting from {source}: validation accuracy {recorded:.4%}, the figure to beat" in out
     assert "no epoch beat the starting weights" in out
     assert not (run / "weights").exists()
 

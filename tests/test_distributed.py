@@ -1,0 +1,112 @@
+"""train.py under torchrun: two processes (gloo, on the CPU) train as one does on the same global
+batch, and a run one of whose processes is killed with kill -9 resumes where an uninterrupted one
+ends. Each run is a real `torchrun --standalone --nproc_per_node=2 train.py ...`."""
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from capsnet.checkpoint import load_checkpoint
+from conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+VAL_IMAGES, BATCH_SIZE = 64, 32
+# One thread a process: the two processes of a run then do the float sums the one process does.
+ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+# fp32 over 4 steps of Adam: the two processes' gradients are averaged in another order than one
+# process sums them, which moves the weights by a few 1e-7 (measured here: at most 8.4e-7).
+FP32_TOLERANCE = 1e-5
+
+
+def flags(data: Path, run: Path, train_images: int, epochs: int, *extra: str) -> list[str]:
+    return ["--data-dir", str(data), "--out", str(run / "weights"), "--checkpoint", str(run / "last.pt"),
+            "--limit", str(train_images), "--val-size", str(VAL_IMAGES), "--batch-size", str(BATCH_SIZE),
+            "--epochs", str(epochs), "--device", "cpu", "--device-data", "on", "--amp", "off", *extra]
+
+
+def torchrun(*args: str) -> list[str]:
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "train.py", *args]
+
+
+def run(command: list[str]) -> str:
+    result = subprocess.run(command, cwd=REPO, env=ENV, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def trained_state(run_dir: Path) -> dict[str, torch.Tensor]:
+    state = load_checkpoint(run_dir / "last.pt")
+    return {**{f"model/{k}": v for k, v in state["model"].items()},
+            **{f"ema/{k}": v for k, v in state["ema"].items()}}
+
+
+def without_wall_times(history: list[dict]) -> list[dict]:
+    return [{k: v for k, v in epoch.items() if k != "seconds"} for epoch in history]
+
+
+def test_two_processes_train_as_one_process_on_the_same_global_batch(small_mnist, tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    run([sys.executable, "train.py", *flags(small_mnist, one, 4 * BATCH_SIZE, 1)])      # 4 steps
+    output = run(torchrun(*flags(small_mnist, two, 4 * BATCH_SIZE, 1)))
+    assert "2 process(es), global batch 32" in output
+    expected, actual = trained_state(one), trained_state(two)
+    assert expected.keys() == actual.keys()
+    for name in expected:   # the moving average too: it follows the same weights in every process
+        torch.testing.assert_close(actual[name], expected[name], atol=FP32_TOLERANCE, rtol=0, msg=name)
+    # the validation accuracy is over every process's share of the held-out images
+    assert without_wall_times(load_checkpoint(two / "last.pt")["history"]) == \
+        without_wall_times(load_checkpoint(one / "last.pt")["history"])
+    assert (two / "weights" / "metrics.json").exists()
+
+
+@pytest.mark.parametrize("killed_rank", [1, 0])
+def test_a_torchrun_killed_mid_epoch_resumes_where_an_uninterrupted_one_ends(small_mnist, tmp_path, killed_rank):
+    train_images, epochs = 448, 2              # 14 steps an epoch, 16 images a process each
+    uninterrupted, killed = tmp_path / "uninterrupted", tmp_path / "killed"
+    run(torchrun(*flags(small_mnist, uninterrupted, train_images, epochs)))
+
+    launcher = subprocess.Popen(torchrun(*flags(small_mnist, killed, train_images, epochs)), cwd=REPO, env=ENV,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    output = bytearray()
+    reader = threading.Thread(target=lambda: [output.extend(chunk) for chunk in
+                                              iter(lambda: launcher.stdout.read1(4096), b"")], daemon=True)
+    reader.start()
+    in_epoch_2 = re.compile(rb"epoch 2:.*\| [1-9]\d*/14")     # rank 0's progress bar: a step of epoch 2 done
+    deadline = time.monotonic() + 300
+    while not in_epoch_2.search(bytes(output)):
+        assert launcher.poll() is None, f"torchrun ended before epoch 2 got going:\n{output.decode()}"
+        assert time.monotonic() < deadline, f"epoch 2 did not start in time:\n{output.decode()}"
+        time.sleep(0.05)
+    os.kill(worker_of_rank(launcher.pid, killed_rank), signal.SIGKILL)
+    assert launcher.wait(timeout=120) != 0            # torchrun stops the other process and fails
+    reader.join(timeout=60)
+    checkpoint = load_checkpoint(killed / "last.pt")   # the last good checkpoint is intact
+    assert checkpoint["epoch"] == 1, "the kill came after epoch 2 ended"
+
+    output = run(torchrun(*flags(small_mnist, killed, train_images, epochs), "--resume"))
+    assert f"resumed from {killed / 'last.pt'} after epoch 1" in output
+    expected, actual = trained_state(uninterrupted), trained_state(killed)
+    for name in expected:
+        assert torch.equal(actual[name], expected[name]), name
+    assert without_wall_times(load_checkpoint(killed / "last.pt")["history"]) == \
+        without_wall_times(load_checkpoint(uninterrupted / "last.pt")["history"])
+    for file in ("model.safetensors", "config.json"):
+        assert (killed / "weights" / file).read_bytes() == (uninterrupted / "weights" / file).read_bytes(), file
+
+
+def worker_of_rank(launcher_pid: int, rank: int) -> int:
+    """The pid of torchrun's worker process of ``rank`` (read from each child's environment)."""
+    children = Path(f"/proc/{launcher_pid}/task/{launcher_pid}/children").read_text().split()
+    for pid in map(int, children):
+        environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        if f"RANK={rank}".encode() in environment:
+            return pid
+    raise AssertionError(f"torchrun ({launcher_pid}) has no worker of rank {rank} among {children}")
