@@ -1,0 +1,164 @@
+"""The model card (README.md) the Hugging Face Hub shows beside trained weights: the network and
+the paper, the recipe and how the epoch was chosen (from metrics.json), MNIST's test accuracy in
+the card's model-index, Semeion's, what it misreads (measured here), intended use, how to load it.
+
+    python -m capsnet.model_card --weights weights --data-dir DATA --semeion DATA/semeion/semeion.data
+    python -m capsnet.model_card --weights weights/cnn --model cnn --data-dir DATA --semeion ...
+"""
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import torch
+from huggingface_hub import EvalResult, ModelCard, ModelCardData
+
+from capsnet.baseline import BaselineCNN
+from capsnet.data import batches, load_semeion, mnist
+from capsnet.evaluate import semeion_predictions
+from capsnet.model import CapsNet
+from capsnet.pretrained import load_model
+
+NETWORKS = {"capsnet": CapsNet, "cnn": BaselineCNN}
+PAPER = "https://arxiv.org/abs/1710.09829"
+NAMES = {"capsnet": "CapsNet (Sabour, Frosst & Hinton 2017) on MNIST",
+         "cnn": "The CNN baseline of Sabour, Frosst & Hinton 2017 on MNIST"}
+ABOUT = {
+    "capsnet": (
+        "The three-layer capsule network of [*Dynamic Routing Between Capsules*]({paper}) (section 4): "
+        "Conv1 (256 9x9 kernels), PrimaryCaps (32 types of 8-D capsules, 9x9 kernels, stride 2), DigitCaps "
+        "(ten 16-D capsules, {routing} iterations of routing by agreement), and the reconstruction decoder "
+        "(512, 1024, 784). {parameters:,} parameters. The length of digit capsule j is how sure the network is "
+        "that digit j is there; its 16 numbers are the digit's pose, from which the decoder redraws it."),
+    "cnn": (
+        "The CNN baseline of [*Dynamic Routing Between Capsules*]({paper}) (section 5): three 5x5 convolutions "
+        "of 256, 256 and 128 channels, fully connected layers of 328 and 192, dropout, a 10-way softmax. The "
+        "paper's exact network (\"same\" padding, no pooling) has 35.4M parameters and trains at ~40 minutes "
+        "an epoch on two CPU cores; this one keeps its layers and adds 2x2 max pooling after the first two "
+        "convolutions, unpadded: {parameters:,} parameters, 0.6x the CapsNet's multiply-adds per image. It is "
+        "the playground's point of comparison: the same data, shifts and selection protocol as the CapsNet."),
+}
+LOAD = {
+    "capsnet": ("from capsnet import load_model\n"
+                "model = load_model(\"{repo}\")            # a folder or a Hub repo id; safetensors only\n"
+                "out = model(images)                        # images: [B, 1, 28, 28] floats in [0, 1]\n"
+                "out.prediction, out.lengths, out.capsules  # [B], [B, 10], [B, 10, 16]"),
+    "cnn": ("from capsnet.baseline import BaselineCNN\n"
+            "from capsnet.pretrained import load_model\n"
+            "model = load_model(\"{repo}\", BaselineCNN)  # a folder or a Hub repo id; safetensors only\n"
+            "out = model(images)                         # images: [B, 1, 28, 28] floats in [0, 1]\n"
+            "out.prediction, out.probabilities           # [B], [B, 10]"),
+}
+CODE = "https://github.com/capsule-network-playground"
+
+
+@torch.inference_mode()
+def mnist_misreadings(model, data_dir: str) -> tuple[float, Counter]:
+    """Accuracy on MNIST's 10,000 test digits and the (true, read) pairs of its mistakes."""
+    model.eval()
+    mistakes, correct, total = Counter(), 0, 0
+    for images, labels in batches(mnist(data_dir, train=False), 500):
+        read = model(images).prediction
+        correct += (read == labels).sum().item()
+        total += labels.numel()
+        mistakes.update(zip(labels[read != labels].tolist(), read[read != labels].tolist()))
+    return correct / total, mistakes
+
+
+def per_digit_accuracy(labels: np.ndarray, read: np.ndarray) -> dict[int, float]:
+    return {digit: float((read[labels == digit] == digit).mean()) for digit in range(10)}
+
+
+def card_text(model_name: str, metrics: dict, parameters: int, routing: int | None, test_accuracy: float,
+              mistakes: Counter, semeion: tuple[float, dict[int, float], Counter] | None, repo: str) -> str:
+    """The card's markdown, below its metadata."""
+    history = metrics.get("history", [])
+    val = ", ".join(f"{e['val_accuracy']:.2%}" for e in history if e.get("val_accuracy") is not None)
+    lines = [
+        f"# {NAMES[model_name]}", "",
+        ABOUT[model_name].format(paper=PAPER, routing=routing, parameters=parameters), "",
+        f"Trained with the code of the [Capsule Network Playground]({CODE}) (`train.py`), which also serves "
+        "these weights in an interactive demo: draw a digit and watch the network read it.", "",
+        "## Results", "",
+        "| data | accuracy |", "| --- | --- |",
+        f"| MNIST test set (10,000 digits) | **{test_accuracy:.2%}** |",
+    ]
+    if semeion:
+        lines.append(f"| Semeion (1,593 digits by other writers, 16x16, evaluation only) | {semeion[0]:.2%} |")
+    lines += ["", "## How it was trained", "",
+              f"- Command: `{metrics['command']}` ({metrics.get('device', '?')}, bf16 autocast "
+              f"{'on' if metrics.get('bf16_autocast') else 'off'}, torch {metrics.get('torch_version', '?')}, "
+              f"{metrics['train_seconds'] / 3600:.1f} h of wall time).",
+              f"- Data: MNIST's training set, {metrics['train_images']:,} images, shifted by up to 2 pixels "
+              "(the paper's only augmentation); Adam, the learning rate decayed per epoch; an exponential "
+              "moving average of the weights is what is evaluated and saved.",
+              f"- Selection: {metrics['selection']}."]
+    if val:
+        lines.append(f"- Validation accuracy after each epoch: {val}.")
+    lines += ["", "## What it misreads (measured)", "",
+              f"On MNIST's test set it misreads {sum(mistakes.values())} of 10,000 digits; the most common "
+              "(true digit → read as, count): "
+              + ", ".join(f"{t} → {r} ({n})" for (t, r), n in mistakes.most_common(6)) + "."]
+    if semeion:
+        _, per_digit, semeion_mistakes = semeion
+        worst = sorted(per_digit, key=per_digit.get)[:3]
+        lines += ["", "On Semeion's digits, written by other people and scanned at 16x16, it reads "
+                  + ", ".join(f"{d}s at {per_digit[d]:.0%}" for d in worst)
+                  + " (its weakest digits); the most common mistakes: "
+                  + ", ".join(f"{t} → {r} ({n})" for (t, r), n in semeion_mistakes.most_common(4)) + "."]
+    lines += ["", "It has only seen single, centred, upright MNIST digits: it reads any input as one of ten "
+              "digits (there is no \"not a digit\"), and letters, several digits or digits turned far from "
+              "upright are read as some digit all the same.", "",
+              "## Intended use", "",
+              "Teaching and demonstration: the Capsule Network Playground, and comparisons of capsule networks "
+              "with CNNs on MNIST-like digits. Not for reading real documents, cheques or forms.", "",
+              "## How to load it", "", "```python", LOAD[model_name].format(repo=repo), "```", "",
+              "The code: `pip install` the playground's requirements and put its `capsnet/` package on the "
+              "path.", ""]
+    return "\n".join(lines)
+
+
+def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion_path: str | None = None,
+                     repo: str | None = None) -> ModelCard:
+    """Measure the weights in ``folder`` and write their card to ``folder``/README.md."""
+    folder = Path(folder)
+    metrics = json.loads((folder / "metrics.json").read_text())
+    model = load_model(folder, NETWORKS[model_name])
+    test_accuracy, mistakes = mnist_misreadings(model, data_dir)
+    semeion = None
+    if semeion_path:
+        labels = load_semeion(semeion_path)[1]
+        read = semeion_predictions(model, semeion_path)
+        semeion = (float((read == labels).mean()), per_digit_accuracy(labels, read),
+                   Counter((int(t), int(r)) for t, r in zip(labels, read) if t != r))
+    routing = getattr(model.config, "routing_iterations", None)
+    data = ModelCardData(
+        model_name=NAMES[model_name], library_name="capsnet", pipeline_tag="image-classification",
+        tags=["capsule-network" if model_name == "capsnet" else "cnn", "mnist", "image-classification",
+              "pytorch_model_hub_mixin"],
+        datasets=["ylecun/mnist"],
+        eval_results=[EvalResult(task_type="image-classification", dataset_type="ylecun/mnist",
+                                 dataset_name="MNIST", dataset_split="test", metric_type="accuracy",
+                                 metric_value=round(test_accuracy, 4))])
+    text = card_text(model_name, metrics, sum(p.numel() for p in model.parameters()), routing, test_accuracy,
+                     mistakes, semeion, repo or str(folder))
+    card = ModelCard(f"---\n{data.to_yaml()}\n---\n\n{text}")
+    card.save(folder / "README.md")
+    return card
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description="Write the model card (README.md) of trained weights.")
+    p.add_argument("--weights", default="weights", help="the weights folder, with metrics.json (default: weights)")
+    p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet", help="which network (default: capsnet)")
+    p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
+    p.add_argument("--semeion", default=None, help="path of semeion.data, to report it too")
+    p.add_argument("--repo", default=None, help="the Hub repo id the card's loading example names (default: the folder)")
+    args = p.parse_args(argv)
+    write_model_card(args.weights, args.model, args.data_dir, args.semeion, args.repo)
+    print(f"wrote {Path(args.weights) / 'README.md'}")
+
+
+if __name__ == "__main__":
+    main()

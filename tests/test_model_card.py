@@ -1,0 +1,50 @@
+"""The model cards the Hub shows beside the shipped weights belong to them and say how they were made."""
+import json
+from collections import Counter
+
+import pytest
+from huggingface_hub import ModelCard
+
+from capsnet.model_card import card_text
+from conftest import WEIGHTS
+
+SHIPPED = [pytest.param(WEIGHTS, id="capsnet"), pytest.param(WEIGHTS / "cnn", id="cnn")]
+
+
+@pytest.mark.parametrize("folder", SHIPPED)
+def test_shipped_card_carries_the_recorded_test_accuracy_in_its_model_index(folder):
+    if not (folder / "README.md").exists():
+        pytest.skip(f"no model card in {folder}")
+    metrics = json.loads((folder / "metrics.json").read_text())
+    card = ModelCard.load(folder / "README.md")
+    result, = card.data.eval_results
+    assert (result.task_type, result.dataset_name, result.dataset_split, result.metric_type) == \
+        ("image-classification", "MNIST", "test", "accuracy")
+    assert result.metric_value == round(metrics["mnist_test_accuracy"], 4)
+    assert "https://arxiv.org/abs/1710.09829" in card.text and "More Information Needed" not in card.text
+    for section in ("## How it was trained", "## What it misreads (measured)", "## Intended use", "## How to load it"):
+        assert section in card.text, section
+    assert metrics["selection"] in card.text and metrics["command"] in card.text
+
+
+@pytest.mark.parametrize("folder", SHIPPED)
+def test_shipped_metrics_name_no_path_of_the_machine_that_trained_them(folder):
+    if not (folder / "metrics.json").exists():
+        pytest.skip(f"no metrics in {folder}")
+    metrics = json.loads((folder / "metrics.json").read_text())
+    assert "/" not in metrics["command"].replace("python train.py", "").replace("weights/cnn", "")
+    for key in ("selection", "chosen_epoch", "val_size", "history", "train_seconds", "device", "torch_version"):
+        assert key in metrics, key
+
+
+def test_card_text_says_the_protocol_the_validation_curve_and_the_mistakes():
+    metrics = {"command": "python train.py --model cnn", "train_seconds": 1800.0, "train_images": 55000,
+               "selection": "the epoch whose moving average read best the 5000 training images held out",
+               "device": "cpu", "bf16_autocast": True, "torch_version": "2.14.1",
+               "history": [{"val_accuracy": 0.99}, {"val_accuracy": 0.9932}]}
+    text = card_text("cnn", metrics, 3_201_810, None, 0.9941, Counter({(4, 9): 7, (7, 2): 3}),
+                     (0.8, {d: 0.9 - d / 100 for d in range(10)}, Counter({(9, 4): 5})), "user/cnn")
+    assert "**99.41%**" in text and "| Semeion" in text and "80.00%" in text
+    assert "held out" in text and "99.00%, 99.32%" in text and "3,201,810 parameters" in text
+    assert "4 → 9 (7), 7 → 2 (3)" in text and "misreads 10 of 10,000" in text
+    assert "9s at 81%" in text and 'load_model("user/cnn", BaselineCNN)' in text
