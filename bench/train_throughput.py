@@ -1,12 +1,15 @@
-"""Training throughput of capsnet.CapsNet against the naive reference, side by side in one run.
+"""Training throughput of capsnet.CapsNet against the naive reference, side by side in one run
+(with --cnn, the CNN baseline as train.py trains it and the paper's exact CNN too).
 
-One training step = forward + capsule_loss + backward + Adam step on a batch of random images.
+One training step = forward + loss (capsule_loss; the CNN's cross entropy) + backward + Adam step
+on a batch of random images.
 capsnet.CapsNet is timed in fp32 and, where train.py would use it (a CPU with native bf16), under
 bf16 autocast as train.py trains it; the naive reference always in fp32. The contenders alternate
 repetition by repetition (A B C A B C ...) so that a noisy machine slows all alike; warm-up steps
 are not timed.
 
     python -m bench.train_throughput --batch-size 64 --steps 10 --repeats 5
+    python -m bench.train_throughput --batch-size 64 --steps 5 --repeats 3 --cnn
 """
 import argparse
 import platform
@@ -19,6 +22,7 @@ import torch
 
 from bench.naive_capsnet import NaiveCapsNet
 from capsnet import CapsNet, capsule_loss
+from capsnet.baseline import BaselineCNN, BaselineConfig, cross_entropy_loss
 from train import use_bf16
 
 
@@ -42,14 +46,18 @@ def cpu_model() -> str:
 
 def make_step(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor,
               bf16: bool = False) -> Callable[[], None]:
-    """One full training step of ``model`` on a fixed batch, under bf16 autocast if asked."""
+    """One full training step of ``model`` (a CapsNet, or the CNN baseline) on a fixed batch,
+    under bf16 autocast if asked."""
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if bf16 else nullcontext
 
     def step() -> None:
         optimizer.zero_grad(set_to_none=True)
         with autocast():
-            loss = capsule_loss(model(images, labels), images, labels)
+            if isinstance(model, BaselineCNN):
+                loss = cross_entropy_loss(model(images), labels)
+            else:
+                loss = capsule_loss(model(images, labels), images, labels)
         loss.backward()
         optimizer.step()
 
@@ -72,6 +80,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=torch.get_num_threads(),
                    help=f"torch intra-op threads (default: {torch.get_num_threads()})")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--cnn", action="store_true",
+                   help="also time the CNN baseline as train.py trains it and the paper's exact 35.4M-parameter CNN")
     args = p.parse_args(argv)
 
     torch.set_num_threads(args.threads)
@@ -90,6 +100,10 @@ def main(argv: list[str] | None = None) -> None:
     if native_bf16:
         steps["capsnet.CapsNet bf16 (train.py)"] = make_step(ours_bf16, images, labels, bf16=True)
     steps["naive (bench/naive_capsnet.py)"] = make_step(naive, images, labels)
+    if args.cnn:
+        steps["BaselineCNN (train.py)"] = make_step(BaselineCNN(), images, labels, bf16=native_bf16)
+        steps["BaselineCNN paper's exact"] = make_step(BaselineCNN(BaselineConfig.paper()), images, labels,
+                                                        bf16=native_bf16)
 
     for step in steps.values():
         for _ in range(args.warmup):

@@ -1,0 +1,55 @@
+"""An epoch of train.py's steps, timed as train.py runs them: MNIST on the training device with
+per-batch shifts against a DataLoader over torchvision's RandomCrop, and one process against
+torchrun's N (gloo on the CPU). Each run is a real `train.py` (or `torchrun ... train.py`) on the
+first --images training images for one epoch, with no validation split; the figure is the epoch's
+own seconds as metrics.json records them (its steps; loading MNIST and the final test are not counted),
+scaled to the 55,000 images of a full epoch.
+
+    python -m bench.train_epoch --data-dir DATA --images 6400
+    python -m bench.train_epoch --data-dir DATA --images 6400 --model cnn --processes 1 2
+"""
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.train_throughput import cpu_model
+
+REPO = Path(__file__).resolve().parent.parent
+FULL_EPOCH = 55_000    # MNIST's training set less train.py's default validation split
+
+
+def epoch_seconds(data_dir: str, images: int, model: str, device_data: str, processes: int, batch_size: int) -> float:
+    """The seconds of one epoch's steps over ``images`` training images."""
+    with tempfile.TemporaryDirectory() as run:
+        flags = ["--data-dir", data_dir, "--model", model, "--limit", str(images), "--val-size", "0",
+                 "--epochs", "1", "--batch-size", str(batch_size), "--device-data", device_data,
+                 "--out", f"{run}/weights", "--checkpoint", f"{run}/last.pt"]
+        launcher = [sys.executable, "train.py"] if processes == 1 else \
+            [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={processes}", "train.py"]
+        subprocess.run([*launcher, *flags], cwd=REPO, capture_output=True, text=True, check=True)
+        return json.loads(Path(run, "weights", "metrics.json").read_text())["history"][0]["seconds"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
+    p.add_argument("--images", type=int, default=6400, help="training images in the timed epoch (default: 6400)")
+    p.add_argument("--model", choices=["capsnet", "cnn"], default="capsnet", help="the network (default: capsnet)")
+    p.add_argument("--batch-size", type=int, default=64, help="the global batch (default: 64)")
+    p.add_argument("--device-data", nargs="+", default=["on", "off"], help="the data paths to time (default: on off)")
+    p.add_argument("--processes", nargs="+", type=int, default=[1], help="process counts to time (default: 1)")
+    args = p.parse_args(argv)
+    print(f"CPU: {cpu_model()}; {args.model}, global batch {args.batch_size}, {args.images} images an epoch")
+    for processes in args.processes:
+        for device_data in args.device_data:
+            seconds = epoch_seconds(args.data_dir, args.images, args.model, device_data, processes, args.batch_size)
+            print(f"{processes} process(es), data on the device {device_data:>3}: {seconds:.0f} s, "
+                  f"{args.images / seconds:.0f} images/s, a full epoch ({FULL_EPOCH:,} images) "
+                  f"{FULL_EPOCH / (args.images / seconds) / 60:.1f} min")
+
+
+if __name__ == "__main__":
+    main()
