@@ -2,7 +2,8 @@
 
 A Gradio app over the capsnet library. `python app.py` serves it on 127.0.0.1:7860
 (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change that); CAPSNET_WEIGHTS names the weights: a
-folder or a Hugging Face Hub repo id, `weights` by default.
+folder or a Hugging Face Hub repo id, `weights` by default; CAPSNET_CNN_WEIGHTS names the CNN
+baseline that reads beside it in the Turn-it section, `weights/cnn` by default.
 
 API (gradio_client), in one client session:
     /predict  an image (a file) -> the reading {"digit", "lengths"} and the reconstruction
@@ -10,6 +11,7 @@ API (gradio_client), in one client session:
               last image read by /predict in this session
 """
 import logging
+import math
 import numbers
 import os
 from dataclasses import dataclass
@@ -25,7 +27,7 @@ from capsnet.agreement import MAX_ITERATIONS, RoutingTrace, agreement, routing_b
 from capsnet.dimensions import (PAPER_RANGE, SWEEP, DimensionNames, DimensionNamesError, load_dimension_names,
                                 perturb as perturb_capsule, sweep_reconstructions)
 from capsnet.preprocess import SketchError
-from playground import dimension_sliders, drawing_pad, serving, views
+from playground import dimension_sliders, drawing_pad, serving, turn_it, views
 
 log = logging.getLogger("playground")
 
@@ -59,6 +61,43 @@ NAMES = measured_names(WEIGHTS)
 RANGES = {PAPER: f"the paper's: ±{PAPER_RANGE:g} for every dimension"}
 if NAMES is not None:
     RANGES[SPREAD] = f"±{NAMES.spread_range:g} sd of each dimension over MNIST's digits of the class"
+CNN_WEIGHTS = os.environ.get("CAPSNET_CNN_WEIGHTS", "weights/cnn")
+CNN = turn_it.load_cnn(CNN_WEIGHTS)
+TURN_IT = turn_it.section(MODEL, CNN, NAMES, WEIGHTS, CNN_WEIGHTS)
+
+
+class ControlError(ValueError):
+    """A control's value that the page cannot have sent; the message says what is wrong."""
+
+
+def check_decoding(decode_as, scale) -> None:
+    """Check *Decode as* and *Slider range* as the page sent them: one of their choices each.
+
+    Raises:
+        ControlError: either is not one of its choices.
+    """
+    if decode_as not in DECODE_CHOICES:
+        raise ControlError(f"Decode as must be one of {', '.join(DECODE_CHOICES)}, got {decode_as!r:.40}")
+    if scale not in list(RANGES):
+        raise ControlError(f"the slider range must be one of {', '.join(RANGES)}, got {scale!r:.40}")
+
+
+def checked_routing(iterations, capsule_type) -> tuple[int, int]:
+    """The routing view's iterations r and capsule type as the page sent them: whole numbers
+    within their sliders' ranges.
+
+    Raises:
+        ControlError: either is not a whole number within its slider's range.
+    """
+    return (_whole_number(iterations, 1, MAX_ITERATIONS, "the routing iterations"),
+            _whole_number(capsule_type, ALL_TYPES, CAPSULE_TYPES - 1, "the primary capsule type"))
+
+
+def _whole_number(value, low: int, high: int, name: str) -> int:
+    if (isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+            and value == int(value) and low <= value <= high):
+        return int(value)
+    raise ControlError(f"{name} must be a whole number from {low} to {high}, got {value!r:.40}")
 
 
 def example_ink(path: Path) -> tuple[int, np.ndarray]:
@@ -88,6 +127,11 @@ class Reading:
     def winner(self) -> int:
         return int(self.trace.predictions[CONFIG.routing_iterations - 1])
 
+    @property
+    def runner_up(self) -> int:
+        """The second-longest capsule: what else the drawing could be."""
+        return int(self.trace.lengths[CONFIG.routing_iterations - 1].topk(2).indices[1])
+
 
 def read(image: np.ndarray, revision: int = 0) -> Reading:
     """Run the network on a 28x28 image: the convolutions once, routing for every r shown."""
@@ -111,13 +155,14 @@ def reconstruction(reading: Reading, digit: int, offsets) -> torch.Tensor:
 def panel(reading: Reading | None, decode_as: str = WINNER, offsets=(0.0,) * DIMENSIONS,
           settled: bool = False) -> str:
     """The reading panel: the digit, the network's input, the bars, the reconstruction of the
-    chosen capsule moved by ``offsets``; its empty state for None. ``settled``: a stroke has
-    ended, and the panel asks for Figure 4 and the routing view."""
+    chosen capsule moved by ``offsets``, the runner-up's; its empty state for None. ``settled``: a
+    stroke has ended, and the panel asks for Figure 4 and the routing view."""
     if reading is None:
         return views.reading_panel(None, np.zeros(DIGITS), None, None, None, None, settled)
     digit = decoded_digit(reading, decode_as)
     return views.reading_panel(reading.image, reading.lengths, reading.winner,
-                               reconstruction(reading, digit, offsets), digit, reading.revision, settled)
+                               reconstruction(reading, digit, offsets), digit, reading.revision, settled,
+                               reading.runner_up, reconstruction(reading, reading.runner_up, (0.0,) * DIMENSIONS))
 
 
 def read_drawing(value) -> tuple:
@@ -199,11 +244,15 @@ def agreement_text(trace: RoutingTrace, iterations: int, capsule_type: int) -> s
 
 
 def show_routing(reading: Reading | None, iterations: int, capsule_type: int) -> str:
-    """The routing view at r iterations: the vote heatmap, the lengths table, the agreement."""
+    """The routing view at r iterations: the vote heatmap, the lengths table, the agreement; why
+    not, for values the page cannot have sent."""
+    try:
+        iterations, capsule_type = checked_routing(iterations, capsule_type)
+    except ControlError as error:
+        return views.message_panel(f"Cannot show the routing: {error}")
     if reading is None:
         return views.routing_panel(None)
-    trace, iterations, capsule_type = reading.trace, int(iterations), int(capsule_type)
-    k = iterations - 1
+    trace, k = reading.trace, iterations - 1
     heat = vote_heatmap(trace.couplings[k], trace.u_hat, int(trace.predictions[k]),
                         None if capsule_type == ALL_TYPES else capsule_type)   # [6, 6]
     return views.routing_panel(reading.image, heat,
@@ -214,7 +263,12 @@ def show_routing(reading: Reading | None, iterations: int, capsule_type: int) ->
 def show_details(reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict,
                  iterations: int, capsule_type: int) -> tuple:
     """A stroke's reading is on the page: the decoding controls back to the winner at zero
-    offsets, Figure 4 and the routing view."""
+    offsets, Figure 4 and the routing view. Figure 4 says why not where *Decode as* or *Slider
+    range* is a value the page cannot have sent, and the rest stays as it is."""
+    try:
+        check_decoding(decode_as, scale)
+    except ControlError as error:
+        return gr.skip(), gr.skip(), views.message_panel(f"Cannot show Figure 4: {error}"), gr.skip()
     winner = None if reading is None else reading.winner
     return (gr.skip() if decode_as == WINNER else WINNER, sliders_at_zero(winner, scale, shown_sliders),
             figure4_html(reading, WINNER, scale), show_routing(reading, iterations, capsule_type))
@@ -222,8 +276,10 @@ def show_details(reading: Reading | None, decode_as: str, scale: str, shown_slid
 
 def move_dimensions(reading: Reading | None, decode_as: str, scale: str, sliders: dict) -> str:
     """A slider moved: the reading panel with the offsets added to the decoded capsule."""
-    if decode_as not in DECODE_CHOICES or scale not in RANGES:
-        return gr.skip()
+    try:
+        check_decoding(decode_as, scale)
+    except ControlError as error:
+        return views.message_panel(f"Cannot move the sliders: {error}")
     if reading is None:   # the page enables the sliders with a reading: the server dropped it since
         return views.message_panel("This page's reading is no longer kept on the server (it keeps the "
                                    "sessions used most recently): draw the digit again.")
@@ -238,23 +294,31 @@ def move_dimensions(reading: Reading | None, decode_as: str, scale: str, sliders
 
 def decode_again(reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict) -> tuple:
     """Decode as, or the sliders' range, changed: the reconstruction, the sliders back at zero
-    with that capsule's names, its Figure 4."""
+    with that capsule's names, its Figure 4; the reading panel says why not where either is a
+    value the page cannot have sent, and the rest stays as it is."""
+    try:
+        check_decoding(decode_as, scale)
+    except ControlError as error:
+        return views.message_panel(f"Cannot decode: {error}"), gr.skip(), gr.skip()
     digit = None if reading is None else decoded_digit(reading, decode_as)
     return (panel(reading, decode_as), sliders_at_zero(digit, scale, shown_sliders),
             figure4_html(reading, decode_as, scale))
 
 
-def predict(image: np.ndarray | None) -> tuple[dict | None, np.ndarray | None, Reading | None]:
+def predict(image: Image.Image | np.ndarray | None) -> tuple[dict | None, np.ndarray | None, Reading | None]:
     """/predict: read an image (any size, dark ink on light paper or the reverse, or strokes on a
     transparent background): the digit and the ten capsule lengths, the winner's reconstruction
     (280x280), and the reading /perturb works on. None for an empty or unreadable image.
 
     Args:
-        image: the image, as an array (Gradio decodes the uploaded file).
+        image: the uploaded file as Gradio opens it, a PIL image in the file's own mode (or an
+            array). Not Gradio's array of it: for a palette image (a GIF, an 8-bit PNG) that holds
+            the palette's indices, not its colours, and for CMYK or YCbCr channels an array cannot
+            name; `sketch_to_mnist` converts every mode by what its pixels mean.
     """
     try:
         pixels = sketch_to_mnist(image)
-    except SketchError as error:
+    except (SketchError, OSError) as error:           # OSError: PIL cannot decode the file's pixels
         gr.Warning(f"Cannot read this image: {error}")
         return None, None, None
     if pixels is None:
@@ -325,7 +389,8 @@ with gr.Blocks(title="Capsule Network Playground") as demo:
         with gr.Column(scale=5, min_width=300):
             pad = drawing_pad.DrawingPad(examples=[example_ink(path) for path in EXAMPLES], elem_id="pad")
         with gr.Column(scale=4, min_width=300):
-            reading_view = gr.HTML(panel(None), elem_id="reading-panel", js_on_load=views.SETTLED_JS)
+            reading_view = gr.HTML(panel(None), elem_id="reading-panel",
+                                   js_on_load=views.SETTLED_JS + views.STRIP_JS)
             decode_as = gr.Radio(DECODE_CHOICES, value=WINNER, label="Decode as",
                                  info="which digit capsule the decoder redraws from")
     gr.Markdown(f"### The {DIMENSIONS} dimensions of the capsule\nEach slider adds an offset to one "
@@ -353,15 +418,18 @@ with gr.Blocks(title="Capsule Network Playground") as demo:
         routing_view = gr.HTML(show_routing(None, CONFIG.routing_iterations, ALL_TYPES), elem_id="routing")
 
     # The API's own inputs and outputs (an image file in, a picture out), never shown on the page.
-    api_image = gr.Image(type="numpy", image_mode=None, visible=False)
+    api_image = gr.Image(type="pil", image_mode=None, visible=False)
     api_reading = gr.JSON(visible=False)
     api_picture = gr.Image(format="png", visible=False)
     api_offsets = [gr.Slider(-PAPER_RANGE, PAPER_RANGE, value=0.0, label=f"dimension {d + 1}", visible=False)
                    for d in range(DIMENSIONS)]
 
     # The page's events skip Gradio's queue: one POST each, no event stream, which halves the
-    # page's own work per reading (serving.py limits how many run the network at once).
-    page_event = {"api_visibility": "private", "show_progress": "hidden", "queue": False}
+    # page's own work per reading (serving.py limits how many run the network at once). They take
+    # their inputs as sent (no preprocessing): Gradio's own checks of a slider's or a radio's
+    # value answer a forged one with HTTP 500, which a page shows nowhere; the event functions
+    # check every value themselves and say in the page what is wrong.
+    page_event = {"api_visibility": "private", "show_progress": "hidden", "queue": False, "preprocess": False}
     pad.change(read_drawing, inputs=pad, outputs=[reading_state, reading_view],
                trigger_mode="always_last", **page_event)
     reading_view.settled(show_details, inputs=[reading_state, decode_as, scale, sliders, iterations, capsule_type],
@@ -374,6 +442,7 @@ with gr.Blocks(title="Capsule Network Playground") as demo:
     gr.on([iterations.change, capsule_type.change], show_routing,
           inputs=[reading_state, iterations, capsule_type], outputs=routing_view,
           trigger_mode="always_last", **page_event)
+    TURN_IT.layout(reading_state, reading_view, page_event)   # the last section of the page, its events wired
 
     gr.on([], predict, inputs=api_image, outputs=[api_reading, api_picture, reading_state],
           api_name="predict", show_progress="hidden")

@@ -6,6 +6,10 @@ pace, of every digit in turn, at random sizes and places on the pad, with Clear 
 The page times every stroke itself: from the stroke's pointerup to the animation frame after the
 digit, the bars, the network's input and the reconstruction all show that stroke's drawing.
 Prints p50 / p95 / max over all strokes, and how the readings kept up while strokes were drawn.
+After each digit, once the Turn-it section shows it, the rotation slider is dragged to --moves
+random places one move at a time, and the page times each move likewise: from the slider's input
+event to the animation frame after the turn panel (the turned digit, both networks' readings, the
+pose's moves) shows it.
 
     python -m bench.browser_latency --drawings 40
     python -m bench.browser_latency --drawings 20 --phone        # 390x844, drawn with a finger
@@ -20,7 +24,7 @@ import numpy as np
 from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
 from tests.app_server import serving_app
-from tests.browser_drawing import DESKTOP, PHONE, PadDriver, chromium
+from tests.browser_drawing import DESKTOP, PHONE, TURN_PANEL, PadDriver, TurnDriver, chromium
 from tests.digit_strokes import random_box, strokes
 
 
@@ -31,7 +35,10 @@ def main() -> None:
                         help="a 390x844 page drawn on with a finger (touch events) instead of a "
                              "1300x1100 page and a mouse")
     parser.add_argument("--url", default=None, help="a running playground (default: start app.py here)")
-    parser.add_argument("--seed", type=int, default=0, help="sizes and places of the digits (default 0)")
+    parser.add_argument("--moves", type=int, default=5,
+                        help="moves of the rotation slider after each digit, each timed (default 5; 0: none)")
+    parser.add_argument("--seed", type=int, default=0, help="sizes and places of the digits and of the slider's "
+                                                            "moves (default 0)")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -39,13 +46,14 @@ def main() -> None:
     from playground.drawing_pad import SIDE
 
     rng = np.random.default_rng(args.seed)
-    latencies, wrong = [], []
+    latencies, wrong, moves = [], [], []
     server = nullcontext(args.url) if args.url else serving_app()
     with server as url, sync_playwright() as playwright, chromium(playwright) as browser:
         page = browser.new_page(viewport=PHONE if args.phone else DESKTOP, has_touch=args.phone,
                                 is_mobile=args.phone, device_scale_factor=3 if args.phone else 1)
         page.goto(url)
         person = PadDriver(page, touch=args.phone)
+        turner = TurnDriver(page, touch=args.phone) if args.moves else None
         started = time.perf_counter()
         for drawing in range(args.drawings):
             digit = drawing % 10
@@ -53,6 +61,13 @@ def main() -> None:
             latencies += person.draw(strokes(digit, *random_box(rng, SIDE)))
             if person.reading() != str(digit):
                 wrong.append((digit, person.reading()))
+            if args.moves:   # once the Turn-it section, scrolled to, shows this digit
+                page.locator("#turn-panel").scroll_into_view_if_needed()
+                page.wait_for_function(
+                    "([panel, digit]) => document.querySelector(`${panel} .turned img`)"
+                    " && document.querySelector('#turn-sweep').textContent.includes(`Your ${digit},`)",
+                    arg=[TURN_PANEL, person.reading()])
+                moves += turner.drag("rotation", rng.uniform(0.05, 0.95, args.moves).tolist())
         seconds = time.perf_counter() - started
         drawing = page.evaluate("() => window.drawing")
 
@@ -64,6 +79,10 @@ def main() -> None:
     print(f"while drawing: {drawing['readings']} readings reached the page in {drawing['ms'] / 1000:.1f} s "
           f"of strokes, one every {drawing['ms'] / max(drawing['readings'], 1):.0f} ms")
     print(f"misread: {len(wrong)} of {args.drawings} {wrong if wrong else ''}")
+    if moves:
+        print(f"rotation slider move -> turned digit, both readings and the pose's moves on the page: "
+              f"p50 {statistics.median(moves):.0f} ms, p95 {percentile(moves, 95):.0f} ms, max {max(moves):.0f} ms "
+              f"over {len(moves)} moves")
 
 
 if __name__ == "__main__":

@@ -58,10 +58,11 @@ class AffineChange:
     def __post_init__(self):
         for field in fields(self):
             value, (low, high) = getattr(self, field.name), self.RANGES[field.name]
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-                raise ValueError(f"{field.name} must be a finite number in [{low:g}, {high:g}], got {value!r}")
+            number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            if not number or not (isinstance(value, int) or math.isfinite(value)):   # ints of any size are finite
+                raise ValueError(f"{field.name} must be a finite number in [{low:g}, {high:g}], got {value!r:.40}")
             if not low <= value <= high:
-                raise ValueError(f"{field.name} = {value:g} is outside its range [{low:g}, {high:g}]")
+                raise ValueError(f"{field.name} = {value!r:.40} is outside its range [{low:g}, {high:g}]")
 
     def matrix(self) -> torch.Tensor:
         """[A | t], the change as a float64 [2, 3] matrix (see the module's docstring)."""

@@ -14,7 +14,6 @@ Whatever arrives can be forged, so `parse` checks every part, bounded in size an
 anything is drawn.
 """
 import base64
-import binascii
 import numbers
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,7 +164,7 @@ def _background(background) -> np.ndarray | None:
         raise wrong
     try:
         ink = base64.b64decode(background, validate=True)
-    except binascii.Error:
+    except ValueError:                  # binascii.Error, or characters that are not ASCII
         raise wrong from None
     if len(ink) != pixels:
         raise wrong

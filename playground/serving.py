@@ -15,7 +15,8 @@ from gradio import processing_utils
 from PIL import Image
 from starlette.middleware import Middleware
 
-MAX_UPLOAD = "10mb"               # image files sent to /predict
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024   # an image file sent to /predict (Gradio's max_file_size) ...
+MAX_UPLOAD_REQUEST_BYTES = MAX_UPLOAD_BYTES + 64 * 1024  # ... and a whole upload request: one file and its form
 MAX_REQUEST_BYTES = 1024 * 1024   # any other request: four times the drawing pad's largest value
 MALLOC_ARENAS = 2
 MODEL_TURNS = 2                   # readings computed at once; more wait their turn
@@ -93,23 +94,26 @@ def configure_process() -> None:
 
 
 class RequestSizeLimit:
-    """ASGI middleware: a request whose body is larger than ``max_bytes`` gets 413 and a message,
-    before anything parses it; uploads are left to Gradio's own cap (max_file_size).
+    """ASGI middleware: a request whose body is larger than ``max_bytes`` (an upload, to
+    Gradio's /gradio_api/upload: ``max_upload_bytes``) gets 413 and a message, before anything
+    parses it.
 
     Gradio parses every event's JSON in full before the event's function can look at it, so
-    without this a forged 100 MB drawing would hold a worker and its memory.
+    without this a forged 100 MB drawing would hold a worker and its memory. Gradio's own upload
+    cap (max_file_size) is per file, and one request may carry any number of files.
     """
 
-    def __init__(self, app, max_bytes: int = MAX_REQUEST_BYTES):
-        self.app, self.max_bytes = app, max_bytes
+    def __init__(self, app, max_bytes: int = MAX_REQUEST_BYTES, max_upload_bytes: int = MAX_UPLOAD_REQUEST_BYTES):
+        self.app, self.max_bytes, self.max_upload_bytes = app, max_bytes, max_upload_bytes
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["path"].endswith("/gradio_api/upload"):
+        if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = self.max_upload_bytes if scope["path"].endswith("/gradio_api/upload") else self.max_bytes
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None:
-            if not declared.isdigit() or int(declared) > self.max_bytes:
-                return await self._refuse(send)
+            if not declared.isdigit() or int(declared) > limit:
+                return await self._refuse(send, limit)
             return await self.app(scope, receive, send)
         body, more = b"", True                           # chunked: read it here, up to the cap
         while more:
@@ -118,8 +122,8 @@ class RequestSizeLimit:
                 return
             body += message.get("body", b"")
             more = message.get("more_body", False)
-            if len(body) > self.max_bytes:
-                return await self._refuse(send)
+            if len(body) > limit:
+                return await self._refuse(send, limit)
         replayed = False
 
         async def replay():
@@ -131,8 +135,9 @@ class RequestSizeLimit:
 
         return await self.app(scope, replay, send)
 
-    async def _refuse(self, send) -> None:
-        text = f"Request body too large: this app takes at most {self.max_bytes} bytes a request.".encode()
+    @staticmethod
+    async def _refuse(send, limit: int) -> None:
+        text = f"Request body too large: this app takes at most {limit} bytes a request.".encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"text/plain; charset=utf-8"),
                                 (b"content-length", str(len(text)).encode())]})
@@ -142,6 +147,6 @@ class RequestSizeLimit:
 def launch_options() -> dict:
     """``demo.launch`` settings: uploads, requests, threads and kept sessions capped, errors shown
     as messages, no share link (the Space or GRADIO_SERVER_NAME / GRADIO_SERVER_PORT decide where it listens)."""
-    return {"max_file_size": MAX_UPLOAD, "max_threads": MAX_THREADS, "state_session_capacity": SESSIONS_KEPT,
+    return {"max_file_size": MAX_UPLOAD_BYTES, "max_threads": MAX_THREADS, "state_session_capacity": SESSIONS_KEPT,
             "show_error": True, "footer_links": ["api"], "head": PAGE_HEAD,
             "app_kwargs": {"middleware": [Middleware(RequestSizeLimit)]}}

@@ -44,8 +44,9 @@ def picture_html(ink: np.ndarray | torch.Tensor | None, alt: str) -> str:
     return f'<img class="picture" src="{png_data_url(paper(ink))}" alt="{html.escape(alt)}">'
 
 
-def lengths_svg(lengths: np.ndarray, winner: int | None) -> str:
-    """A bar chart of the capsule lengths in digit order, the winner highlighted."""
+def lengths_svg(lengths: np.ndarray, winner: int | None, label: str = "lengths of the digit capsules") -> str:
+    """A bar chart of the capsule lengths (or any ten numbers in [0, 1]) in digit order, the
+    winner highlighted; ``label`` says what they are."""
     step = 300 / len(lengths)
     bars = []
     for digit, length in enumerate(np.asarray(lengths, dtype=float)):
@@ -55,19 +56,20 @@ def lengths_svg(lengths: np.ndarray, winner: int | None) -> str:
                     f'height="{height:.1f}" rx="2"/>'
                     f'<text x="{middle:.1f}" y="128" class="axis">{digit}</text>'
                     f'<text x="{middle:.1f}" y="{108 - height:.1f}" class="value">{length:.2f}</text>')
-    return ('<svg class="lengths" viewBox="0 0 310 134" role="img" '
-            'aria-label="lengths of the digit capsules">'
+    return (f'<svg class="lengths" viewBox="0 0 310 134" role="img" aria-label="{html.escape(label)}">'
             '<line x1="4" x2="306" y1="112.5" y2="112.5" class="baseline"/>'
             f'{"".join(bars)}</svg>')
 
 
 def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | None,
                   reconstruction: torch.Tensor | None, decoded: int | None, revision: int | None,
-                  settled: bool = False) -> str:
+                  settled: bool = False, runner_up: int | None = None,
+                  runner_up_reconstruction: torch.Tensor | None = None) -> str:
     """Everything a reading shows, in one piece of HTML (one output for the page to update):
     the predicted digit, large, with its capsule length; the 28x28 image the network reads; the
-    bars of every capsule's length; the decoder's reconstruction. Before any drawing (``image``
-    None): a grey "?", empty pictures and empty bars.
+    bars of every capsule's length; the decoder's reconstruction; what else it could be, the
+    runner-up's reconstruction. Before any drawing (``image`` None): a grey "?", empty pictures
+    and empty bars.
 
     Args:
         image: the network's input, [28, 28] ink in [0, 1].
@@ -78,6 +80,8 @@ def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | N
         revision: the drawing pad's revision this reading is of.
         settled: the drawing is finished (no stroke is being drawn): the panel's SETTLED_JS
             asks for what follows a reading.
+        runner_up: the second-longest capsule, shown with its reconstruction when given.
+        runner_up_reconstruction: the decoder's picture of it, [28, 28] in [0, 1].
     """
     if image is None:
         digit = '<div class="digit empty">?</div><div class="caption">Draw a digit</div>'
@@ -87,6 +91,10 @@ def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | N
                  f'<div class="caption">capsule length {float(lengths[winner]):.3f}</div>')
         data, title = f' data-revision="{revision}"', f"Reconstruction from capsule {decoded}"
     data += ' data-settled=""' if settled else ""
+    other = "" if runner_up is None else (
+        f'<figure class="runner-up"><figcaption>What else it could be: {runner_up}, capsule length '
+        f'{float(lengths[runner_up]):.3f}</figcaption>'
+        f'{picture_html(runner_up_reconstruction, f"reconstruction from capsule {runner_up}, the runner-up")}</figure>')
     return (f'<div class="panel"{data}>'
             f'<div class="reading">{digit}</div>'
             f'<figure class="input"><figcaption>What the network sees (28x28)</figcaption>'
@@ -94,7 +102,7 @@ def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | N
             f'<figure class="bars"><figcaption>Capsule lengths</figcaption>'
             f'{lengths_svg(lengths, winner)}</figure>'
             f'<figure class="reconstruction"><figcaption>{title}</figcaption>'
-            f'{picture_html(reconstruction, title.lower())}</figure></div>')
+            f'{picture_html(reconstruction, title.lower())}</figure>{other}</div>')
 
 
 # The reading panel's js_on_load: when the server shows a settled reading (a finished drawing),
@@ -105,9 +113,33 @@ watch("value", () => {
 });
 """
 
+# Also the reading panel's: on a narrow screen (a phone), while the drawing pad is on the screen but
+# the panel's digit is not, the panel gets the class "strip" and playground.css shows the digit and
+# its length in a strip along the bottom of the screen, so a person drawing sees what is read.
+STRIP_JS = """
+const narrow = window.matchMedia("(max-width: 480px)");
+const digitHeight = 110;   // the panel's digit and its caption on a narrow screen, in CSS pixels
+let placing = false;
+function placeReading() {
+  placing = false;
+  const pad = document.querySelector("#pad canvas")?.getBoundingClientRect();
+  const onScreen = pad && pad.bottom > 0 && pad.top < window.innerHeight;
+  const below = element.getBoundingClientRect().top + digitHeight > window.innerHeight;
+  element.classList.toggle("strip", narrow.matches && Boolean(onScreen) && below);
+}
+function place() {   // once a frame at most, where the page lays itself out anyway
+  if (!placing) requestAnimationFrame(placeReading);
+  placing = true;
+}
+window.addEventListener("scroll", place, {passive: true});
+window.addEventListener("resize", place);
+watch("value", place);
+place();
+"""
+
 
 def message_panel(text: str) -> str:
-    """The reading panel saying why there is no reading."""
+    """A view (the reading panel, Figure 4, the routing view) saying why it shows nothing."""
     return f'<div class="panel message" role="alert">{html.escape(text)}</div>'
 
 

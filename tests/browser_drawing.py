@@ -21,7 +21,9 @@ PHONE = {"width": 390, "height": 844}
 MOVE_SECONDS = 0.016     # between pointer moves: at most 60 a second, as a screen reports them
 POINT_STRIDE = 3         # every third point of a stroke is a pointer move (~5 screen pixels apart)
 PAUSE_SECONDS = 0.15     # between strokes, once the last one's reading is on the page
+PHONE_UNDER_BARS = {"width": 390, "height": 664}  # what a 390x844 phone shows of a page under its browser's bars
 PANEL = "#reading-panel .panel"  # the reading, the bars, the network's input, the reconstruction
+TURN_PANEL = "#turn-panel .turn"  # the turned digit, both networks' readings, the pose's moves
 
 # In the page: at the end of every stroke, note the pad's revision and the time, then wait until
 # the reading panel (the digit, the bars, the network's input and the reconstruction, updated
@@ -48,6 +50,29 @@ TIMING_SCRIPT = """
     downAt = null;
     window.strokeEnds.push(entry);
     const shown = () => shownRevision() === entry.revision;
+    const done = () => requestAnimationFrame(() => { entry.ms = performance.now() - entry.start; });
+    if (shown()) return done();
+    const observer = new MutationObserver(() => {
+      if (shown()) { observer.disconnect(); done(); }
+    });
+    observer.observe(document.body, {subtree: true, childList: true, attributes: true});
+  });
+}
+"""
+
+
+# In the page: at every move of a transform slider (its input event, after the sliders have
+# counted it in their revision), note the revision and the time of the move; the move's latency
+# is measured at the next animation frame after the turn panel shows that revision.
+TURN_TIMING_SCRIPT = """
+(panel) => {
+  window.turnMoves = [];
+  const sliders = document.querySelector('#turn-sliders .transforms').parentElement;
+  document.addEventListener('input', (event) => {
+    if (!sliders.contains(event.target)) return;
+    const entry = {revision: sliders.dataset.revision, start: event.timeStamp, ms: null};
+    window.turnMoves.push(entry);
+    const shown = () => document.querySelector(panel)?.dataset.revision === entry.revision;
     const done = () => requestAnimationFrame(() => { entry.ms = performance.now() - entry.start; });
     if (shown()) return done();
     const observer = new MutationObserver(() => {
@@ -145,9 +170,7 @@ class PadDriver:
 
     def network_input(self) -> np.ndarray:
         """The 28x28 picture under "What the network sees", as ink in [0, 1]."""
-        source = self.page.locator("#reading-panel .input img.picture").get_attribute("src")
-        png = base64.b64decode(source.split(",", 1)[1])
-        return 1 - np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=np.float32) / 255
+        return picture(self.page.locator("#reading-panel .input img.picture").get_attribute("src"))
 
     def canvas_is_blank(self) -> bool:
         """Whether every pixel of the pad's canvas is white paper."""
@@ -155,3 +178,68 @@ class PadDriver:
             "() => { const c = document.querySelector('#pad canvas');"
             " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
             " for (let i = 0; i < d.length; i++) if (d[i] !== 255) return false; return true; }")
+
+
+class TurnDriver:
+    """A person at the Turn-it section: drags its transform sliders with a mouse or a finger, one
+    move at a time, while the page times each move until the turn panel shows it.
+
+    Args:
+        page: a Playwright page at the playground, loaded.
+        touch: drag with a finger (touch events) instead of the mouse.
+    """
+
+    def __init__(self, page, touch: bool = False):
+        self.page, self.touch = page, touch
+        self.cdp = page.context.new_cdp_session(page) if touch else None
+        page.wait_for_selector("#turn-sliders input[type=range]")
+        page.evaluate(TURN_TIMING_SCRIPT, TURN_PANEL)
+
+    def _pointer(self, kind: str, x: float, y: float) -> None:
+        if self.touch:
+            event = {"down": "touchStart", "move": "touchMove", "up": "touchEnd"}[kind]
+            points = [] if kind == "up" else [{"x": x, "y": y, "radiusX": 4, "radiusY": 4, "force": 1}]
+            self.cdp.send("Input.dispatchTouchEvent", {"type": event, "touchPoints": points})
+        elif kind == "down":
+            self.page.mouse.move(x, y)
+            self.page.mouse.down()
+        elif kind == "move":
+            self.page.mouse.move(x, y)
+        else:
+            self.page.mouse.up()
+
+    def drag(self, name: str, fractions: list[float], timeout: float = 60.0) -> list[float]:
+        """Press on slider ``name``'s thumb and move it to each of ``fractions`` of the slider's
+        width in turn, waiting after each move until the turn panel shows it, then let go;
+        returns each move's latency in milliseconds (a move that leaves the value as it was
+        sends nothing and is not counted)."""
+        slider = self.page.locator(f"#turn-sliders input[name={name}]")
+        slider.scroll_into_view_if_needed()
+        box = slider.bounding_box()
+        low, high = (float(slider.get_attribute(key)) for key in ("min", "max"))
+        y = box["y"] + box["height"] / 2
+        self._pointer("down", box["x"] + box["width"] * (float(slider.input_value()) - low) / (high - low), y)
+        latencies = []
+        for fraction in fractions:
+            moves = self.page.evaluate("() => window.turnMoves.length")
+            self._pointer("move", box["x"] + box["width"] * fraction, y)
+            if self.page.evaluate("() => window.turnMoves.length") == moves:
+                continue                                         # the value did not change: no event
+            self.page.wait_for_function("(n) => window.turnMoves[n].ms !== null", arg=moves,
+                                        timeout=timeout * 1000, polling=10)
+            latencies.append(self.page.evaluate("(n) => window.turnMoves[n].ms", moves))
+        self._pointer("up", box["x"] + box["width"] * fractions[-1], y)
+        return latencies
+
+    def value(self, name: str) -> float:
+        return float(self.page.locator(f"#turn-sliders input[name={name}]").input_value())
+
+    def turned_input(self) -> np.ndarray:
+        """The turned 28x28 picture the turn panel shows, as ink in [0, 1]."""
+        return picture(self.page.locator(f"{TURN_PANEL} .turned img.picture").get_attribute("src"))
+
+
+def picture(source: str) -> np.ndarray:
+    """A picture's PNG data URL as ink in [0, 1] (MNIST's polarity)."""
+    png = base64.b64decode(source.split(",", 1)[1])
+    return 1 - np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=np.float32) / 255

@@ -130,7 +130,7 @@ def test_affine_matrices_takes_batches_of_parameters():
 @pytest.mark.parametrize("name, value", [("rotation", 181.0), ("rotation", float("nan")), ("scale", 0.0),
                                          ("scale", float("inf")), ("shear", -1.5), ("stretch_x", 2.5),
                                          ("stretch_y", 0.1), ("shift_x", 15.0), ("shift_y", float("-inf")),
-                                         ("scale", "1.0"), ("shift_x", True)])
+                                         ("scale", "1.0"), ("shift_x", True), ("rotation", 10**400)])
 def test_parameters_outside_their_range_are_a_clear_error(name, value):
     low, high = AffineChange.RANGES[name]
     with pytest.raises(ValueError) as raised:

@@ -42,7 +42,7 @@ def test_a_finished_drawing_is_read_kept_and_settled(app, digit):
     assert panel_digit(panel) == str(digit)
     assert 'data-revision="5"' in panel and "data-settled" in panel
     assert f"capsule length {reading.lengths[digit]:.3f}" in panel
-    assert panel.count("<img") == 2 and panel.count('class="bar winner"') == 1
+    assert panel.count("<img") == 3 and panel.count('class="bar winner"') == 1   # input, winner, runner-up
 
 
 def test_a_stroke_being_drawn_is_shown_but_not_kept(app):

@@ -155,14 +155,26 @@ def test_perturb_rejects_a_capsule_that_is_not_a_choice(app, decode_as):
 
 def page_event(app, url: str, fn, data: list, session: str = "robustness") -> httpx.Response:
     """What the page sends for the event that runs ``fn``: POST /gradio_api/run/predict with the
-    event's index (the page's events skip the queue)."""
-    return httpx.post(f"{url}gradio_api/run/predict", timeout=120,
-                      json={"data": data, "fn_index": event_index(app, fn), "session_hash": session})
+    event's index (the page's events skip the queue). NaN and infinity in ``data`` go as JSON's
+    NaN and Infinity, which Gradio's parser takes."""
+    body = json.dumps({"data": data, "fn_index": event_index(app, fn), "session_hash": session})
+    return httpx.post(f"{url}gradio_api/run/predict", content=body, timeout=120,
+                      headers={"Content-Type": "application/json"})
+
+
+def outputs_of(response: httpx.Response) -> list:
+    """An event's outputs, from an answer that must be 200."""
+    assert response.status_code == 200, response.text
+    return response.json()["data"]
 
 
 def panel_of(response: httpx.Response) -> str:
-    assert response.status_code == 200, response.text
-    return response.json()["data"][-1]          # the reading panel is every such event's last output
+    return outputs_of(response)[-1]             # the reading panel is every such event's last output
+
+
+def left_as_is(output) -> bool:
+    """Whether an event's output is gr.skip(): the component stays as the page shows it."""
+    return isinstance(output, dict) and output.get("__type__") == "update" and "value" not in output
 
 
 FORGED_PAD_VALUES = {
@@ -176,6 +188,7 @@ FORGED_PAD_VALUES = {
     "too-many-strokes": ({"strokes": ["1 1"] * 501}, "more than the 500"),
     "too-many-points": ({"strokes": [" ".join(["1 1"] * 20_001)]}, "more than the 20000 points"),
     "background-bytes": ({"strokes": [], "background": "AAAA"}, "784 bytes"),
+    "background-not-ascii": ({"strokes": [], "background": "é" * 1044}, "784 bytes"),
 }
 
 
@@ -238,6 +251,60 @@ def test_forged_slider_values_get_a_clear_message(app, url, offsets):
     assert "Cannot move the sliders" in panel and "Traceback" not in panel
 
 
+FORGED_ROUTING = {  # (iterations, capsule type) that the routing view's sliders cannot send
+    "iterations-nan": (float("nan"), -1),
+    "type-nan": (3, float("nan")),
+    "iterations-infinite": (float("inf"), -1),
+    "iterations-null": (None, -1),
+    "type-a-string": (3, "7"),
+    "type-a-bool": (3, True),
+    "iterations-0": (0, -1),
+    "iterations-beyond": (6, -1),
+    "type-beyond": (3, 32),
+    "iterations-a-fraction": (2.5, -1),
+}
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("iterations, capsule_type", FORGED_ROUTING.values(), ids=FORGED_ROUTING.keys())
+def test_forged_routing_values_get_a_clear_message_in_the_routing_view(app, url, iterations, capsule_type):
+    session = "routing-forged"
+    panel_of(page_event(app, url, app.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session))
+    routing = outputs_of(page_event(app, url, app.show_routing, [None, iterations, capsule_type], session))[0]
+    assert "Cannot show the routing" in routing and "must be a whole number" in routing
+    sliders = app.sliders_at_zero(None, app.PAPER)
+    details = outputs_of(page_event(app, url, app.show_details,
+                                    [None, "winner", "paper", sliders, iterations, capsule_type], session))
+    assert "Cannot show the routing" in details[3] and '<table class="figure4"' in details[2]
+    assert "Traceback" not in routing + details[3]
+    routing = outputs_of(page_event(app, url, app.show_routing, [None, 3, -1], session))[0]
+    assert "winner <b>4</b>" in routing                                   # the app routes on
+
+
+FORGED_CHOICES = {"null": None, "not-a-choice": "seven", "a-number": 3, "a-list": [], "nan": float("nan")}
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("forged", FORGED_CHOICES.values(), ids=FORGED_CHOICES.keys())
+def test_forged_decode_as_and_slider_range_get_a_clear_message(app, url, forged):
+    """Every event that takes *Decode as* and *Slider range* says in the page what is wrong with
+    a value that is none of their choices, and leaves its other outputs as they are."""
+    session = "decoding-forged"
+    panel_of(page_event(app, url, app.read_drawing, [pad_value(strokes(7, 60, 30, 160, 220))], session))
+    sliders = app.sliders_at_zero(None, app.PAPER)
+    for decode_as, scale, reason in ((forged, "paper", "Decode as must be one of winner, 0, 1"),
+                                     ("winner", forged, "the slider range must be one of paper")):
+        panel, *rest = outputs_of(page_event(app, url, app.decode_again, [None, decode_as, scale, sliders], session))
+        assert "Cannot decode" in panel and reason in panel and all(map(left_as_is, rest))
+        panel = panel_of(page_event(app, url, app.move_dimensions, [None, decode_as, scale, sliders], session))
+        assert "Cannot move the sliders" in panel and reason in panel
+        details = outputs_of(page_event(app, url, app.show_details, [None, decode_as, scale, sliders, 3, -1], session))
+        assert "Cannot show Figure 4" in details[2] and reason in details[2]
+        assert all(map(left_as_is, details[:2] + details[3:]))
+    panel = outputs_of(page_event(app, url, app.decode_again, [None, "winner", "paper", sliders], session))[0]
+    assert '<div class="digit">7</div>' in panel                           # the app decodes on
+
+
 @pytest.fixture(scope="module")
 def client(url, tmp_path_factory):
     from gradio_client import Client
@@ -259,6 +326,63 @@ def test_api_empty_and_tiny_images_give_no_reading(client, tmp_path):
     for name, pixels in [("white", rgba(SIDE, (255, 255, 255, 255))), ("transparent", rgba(SIDE, (0, 0, 0, 0))),
                          ("black", rgba(SIDE, (0, 0, 0, 255))), ("1x1", np.zeros((1, 1), np.uint8))]:
         assert client.predict(saved(pixels, tmp_path / f"{name}.png"), api_name="/predict") == (None, None)
+
+
+def grey(example: Path) -> Image.Image:
+    return Image.open(example).convert("L")
+
+
+def palette_digit(example: Path) -> Image.Image:
+    """An example as a palette image of 8 colours, white paper (index 0) to black ink (index 7):
+    its indices, read as grey levels, are all but black, so only its colours show the digit."""
+    ink = 255 - np.asarray(grey(example), dtype=np.int32)
+    picture = Image.frombytes("P", ink.shape[::-1], (ink * 7 // 255).astype(np.uint8).tobytes())
+    picture.putpalette([level for i in range(8) for level in (255 - 255 * i // 7,) * 3])
+    return picture
+
+
+def clear_paper(picture: Image.Image) -> Image.Image:
+    picture.info["transparency"] = 0          # index 0, the paper, transparent
+    return picture
+
+
+MODES = {  # name: (the example in a PIL mode of its own, the file's suffix)
+    "gif": (palette_digit, ".gif"),
+    "png-palette": (palette_digit, ".png"),
+    "png-palette-clear-paper": (lambda example: clear_paper(palette_digit(example)), ".png"),
+    "png-grey-alpha": (lambda example: grey(example).convert("LA"), ".png"),
+    "png-16-bit": (lambda example: Image.fromarray(np.asarray(grey(example), np.uint16) * 257), ".png"),
+    "tiff-cmyk": (lambda example: grey(example).convert("CMYK"), ".tiff"),
+}
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("picture, suffix", MODES.values(), ids=MODES.keys())
+def test_api_reads_an_image_in_any_mode_by_its_colours(client, tmp_path, picture, suffix):
+    """A palette image is read by its palette's colours, not its indices; every other mode a file
+    can hold, by what its pixels mean."""
+    from gradio_client import handle_file
+
+    example, path = EXAMPLES[6], tmp_path / f"digit{suffix}"
+    picture = picture(example)
+    picture.save(path)
+    assert Image.open(path).mode == picture.mode
+    answer, _ = client.predict(handle_file(str(path)), api_name="/predict")
+    assert answer is not None and answer["digit"] == label_of(example)
+
+
+@pytest.mark.server
+def test_api_reads_an_animated_gif_by_its_first_frame_s_colours(client, tmp_path):
+    from gradio_client import handle_file
+
+    example, path = EXAMPLES[8], tmp_path / "digit.gif"
+    first = palette_digit(example)
+    blank = Image.new("P", first.size, 0)
+    blank.putpalette(first.getpalette())
+    first.save(path, save_all=True, append_images=[blank], duration=500, loop=0)
+    assert Image.open(path).n_frames == 2
+    answer, _ = client.predict(handle_file(str(path)), api_name="/predict")
+    assert answer is not None and answer["digit"] == label_of(example)
 
 
 @pytest.mark.server

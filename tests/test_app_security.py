@@ -11,7 +11,7 @@ import pytest
 from conftest import EXAMPLES, REPO
 from playground import serving
 
-MAX_UPLOAD = 10 * 1024 * 1024  # max_file_size="10mb"
+MAX_UPLOAD = 10 * 1024 * 1024  # max_file_size: 10 MB
 pytestmark = pytest.mark.server
 
 
@@ -105,9 +105,19 @@ def test_uploads_are_capped(url):
     assert small.status_code == 200
 
 
+def test_an_upload_request_is_capped_as_a_whole(url):
+    """Gradio's cap is per file: several files each under it, in one request, are refused too."""
+    just_under = b"\0" * (MAX_UPLOAD - 1024)
+    response = httpx.post(f"{url}gradio_api/upload", timeout=300,
+                          files=[("files", (f"digit{k}.png", just_under, "image/png")) for k in range(3)])
+    assert response.status_code == 413 and "Request body too large" in response.text
+    one = httpx.post(f"{url}gradio_api/upload", timeout=300, files={"files": ("digit.png", just_under, "image/png")})
+    assert one.status_code == 200
+
+
 def test_launch_creates_no_share_link_and_caps_uploads_requests_and_sessions():
     options = serving.launch_options()
-    assert not options.get("share") and options["max_file_size"] == "10mb"
+    assert not options.get("share") and options["max_file_size"] == MAX_UPLOAD
     assert options["state_session_capacity"] == serving.SESSIONS_KEPT < 10_000   # Gradio's default
     (middleware,) = options["app_kwargs"]["middleware"]
     assert middleware.cls is serving.RequestSizeLimit

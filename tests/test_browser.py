@@ -1,6 +1,7 @@
 """A real browser (Debian's Chromium driven by Playwright) uses the playground as a person does:
 draws digit after digit with Clear between them, with a mouse and with a finger on a phone-sized
-page, drags a slider, decodes as another digit, routes, undoes, and starts from an example."""
+page, drags a slider, decodes as another digit, routes, undoes, starts from an example, and turns
+the digit in the Turn-it section (sees the digit while drawing on a phone, turns it with a finger)."""
 import os
 import shutil
 from pathlib import Path
@@ -8,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from browser_drawing import CHROMIUM, DESKTOP, PHONE, POINT_STRIDE, PadDriver, chromium
+from browser_drawing import (CHROMIUM, DESKTOP, PHONE, PHONE_UNDER_BARS, POINT_STRIDE, TURN_PANEL, PadDriver,
+                             TurnDriver, chromium)
 from digit_strokes import pad_value, random_box, strokes
 from playground.drawing_pad import SIDE
 
@@ -149,3 +151,97 @@ def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser,
         target.mkdir(parents=True, exist_ok=True)
         shutil.copy(screenshot, target / screenshot.name)
     page.close()
+
+
+def turned_as_transform_turns(person: PadDriver, turner: TurnDriver, rotation: float) -> None:
+    """The turn panel shows the network's input on the page turned by ``rotation``, as
+    capsnet.affine.transform turns it (up to the PNGs' grey levels)."""
+    import torch
+
+    from capsnet.affine import AffineChange, transform
+
+    expected = transform(torch.from_numpy(person.network_input()), AffineChange(rotation=rotation)).numpy()
+    assert np.abs(turner.turned_input() - expected).max() <= 2 / 255 + 1e-6
+
+
+def turn_panel_parts(page) -> dict:
+    return page.evaluate(
+        "(panel) => { const p = document.querySelector(panel); return {"
+        " revision: p.dataset.revision, turned: p.querySelector('.turned img').src,"
+        " redrawn: p.querySelector('.redrawn img').src, cnn: p.querySelector('.cnn-reading').innerHTML,"
+        " pose: p.querySelector('.pose-bars').innerHTML}; }", TURN_PANEL)
+
+
+def test_draw_turn_clear_and_draw_again_in_the_turn_it_section(url, browser):
+    page = browser.new_page(viewport=DESKTOP)
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    person, turner = PadDriver(page), TurnDriver(page)
+    assert "Draw a digit above" in page.locator("#turn-panel").inner_text()
+
+    person.draw(strokes(7, 60, 30, 160, 220))
+    page.wait_for_timeout(500)
+    assert "Draw a digit above" in page.locator("#turn-panel").inner_text()   # off the screen: not followed
+    page.locator("#turn-panel").scroll_into_view_if_needed()
+    page.wait_for_selector(f"{TURN_PANEL}[data-revision] .turned img")     # on it: the panel follows the reading
+    page.wait_for_function("() => document.querySelector('#turn-sweep')?.textContent.includes('Your 7, turned')")
+    before = turn_panel_parts(page)
+    turned_as_transform_turns(person, turner, 0)
+
+    latencies = turner.drag("rotation", [0.6, 0.7])                         # +36° then +72°, roughly
+    assert len(latencies) == 2
+    rotation = turner.value("rotation")
+    assert 45 <= rotation <= 90
+    after = turn_panel_parts(page)
+    assert after["revision"] == str(len(latencies))
+    assert after["turned"] != before["turned"] and after["redrawn"] != before["redrawn"]
+    assert after["cnn"] != before["cnn"] and after["pose"] != before["pose"]
+    turned_as_transform_turns(person, turner, rotation)
+    assert person.reading() == "7"                                         # the reading panel stays
+
+    person.clear()
+    person.draw(strokes(3, 70, 30, 140, 220))
+    page.locator("#turn-panel").scroll_into_view_if_needed()
+    page.wait_for_function("() => document.querySelector('#turn-sweep')?.textContent.includes('Your 3, turned')")
+    page.wait_for_selector(f"{TURN_PANEL}[data-revision] .turned img")
+    turned_as_transform_turns(person, turner, rotation)                    # the sliders stayed where they were
+
+    page.locator("#turn-sliders button.straighten").click()
+    page.wait_for_function("(n) => document.querySelector(`${n}`)?.dataset.revision === '3'", arg=TURN_PANEL)
+    turned_as_transform_turns(person, turner, 0)
+    page.close()
+
+
+def in_view(page, selector: str) -> bool:
+    """Whether the element is wholly on the screen and nothing covers its middle."""
+    return page.evaluate(
+        "(selector) => { const e = document.querySelector(selector); const r = e.getBoundingClientRect();"
+        " const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+        " return r.top >= 0 && r.bottom <= innerHeight && r.height > 0 && (e === hit || e.contains(hit)); }",
+        selector)
+
+
+def test_a_phone_shows_the_digit_while_drawing_and_turns_it_with_a_finger(url, browser):
+    context = browser.new_context(viewport=PHONE_UNDER_BARS, has_touch=True, is_mobile=True, device_scale_factor=3)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    person = PadDriver(page, touch=True)
+    first, second = strokes(4, 60, 30, 160, 220)
+    person.draw([first])
+    assert person.reading().strip() and in_view(page, "#reading-panel .digit")
+    assert in_view(page, "#reading-panel .caption")
+    assert "capsule length" in page.locator("#reading-panel .caption").inner_text()
+    person.draw([second])
+    assert person.reading() == "4" and in_view(page, "#reading-panel .digit")
+
+    page.locator("#turn-panel").scroll_into_view_if_needed()
+    page.wait_for_selector(f"{TURN_PANEL}[data-revision] .turned img")
+    turner = TurnDriver(page, touch=True)
+    before = turn_panel_parts(page)
+    assert turner.drag("rotation", [0.58, 0.62])
+    after = turn_panel_parts(page)
+    assert after["turned"] != before["turned"] and after["cnn"] != before["cnn"]
+    turned_as_transform_turns(person, turner, turner.value("rotation"))
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE_UNDER_BARS["width"]  # no side scroll
+    context.close()

@@ -76,6 +76,7 @@ FORGED = {
     "background-not-base64": ({"strokes": [], "background": "not base64!"}, "base64"),
     "background-wrong-size": ({"strokes": [], "background": base64.b64encode(bytes(100)).decode()}, "784 bytes"),
     "background-a-list": ({"strokes": [], "background": [0] * 784}, "base64"),
+    "background-not-ascii": ({"strokes": [], "background": "é" * 1044}, "base64"),
     "revision-negative": ({"strokes": [], "revision": -1}, "revision"),
     "revision-a-float": ({"strokes": [], "revision": 1.5}, "revision"),
     "revision-a-bool": ({"strokes": [], "revision": True}, "revision"),

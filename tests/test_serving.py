@@ -50,9 +50,13 @@ def test_a_larger_request_is_refused_with_413_and_a_message_before_it_is_read():
         assert status == 413 and b"at most 10 bytes" in body
 
 
-def test_uploads_are_left_to_gradio_s_own_cap():
-    limit = RequestSizeLimit(None, max_bytes=10)
-    assert call(limit, "/gradio_api/upload", [b"x" * 100])[0] == 200
+def test_an_upload_request_has_a_cap_of_its_own_on_the_whole_body():
+    limit = RequestSizeLimit(None, max_bytes=10, max_upload_bytes=100)
+    assert call(limit, "/gradio_api/upload", [b"x" * 50, b"x" * 50]) == (200, b"x" * 100)
+    for declared in (True, False):
+        status, body = call(limit, "/gradio_api/upload", [b"x" * 60, b"x" * 60], declared=declared)
+        assert status == 413 and b"at most 100 bytes" in body
+    assert call(limit, "/gradio_api/run/predict", [b"x" * 50, b"x" * 50])[0] == 413
 
 
 def test_an_image_returned_again_is_never_read_half_written(tmp_path):

@@ -113,3 +113,11 @@ def test_heatmap_overlay_rejects_bad_input_clearly():
             heatmap_overlay(np.zeros((28, 28)), np.zeros((GRID, GRID)), scale=scale)
 
 
+
+
+def test_the_reading_panel_shows_what_else_it_could_be():
+    lengths = np.linspace(0, 0.9, 10)
+    panel = views.reading_panel(np.zeros((28, 28)), lengths, 9, torch.zeros(28, 28), 9, 3,
+                                runner_up=8, runner_up_reconstruction=torch.zeros(28, 28))
+    assert "What else it could be: 8, capsule length 0.800" in panel and panel.count("<img") == 3
+    assert "What else" not in views.reading_panel(None, np.zeros(10), None, None, None, None)

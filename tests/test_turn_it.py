@@ -1,0 +1,307 @@
+"""The Turn-it section: the sliders' value checked, each change applied as capsnet.affine.transform
+applies it, both networks' readings and the capsule's move, the rotation sweep, the runner-up in
+the reading panel; forged values answered in the turn panel, in process and over HTTP."""
+import base64
+import html
+import io
+import math
+import re
+
+import httpx
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from capsnet.affine import AffineChange, transform
+from digit_strokes import pad_value, strokes
+from playground import turn_it, turn_views
+
+UNCHANGED = {**turn_it.UNCHANGED, "revision": 1}
+
+
+def sliders(revision: int = 1, **change) -> dict:
+    """The transform sliders' value as the page sends it."""
+    return {**turn_it.UNCHANGED, **change, "revision": revision}
+
+
+def pictures(html: str) -> list[np.ndarray]:
+    """Every inline PNG of a panel, as ink in [0, 1] (MNIST's polarity)."""
+    return [1 - np.asarray(Image.open(io.BytesIO(base64.b64decode(data))).convert("L"), dtype=np.float32) / 255
+            for data in re.findall(r'src="data:image/png;base64,([^"]+)"', html)]
+
+
+# The sliders' value, checked (no network needed).
+
+def test_the_page_s_sliders_lie_within_the_change_s_ranges_around_no_change():
+    assert {slider.field for slider in turn_it.SLIDERS} == set(turn_it.FIELDS)
+    for slider in turn_it.SLIDERS:
+        low, high = AffineChange.RANGES[slider.field]
+        assert low <= slider.low < turn_it.UNCHANGED[slider.field] < slider.high <= high
+        middle = turn_it.UNCHANGED[slider.field]
+        assert slider.high - middle == pytest.approx(middle - slider.low)
+
+
+def test_a_value_the_page_sends_is_its_change_and_revision():
+    change, revision = turn_it.change_of(sliders(7, rotation=30, scale=1.2, shift_y=-2.5))
+    assert change == AffineChange(rotation=30, scale=1.2, shift_y=-2.5) and revision == 7
+
+
+FORGED = {
+    "a-string": ("turn it", "an object with keys"),
+    "a-list": ([30, 1], "an object with keys"),
+    "null": (None, "an object with keys"),
+    "missing-field": ({"rotation": 30, "revision": 1}, "missing ['scale'"),
+    "unknown-key": ({**UNCHANGED, "colour": 1}, "unknown ['colour']"),
+    "rotation-out-of-range": ({**UNCHANGED, "rotation": 500}, "rotation = 500 is outside its range"),
+    "scale-zero": ({**UNCHANGED, "scale": 0}, "scale = 0 is outside its range"),
+    "stretch-negative": ({**UNCHANGED, "stretch_x": -1}, "stretch_x = -1 is outside its range"),
+    "shift-beyond-the-frame": ({**UNCHANGED, "shift_y": 40}, "shift_y = 40 is outside its range"),
+    "nan": ({**UNCHANGED, "shear": math.nan}, "shear must be a finite number"),
+    "infinity": ({**UNCHANGED, "rotation": -math.inf}, "rotation must be a finite number"),
+    "a-string-field": ({**UNCHANGED, "rotation": "30"}, "rotation must be a finite number"),
+    "a-bool-field": ({**UNCHANGED, "scale": True}, "scale must be a finite number"),
+    "a-list-field": ({**UNCHANGED, "shift_x": [1]}, "shift_x must be a finite number"),
+    "an-integer-too-large": ({**UNCHANGED, "rotation": 10**400}, "finite number within its range"),
+    "revision-negative": ({**UNCHANGED, "revision": -1}, "revision must be an integer"),
+    "revision-a-float": ({**UNCHANGED, "revision": 1.5}, "revision must be an integer"),
+    "revision-null": ({**UNCHANGED, "revision": None}, "revision must be an integer"),
+}
+
+
+@pytest.mark.parametrize("value, reason", FORGED.values(), ids=FORGED.keys())
+def test_a_forged_value_is_refused_with_its_reason(value, reason):
+    with pytest.raises(turn_it.TurnError, match=re.escape(reason)):
+        turn_it.change_of(value)
+
+
+@pytest.mark.parametrize("readings, expected", [
+    ([7, 7, 7, 7, 7], []), ([1, 7, 7, 7, 7], [0]), ([1, 2, 7, 7, 4], [1, 4]), ([7, 7, 3, 7, 7], [2]),
+    ([3, 7, 7, 7, 3], [0, 4])])
+def test_the_first_misreads_are_found_going_out_from_no_turn(readings, expected):
+    assert turn_views.first_misreads(np.array([-20, -10, 0, 10, 20]), np.array(readings), 7) == expected
+
+
+def test_the_sweep_marks_where_each_network_first_reads_another_digit():
+    angles = np.array([-20, -10, 0, 10, 20])
+    sweep = turn_views.Sweep(7, angles, np.array([0.2, 0.6, 0.9, 0.7, 0.4]), np.array([1, 7, 7, 7, 7]),
+                             np.array([0.1, 0.9, 1.0, 0.3, 0.2]), np.array([1, 7, 7, 2, 2]))
+    view = turn_views.sweep_html(sweep, None, "not measured", "12")
+    assert "CapsNet first reads 1 at −20°" in view and "CNN first reads 1 at −20° and 2 at +10°" in view
+    assert view.count('class="first-misread capsnet"') == 1 and view.count('class="first-misread cnn"') == 2
+    assert view.count('class="misread capsnet"') == 1 and view.count('class="misread cnn"') == 3
+    assert 'data-reading="12"' in view and "not measured" in view
+    steady = turn_views.Sweep(7, angles, np.full(5, 0.9), np.full(5, 7), np.full(5, 0.9), np.full(5, 7))
+    assert "CapsNet reads 7 at every angle" in turn_views.sweep_html(steady, None, "", "1")
+
+
+def test_a_pose_bar_fills_its_half_at_the_limit_and_is_marked_beyond():
+    bars = turn_views.pose_bars(np.array([0.125, -0.25, 0.5]), ["d1", "d2", "d3"], 0.25)
+    widths = re.findall(r'class="bar( beyond)?" style="left: ([\d.]+)%; width: ([\d.]+)%"', bars)
+    assert widths == [("", "50", "25.0"), ("", "0.0", "50.0"), (" beyond", "50", "50.0")]
+    assert "+0.500" in bars and "-0.250" in bars
+
+
+def test_a_missing_cnn_names_its_own_variable_and_fix(tmp_path):
+    with pytest.raises(turn_it.CNNWeightsError) as raised:
+        turn_it.load_cnn(str(tmp_path / "nowhere"))
+    message = str(raised.value)
+    assert "nowhere does not exist" in message and "CAPSNET_CNN_WEIGHTS" in message and "--model cnn" in message
+    assert "CAPSNET_WEIGHTS " not in message
+
+
+# Both networks on the turned drawing (the app's networks).
+
+@pytest.fixture(scope="module")
+def reading(app):
+    return app.read_drawing(pad_value(strokes(7, 70, 30, 140, 220)))[0]
+
+
+CHANGES = {slider.field: {slider.field: slider.high} for slider in turn_it.SLIDERS}
+CHANGES.update(low_rotation={"rotation": -45}, all_at_once={"rotation": 20, "scale": 0.8, "shear": 0.3,
+                                                           "stretch_x": 1.2, "stretch_y": 0.9, "shift_x": 2,
+                                                           "shift_y": -1.5})
+
+
+@pytest.mark.parametrize("change", CHANGES.values(), ids=CHANGES.keys())
+def test_each_change_turns_the_network_input_as_transform_does(app, reading, change):
+    expected = transform(torch.from_numpy(reading.image), AffineChange(**change)).numpy()
+    assert np.abs(expected - reading.image).mean() > 0.01, "the change changes the digit"
+    turned = app.TURN_IT.turned(reading, AffineChange(**change))
+    np.testing.assert_array_equal(turned.image, expected)
+    panel = app.TURN_IT.turn(reading, sliders(3, **change))
+    shown = pictures(panel)[0]                                   # the turned input, as a PNG
+    assert np.abs(shown - expected).max() <= 1 / 255 + 1e-6
+    assert 'data-revision="3"' in panel
+
+
+def test_both_networks_read_the_turned_digit(app, reading):
+    change = AffineChange(rotation=25, stretch_x=0.8)
+    turned = app.TURN_IT.turned(reading, change)
+    image = torch.from_numpy(turned.image)[None, None]
+    with torch.inference_mode():
+        capsnet, cnn = app.MODEL(image), app.CNN(image)
+    np.testing.assert_allclose(turned.lengths, capsnet.lengths[0].numpy(), rtol=1e-5, atol=1e-6)
+    assert turned.winner == int(capsnet.prediction[0])
+    np.testing.assert_allclose(turned.reconstruction, capsnet.reconstruction[0, 0].numpy(), atol=1e-6)
+    moved = capsnet.capsules[0, reading.winner] - reading.capsules[reading.winner]
+    np.testing.assert_allclose(turned.moved, moved.numpy(), atol=1e-6)
+    assert turned.probabilities.sum() == pytest.approx(1.0, abs=1e-5) and (turned.probabilities >= 0).all()
+    assert turned.cnn_winner == int(np.argmax(turned.probabilities)) == int(cnn.prediction[0])
+    panel = app.TURN_IT.turn(reading, sliders(rotation=25, stretch_x=0.8))
+    assert f"CapsNet reads</span> <b>{turned.winner}</b>" in panel
+    assert f"CNN reads</span> <b>{turned.cnn_winner}</b>" in panel
+    assert f"probability {turned.probabilities[turned.cnn_winner]:.3f}" in panel
+    assert len(pictures(panel)) == 2 and panel.count('class="dimension-move"') == app.DIMENSIONS
+
+
+def test_unturned_the_pose_stays_and_the_reading_is_the_drawing_s(app, reading):
+    turned = app.TURN_IT.turned(reading, AffineChange())
+    np.testing.assert_allclose(turned.moved, 0, atol=1e-5)
+    assert turned.winner == reading.winner
+    np.testing.assert_allclose(turned.lengths, reading.lengths, atol=1e-5)
+
+
+def test_the_pose_bars_are_named_as_measured(app, reading):
+    panel = app.TURN_IT.turn(reading, sliders(rotation=30))
+    labels = app.TURN_IT.labels(reading.winner)
+    assert labels == [app.dimension_label(reading.winner, d, app.PAPER) for d in range(app.DIMENSIONS)]
+    names = [html.unescape(name) for name in re.findall(r'<span class="name" title="[^"]*">([^<]*)</span>', panel)]
+    assert names == labels
+
+
+def test_the_sweep_turns_the_drawing_from_minus_to_plus_90_degrees(app, reading):
+    sweep = app.TURN_IT.sweep(reading)
+    assert sweep.digit == reading.winner and sweep.angles[0] == -90 and sweep.angles[-1] == 90
+    middle = int(np.flatnonzero(sweep.angles == 0)[0])
+    assert sweep.readings[middle] == reading.winner
+    assert sweep.lengths[middle] == pytest.approx(float(reading.lengths[reading.winner]), abs=1e-5)
+    k = int(np.flatnonzero(sweep.angles == 40)[0])
+    one = app.TURN_IT.turned(reading, AffineChange(rotation=40))
+    assert sweep.lengths[k] == pytest.approx(float(one.lengths[reading.winner]), abs=1e-5)
+    assert sweep.probabilities[k] == pytest.approx(float(one.probabilities[reading.winner]), abs=1e-5)
+    assert sweep.readings[k] == one.winner and sweep.cnn_readings[k] == one.cnn_winner
+    view = app.TURN_IT.sweep_view(reading)
+    assert f"Your {reading.winner}, turned" in view and view.count('class="curve') >= 2
+
+
+def test_after_clear_the_section_asks_for_a_digit(app):
+    panel, sweep = app.TURN_IT.show(None, UNCHANGED)
+    assert "Draw a digit above" in panel and "Draw a digit to see" in sweep and 'data-reading=""' in sweep
+
+
+def test_a_slider_of_a_reading_the_server_dropped_asks_to_draw_again(app):
+    shown = app.TURN_IT.turn(None, sliders(rotation=10))
+    assert 'role="alert"' in shown and "draw it again" in shown
+
+
+@pytest.mark.parametrize("value, reason", FORGED.values(), ids=FORGED.keys())
+def test_a_forged_value_gets_its_reason_in_the_turn_panel(app, reading, value, reason):
+    for event in (app.TURN_IT.turn, app.TURN_IT.follow):
+        shown = event(reading, value)
+        assert 'role="alert"' in shown and "Cannot turn the digit" in shown
+        assert html.unescape(reason) in html.unescape(shown) and "Traceback" not in shown
+
+
+def test_the_runner_up_is_the_second_longest_capsule_redrawn(app, reading):
+    second = int(np.argsort(reading.lengths)[-2])
+    assert reading.runner_up == second != reading.winner
+    panel = app.panel(reading)
+    assert f"What else it could be: {second}, capsule length {reading.lengths[second]:.3f}" in panel
+    input_, winner, runner_up = pictures(panel)
+    expected = app.reconstruction(reading, second, [0.0] * app.DIMENSIONS).numpy()
+    assert np.abs(runner_up - expected).max() <= 1 / 255 + 1e-6
+    assert np.abs(runner_up - winner).mean() > 0.01
+
+
+# Over HTTP, as the page sends the events (they skip the queue).
+
+def event_index(app, fn) -> int:
+    """The fn_index of the event of app.py that runs ``fn`` (a bound method compares equal, not identical)."""
+    return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn == fn)
+
+
+def page_event(app, url: str, fn, data: list, session: str) -> str:
+    response = httpx.post(f"{url}gradio_api/run/predict", timeout=120,
+                          json={"data": data, "fn_index": event_index(app, fn), "session_hash": session})
+    assert response.status_code == 200, response.text
+    return response.json()["data"][-1]
+
+
+@pytest.mark.server
+def test_over_http_a_move_turns_the_drawing_and_a_forged_one_disturbs_nothing(app, url):
+    session = "turn-it"
+    drawn = page_event(app, url, app.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session)
+    assert '<div class="digit">4</div>' in drawn
+    turned = page_event(app, url, app.TURN_IT.turn, [None, sliders(2, rotation=30)], session)
+    assert 'data-revision="2"' in turned and "CNN reads" in turned
+    for value, reason in [(sliders(3, rotation=720), "outside its range"), ("x", "an object with keys"),
+                          ({**UNCHANGED, "scale": None}, "scale must be a finite number")]:
+        shown = page_event(app, url, app.TURN_IT.turn, [None, value], session)
+        assert "Cannot turn the digit" in shown and reason in html.unescape(shown)
+    again = page_event(app, url, app.TURN_IT.turn, [None, sliders(4, rotation=30)], session)
+    assert again.replace('data-revision="4"', 'data-revision="2"') == turned   # the reading is still there
+    body = ('{"data": [null, {"rotation": NaN, "scale": 1, "shear": 0, "stretch_x": 1, "stretch_y": 1, '
+            f'"shift_x": 0, "shift_y": 0, "revision": 5}}], "fn_index": {event_index(app, app.TURN_IT.turn)}, '
+            f'"session_hash": "{session}"}}')
+    response = httpx.post(f"{url}gradio_api/run/predict", content=body, timeout=120,
+                          headers={"Content-Type": "application/json"})
+    assert "rotation must be a finite number" in response.json()["data"][-1]
+
+
+@pytest.mark.server
+def test_over_http_the_section_follows_the_reading_when_asked(app, url):
+    session = "turn-it-show"
+    page_event(app, url, app.read_drawing, [pad_value(strokes(1, 100, 30, 60, 220), revision=9)], session)
+    response = httpx.post(f"{url}gradio_api/run/predict", timeout=120, json={
+        "data": [None, sliders(rotation=20)], "fn_index": event_index(app, app.TURN_IT.show), "session_hash": session})
+    panel, sweep = response.json()["data"]
+    assert "CapsNet reads" in panel and 'data-revision="1"' in panel
+    assert "Your 1, turned" in sweep and 'data-reading="9"' in sweep
+
+
+# The measurement over MNIST's test digits (capsnet.robustness), read for the app's weights.
+
+@pytest.fixture(scope="module")
+def measured_folder(app, mnist_test, tmp_path_factory):
+    """A CapsNet folder (the app's weights, linked) with a robustness.json that capsnet.robustness
+    measured on 20 test digits, turned only."""
+    from pathlib import Path
+
+    from capsnet.dimensions import sha256
+    from capsnet.robustness import RESULTS_FILE, SWEEPS, first_digits, measure, to_json
+
+    folder = tmp_path_factory.mktemp("measured")
+    weights = Path(app.WEIGHTS) / "model.safetensors"
+    (folder / "model.safetensors").symlink_to(weights.resolve())
+    images, labels = first_digits(mnist_test, 2)
+    results = {"capsnet_weights_sha256": sha256(weights),
+               "cnn_weights_sha256": sha256(Path(app.CNN_WEIGHTS) / "model.safetensors"), "digit_count": len(images),
+               **measure(app.MODEL, app.CNN, images, labels, {"rotation": SWEEPS["rotation"]}, transforms_per_digit=1)}
+    (folder / RESULTS_FILE).write_text(to_json(results), encoding="utf-8")
+    return folder, results
+
+
+@pytest.mark.slow
+def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_folder):
+    folder, results = measured_folder
+    curve, finding = turn_it.measured(str(folder), app.CNN_WEIGHTS)
+    steps = results["sweeps"]["rotation"]["steps"]
+    np.testing.assert_array_equal(curve.angles, [step["value"] for step in steps])
+    np.testing.assert_array_equal(curve.capsnet, [step["capsnet"]["accuracy"] for step in steps])
+    np.testing.assert_array_equal(curve.cnn, [step["cnn"]["accuracy"] for step in steps])
+    assert curve.images == 20
+    affnist = results["affnist"]
+    assert (f"the CapsNet reads **{turn_it.percent(affnist['capsnet']['accuracy'])}**, the CNN "
+            f"**{turn_it.percent(affnist['cnn']['accuracy'])}**") in finding
+    view = turn_views.sweep_html(None, curve, turn_it.NO_CURVE, "")
+    assert "MNIST test digits (20), turned" in view and view.count('class="curve') == 2
+
+
+@pytest.mark.slow
+def test_a_measurement_of_other_weights_is_not_shown(app, measured_folder, tmp_path):
+    folder, _ = measured_folder
+    curve, finding = turn_it.measured(str(folder), str(tmp_path))          # no CNN there
+    assert curve is None and "Not measured for these weights" in finding and "missing" in finding
+    curve, finding = turn_it.measured(str(tmp_path), app.CNN_WEIGHTS)     # no robustness.json there
+    assert curve is None and "robustness.json is missing" in finding
