@@ -93,6 +93,22 @@ def chromium(playwright):
         browser.close()
 
 
+def pointer(page, cdp, kind: str, x: float, y: float) -> None:
+    """Press ("down"), move or lift ("up") a finger (through ``cdp``, a CDP session of ``page``)
+    or, without one, the mouse, at page coordinates (x, y)."""
+    if cdp is not None:
+        event = {"down": "touchStart", "move": "touchMove", "up": "touchEnd"}[kind]
+        points = [] if kind == "up" else [{"x": x, "y": y, "radiusX": 4, "radiusY": 4, "force": 1}]
+        cdp.send("Input.dispatchTouchEvent", {"type": event, "touchPoints": points})
+    elif kind == "down":
+        page.mouse.move(x, y)
+        page.mouse.down()
+    elif kind == "move":
+        page.mouse.move(x, y)
+    else:
+        page.mouse.up()
+
+
 class PadDriver:
     """A person at the playground's page: draws on the pad with a mouse or a finger, clears it,
     and reads what the page shows.
@@ -113,17 +129,7 @@ class PadDriver:
         return self.page.locator("#pad canvas").bounding_box()
 
     def _pointer(self, kind: str, x: float, y: float) -> None:
-        if self.touch:
-            event = {"down": "touchStart", "move": "touchMove", "up": "touchEnd"}[kind]
-            points = [] if kind == "up" else [{"x": x, "y": y, "radiusX": 4, "radiusY": 4, "force": 1}]
-            self.cdp.send("Input.dispatchTouchEvent", {"type": event, "touchPoints": points})
-        elif kind == "down":
-            self.page.mouse.move(x, y)
-            self.page.mouse.down()
-        elif kind == "move":
-            self.page.mouse.move(x, y)
-        else:
-            self.page.mouse.up()
+        pointer(self.page, self.cdp, kind, x, y)
 
     def draw(self, strokes: list[list[float]], timeout: float = 60.0) -> list[float]:
         """Draw ``strokes`` (pad units, 0..SIDE) at a hand's pace, waiting after each stroke
@@ -196,17 +202,7 @@ class TurnDriver:
         page.evaluate(TURN_TIMING_SCRIPT, TURN_PANEL)
 
     def _pointer(self, kind: str, x: float, y: float) -> None:
-        if self.touch:
-            event = {"down": "touchStart", "move": "touchMove", "up": "touchEnd"}[kind]
-            points = [] if kind == "up" else [{"x": x, "y": y, "radiusX": 4, "radiusY": 4, "force": 1}]
-            self.cdp.send("Input.dispatchTouchEvent", {"type": event, "touchPoints": points})
-        elif kind == "down":
-            self.page.mouse.move(x, y)
-            self.page.mouse.down()
-        elif kind == "move":
-            self.page.mouse.move(x, y)
-        else:
-            self.page.mouse.up()
+        pointer(self.page, self.cdp, kind, x, y)
 
     def drag(self, name: str, fractions: list[float], timeout: float = 60.0) -> list[float]:
         """Press on slider ``name``'s thumb and move it to each of ``fractions`` of the slider's

@@ -102,10 +102,16 @@ def test_on_device_offsets_are_distributed_as_randomcrops():
     assert sum((ours[o] - expected) ** 2 / expected for o in OFFSETS) < 51.18
 
 
-def test_val_size_0_keeps_the_last_epoch_and_reads_the_test_set_once(tiny_mnist, tmp_path, monkeypatch):
+@pytest.fixture
+def reads(monkeypatch) -> list[bool]:
+    """The ``train`` flag of every MNIST set train.py loads, in order (False: the test set)."""
     from capsnet.data import mnist
-    reads = []
-    monkeypatch.setattr(train, "mnist", lambda data_dir, train, **kw: reads.append(train) or mnist(data_dir, train, **kw))
+    loaded = []
+    monkeypatch.setattr(train, "mnist", lambda data_dir, train, **kw: loaded.append(train) or mnist(data_dir, train, **kw))
+    return loaded
+
+
+def test_val_size_0_keeps_the_last_epoch_and_reads_the_test_set_once(tiny_mnist, tmp_path, reads):
     run = tmp_path / "run"
     assert train.main(["--data-dir", str(tiny_mnist), "--out", str(run), "--checkpoint", str(run / "last.pt"),
                        "--val-size", "0", "--epochs", "2", "--batch-size", "32", "--device-data", "on"]) == 0
@@ -119,10 +125,7 @@ def test_val_size_0_keeps_the_last_epoch_and_reads_the_test_set_once(tiny_mnist,
         assert torch.equal(tensor, last[f"module.{name}"]), name
 
 
-def test_the_epoch_is_chosen_on_validation_and_metrics_record_the_protocol(tiny_mnist, tmp_path, monkeypatch):
-    from capsnet.data import mnist
-    reads = []
-    monkeypatch.setattr(train, "mnist", lambda data_dir, train, **kw: reads.append(train) or mnist(data_dir, train, **kw))
+def test_the_epoch_is_chosen_on_validation_and_metrics_record_the_protocol(tiny_mnist, tmp_path, reads):
     run = tmp_path / "run"
     assert train.main(["--data-dir", str(tiny_mnist), "--out", str(run), "--checkpoint", str(run / "last.pt"),
                        "--val-size", "16", "--epochs", "3", "--batch-size", "16", "--model", "cnn"]) == 0
