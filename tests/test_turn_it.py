@@ -62,7 +62,7 @@ FORGED = {
     "a-string-field": ({**UNCHANGED, "rotation": "30"}, "rotation must be a finite number"),
     "a-bool-field": ({**UNCHANGED, "scale": True}, "scale must be a finite number"),
     "a-list-field": ({**UNCHANGED, "shift_x": [1]}, "shift_x must be a finite number"),
-    "an-integer-too-large": ({**UNCHANGED, "rotation": 10**400}, "finite number within its range"),
+    "an-integer-too-large": ({**UNCHANGED, "rotation": 10**400}, "rotation = 1000000000000000000000000000000000000000 is outside its range"),
     "revision-negative": ({**UNCHANGED, "revision": -1}, "revision must be an integer"),
     "revision-a-float": ({**UNCHANGED, "revision": 1.5}, "revision must be an integer"),
     "revision-null": ({**UNCHANGED, "revision": None}, "revision must be an integer"),
