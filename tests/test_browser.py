@@ -238,6 +238,10 @@ def test_a_phone_shows_the_digit_while_drawing_and_turns_it_with_a_finger(url, b
     page.locator("#turn-panel").scroll_into_view_if_needed()
     page.wait_for_selector(f"{TURN_PANEL}[data-revision] .turned img")
     turner = TurnDriver(page, touch=True)
+    page.evaluate("() => document.querySelector('#turn-sliders').scrollIntoView({block: 'start'})")
+    for seen in ("#turn-sliders input[name=rotation]", f"{TURN_PANEL} .turned img", f"{TURN_PANEL} .redrawn img",
+                 f"{TURN_PANEL} .verdict.capsnet", f"{TURN_PANEL} .verdict.cnn"):
+        assert in_view(page, seen), f"{seen} is off the screen while a finger is on the turn slider"
     before = turn_panel_parts(page)
     assert turner.drag("rotation", [0.58, 0.62])
     after = turn_panel_parts(page)
