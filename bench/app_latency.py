@@ -4,9 +4,11 @@ In-process, on app.py's event functions, for digits drawn as the drawing pad sen
 - a reading: read_drawing on the pad's value (the strokes checked and inked, the network, the
   reading panel), for a stroke being drawn and for a finished one;
 - what follows a finished stroke: show_details (the sliders' names, Figure 4, the routing view);
-- a slider move: move_dimensions (the decoder alone, the panel redrawn); Decode as: decode_again.
+- a slider move: move_dimensions (the decoder alone, the panel redrawn); Decode as: decode_again;
+- Turn it: a transform slider's move (TURN_IT.turn: both networks on the turned input, the turn
+  panel), and the section's refresh for a new reading (TURN_IT.show: the panel and the sweep).
 Over HTTP, against `python app.py` started here, as the page sends them (one POST each, outside
-Gradio's queue): a reading and a slider move; and the API's /perturb through Gradio's queue
+Gradio's queue): a reading, a slider move and a transform slider's move; and the API's /perturb through Gradio's queue
 (POST, then its event stream, then its PNG). The browser's own share is in bench.browser_latency.
 
     python -m bench.app_latency --repeats 200 --http-repeats 100
@@ -58,6 +60,8 @@ def main() -> None:
     rng = np.random.default_rng(0)
     moves = [value | {"offsets": rng.uniform(-0.25, 0.25, app.DIMENSIONS).round(2).tolist()}
              for value in sliders * 7][:64]
+    turns = [{"rotation": float(round(rng.uniform(-180, 180))), "scale": 1.0, "shear": 0.0, "stretch_x": 1.0,
+              "stretch_y": 1.0, "shift_x": 0.0, "shift_y": 0.0, "revision": i + 1} for i in range(64)]
 
     print(f"CPU: {cpu_model()}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
           f"the ten digits drawn on the pad")
@@ -73,6 +77,10 @@ def main() -> None:
     report("Decode as (decode_again)", percentiles(
         lambda i: app.decode_again(readings[i % 10], str((i + 1) % 10), app.PAPER, sliders[i % 10]),
         max(args.repeats // 4, 20)))
+    report("Turn it: a transform slider's move (turn)", percentiles(
+        lambda i: app.TURN_IT.turn(readings[i % 10], turns[i % 64]), args.repeats))
+    report("Turn it: refresh for a new reading (show)", percentiles(
+        lambda i: app.TURN_IT.show(readings[i % 10], turns[i % 64]), max(args.repeats // 4, 20)))
 
     with serving_app() as url, httpx.Client(base_url=f"{url}gradio_api/", timeout=60) as client:
         def page_event(fn, data: list) -> None:
@@ -85,6 +93,8 @@ def main() -> None:
         report("slider move over HTTP, as the page sends it", percentiles(
             lambda i: page_event(app.move_dimensions, [None, app.WINNER, app.PAPER, moves[i % 64]]),
             args.http_repeats))
+        report("Turn it: a transform slider's move over HTTP", percentiles(
+            lambda i: page_event(app.TURN_IT.turn, [None, turns[i % 64]]), args.http_repeats))
 
         from gradio_client import Client, handle_file
 

@@ -40,7 +40,8 @@ EVENTS = {                    # what each event of a person is, as the reports n
 
 def event_index(app, fn) -> int:
     """The index by which the page names the event of app.py that runs ``fn`` (its fn_index)."""
-    return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn is fn)
+    # ==, not is: a bound method (TURN_IT.turn) is a new object at each access
+    return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn == fn)
 
 
 @dataclass(frozen=True)

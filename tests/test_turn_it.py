@@ -15,6 +15,7 @@ from PIL import Image
 
 from capsnet.affine import AffineChange, transform
 from digit_strokes import pad_value, strokes
+from page_clients import event_index
 from playground import turn_it, turn_views
 
 UNCHANGED = {**turn_it.UNCHANGED, "revision": 1}
@@ -215,11 +216,6 @@ def test_the_runner_up_is_the_second_longest_capsule_redrawn(app, reading):
 
 
 # Over HTTP, as the page sends the events (they skip the queue).
-
-def event_index(app, fn) -> int:
-    """The fn_index of the event of app.py that runs ``fn`` (a bound method compares equal, not identical)."""
-    return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn == fn)
-
 
 def page_event(app, url: str, fn, data: list, session: str) -> str:
     response = httpx.post(f"{url}gradio_api/run/predict", timeout=120,
