@@ -3,13 +3,14 @@
 Serves `python app.py` on 127.0.0.1 in a subprocess (tests/app_server.py) and lets --people N
 people use its page together: light HTTP clients in this process that send what the page sends,
 one POST per event (tests/page_clients.py). Each draws a digit stroke by stroke (readings while a
-stroke is drawn, the final one at pen-up), gets the details, drags a slider in a few moves, looks
-for two seconds, presses Clear and draws another. For each N, after a warm-up digit each, until
+stroke is drawn, the final one at pen-up), gets the details, drags a slider in a few moves, after
+every other digit or so turns it in the Turn-it section (its refresh, then the rotation slider in a
+few moves), looks for two seconds, presses Clear and draws another. For each N, after a warm-up digit each, until
 --readings final readings have been answered, it prints:
 - p50 / p95 / max latency of each event; a final reading's is what the person waits: from pen-up
   to the reading shown, a live reading still in flight included;
 - errors: a failed request, or an answer that is not what the page needs (a reading panel of the
-  drawn digit, the details, the empty pad after Clear);
+  drawn digit, the details, the turn panel and sweep, the empty pad after Clear);
 - requests/s, and the CPU the server and the clients used;
 - the server's RSS (from /proc/<pid>/status): when started, after the warm-up, its peak sampled
   during the run, after the run, and the growth over the run, with samples along it (the people

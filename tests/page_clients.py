@@ -4,10 +4,13 @@ bench/app_load.py and tests/test_load.py.
 Each person sends what the page sends, one POST per event outside Gradio's queue, at a person's
 pace: draws a digit stroke by stroke (while a stroke is drawn, the pad's value every LIVE_SECONDS,
 the next only once the last is answered, as the page sends them; the whole stroke at pen-up), and
-each finished stroke's reading brings `show_details`; then drags a slider in a few steps, looks at
-the result for PAUSE_SECONDS, presses Clear (a reading of the empty pad, and its details) and draws
-another digit. Every answer is checked: a reading panel for every reading, the drawn digit once
-the digit is finished and while its sliders move, Figure 4 and the routing view in the details.
+each finished stroke's reading brings `show_details`; then drags a slider in a few steps; after
+one digit in TURN_SHARE scrolls down to Turn it (its refresh: the turn panel and the rotation sweep)
+and drags the rotation slider in a few steps; looks at the result for PAUSE_SECONDS, presses Clear
+(a reading of the empty pad, and its details) and draws another digit. Every answer is checked: a
+reading panel for every reading, the drawn digit once the digit is finished and while its sliders
+move, Figure 4 and the routing view in the details, the turn panel of the move sent and the sweep
+of the drawn digit in Turn it.
 All the people run as asyncio tasks in one process, sharing one httpx client.
 """
 import asyncio
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 import httpx
 import numpy as np
 
+from playground import turn_it
 from tests.digit_strokes import pad_value
 
 STROKE_SECONDS = 0.6          # a stroke takes this long to draw ...
@@ -26,6 +30,7 @@ LIVE_SECONDS = 0.1            # ... and the pad sends it at most this often (dra
 BETWEEN_STROKES_SECONDS = 0.3  # pen lifted between the strokes of a 4
 SLIDER_STEPS = 4              # a drag of one slider sends this many moves ...
 STEP_SECONDS = 0.1            # ... at most this often, the next once the last is answered
+TURN_SHARE = 0.5             # of the digits drawn, those also turned in the Turn-it section
 PAUSE_SECONDS = 2.0           # looking at the result before Clear and the next digit
 HTTP_TIMEOUT = 60.0           # seconds for one request; longer is recorded as an error
 DIGIT = re.compile(r'<div class="digit">(\d)</div>')
@@ -34,6 +39,8 @@ EVENTS = {                    # what each event of a person is, as the reports n
     "live": "reading while a stroke is drawn",
     "details": "details after a reading (Figure 4, routing)",
     "slider": "slider move (decoder, reading panel)",
+    "turn-refresh": "Turn it: refresh for a reading (panel, sweep)",
+    "turn": "Turn it: a transform slider's move",
     "clear": "Clear, and the empty pad's details",
 }
 
@@ -50,19 +57,23 @@ class Page:
     read_drawing: int        # fn_index of each event the page sends
     show_details: int
     move_dimensions: int
+    turn: int
+    turn_refresh: int
     sliders: dict            # the sliders' value before any reading
     decode_as: str           # "winner"
     scale: str               # the sliders' range: the paper's
     iterations: int          # the routing view's r
     capsule_type: int        # the routing view's capsule type: all
+    transforms: dict         # the transform sliders' value before any move: the digit unchanged
 
     @classmethod
     def of(cls, app) -> "Page":
         """The page of the imported app.py (the same indices as a `python app.py` serving it)."""
         return cls(event_index(app, app.read_drawing), event_index(app, app.show_details),
-                   event_index(app, app.move_dimensions),
-                   app.sliders_at_zero(None, app.PAPER), app.WINNER, app.PAPER,
-                   app.CONFIG.routing_iterations, app.ALL_TYPES)
+                   event_index(app, app.move_dimensions), event_index(app, app.TURN_IT.turn),
+                   event_index(app, app.TURN_IT.show), app.sliders_at_zero(None, app.PAPER), app.WINNER,
+                   app.PAPER, app.CONFIG.routing_iterations, app.ALL_TYPES,
+                   {**turn_it.UNCHANGED, "revision": 0})
 
 
 @dataclass(frozen=True)
@@ -90,6 +101,18 @@ def reading_problem(digit: int | None) -> Callable[[list], str | None]:
 
 def empty_problem(outputs: list) -> str | None:
     return None if 'class="digit empty"' in outputs[-1] else f"not the empty panel: {outputs[-1][:200]}"
+
+
+def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], str | None]:
+    """The check of a Turn-it answer: the turn panel of the sliders' ``revision`` first and, where
+    ``digit`` is given (a refresh), the rotation sweep of that drawn digit after it."""
+    def problem(outputs: list) -> str | None:
+        if f'<div class="turn" data-revision="{revision}">' not in outputs[0][:100]:
+            return f"not the turn panel of revision {revision}: {outputs[0][:200]}"
+        if digit is not None and f"<figcaption>Your {digit}, turned" not in outputs[1]:
+            return f"not the sweep of the drawn {digit}: {outputs[1][:200]}"
+        return None
+    return problem
 
 
 def details_problem(reading: bool) -> Callable[[list], str | None]:
@@ -196,6 +219,22 @@ class Person:
                             [None, self.page.decode_as, self.page.scale, self.sliders], reading_problem(digit))
             await asyncio.sleep(max(0.0, sent + STEP_SECONDS - time.perf_counter()))
 
+    async def turn(self, digit: int) -> None:
+        """Scroll down to Turn it, which brings its panel and sweep for this reading, and drag the
+        rotation slider to a random angle in SLIDER_STEPS moves."""
+        if self.details is not None:
+            await self.details
+        transforms = self.page.transforms
+        await self.send("turn-refresh", self.page.turn_refresh, [None, transforms],
+                        turn_problem(transforms["revision"], digit))
+        target = self.rng.uniform(-90, 90)
+        for step in range(1, SLIDER_STEPS + 1):
+            transforms = {**transforms, "rotation": round(target * step / SLIDER_STEPS),
+                          "revision": transforms["revision"] + 1}
+            sent = time.perf_counter()
+            await self.send("turn", self.page.turn, [None, transforms], turn_problem(transforms["revision"]))
+            await asyncio.sleep(max(0.0, sent + STEP_SECONDS - time.perf_counter()))
+
     async def clear(self) -> None:
         if await self.send_drawing("clear", [], False, empty_problem) is not None:
             self.follow_with_details(False, "clear")
@@ -204,14 +243,16 @@ class Person:
 
     async def use(self, drawings: list[tuple[int, list[list[float]]]], start_delay: float,
                   done: Callable[[int], bool]) -> None:
-        """Draw, look, drag a slider, look, Clear: again and again, a drawing of ``drawings``
-        picked at random each time, until ``done(digits drawn so far)``."""
+        """Draw, look, drag a slider, sometimes turn the digit, look, Clear: again and again, a
+        drawing of ``drawings`` picked at random each time, until ``done(digits drawn so far)``."""
         await asyncio.sleep(start_delay)
         digits = 0
         while not done(digits):
             digit, strokes = drawings[self.rng.integers(len(drawings))]
             await self.draw(digit, strokes)
             await self.move_a_slider(digit)
+            if self.rng.random() < TURN_SHARE:
+                await self.turn(digit)
             await asyncio.sleep(PAUSE_SECONDS)
             await self.clear()
             digits += 1

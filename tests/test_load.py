@@ -15,7 +15,7 @@ from capsnet import load_model
 from conftest import EXAMPLES, REPO, example_pixels, label_of
 from concurrent_clients import WINNER, offset_sets, run_sessions, sketch
 from digit_strokes import random_box, strokes
-from page_clients import Page, use_the_page
+from page_clients import SLIDER_STEPS, Page, use_the_page
 from playground import serving
 from playground.drawing_pad import SIDE
 
@@ -66,9 +66,10 @@ def assert_same_picture(served: np.ndarray, computed: np.ndarray) -> None:
 
 
 def test_people_at_the_page_at_once_each_get_their_own_digit(app, weights):
-    """Every request of 8 people drawing, dragging a slider and clearing together is answered with
-    what that person's page needs: live readings, the drawn digit at the last stroke's end and while
-    its slider moves, the details, the empty pad after Clear (tests/page_clients.py checks each)."""
+    """Every request of 8 people drawing, dragging a slider, turning the digit and clearing together
+    is answered with what that person's page needs: live readings, the drawn digit at the last
+    stroke's end and while its slider moves, the details, the turn panel of each move and the sweep
+    of the drawn digit, the empty pad after Clear (tests/page_clients.py checks each)."""
     rng = np.random.default_rng(0)
     drawings = [(digit, strokes(digit, *random_box(rng, SIDE))) for digit in range(app.DIGITS)]
     with pytest.MonkeyPatch.context() as env:
@@ -84,6 +85,8 @@ def test_people_at_the_page_at_once_each_get_their_own_digit(app, weights):
         assert events[person, "final"] >= DIGITS_EACH and events[person, "live"] >= events[person, "final"]
         assert events[person, "details"] == events[person, "final"]
         assert events[person, "slider"] > 0
+        assert events[person, "turn"] == SLIDER_STEPS * events[person, "turn-refresh"]  # a refresh, then a drag
+    assert sum(events[person, "turn-refresh"] for person in range(PEOPLE)) > 0
 
 
 def test_32_concurrent_sessions_get_every_answer_right(weights, expected, tmp_path):
