@@ -4,6 +4,7 @@ page, drags a slider, decodes as another digit, routes, undoes, starts from an e
 the digit in the Turn-it section (sees the digit while drawing on a phone, turns it with a finger)."""
 import os
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,19 @@ TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machi
 def browser():
     with sync_api.sync_playwright() as playwright, chromium(playwright) as launched:
         yield launched
+
+
+@contextmanager
+def phone_page(browser, url: str, viewport: dict):
+    """The playground loaded on a phone's page of ``viewport``: touch, a phone's pixel ratio."""
+    context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True, device_scale_factor=3)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    try:
+        yield page
+    finally:
+        context.close()
 
 
 def as_drawn(drawn: list[list[float]]) -> list[list[float]]:
@@ -73,14 +87,10 @@ def test_twenty_digits_in_a_row_with_the_mouse(url, browser):
 
 
 def test_five_digits_with_a_finger_on_a_phone(url, browser):
-    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=3)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.goto(url)
-    person = PadDriver(page, touch=True)
-    assert person.canvas_box()["width"] >= 0.9 * PHONE["width"]       # the pad takes the screen's width
-    draw_digits_with_clear_between(page, person, [3, 7, 0, 4, 9], seed=1)
-    context.close()
+    with phone_page(browser, url, PHONE) as page:
+        person = PadDriver(page, touch=True)
+        assert person.canvas_box()["width"] >= 0.9 * PHONE["width"]       # the pad takes the screen's width
+        draw_digits_with_clear_between(page, person, [3, 7, 0, 4, 9], seed=1)
 
 
 def drag(page, slider, fraction: float) -> None:
@@ -222,30 +232,27 @@ def in_view(page, selector: str) -> bool:
 
 
 def test_a_phone_shows_the_digit_while_drawing_and_turns_it_with_a_finger(url, browser):
-    context = browser.new_context(viewport=PHONE_UNDER_BARS, has_touch=True, is_mobile=True, device_scale_factor=3)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.goto(url)
-    person = PadDriver(page, touch=True)
-    first, second = strokes(4, 60, 30, 160, 220)
-    person.draw([first])
-    assert person.reading().strip() and in_view(page, "#reading-panel .digit")
-    assert in_view(page, "#reading-panel .caption")
-    assert "capsule length" in page.locator("#reading-panel .caption").inner_text()
-    person.draw([second])
-    assert person.reading() == "4" and in_view(page, "#reading-panel .digit")
+    with phone_page(browser, url, PHONE_UNDER_BARS) as page:
+        person = PadDriver(page, touch=True)
+        first, second = strokes(4, 60, 30, 160, 220)
+        person.draw([first])
+        assert person.reading().strip() and in_view(page, "#reading-panel .digit")
+        assert in_view(page, "#reading-panel .caption")
+        assert "capsule length" in page.locator("#reading-panel .caption").inner_text()
+        person.draw([second])
+        assert person.reading() == "4" and in_view(page, "#reading-panel .digit")
 
-    page.locator("#turn-panel").scroll_into_view_if_needed()
-    page.wait_for_selector(f"{TURN_PANEL}[data-revision] .turned img")
-    turner = TurnDriver(page, touch=True)
-    page.evaluate("() => document.querySelector('#turn-sliders').scrollIntoView({block: 'start'})")
-    for seen in ("#turn-sliders input[name=rotation]", f"{TURN_PANEL} .turned img", f"{TURN_PANEL} .redrawn img",
-                 f"{TURN_PANEL} .verdict.capsnet", f"{TURN_PANEL} .verdict.cnn"):
-        assert in_view(page, seen), f"{seen} is off the screen while a finger is on the turn slider"
-    before = turn_panel_parts(page)
-    assert turner.drag("rotation", [0.58, 0.62])
-    after = turn_panel_parts(page)
-    assert after["turned"] != before["turned"] and after["cnn"] != before["cnn"]
-    turned_as_transform_turns(person, turner, turner.value("rotation"))
-    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE_UNDER_BARS["width"]  # no side scroll
-    context.close()
+        page.locator("#turn-panel").scroll_into_view_if_needed()
+        page.wait_for_selector(f"{TURN_PANEL}[data-revision] .turned img")
+        turner = TurnDriver(page, touch=True)
+        page.evaluate("() => document.querySelector('#turn-sliders').scrollIntoView({block: 'start'})")
+        for seen in ("#turn-sliders input[name=rotation]", f"{TURN_PANEL} .turned img", f"{TURN_PANEL} .redrawn img",
+                     f"{TURN_PANEL} .verdict.capsnet", f"{TURN_PANEL} .verdict.cnn"):
+            assert in_view(page, seen), f"{seen} is off the screen while a finger is on the turn slider"
+        before = turn_panel_parts(page)
+        assert turner.drag("rotation", [0.58, 0.62])
+        after = turn_panel_parts(page)
+        assert after["turned"] != before["turned"] and after["cnn"] != before["cnn"]
+        turned_as_transform_turns(person, turner, turner.value("rotation"))
+        no_side_scroll = page.evaluate("() => document.documentElement.scrollWidth") <= PHONE_UNDER_BARS["width"]
+        assert no_side_scroll
