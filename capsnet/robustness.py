@@ -24,6 +24,12 @@ winning capsule against the same change applied to the reconstruction of the unc
 (their pixel error as a fraction of ink, and their correlation), beside the same figures for the
 unchanged reconstruction, which is what a pose that did not follow at all would score.
 
+Both networks read the same images, so they are compared pair by pair: for every change, how
+many changed digits only the CapsNet read right and how many only the CNN, and the CapsNet's
+accuracy minus the CNN's with a 95% interval from a bootstrap over the digits (BOOTSTRAP_RESAMPLES
+resamples of the digits, each with all of its changes, since the changes of one digit are not
+independent of each other); the same for each sweep's mean over its steps.
+
 The digits are the first DIGITS_PER_CLASS of each class in MNIST's test set (500 of the 10,000, so
 that the whole measurement, some 45,000 changed images for each network, runs in minutes on two
 CPU cores), the same for both networks.
@@ -51,7 +57,8 @@ RESULTS_FILE = "robustness.json"
 DIGITS_PER_CLASS = 50    # 500 test digits: the whole measurement in minutes on two CPU cores
 BATCH = 250              # images per forward pass: the same batches every run, so the same sums
 TRANSFORMS_PER_DIGIT = 4  # random affNIST-range changes of each digit: 2,000 changed images
-SEED = 0                 # of the affNIST-range draws
+SEED = 0                 # of the affNIST-range draws and of the bootstrap's resamples
+BOOTSTRAP_RESAMPLES = 10_000
 DECIMALS = 4
 
 
@@ -90,6 +97,14 @@ MEASURES = {
     "winner_probability": "CNN: mean softmax probability of the most probable class",
     "true_probability": "CNN: mean softmax probability of the true digit",
 }
+PAIRED_MEASURES = {
+    "only_capsnet": "changed digits the CapsNet read right and the CNN did not",
+    "only_cnn": "changed digits the CNN read right and the CapsNet did not",
+    "difference": "the CapsNet's accuracy minus the CNN's, on the same changed digits",
+    "low": "the difference's 95% interval, lower end: 2.5th percentile of BOOTSTRAP_RESAMPLES bootstrap "
+           "resamples of the digits, each digit with all of its changes",
+    "high": "the difference's 95% interval, upper end: 97.5th percentile of the same resamples",
+}
 
 
 def first_digits(dataset, per_class: int = DIGITS_PER_CLASS) -> tuple[torch.Tensor, torch.Tensor]:
@@ -127,6 +142,22 @@ def ink_error(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return (a - b).abs().sum((1, 2, 3)) / b.sum((1, 2, 3)).clamp_min(EPS)
 
 
+def paired(capsnet_right: torch.Tensor, cnn_right: torch.Tensor) -> dict[str, float]:
+    """PAIRED_MEASURES of both networks on the same changed digits.
+
+    Args:
+        capsnet_right, cnn_right: bool [C, N], whether each network read the c-th change of digit
+            n as its digit. The bootstrap resamples the N digits, each with all C of its changes.
+    """
+    per_digit = (capsnet_right.double() - cnn_right.double()).mean(0)                # [N]
+    generator = torch.Generator().manual_seed(SEED)
+    picks = torch.randint(len(per_digit), (BOOTSTRAP_RESAMPLES, len(per_digit)), generator=generator)
+    low, high = per_digit[picks].mean(1).quantile(torch.tensor([0.025, 0.975], dtype=torch.float64)).tolist()
+    return {"only_capsnet": int((capsnet_right & ~cnn_right).sum()), "only_cnn": int((cnn_right & ~capsnet_right).sum()),
+            "difference": round(per_digit.mean().item(), DECIMALS) + 0.0,
+            "low": round(low, DECIMALS) + 0.0, "high": round(high, DECIMALS) + 0.0}
+
+
 def capsnet_readings(model, images: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The capsule lengths [N, 10] and the winner's reconstruction [N, 1, 28, 28] of each image."""
     outputs = [model(batch) for batch in images.split(BATCH)]
@@ -160,8 +191,8 @@ def cnn_measures(probabilities: torch.Tensor, labels: torch.Tensor) -> dict[str,
 
 
 @torch.inference_mode()
-def measure_change(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor,
-                   reconstructions: torch.Tensor, matrices: torch.Tensor) -> dict[str, dict[str, float]]:
+def measure_change(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor, reconstructions: torch.Tensor,
+                   matrices: torch.Tensor, changes_per_digit: int = 1) -> tuple[dict, torch.Tensor]:
     """Both networks on the same changed digits.
 
     Args:
@@ -169,9 +200,13 @@ def measure_change(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor,
         images: the unchanged digits [N, 1, 28, 28]; labels: their classes [N].
         reconstructions: the CapsNet's reconstruction of each unchanged digit [N, 1, 28, 28].
         matrices: the change, [2, 3] for every digit or [N, 2, 3] (``capsnet.affine``).
+        changes_per_digit: C where the images are C changes of each of N / C digits, the c-th
+            change of digit n at c * N / C + n (``images.repeat``), for the bootstrap.
 
     Returns:
-        {"capsnet": ..., "cnn": ...}: each network's MEASURES, rounded to DECIMALS.
+        {"capsnet": ..., "cnn": ..., "paired": ...}: each network's MEASURES and their
+        PAIRED_MEASURES, rounded to DECIMALS; and bool [2, N], whether the CapsNet (row 0) and the
+        CNN (row 1) read each changed digit right.
     """
     changed = transform(images, matrices)                                             # [N, 1, 28, 28]
     lengths, seen = capsnet_readings(capsnet, changed)
@@ -179,7 +214,10 @@ def measure_change(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor,
     moved = transform(reconstructions, matrices)
     results = {"capsnet": capsnet_measures(lengths, labels, seen, moved, reconstructions),
                "cnn": cnn_measures(probabilities, labels)}
-    return {network: {k: round(v, DECIMALS) + 0.0 for k, v in values.items()} for network, values in results.items()}
+    results = {network: {k: round(v, DECIMALS) + 0.0 for k, v in values.items()} for network, values in results.items()}
+    right = torch.stack([lengths.argmax(1) == labels, probabilities.argmax(1) == labels])   # [2, N]
+    by_digit = right.view(2, changes_per_digit, -1)                                        # [2, C, N / C]
+    return {**results, "paired": paired(by_digit[0], by_digit[1])}, right
 
 
 @torch.inference_mode()
@@ -201,21 +239,24 @@ def measure(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor, sweeps: di
     total = count * (1 + sum(len(values) for values, _ in sweeps.values()) + transforms_per_digit)
     with tqdm(total=total, unit="image", disable=not progress, desc="changed digits") as bar:
         _, reconstructions = capsnet_readings(capsnet, images)
-        untransformed = measure_change(capsnet, cnn, images, labels, reconstructions, AffineChange().matrix())
+        unchanged = measure_change(capsnet, cnn, images, labels, reconstructions, AffineChange().matrix())
         bar.update(count)
-        results = {"untransformed": untransformed, "sweeps": {}}
+        results = {"untransformed": unchanged[0], "sweeps": {}}
         for name, (values, unit) in sweeps.items():
-            steps = []
+            steps, right = [], []
             for value in values:
                 change = AffineChange(**{name: value})
-                measured = untransformed if change == AffineChange() else \
+                measured = unchanged if change == AffineChange() else \
                     measure_change(capsnet, cnn, images, labels, reconstructions, change.matrix())
-                steps.append({"value": value, **measured})
+                steps.append({"value": value, **measured[0]})
+                right.append(measured[1])
                 bar.update(count)
-            results["sweeps"][name] = {"unit": unit, "steps": steps}
+            right = torch.stack(right, 1)                                               # [2, steps, N]
+            results["sweeps"][name] = {"unit": unit, "steps": steps, "mean_paired": paired(right[0], right[1])}
         repeat = (transforms_per_digit, 1, 1, 1)
-        affnist = measure_change(capsnet, cnn, images.repeat(repeat), labels.repeat(transforms_per_digit),
-                                 reconstructions.repeat(repeat), affnist_matrices(count * transforms_per_digit))
+        affnist, _ = measure_change(capsnet, cnn, images.repeat(repeat), labels.repeat(transforms_per_digit),
+                                    reconstructions.repeat(repeat), affnist_matrices(count * transforms_per_digit),
+                                    transforms_per_digit)
         bar.update(count * transforms_per_digit)
     results["affnist"] = {**affnist, "images": count * transforms_per_digit, "transforms_per_digit": transforms_per_digit,
                           "seed": SEED, "ranges": {name: list(bounds) for name, bounds in AFFNIST.items()}}
@@ -272,13 +313,22 @@ def percent(fraction: float) -> str:
     return f"{100 * fraction:.1f}%"
 
 
+def points(paired_measures: dict) -> str:
+    """"+1.0 [+0.1, +1.9]": the CapsNet's lead in accuracy points and its 95% interval."""
+    lead, low, high = (f"{round(100 * paired_measures[key], 1) + 0.0:+.1f}" for key in ("difference", "low", "high"))
+    return f"{lead} [{low}, {high}]"   # + 0.0: no -0.0
+
+
 def summary_table(results: dict) -> str:
     """A Markdown table: each change's steps, both networks' accuracy at the two ends and on
-    average over the steps; the unchanged digits and the affNIST-range changes."""
+    average over the steps, and the CapsNet's lead over the CNN (on average over the steps) with
+    its 95% interval; the unchanged digits and the affNIST-range changes."""
     lines = ["| change | steps | CapsNet at the ends | CNN at the ends | CapsNet, mean over the steps | "
-             "CNN, mean over the steps |", "| --- | --- | --- | --- | --- | --- |"]
+             "CNN, mean over the steps | CapsNet − CNN, points [95% interval] |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     clean = results["untransformed"]
-    lines.append(f"| none | | {percent(clean['capsnet']['accuracy'])} | {percent(clean['cnn']['accuracy'])} | | |")
+    lines.append(f"| none | | {percent(clean['capsnet']['accuracy'])} | {percent(clean['cnn']['accuracy'])} | | | "
+                 f"{points(clean['paired'])} |")
     for name in (name for name in SWEEPS if name in results["sweeps"]):   # SWEEPS' order, not the file's
         steps = results["sweeps"][name]["steps"]
         values = [step["value"] for step in steps]
@@ -286,25 +336,29 @@ def summary_table(results: dict) -> str:
                 for network in ("capsnet", "cnn")}
         mean = {network: percent(sum(s[network]["accuracy"] for s in steps) / len(steps)) for network in ("capsnet", "cnn")}
         lines.append(f"| {name} | {values[0]:g} … {values[-1]:g} by {values[1] - values[0]:g} | "
-                     f"{ends['capsnet']} | {ends['cnn']} | {mean['capsnet']} | {mean['cnn']} |")
+                     f"{ends['capsnet']} | {ends['cnn']} | {mean['capsnet']} | {mean['cnn']} | "
+                     f"{points(results['sweeps'][name]['mean_paired'])} |")
     affnist = results["affnist"]
     lines.append(f"| affNIST's ranges, at random | {affnist['images']:,} changed digits | "
-                 f"{percent(affnist['capsnet']['accuracy'])} | {percent(affnist['cnn']['accuracy'])} | | |")
+                 f"{percent(affnist['capsnet']['accuracy'])} | {percent(affnist['cnn']['accuracy'])} | | | "
+                 f"{points(affnist['paired'])} |")
     return "\n".join(lines)
 
 
 def steps_table(results: dict) -> str:
-    """A Markdown table with a row per step of every sweep: both networks' accuracy, the CapsNet's
-    capsule lengths and whether its pose follows (correlation, and what an unmoved pose scores)."""
-    lines = ["| change | value | CapsNet | CNN | winner length | true-class length | "
-             "pose follows: correlation (unmoved) | pose error (unmoved) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    """A Markdown table with a row per step of every sweep: both networks' accuracy, the digits
+    only one of them read right and the CapsNet's lead with its 95% interval, the CapsNet's capsule
+    lengths and whether its pose follows (correlation, and what an unmoved pose scores)."""
+    lines = ["| change | value | CapsNet | CNN | only CapsNet / only CNN | CapsNet − CNN [95%] | winner length | "
+             "true-class length | pose follows: correlation (unmoved) | pose error (unmoved) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     rows = [(name, step) for name in SWEEPS if name in results["sweeps"] for step in results["sweeps"][name]["steps"]]
     rows.append(("affNIST's ranges", {"value": "random", **results["affnist"]}))
     for name, step in rows:
         c = step["capsnet"]
         value = f"{step['value']:g}" if isinstance(step["value"], float) else step["value"]
         lines.append(f"| {name} | {value} | {percent(c['accuracy'])} | {percent(step['cnn']['accuracy'])} | "
+                     f"{step['paired']['only_capsnet']} / {step['paired']['only_cnn']} | {points(step['paired'])} | "
                      f"{c['winner_length']:.3f} | {c['true_length']:.3f} | "
                      f"{c['pose_correlation']:.2f} ({c['unmoved_correlation']:.2f}) | "
                      f"{c['pose_error']:.2f} ({c['unmoved_error']:.2f}) |")
@@ -338,7 +392,7 @@ def main(argv: list[str] | None = None) -> None:
                "change": "capsnet.affine.transform: about the image centre, bilinear, zero outside the frame",
                "affnist_source": "https://www.cs.toronto.edu/~tijmen/affNIST/ (rotation, shear and scaling ranges); "
                                  "translation adapted from its 40x40 frame to MNIST's 4-pixel edge in 28x28",
-               "measures": MEASURES,
+               "measures": MEASURES, "paired_measures": PAIRED_MEASURES, "bootstrap_resamples": BOOTSTRAP_RESAMPLES,
                **measure(capsnet, cnn, images, labels, SWEEPS, TRANSFORMS_PER_DIGIT, progress=True)}
     out.write_text(to_json(results), encoding="utf-8")
     print(f"wrote {out} in {time.perf_counter() - start:.0f} s")

@@ -300,6 +300,12 @@ def percent(fraction: float) -> str:
     return f"{100 * fraction:.1f}%"
 
 
+def lead(paired: dict) -> str:
+    """"CapsNet − CNN: +0.9 points, 95% interval +0.1 … +1.9", from robustness.json's paired measures."""
+    value, low, high = (f"{round(100 * paired[key], 1) + 0.0:+.1f}" for key in ("difference", "low", "high"))
+    return f"CapsNet − CNN: {value} points, 95% interval {low} … {high}"
+
+
 def measured(capsnet_weights: str, cnn_weights: str) -> tuple[turn_views.Curve | None, str]:
     """The rotation curve over MNIST's test digits that `capsnet.robustness` measured for these
     weights, and a sentence of what it found; None and why not where it did not.
@@ -321,10 +327,10 @@ def measured(capsnet_weights: str, cnn_weights: str) -> tuple[turn_views.Curve |
             f"Both networks read the same changed images of {curve.images:,} MNIST test digits. Under random "
             f"changes in affNIST's ranges ({affnist['images']:,} images: {ranges}) the CapsNet reads "
             f"**{percent(affnist['capsnet']['accuracy'])}**, the CNN **{percent(affnist['cnn']['accuracy'])}** "
-            f"(unchanged: {percent(clean['capsnet']['accuracy'])} and {percent(clean['cnn']['accuracy'])}); "
+            f"({lead(affnist['paired'])}; unchanged: {percent(clean['capsnet']['accuracy'])} and {percent(clean['cnn']['accuracy'])}); "
             f"turned {turn_views.degrees(curve.angles[0])} … {turn_views.degrees(curve.angles[-1])}, on average "
-            f"over the steps "
-            f"{percent(curve.capsnet.mean())} and {percent(curve.cnn.mean())}. The curves below come from "
+            f"over the steps {percent(curve.capsnet.mean())} and {percent(curve.cnn.mean())} "
+            f"({lead(results['sweeps']['rotation']['mean_paired'])}). The curves below come from "
             f"`{RESULTS_FILE}` (`python -m capsnet.robustness`).")
     except RobustnessResultsError as error:
         log.warning("The Turn-it section shows no measurement over MNIST: %s", error)

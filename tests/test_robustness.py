@@ -10,9 +10,9 @@ from capsnet import CapsNet, load_model
 from capsnet.affine import AffineChange
 from capsnet.baseline import BaselineCNN
 from capsnet.dimensions import sha256
-from capsnet.robustness import (AFFNIST, MEASURES, RESULTS_FILE, SWEEPS, RobustnessResultsError, affnist_matrices,
-                                capsnet_readings, first_digits, load_results, main, measure, measure_change,
-                                steps_table, summary_table, to_json)
+from capsnet.robustness import (AFFNIST, MEASURES, PAIRED_MEASURES, RESULTS_FILE, SWEEPS, RobustnessResultsError,
+                                affnist_matrices, capsnet_readings, first_digits, load_results, main, measure,
+                                measure_change, paired, points, steps_table, summary_table, to_json)
 from conftest import WEIGHTS
 
 CNN_WEIGHTS = WEIGHTS / "cnn"
@@ -47,7 +47,7 @@ def test_an_unchanged_digit_scores_a_perfect_pose_and_the_networks_own_accuracy(
     images, labels = few_digits
     with torch.inference_mode():
         reconstructions = capsnet(images).reconstruction
-        measured = measure_change(capsnet, cnn, images, labels, reconstructions, AffineChange().matrix())
+        measured, right = measure_change(capsnet, cnn, images, labels, reconstructions, AffineChange().matrix())
         capsnet_accuracy = (capsnet(images).prediction == labels).double().mean().item()
         cnn_accuracy = (cnn(images).prediction == labels).double().mean().item()
     assert measured["capsnet"].keys() == CAPSNET_KEYS and measured["cnn"].keys() == CNN_KEYS
@@ -55,6 +55,11 @@ def test_an_unchanged_digit_scores_a_perfect_pose_and_the_networks_own_accuracy(
     assert measured["cnn"]["accuracy"] == pytest.approx(cnn_accuracy, abs=1e-4)
     assert measured["capsnet"]["pose_error"] == measured["capsnet"]["unmoved_error"] == 0
     assert measured["capsnet"]["pose_correlation"] == measured["capsnet"]["unmoved_correlation"] == 1
+    assert right.shape == (2, len(images)) and right.float().mean(1).tolist() == pytest.approx(
+        [capsnet_accuracy, cnn_accuracy])
+    only = measured["paired"]
+    assert only["only_capsnet"] == int((right[0] & ~right[1]).sum()) and only["only_cnn"] == int((right[1] & ~right[0]).sum())
+    assert only["difference"] == pytest.approx(capsnet_accuracy - cnn_accuracy, abs=1e-4)
 
 
 def test_a_change_that_the_decoder_cannot_follow_scores_as_unmoved(networks, few_digits):
@@ -64,7 +69,7 @@ def test_a_change_that_the_decoder_cannot_follow_scores_as_unmoved(networks, few
     with torch.inference_mode():
         reconstructions = capsnet(images).reconstruction
         measured = measure_change(capsnet, cnn, images, labels, reconstructions,
-                                  AffineChange(shift_x=5, shift_y=-5).matrix())["capsnet"]
+                                  AffineChange(shift_x=5, shift_y=-5).matrix())[0]["capsnet"]
     assert measured["unmoved_correlation"] < 0.9
     assert measured["pose_correlation"] == pytest.approx(measured["unmoved_correlation"], abs=0.05)
     assert measured["pose_error"] == pytest.approx(measured["unmoved_error"], rel=0.05)
@@ -80,8 +85,12 @@ def test_the_measurement_runs_end_to_end_with_the_right_structure(networks, few_
     for name, sweep in results["sweeps"].items():
         assert sweep["unit"] == SWEEPS[name][1]
         assert [step["value"] for step in sweep["steps"]] == sweeps[name][0]
+        mean_lead = sum(step["capsnet"]["accuracy"] - step["cnn"]["accuracy"] for step in sweep["steps"]) / len(sweep["steps"])
+        assert sweep["mean_paired"]["difference"] == pytest.approx(mean_lead, abs=1e-3)
         for step in sweep["steps"]:
-            assert step.keys() == {"value", "capsnet", "cnn"}
+            assert step.keys() == {"value", "capsnet", "cnn", "paired"}
+            assert step["paired"].keys() == PAIRED_MEASURES.keys()
+            assert step["paired"]["low"] <= step["paired"]["difference"] <= step["paired"]["high"]
             assert step["capsnet"].keys() == CAPSNET_KEYS and step["cnn"].keys() == CNN_KEYS
             for key in ("accuracy", "winner_length", "true_length", "pose_correlation", "unmoved_correlation"):
                 assert -1 <= step["capsnet"][key] <= 1
@@ -89,7 +98,34 @@ def test_the_measurement_runs_end_to_end_with_the_right_structure(networks, few_
     affnist = results["affnist"]
     assert affnist["images"] == 2 * len(images) and affnist["transforms_per_digit"] == 2
     assert affnist["ranges"] == {name: list(bounds) for name, bounds in AFFNIST.items()}
+    assert affnist["paired"]["difference"] == pytest.approx(
+        affnist["capsnet"]["accuracy"] - affnist["cnn"]["accuracy"], abs=1e-3)
     assert json.loads(to_json(results)) == json.loads(json.dumps(results))
+
+
+def test_the_paired_comparison_counts_disagreements_and_brackets_the_lead():
+    capsnet_right = torch.tensor([[True, True, False, True, False, True, True, True]])   # [1 change, 8 digits]
+    cnn_right = torch.tensor([[True, False, False, True, True, False, False, True]])
+    measured = paired(capsnet_right, cnn_right)
+    assert (measured["only_capsnet"], measured["only_cnn"]) == (3, 1)
+    assert measured["difference"] == 0.25 and measured["low"] < 0.25 < measured["high"]
+    assert measured == paired(capsnet_right, cnn_right)                     # the same resamples every run
+    assert paired(capsnet_right, capsnet_right) == {"only_capsnet": 0, "only_cnn": 0, "difference": 0.0,
+                                                    "low": 0.0, "high": 0.0}
+    assert points(measured) == f"+25.0 [{100 * measured['low']:+.1f}, {100 * measured['high']:+.1f}]"
+
+
+def test_the_bootstrap_resamples_digits_with_all_their_changes():
+    """Two changes of each digit: a digit's changes go in and out of a resample together, so one
+    digit read right twice by the CapsNet alone is one digit's worth of evidence, not two."""
+    capsnet_right = torch.tensor([[True, True, True], [True, True, True]])             # [2 changes, 3 digits]
+    cnn_right = torch.tensor([[False, True, True], [False, True, True]])
+    measured = paired(capsnet_right, cnn_right)
+    as_independent = paired(capsnet_right.reshape(1, 6), cnn_right.reshape(1, 6))       # 6 digits, 1 change each
+    assert (measured["only_capsnet"], measured["only_cnn"]) == (2, 0) == (as_independent["only_capsnet"],
+                                                                          as_independent["only_cnn"])
+    assert measured["difference"] == as_independent["difference"] == pytest.approx(1 / 3, abs=1e-4)
+    assert measured["high"] - measured["low"] > as_independent["high"] - as_independent["low"]
 
 
 def test_every_measure_is_described():
@@ -225,6 +261,7 @@ def test_recomputing_a_step_reproduces_the_shipped_figures(shipped, mnist_test):
     step = next(s for s in shipped["sweeps"]["rotation"]["steps"] if s["value"] == 30)
     with torch.inference_mode():
         _, reconstructions = capsnet_readings(capsnet, images)            # in the command's batches
-        measured = measure_change(capsnet, cnn, images, labels, reconstructions, AffineChange(rotation=30).matrix())
+        measured, _ = measure_change(capsnet, cnn, images, labels, reconstructions, AffineChange(rotation=30).matrix())
     for network in ("capsnet", "cnn"):
         assert measured[network] == pytest.approx(step[network], abs=1e-4), network   # one unit of the rounding
+    assert measured["paired"] == pytest.approx(step["paired"], abs=1e-4)
