@@ -15,6 +15,7 @@ import math
 import numbers
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import gradio as gr
@@ -132,6 +133,12 @@ class Reading:
         """The second-longest capsule: what else the drawing could be."""
         return int(self.trace.lengths[CONFIG.routing_iterations - 1].topk(2).indices[1])
 
+    @cached_property
+    def runner_up_reconstruction(self) -> torch.Tensor:
+        """The decoder's [28, 28] picture of the runner-up, once per reading: every slider move
+        redraws the panel that shows it."""
+        return reconstruction(self, self.runner_up, (0.0,) * DIMENSIONS)
+
 
 def read(image: np.ndarray, revision: int = 0) -> Reading:
     """Run the network on a 28x28 image: the convolutions once, routing for every r shown."""
@@ -162,7 +169,7 @@ def panel(reading: Reading | None, decode_as: str = WINNER, offsets=(0.0,) * DIM
     digit = decoded_digit(reading, decode_as)
     return views.reading_panel(reading.image, reading.lengths, reading.winner,
                                reconstruction(reading, digit, offsets), digit, reading.revision, settled,
-                               reading.runner_up, reconstruction(reading, reading.runner_up, (0.0,) * DIMENSIONS))
+                               reading.runner_up, reading.runner_up_reconstruction)
 
 
 def read_drawing(value) -> tuple:
