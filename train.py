@@ -27,17 +27,17 @@ from torch.optim.swa_utils import AveragedModel
 from torch.utils.data import DataLoader, DistributedSampler, Subset
 from tqdm import tqdm
 
-from capsnet import CapsNet, CapsNetConfig, WeightsError, capsule_loss, load_model
-from capsnet.baseline import BaselineCNN, BaselineConfig, cross_entropy_loss
+from capsnet import WeightsError, capsule_loss, load_model
+from capsnet.baseline import cross_entropy_loss
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from capsnet.data import batches, mnist, random_offsets, shift, validation_split
 from capsnet.evaluate import accuracy, correct_and_total
+from capsnet.pretrained import CONFIGS, NETWORKS
 
 
 RECIPE = ("model", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
           "init_from", "device_data")  # what --resume must repeat
 CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accuracy", "seconds", "history")
-NETWORKS = {"capsnet": (CapsNet, CapsNetConfig), "cnn": (BaselineCNN, BaselineConfig)}
 PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
 EVAL_BATCH = 500
 
@@ -193,22 +193,24 @@ class TrainingData:
             yield from self.loader
             return
         offsets = random_offsets(len(self.images), torch.Generator().manual_seed(epoch_seed(self.seed, epoch)))
-        order = torch.tensor(list(self.sampler))
+        offsets = offsets.to(self.device)
+        order = torch.tensor(list(self.sampler), device=self.device)
         for batch in order.split(self.batch_size):
-            images = self.images[batch.to(self.device)].unsqueeze(1).float() / 255   # as ToTensor does
-            yield shift(images, offsets[batch].to(self.device)), self.labels[batch.to(self.device)]
+            images = self.images[batch].unsqueeze(1).float() / 255   # as ToTensor does
+            yield shift(images, offsets[batch]), self.labels[batch]
 
 
 def epoch_seed(seed: int, epoch: int, rank: int = 0) -> int:
     """The seed of everything random in an epoch but the shuffle (dropout, RandomCrop, the
-    on-device shifts): a resumed run draws what an uninterrupted one drew."""
+    on-device shifts): a resumed run draws what an uninterrupted one drew. (Not RandomCrop with
+    --device-data off on CUDA: the DataLoader's persistent worker processes seed themselves once,
+    when they start.)"""
     return seed * 1_000_003 + epoch * 1_009 + rank
 
 
-def held_out(data_dir: str, indices: torch.Tensor, processes: Processes, device: torch.device,
-             train: bool = True) -> DataLoader:
-    """This process's share of ``indices`` of MNIST's training (or test) images, unshifted."""
-    return batches(Subset(mnist(data_dir, train=train), indices[processes.rank::processes.world].tolist()),
+def held_out(data_dir: str, indices: torch.Tensor, processes: Processes, device: torch.device) -> DataLoader:
+    """This process's share of ``indices`` of MNIST's training images, unshifted."""
+    return batches(Subset(mnist(data_dir, train=True), indices[processes.rank::processes.world].tolist()),
                    EVAL_BATCH, device=device)
 
 
@@ -223,6 +225,7 @@ def train_one_epoch(model, ema, data: TrainingData, optimizer, device, autocast,
     """One pass over this process's shard; returns its summed loss, its correct readings and its
     number of images."""
     model.train()
+    averaged = model.module if isinstance(model, DistributedDataParallel) else model   # what the EMA follows
     loss_sum = correct = seen = 0.0
     bar = tqdm(data.epoch(epoch), total=len(data), desc=f"epoch {epoch}", unit="batch", leave=False,
                file=sys.stdout, disable=not show_progress)
@@ -237,7 +240,7 @@ def train_one_epoch(model, ema, data: TrainingData, optimizer, device, autocast,
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-        ema.update_parameters(model.module if isinstance(model, DistributedDataParallel) else model)
+        ema.update_parameters(averaged)
         loss_sum += loss.item() * labels.numel()
         correct += (out.prediction == labels).sum().item()
         seen += labels.numel()
@@ -342,7 +345,7 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
     autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) if bf16 else nullcontext
     on_device = args.device_data == "on"
     out_dir, checkpoint_path = Path(args.out), Path(args.checkpoint)
-    network, config = NETWORKS[args.model]
+    network = NETWORKS[args.model]
     show = processes.leader
 
     try:
@@ -357,7 +360,7 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
     validation = held_out(args.data_dir, val_indices, processes, device) if args.val_size else None
 
     try:
-        model = (load_model(args.init_from, network) if args.init_from else network(config())).to(device)
+        model = (load_model(args.init_from, network) if args.init_from else network(CONFIGS[network]())).to(device)
     except WeightsError as error:
         print(f"train.py: error: --init-from: {error}", file=sys.stderr)
         return 2

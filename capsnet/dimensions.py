@@ -341,8 +341,8 @@ class DimensionNamesError(WeightsError):
     """dimensions.json is missing, malformed or computed from other weights; the message says how to rebuild it."""
 
     def __init__(self, problem: str, folder: Path):  # its own fix, not WeightsError's (train or point elsewhere)
-        RuntimeError.__init__(self, f"{problem}. Fix: python -m capsnet.dimensions --weights {folder} "
-                                    "--data-dir DATA writes it for these weights.")
+        super().__init__(problem, f"Fix: python -m capsnet.dimensions --weights {folder} --data-dir DATA writes it "
+                                  "for these weights.")
 
 
 def load_dimension_names(folder: str | Path) -> DimensionNames:

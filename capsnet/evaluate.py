@@ -11,11 +11,9 @@ import json
 import numpy as np
 import torch
 
-from capsnet.baseline import BaselineCNN
 from capsnet.data import batches, load_semeion, mnist
-from capsnet.model import CapsNet
 from capsnet.preprocess import sketch_to_mnist
-from capsnet.pretrained import load_model
+from capsnet.pretrained import NETWORKS, load_model
 
 
 @torch.inference_mode()
@@ -61,9 +59,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--weights", default="weights", help="a folder or Hub repo id (default: weights)")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--semeion", default=None, help="path of semeion.data, to evaluate on it too")
-    p.add_argument("--model", choices=["capsnet", "cnn"], default="capsnet", help="which network (default: capsnet)")
+    p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet", help="which network (default: capsnet)")
     args = p.parse_args(argv)
-    model = load_model(args.weights, BaselineCNN if args.model == "cnn" else CapsNet)
+    model = load_model(args.weights, NETWORKS[args.model])
     results = {"mnist_test_accuracy": accuracy(model, batches(mnist(args.data_dir, train=False), 500),
                                                torch.device("cpu"))}
     if args.semeion:

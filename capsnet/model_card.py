@@ -14,13 +14,10 @@ import numpy as np
 import torch
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
-from capsnet.baseline import BaselineCNN
 from capsnet.data import batches, load_semeion, mnist
 from capsnet.evaluate import semeion_predictions
-from capsnet.model import CapsNet
-from capsnet.pretrained import load_model
+from capsnet.pretrained import NETWORKS, load_model
 
-NETWORKS = {"capsnet": CapsNet, "cnn": BaselineCNN}
 PAPER = "https://arxiv.org/abs/1710.09829"
 NAMES = {"capsnet": "CapsNet (Sabour, Frosst & Hinton 2017) on MNIST",
          "cnn": "The CNN baseline of Sabour, Frosst & Hinton 2017 on MNIST"}

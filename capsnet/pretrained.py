@@ -20,16 +20,19 @@ from capsnet.model import CapsNet, CapsNetConfig
 WEIGHTS_FILE = "model.safetensors"
 CONFIG_FILE = "config.json"
 HUB_REPO_ID = re.compile(r"\b[\w.-]+\b/\b[\w.-]+\b")  # namespace/name, e.g. "user/capsnet-mnist"
+NETWORKS = {"capsnet": CapsNet, "cnn": BaselineCNN}   # the commands' --model
 CONFIGS = {CapsNet: CapsNetConfig, BaselineCNN: BaselineConfig}
 FIX = ("Fix: train a model with `python train.py --data-dir DATA --out FOLDER`, or set CAPSNET_WEIGHTS "
        f"to a folder or Hugging Face Hub repo id that holds {WEIGHTS_FILE} and {CONFIG_FILE}.")
 
 
 class WeightsError(RuntimeError):
-    """The weights cannot be loaded; the message names the file and the fix."""
+    """The weights cannot be loaded; the message names the file and the fix (``problem``: the
+    message without the fix)."""
 
-    def __init__(self, problem: str):
-        super().__init__(f"{problem}. {FIX}")
+    def __init__(self, problem: str, fix: str = FIX):
+        self.problem = problem
+        super().__init__(f"{problem}. {fix}")
 
 
 def load_model(source: str | os.PathLike, network: type[nn.Module] = CapsNet) -> nn.Module:

@@ -313,10 +313,15 @@ def percent(fraction: float) -> str:
     return f"{100 * fraction:.1f}%"
 
 
+def signed_points(fraction: float) -> str:
+    """"+0.9": a difference of accuracies in points, signed, one decimal."""
+    return f"{round(100 * fraction, 1) + 0.0:+.1f}"   # + 0.0: no -0.0
+
+
 def points(paired_measures: dict) -> str:
     """"+1.0 [+0.1, +1.9]": the CapsNet's lead in accuracy points and its 95% interval."""
-    lead, low, high = (f"{round(100 * paired_measures[key], 1) + 0.0:+.1f}" for key in ("difference", "low", "high"))
-    return f"{lead} [{low}, {high}]"   # + 0.0: no -0.0
+    lead, low, high = (signed_points(paired_measures[key]) for key in ("difference", "low", "high"))
+    return f"{lead} [{low}, {high}]"
 
 
 def summary_table(results: dict) -> str:

@@ -27,8 +27,8 @@ from capsnet.affine import AffineChange, transform
 from capsnet.baseline import BaselineCNN
 from capsnet.dimensions import PAPER_RANGE, DimensionNames
 from capsnet.model import CapsNet
-from capsnet.pretrained import FIX
-from capsnet.robustness import RESULTS_FILE, SWEEPS, RobustnessResultsError, load_results
+from capsnet.robustness import (RESULTS_FILE, SWEEPS, RobustnessResultsError, load_results, percent,
+                                signed_points)
 from playground import serving, turn_views
 from playground.drawing_pad import MAX_REVISION
 
@@ -124,9 +124,9 @@ class CNNWeightsError(WeightsError):
     """The CNN baseline's weights cannot be loaded; the message names the file and its own fix."""
 
     def __init__(self, problem: str):  # its own fix, not the CapsNet's (WeightsError's)
-        RuntimeError.__init__(self, f"{problem}. Fix: train the CNN baseline with `python train.py --model cnn "
-                                    "--data-dir DATA --out weights/cnn`, or set CAPSNET_CNN_WEIGHTS to a folder or "
-                                    "Hugging Face Hub repo id that holds its model.safetensors and config.json.")
+        super().__init__(problem, "Fix: train the CNN baseline with `python train.py --model cnn --data-dir DATA "
+                                  "--out weights/cnn`, or set CAPSNET_CNN_WEIGHTS to a folder or Hugging Face Hub "
+                                  "repo id that holds its model.safetensors and config.json.")
 
 
 def load_cnn(source: str) -> BaselineCNN:
@@ -138,7 +138,7 @@ def load_cnn(source: str) -> BaselineCNN:
     try:
         return load_model(source, BaselineCNN)
     except WeightsError as error:
-        raise CNNWeightsError(str(error).removesuffix(f". {FIX}")) from None
+        raise CNNWeightsError(error.problem) from None
 
 
 class TransformSliders(gr.HTML):
@@ -296,13 +296,9 @@ should draw it turned. A CNN keeps only the answer.
 """
 
 
-def percent(fraction: float) -> str:
-    return f"{100 * fraction:.1f}%"
-
-
 def lead(paired: dict) -> str:
     """"CapsNet − CNN: +0.9 points, 95% interval +0.1 … +1.9", from robustness.json's paired measures."""
-    value, low, high = (f"{round(100 * paired[key], 1) + 0.0:+.1f}" for key in ("difference", "low", "high"))
+    value, low, high = (signed_points(paired[key]) for key in ("difference", "low", "high"))
     return f"CapsNet − CNN: {value} points, 95% interval {low} … {high}"
 
 
