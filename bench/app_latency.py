@@ -26,6 +26,7 @@ import torch
 
 import app
 from bench.train_throughput import cpu_model
+from playground import turn_it
 from tests.app_server import call_perturb, serving_app
 from tests.digit_strokes import pad_value, strokes
 from tests.page_clients import event_index
@@ -60,8 +61,8 @@ def main() -> None:
     rng = np.random.default_rng(0)
     moves = [value | {"offsets": rng.uniform(-0.25, 0.25, app.DIMENSIONS).round(2).tolist()}
              for value in sliders * 7][:64]
-    turns = [{"rotation": float(round(rng.uniform(-180, 180))), "scale": 1.0, "shear": 0.0, "stretch_x": 1.0,
-              "stretch_y": 1.0, "shift_x": 0.0, "shift_y": 0.0, "revision": i + 1} for i in range(64)]
+    turns = [{**turn_it.UNCHANGED, "rotation": float(round(rng.uniform(-180, 180))), "revision": i + 1}
+             for i in range(64)]
 
     print(f"CPU: {cpu_model()}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
           f"the ten digits drawn on the pad")

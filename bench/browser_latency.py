@@ -24,7 +24,7 @@ import numpy as np
 from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
 from tests.app_server import serving_app
-from tests.browser_drawing import DESKTOP, PHONE, TURN_PANEL, PadDriver, TurnDriver, chromium
+from tests.browser_drawing import DESKTOP, PHONE, PadDriver, TurnDriver, chromium
 from tests.digit_strokes import random_box, strokes
 
 
@@ -62,11 +62,7 @@ def main() -> None:
             if person.reading() != str(digit):
                 wrong.append((digit, person.reading()))
             if args.moves:   # once the Turn-it section, scrolled to, shows this digit
-                page.locator("#turn-panel").scroll_into_view_if_needed()
-                page.wait_for_function(
-                    "([panel, digit]) => document.querySelector(`${panel} .turned img`)"
-                    " && document.querySelector('#turn-sweep').textContent.includes(`Your ${digit},`)",
-                    arg=[TURN_PANEL, person.reading()])
+                turner.shown(person.reading())
                 moves += turner.drag("rotation", rng.uniform(0.05, 0.95, args.moves).tolist())
         seconds = time.perf_counter() - started
         drawing = page.evaluate("() => window.drawing")

@@ -196,13 +196,23 @@ class TurnDriver:
     """
 
     def __init__(self, page, touch: bool = False):
-        self.page, self.touch = page, touch
+        self.page = page
         self.cdp = page.context.new_cdp_session(page) if touch else None
         page.wait_for_selector("#turn-sliders input[type=range]")
         page.evaluate(TURN_TIMING_SCRIPT, TURN_PANEL)
 
     def _pointer(self, kind: str, x: float, y: float) -> None:
         pointer(self.page, self.cdp, kind, x, y)
+
+    def shown(self, digit: str | None = None) -> None:
+        """Scroll to the turn panel and wait until it shows a turned digit, and where ``digit`` is
+        given, until the sweep is that of the drawn ``digit``."""
+        self.page.locator("#turn-panel").scroll_into_view_if_needed()
+        self.page.wait_for_selector(f"{TURN_PANEL}[data-revision] .turned img")
+        if digit is not None:
+            self.page.wait_for_function(
+                "(digit) => document.querySelector('#turn-sweep')?.textContent.includes(`Your ${digit}, turned`)",
+                arg=digit)
 
     def drag(self, name: str, fractions: list[float], timeout: float = 60.0) -> list[float]:
         """Press on slider ``name``'s thumb and move it to each of ``fractions`` of the slider's

@@ -14,6 +14,7 @@ of the drawn digit in Turn it.
 All the people run as asyncio tasks in one process, sharing one httpx client.
 """
 import asyncio
+import json
 import re
 import time
 from collections.abc import Callable
@@ -49,6 +50,21 @@ def event_index(app, fn) -> int:
     """The index by which the page names the event of app.py that runs ``fn`` (its fn_index)."""
     # ==, not is: a bound method (TURN_IT.turn) is a new object at each access
     return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn == fn)
+
+
+def page_event(app, url: str, fn, data: list, session: str = "robustness") -> httpx.Response:
+    """One request as the page sends it, for the event for the event that runs ``fn``: POST /gradio_api/run/predict with the
+    event's index (the page's events skip the queue). NaN and infinity in ``data`` go as JSON's
+    NaN and Infinity, which Gradio's parser takes."""
+    body = json.dumps({"data": data, "fn_index": event_index(app, fn), "session_hash": session})
+    return httpx.post(f"{url}gradio_api/run/predict", content=body, timeout=120,
+                      headers={"Content-Type": "application/json"})
+
+
+def outputs_of(response: httpx.Response) -> list:
+    """An event's outputs, from an answer that must be 200."""
+    assert response.status_code == 200, response.text
+    return response.json()["data"]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from PIL import Image
 
 from conftest import EXAMPLES, label_of
 from digit_strokes import pad_value, strokes
-from page_clients import event_index
+from page_clients import event_index, outputs_of, page_event
 
 ZEROS = [0.0] * 16
 SIDE = 448  # an uploaded canvas
@@ -152,21 +152,6 @@ def test_perturb_rejects_a_capsule_that_is_not_a_choice(app, decode_as):
 
 
 # Against the app launched as `python app.py`.
-
-def page_event(app, url: str, fn, data: list, session: str = "robustness") -> httpx.Response:
-    """What the page sends for the event that runs ``fn``: POST /gradio_api/run/predict with the
-    event's index (the page's events skip the queue). NaN and infinity in ``data`` go as JSON's
-    NaN and Infinity, which Gradio's parser takes."""
-    body = json.dumps({"data": data, "fn_index": event_index(app, fn), "session_hash": session})
-    return httpx.post(f"{url}gradio_api/run/predict", content=body, timeout=120,
-                      headers={"Content-Type": "application/json"})
-
-
-def outputs_of(response: httpx.Response) -> list:
-    """An event's outputs, from an answer that must be 200."""
-    assert response.status_code == 200, response.text
-    return response.json()["data"]
-
 
 def panel_of(response: httpx.Response) -> str:
     return outputs_of(response)[-1]             # the reading panel is every such event's last output

@@ -192,9 +192,7 @@ def test_draw_turn_clear_and_draw_again_in_the_turn_it_section(url, browser):
     person.draw(strokes(7, 60, 30, 160, 220))
     page.wait_for_timeout(500)
     assert "Draw a digit above" in page.locator("#turn-panel").inner_text()   # off the screen: not followed
-    page.locator("#turn-panel").scroll_into_view_if_needed()
-    page.wait_for_selector(f"{TURN_PANEL}[data-revision] .turned img")     # on it: the panel follows the reading
-    page.wait_for_function("() => document.querySelector('#turn-sweep')?.textContent.includes('Your 7, turned')")
+    turner.shown("7")                                                      # on it: the panel follows the reading
     before = turn_panel_parts(page)
     turned_as_transform_turns(person, turner, 0)
 
@@ -211,9 +209,7 @@ def test_draw_turn_clear_and_draw_again_in_the_turn_it_section(url, browser):
 
     person.clear()
     person.draw(strokes(3, 70, 30, 140, 220))
-    page.locator("#turn-panel").scroll_into_view_if_needed()
-    page.wait_for_function("() => document.querySelector('#turn-sweep')?.textContent.includes('Your 3, turned')")
-    page.wait_for_selector(f"{TURN_PANEL}[data-revision] .turned img")
+    turner.shown("3")
     turned_as_transform_turns(person, turner, rotation)                    # the sliders stayed where they were
 
     page.locator("#turn-sliders button.straighten").click()
@@ -242,9 +238,8 @@ def test_a_phone_shows_the_digit_while_drawing_and_turns_it_with_a_finger(url, b
         person.draw([second])
         assert person.reading() == "4" and in_view(page, "#reading-panel .digit")
 
-        page.locator("#turn-panel").scroll_into_view_if_needed()
-        page.wait_for_selector(f"{TURN_PANEL}[data-revision] .turned img")
         turner = TurnDriver(page, touch=True)
+        turner.shown()
         page.evaluate("() => document.querySelector('#turn-sliders').scrollIntoView({block: 'start'})")
         for seen in ("#turn-sliders input[name=rotation]", f"{TURN_PANEL} .turned img", f"{TURN_PANEL} .redrawn img",
                      f"{TURN_PANEL} .verdict.capsnet", f"{TURN_PANEL} .verdict.cnn"):

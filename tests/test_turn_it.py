@@ -1,21 +1,18 @@
 """The Turn-it section: the sliders' value checked, each change applied as capsnet.affine.transform
 applies it, both networks' readings and the capsule's move, the rotation sweep, the runner-up in
 the reading panel; forged values answered in the turn panel, in process and over HTTP."""
-import base64
 import html
-import io
 import math
 import re
 
-import httpx
 import numpy as np
 import pytest
 import torch
-from PIL import Image
 
 from capsnet.affine import AffineChange, transform
+from browser_drawing import picture
 from digit_strokes import pad_value, strokes
-from page_clients import event_index
+from page_clients import outputs_of, page_event
 from playground import turn_it, turn_views
 
 UNCHANGED = {**turn_it.UNCHANGED, "revision": 1}
@@ -28,8 +25,7 @@ def sliders(revision: int = 1, **change) -> dict:
 
 def pictures(html: str) -> list[np.ndarray]:
     """Every inline PNG of a panel, as ink in [0, 1] (MNIST's polarity)."""
-    return [1 - np.asarray(Image.open(io.BytesIO(base64.b64decode(data))).convert("L"), dtype=np.float32) / 255
-            for data in re.findall(r'src="data:image/png;base64,([^"]+)"', html)]
+    return [picture(source) for source in re.findall(r'src="(data:image/png;base64,[^"]+)"', html)]
 
 
 # The sliders' value, checked (no network needed).
@@ -217,41 +213,33 @@ def test_the_runner_up_is_the_second_longest_capsule_redrawn(app, reading):
 
 # Over HTTP, as the page sends the events (they skip the queue).
 
-def page_event(app, url: str, fn, data: list, session: str) -> str:
-    response = httpx.post(f"{url}gradio_api/run/predict", timeout=120,
-                          json={"data": data, "fn_index": event_index(app, fn), "session_hash": session})
-    assert response.status_code == 200, response.text
-    return response.json()["data"][-1]
+def last_output(app, url: str, fn, data: list, session: str) -> str:
+    """The last output of the event that runs ``fn``, sent as the page sends it."""
+    return outputs_of(page_event(app, url, fn, data, session))[-1]
 
 
 @pytest.mark.server
 def test_over_http_a_move_turns_the_drawing_and_a_forged_one_disturbs_nothing(app, url):
     session = "turn-it"
-    drawn = page_event(app, url, app.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session)
+    drawn = last_output(app, url, app.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session)
     assert '<div class="digit">4</div>' in drawn
-    turned = page_event(app, url, app.TURN_IT.turn, [None, sliders(2, rotation=30)], session)
+    turned = last_output(app, url, app.TURN_IT.turn, [None, sliders(2, rotation=30)], session)
     assert 'data-revision="2"' in turned and "CNN reads" in turned
     for value, reason in [(sliders(3, rotation=720), "outside its range"), ("x", "an object with keys"),
                           ({**UNCHANGED, "scale": None}, "scale must be a finite number")]:
-        shown = page_event(app, url, app.TURN_IT.turn, [None, value], session)
+        shown = last_output(app, url, app.TURN_IT.turn, [None, value], session)
         assert "Cannot turn the digit" in shown and reason in html.unescape(shown)
-    again = page_event(app, url, app.TURN_IT.turn, [None, sliders(4, rotation=30)], session)
+    again = last_output(app, url, app.TURN_IT.turn, [None, sliders(4, rotation=30)], session)
     assert again.replace('data-revision="4"', 'data-revision="2"') == turned   # the reading is still there
-    body = ('{"data": [null, {"rotation": NaN, "scale": 1, "shear": 0, "stretch_x": 1, "stretch_y": 1, '
-            f'"shift_x": 0, "shift_y": 0, "revision": 5}}], "fn_index": {event_index(app, app.TURN_IT.turn)}, '
-            f'"session_hash": "{session}"}}')
-    response = httpx.post(f"{url}gradio_api/run/predict", content=body, timeout=120,
-                          headers={"Content-Type": "application/json"})
-    assert "rotation must be a finite number" in response.json()["data"][-1]
+    nan = last_output(app, url, app.TURN_IT.turn, [None, sliders(5, rotation=float("nan"))], session)   # JSON's NaN
+    assert "rotation must be a finite number" in nan
 
 
 @pytest.mark.server
 def test_over_http_the_section_follows_the_reading_when_asked(app, url):
     session = "turn-it-show"
-    page_event(app, url, app.read_drawing, [pad_value(strokes(1, 100, 30, 60, 220), revision=9)], session)
-    response = httpx.post(f"{url}gradio_api/run/predict", timeout=120, json={
-        "data": [None, sliders(rotation=20)], "fn_index": event_index(app, app.TURN_IT.show), "session_hash": session})
-    panel, sweep = response.json()["data"]
+    last_output(app, url, app.read_drawing, [pad_value(strokes(1, 100, 30, 60, 220), revision=9)], session)
+    panel, sweep = outputs_of(page_event(app, url, app.TURN_IT.show, [None, sliders(rotation=20)], session))
     assert "CapsNet reads" in panel and 'data-revision="1"' in panel
     assert "Your 1, turned" in sweep and 'data-reading="9"' in sweep
 

@@ -113,8 +113,6 @@ def test_heatmap_overlay_rejects_bad_input_clearly():
             heatmap_overlay(np.zeros((28, 28)), np.zeros((GRID, GRID)), scale=scale)
 
 
-
-
 def test_the_reading_panel_shows_what_else_it_could_be():
     lengths = np.linspace(0, 0.9, 10)
     panel = views.reading_panel(np.zeros((28, 28)), lengths, 9, torch.zeros(28, 28), 9, 3,
