@@ -4,6 +4,7 @@
     python train.py --model cnn --out weights/cnn         # the paper's CNN baseline (pooled: see README)
     python train.py --resume                              # continue from checkpoints/last.pt
     python train.py --init-from weights --lr 2e-4         # train saved weights further
+    python train.py --task pairs --init-from weights --out weights/pairs   # two overlapping digits
     torchrun --standalone --nproc_per_node=2 train.py ... # data-parallel over processes (and machines)
 
 --batch-size is the global batch: under torchrun each of the N processes takes batch-size / N
@@ -28,14 +29,15 @@ from torch.utils.data import DataLoader, DistributedSampler, Subset
 from tqdm import tqdm
 
 from capsnet import WeightsError, capsule_loss, load_model
-from capsnet.baseline import cross_entropy_loss
+from capsnet.baseline import cross_entropy_loss, multi_label_loss
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from capsnet.data import batches, mnist, random_offsets, shift, validation_split
-from capsnet.evaluate import accuracy, correct_and_total
+from capsnet.evaluate import accuracy, correct_and_total, read_right
+from capsnet.pairs import TEST_SEED, Pairs, draw_pairs, fixed_pairs, pair_right, render
 from capsnet.pretrained import CONFIGS, NETWORKS
 
 
-RECIPE = ("model", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
+RECIPE = ("model", "task", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
           "init_from", "device_data")  # what --resume must repeat
 CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accuracy", "seconds", "history")
 PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
@@ -50,6 +52,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet",
                    help="capsnet: the paper's CapsNet; cnn: its CNN baseline (default: capsnet)")
+    p.add_argument("--task", choices=["digits", "pairs"], default="digits",
+                   help="digits: MNIST, one digit an image; pairs: two overlapping digits of different classes "
+                        "(the paper's MultiMNIST, made on the fly: capsnet/pairs.py), one pair for each training "
+                        "digit an epoch, the epoch chosen on pairs of the held-out digits, the test pairs of "
+                        "MNIST's test digits read once (default: digits)")
     p.add_argument("--data-dir", default="./data", help="where torchvision's MNIST lives or is downloaded to (default: ./data)")
     p.add_argument("--out", default="weights", help="folder for the best model and metrics.json (default: weights)")
     p.add_argument("--checkpoint", default="checkpoints/last.pt", help="the checkpoint written after every epoch (default: checkpoints/last.pt)")
@@ -77,7 +84,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--device-data", choices=["on", "off"], default="on",
                    help="on: MNIST kept as tensors on the training device, shifted per batch by tensor operations "
                         "(what a GPU needs; on these CPUs as fast as the DataLoader or faster); off: a DataLoader "
-                        "over torchvision's PIL transforms (default: on)")
+                        "over torchvision's PIL transforms; pairs are always made on the CPU (default: on)")
     p.add_argument("--max-minutes", type=float, default=None, help="stop cleanly at the last epoch boundary that fits in this budget (default: none)")
     p.add_argument("--dry-run", action="store_true", help="one batch, one epoch, nothing saved: a quick check that everything runs")
     p.add_argument("--push-to-hub", metavar="REPO_ID", default=None, help="upload the best model to this Hugging Face repo at the end")
@@ -144,19 +151,36 @@ def use_bf16(amp: str, device: torch.device) -> bool:
 
 
 def capsnet_loss(model, images, labels):
-    """The CapsNet's output with the decoder masked by the labels, and its loss (eq. 4 plus
-    0.0005 x the reconstruction error)."""
+    """The CapsNet's loss with the decoder masked by the labels (eq. 4 plus 0.0005 x the
+    reconstruction error), and how many images it read right."""
     out = model(images, labels)
-    return out, capsule_loss(out, images, labels)
+    return capsule_loss(out, images, labels), read_right(out, labels).sum()
 
 
 def cnn_loss(model, images, labels):
-    """The baseline's output and its softmax cross entropy."""
+    """The baseline's softmax cross entropy, and how many images it read right."""
     out = model(images)
-    return out, cross_entropy_loss(out, labels)
+    return cross_entropy_loss(out, labels), read_right(out, labels).sum()
 
 
-LOSSES = {"capsnet": capsnet_loss, "cnn": cnn_loss}
+def capsnet_pairs_loss(model, images, targets):
+    """Two overlapping digits: the margin loss with both present, each digit redrawn from its own
+    capsule against that digit alone (section 6); and how many pairs it read both digits of."""
+    labels, digits = targets                             # [b, 2], [b, 2, 1, 28, 28]
+    out = model(images, labels)
+    return capsule_loss(out, digits, labels), pair_right(out, labels).sum()
+
+
+def cnn_pairs_loss(model, images, targets):
+    """Two overlapping digits: ten sigmoids' cross entropy; and how many pairs it read both of."""
+    labels, _ = targets
+    out = model(images)
+    return multi_label_loss(out, labels), pair_right(out, labels).sum()
+
+
+LOSSES = {("capsnet", "digits"): capsnet_loss, ("cnn", "digits"): cnn_loss,
+          ("capsnet", "pairs"): capsnet_pairs_loss, ("cnn", "pairs"): cnn_pairs_loss}
+RIGHT = {"digits": read_right, "pairs": pair_right}   # what reading an image right means
 
 
 class TrainingData:
@@ -187,10 +211,11 @@ class TrainingData:
         return -(-len(self.sampler) // self.batch_size)
 
     def epoch(self, epoch: int):
-        """(images [b, 1, 28, 28] in [0, 1], labels [b]) for each step of ``epoch``."""
+        """(images [b, 1, 28, 28] in [0, 1], labels [b]) on the device for each step of ``epoch``."""
         self.sampler.set_epoch(epoch)
         if not self.on_device:
-            yield from self.loader
+            for images, labels in self.loader:
+                yield images.to(self.device, non_blocking=True), labels.to(self.device, non_blocking=True)
             return
         offsets = random_offsets(len(self.images), torch.Generator().manual_seed(epoch_seed(self.seed, epoch)))
         offsets = offsets.to(self.device)
@@ -198,6 +223,45 @@ class TrainingData:
         for batch in order.split(self.batch_size):
             images = self.images[batch].unsqueeze(1).float() / 255   # as ToTensor does
             yield shift(images, offsets[batch]), self.labels[batch]
+
+
+class PairTrainingData:
+    """The overlapping pairs of one epoch, this process's shard, in batches of this process's
+    share: each training digit comes first in one pair, its partner (of another class) and both
+    digits' shifts drawn from the seed and the epoch, so that 1 and N processes, and a resumed run,
+    see the same pairs. They are made on the CPU (capsnet.pairs.render) and moved to the device."""
+
+    def __init__(self, data_dir: str, indices: torch.Tensor, batch_size: int, seed: int,
+                 processes: Processes, device: torch.device):
+        self.seed, self.device, self.batch_size = seed, device, batch_size
+        self.sampler = DistributedSampler(range(len(indices)), num_replicas=processes.world,
+                                          rank=processes.rank, shuffle=True, seed=seed)
+        full = mnist(data_dir, train=True)
+        self.images, self.labels = full.data[indices], full.targets[indices]   # uint8 [N, 28, 28], [N]
+
+    def __len__(self) -> int:
+        """Steps per epoch."""
+        return -(-len(self.sampler) // self.batch_size)
+
+    def epoch(self, epoch: int):
+        """(inputs [b, 1, 28, 28], (the two classes [b, 2], each digit alone [b, 2, 1, 28, 28]))
+        on the device for each step of ``epoch``."""
+        self.sampler.set_epoch(epoch)
+        pairs = draw_pairs(self.labels, torch.arange(len(self.labels)),
+                           torch.Generator().manual_seed(epoch_seed(self.seed, epoch)))
+        for batch in torch.tensor(list(self.sampler)).split(self.batch_size):
+            chosen: Pairs = pairs[batch]
+            inputs, digits = render(self.images, chosen)
+            yield inputs.to(self.device), (chosen.labels(self.labels).to(self.device), digits.to(self.device))
+
+
+def pair_batches(images: torch.Tensor, labels: torch.Tensor, seed: int, processes: Processes,
+                 device: torch.device) -> DataLoader:
+    """This process's share of one fixed overlapping pair for each digit (capsnet.pairs.fixed_pairs):
+    inputs and their two classes."""
+    inputs, _, pair_labels, _ = fixed_pairs(images, labels, seed)
+    share = slice(processes.rank, None, processes.world)
+    return batches(torch.utils.data.TensorDataset(inputs[share], pair_labels[share]), EVAL_BATCH, device=device)
 
 
 def epoch_seed(seed: int, epoch: int, rank: int = 0) -> int:
@@ -214,26 +278,24 @@ def held_out(data_dir: str, indices: torch.Tensor, processes: Processes, device:
                    EVAL_BATCH, device=device)
 
 
-def shared_accuracy(model, loader: DataLoader, processes: Processes, device: torch.device) -> float:
-    """Accuracy over every process's share of the images."""
-    correct, total = processes.sum(*correct_and_total(model, loader, device), device=device)
+def shared_accuracy(model, loader: DataLoader, processes: Processes, device: torch.device, right) -> float:
+    """Accuracy over every process's share of the images (``right``: what reading one right means)."""
+    correct, total = processes.sum(*correct_and_total(model, loader, device, right), device=device)
     return correct / total
 
 
-def train_one_epoch(model, ema, data: TrainingData, optimizer, device, autocast, epoch, dry_run, loss_fn,
+def train_one_epoch(model, ema, data, optimizer, autocast, epoch, dry_run, loss_fn,
                     show_progress: bool) -> tuple[float, float, float]:
-    """One pass over this process's shard; returns its summed loss, its correct readings and its
-    number of images."""
+    """One pass over this process's shard of ``data`` (TrainingData or PairTrainingData); returns
+    its summed loss, its correct readings and its number of images."""
     model.train()
     averaged = model.module if isinstance(model, DistributedDataParallel) else model   # what the EMA follows
     loss_sum = correct = seen = 0.0
     bar = tqdm(data.epoch(epoch), total=len(data), desc=f"epoch {epoch}", unit="batch", leave=False,
                file=sys.stdout, disable=not show_progress)
-    for step, (images, labels) in enumerate(bar, start=1):
-        images = images.to(device, non_blocking=True)
-        labels = labels.to(device, non_blocking=True)
+    for step, (images, targets) in enumerate(bar, start=1):
         with autocast():
-            out, loss = loss_fn(model, images, labels)
+            loss, right = loss_fn(model, images, targets)
         if not torch.isfinite(loss):
             raise NonFiniteLossError(f"epoch {epoch}, step {step}: the loss became {loss.item()}; "
                                      "training stopped.")
@@ -241,9 +303,9 @@ def train_one_epoch(model, ema, data: TrainingData, optimizer, device, autocast,
         loss.backward()
         optimizer.step()
         ema.update_parameters(averaged)
-        loss_sum += loss.item() * labels.numel()
-        correct += (out.prediction == labels).sum().item()
-        seen += labels.numel()
+        loss_sum += loss.item() * len(images)
+        correct += right.item()
+        seen += len(images)
         bar.set_postfix(loss=f"{loss_sum / seen:.4f}", acc=f"{correct / seen:.4f}")
         if dry_run:
             break
@@ -355,9 +417,18 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         return 2
     if args.limit:
         train_indices = train_indices[:args.limit]
-    data = TrainingData(args.data_dir, train_indices, args.batch_size // processes.world, args.seed, processes,
-                        device, on_device)
-    validation = held_out(args.data_dir, val_indices, processes, device) if args.val_size else None
+    pairs = args.task == "pairs"
+    right = RIGHT[args.task]
+    if pairs:
+        data = PairTrainingData(args.data_dir, train_indices, args.batch_size // processes.world, args.seed,
+                                processes, device)
+        digits = mnist(args.data_dir, train=True)
+        validation = pair_batches(digits.data[val_indices], digits.targets[val_indices], args.seed, processes,
+                                  device) if args.val_size else None
+    else:
+        data = TrainingData(args.data_dir, train_indices, args.batch_size // processes.world, args.seed,
+                            processes, device, on_device)
+        validation = held_out(args.data_dir, val_indices, processes, device) if args.val_size else None
 
     try:
         model = (load_model(args.init_from, network) if args.init_from else network(CONFIGS[network]())).to(device)
@@ -380,7 +451,7 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         if show:
             print(f"resumed from {checkpoint_path} after epoch {state['epoch']}")
     elif args.init_from and validation is not None:  # the starting weights are the ones to beat
-        best_accuracy = shared_accuracy(model, validation, processes, device)
+        best_accuracy = shared_accuracy(model, validation, processes, device, right)
         if show:
             print(f"starting from {args.init_from}: validation accuracy {best_accuracy:.4%}, the figure to beat")
     epochs = 1 if args.dry_run else args.epochs
@@ -391,8 +462,9 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
 
     if show:
-        print(f"{args.model}: device {device}, bf16 autocast {'on' if bf16 else 'off'}, "
-              f"data {'on the device' if on_device else 'from a DataLoader'}, {processes.world} process(es), "
+        print(f"{args.model} on {args.task}: device {device}, bf16 autocast {'on' if bf16 else 'off'}, "
+              f"data {'pairs made on the CPU' if pairs else 'on the device' if on_device else 'from a DataLoader'}, "
+              f"{processes.world} process(es), "
               f"global batch {args.batch_size}, {len(train_indices)} training images, "
               f"{len(val_indices)} for validation, epochs {start_epoch}..{epochs}")
     started = time.monotonic()
@@ -401,8 +473,8 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         epoch_started = time.monotonic()
         lr = optimizer.param_groups[0]["lr"]
         try:
-            sums = train_one_epoch(trained, ema, data, optimizer, device, autocast, epoch, args.dry_run,
-                                   LOSSES[args.model], show)
+            sums = train_one_epoch(trained, ema, data, optimizer, autocast, epoch, args.dry_run,
+                                   LOSSES[args.model, args.task], show)
         except NonFiniteLossError as error:
             kept = (f"The best weights so far (epoch {best_epoch}) are kept in {out_dir}/, "
                     f"the last finished epoch in {checkpoint_path}." if best_epoch is not None else
@@ -411,7 +483,7 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
             return 1
         loss_sum, correct, seen = processes.sum(*sums, device=device)
         schedule.step()
-        val_accuracy = shared_accuracy(ema.module, validation, processes, device) if validation else None
+        val_accuracy = shared_accuracy(ema.module, validation, processes, device, right) if validation else None
         epoch_seconds = time.monotonic() - epoch_started
         seconds += epoch_seconds
         history.append({"epoch": epoch, "lr": lr, "train_loss": round(loss_sum / seen, 6),
@@ -451,14 +523,18 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         except WeightsError as error:
             print(f"train.py: error: the chosen weights: {error}", file=sys.stderr)
             return 2
-        test_accuracy = accuracy(chosen, batches(mnist(args.data_dir, train=False), EVAL_BATCH, device=device), device)
+        test_set = mnist(args.data_dir, train=False)
+        tests = pair_batches(test_set.data, test_set.targets, TEST_SEED, Processes(), device) if pairs else \
+            batches(test_set, EVAL_BATCH, device=device)
+        test_accuracy = accuracy(chosen, tests, device, right)
+        what = "pairs of" if pairs else "images"
         write_metrics(out_dir, {
-            "model": args.model, "parameters": sum(p.numel() for p in chosen.parameters()),
-            "mnist_test_accuracy": test_accuracy,
-            "selection": (f"the epoch whose moving average read best the {args.val_size} training images held out "
-                          f"by seed {args.seed}; MNIST's test set read once, at the end, on those weights"
-                          if validation else "the last epoch (no validation split); MNIST's test set read once, "
-                          "at the end"),
+            "model": args.model, "task": args.task, "parameters": sum(p.numel() for p in chosen.parameters()),
+            ("pairs_test_both_right" if pairs else "mnist_test_accuracy"): test_accuracy,
+            "selection": (f"the epoch whose moving average read best the {what} the {args.val_size} training "
+                          f"images held out by seed {args.seed}; the test {what} MNIST's test set read once, at the "
+                          "end, on those weights" if validation else
+                          f"the last epoch (no validation split); the test {what} MNIST's test set read once, at the end"),
             "chosen_epoch": best_epoch, "val_size": args.val_size,
             "val_accuracy": best_accuracy if validation else None, "epochs": history[-1]["epoch"] if history else 0,
             "train_images": len(train_indices), "global_batch": args.batch_size, "processes": processes.world,
@@ -467,7 +543,7 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "command": portable_command(argv), "init_from": args.init_from, "history": history})
         print(f"epoch {best_epoch} chosen ({'validation accuracy ' + format(best_accuracy, '.4%') if validation else 'the last'}); "
-              f"test accuracy {test_accuracy:.4%}; model in {out_dir}/")
+              f"test {'pairs with both digits right' if pairs else 'accuracy'} {test_accuracy:.4%}; model in {out_dir}/")
         if args.push_to_hub:
             network.from_pretrained(out_dir).push_to_hub(args.push_to_hub)
             print(f"pushed to https://huggingface.co/{args.push_to_hub}")

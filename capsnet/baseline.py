@@ -94,3 +94,11 @@ class BaselineCNN(nn.Module, PyTorchModelHubMixin,
 def cross_entropy_loss(output: BaselineOutput, labels: torch.Tensor) -> torch.Tensor:
     """The softmax's cross entropy, averaged over the batch."""
     return F.cross_entropy(output.logits, labels)
+
+
+def multi_label_loss(output: BaselineOutput, labels: torch.Tensor) -> torch.Tensor:
+    """For images that hold several digits at once (labels [B, n]): ten independent sigmoids, each
+    digit's binary cross entropy against whether it is there, summed over the ten and averaged
+    over the batch. Read them with `torch.sigmoid(output.logits)`, not the softmax."""
+    present = F.one_hot(labels, output.logits.shape[1]).amax(dim=1).to(output.logits.dtype)  # [B, 10]
+    return F.binary_cross_entropy_with_logits(output.logits, present, reduction="sum") / len(labels)

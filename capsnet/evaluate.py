@@ -16,23 +16,30 @@ from capsnet.preprocess import sketch_to_mnist
 from capsnet.pretrained import NETWORKS, load_model
 
 
+def read_right(output, labels: torch.Tensor) -> torch.Tensor:
+    """Whether each image is read as its true digit (for a CapsNet, the longest capsule; for the
+    CNN baseline, the most probable class), bool [B]."""
+    return output.prediction == labels
+
+
 @torch.inference_mode()
-def correct_and_total(model, loader: torch.utils.data.DataLoader, device: torch.device) -> tuple[int, int]:
-    """How many of the loader's images the network reads as their true digit (for a CapsNet, the
-    longest capsule; for the CNN baseline, the most probable class), and how many there are."""
+def correct_and_total(model, loader: torch.utils.data.DataLoader, device: torch.device,
+                      right=read_right) -> tuple[int, int]:
+    """How many of the loader's images the network reads right (``right(output, labels)``; for
+    overlapping pairs, `capsnet.pairs.pair_right`), and how many there are."""
     model.eval()
     correct = total = 0
     for images, labels in loader:
         images = images.to(device, non_blocking=True)
         labels = labels.to(device, non_blocking=True)
-        correct += (model(images).prediction == labels).sum().item()
-        total += labels.numel()
+        correct += right(model(images), labels).sum().item()
+        total += len(labels)
     return correct, total
 
 
-def accuracy(model, loader: torch.utils.data.DataLoader, device: torch.device) -> float:
-    """The fraction of the loader's images read as their true digit."""
-    correct, total = correct_and_total(model, loader, device)
+def accuracy(model, loader: torch.utils.data.DataLoader, device: torch.device, right=read_right) -> float:
+    """The fraction of the loader's images read right (by default: as their true digit)."""
+    correct, total = correct_and_total(model, loader, device, right)
     return correct / total
 
 

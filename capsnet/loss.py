@@ -15,20 +15,32 @@ def margin_loss(lengths: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 
     Args:
         lengths: capsule lengths |v_k|, [B, K].
-        labels: true classes, [B].
+        labels: true classes, [B]; or [B, n] where n digits are present at once (MultiMNIST's
+            two: T_k = 1 for each of them).
     """
-    present = F.one_hot(labels, lengths.shape[1]).to(lengths.dtype)   # T_k, [B, K]
+    present = F.one_hot(labels, lengths.shape[1]).to(lengths.dtype)   # T_k, [B, K] (or [B, n, K])
+    if labels.ndim == 2:
+        present = present.amax(dim=1)                                  # [B, K]
     loss = (present * F.relu(M_PLUS - lengths) ** 2
             + ABSENT_WEIGHT * (1 - present) * F.relu(lengths - M_MINUS) ** 2)
     return loss.sum(dim=1).mean()
 
 
 def reconstruction_loss(reconstruction: torch.Tensor, images: torch.Tensor) -> torch.Tensor:
-    """0.0005 x the sum of squared pixel errors of each image (section 4.1), batch-averaged."""
+    """0.0005 x the sum of squared pixel errors of each image (section 4.1), batch-averaged. With
+    several digits to an image ([B, n, 1, 28, 28], each redrawn from its own capsule against that
+    digit alone, section 6), their errors are summed."""
     squared_error = (reconstruction - images) ** 2
     return RECONSTRUCTION_WEIGHT * squared_error.flatten(1).sum(dim=1).mean()
 
 
 def capsule_loss(output, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """The total loss of a CapsNetOutput whose decoder was masked by ``labels``."""
+    """The total loss of a CapsNetOutput whose decoder was masked by ``labels``.
+
+    Args:
+        images: what the decoder should redraw: the input, [B, 1, 28, 28]; for two overlapping
+            digits (labels [B, 2]), each digit alone, [B, 2, 1, 28, 28].
+        labels: the classes, [B], or [B, 2] for two overlapping digits.
+    """
     return margin_loss(output.lengths, labels) + reconstruction_loss(output.reconstruction, images)
+

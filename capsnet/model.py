@@ -127,15 +127,17 @@ class CapsNet(nn.Module, PyTorchModelHubMixin,
 
         Args:
             capsules: digit capsules v, [B, 10, 16].
-            labels: which capsule to keep for each example, [B] integer class ids.
+            labels: which capsule to keep for each example, [B] integer class ids; or [B, n] to
+                redraw n digits of each example, each from its own capsule alone (section 6).
 
         Returns:
-            The reconstruction, [B, 1, 28, 28] in [0, 1].
+            The reconstruction in [0, 1], [B, 1, 28, 28]; [B, n, 1, 28, 28] for labels [B, n].
         """
-        mask = F.one_hot(labels, self.config.num_classes).to(capsules.dtype)  # [B, 10]
-        pixels = self.decoder((capsules * mask.unsqueeze(-1)).flatten(1))     # [B, 784]
+        mask = F.one_hot(labels, self.config.num_classes).to(capsules.dtype).unsqueeze(-1)  # [B, (n,) 10, 1]
+        capsules = capsules.view(capsules.shape[0], *[1] * (labels.ndim - 1), *capsules.shape[1:])
+        pixels = self.decoder((capsules * mask).flatten(-2))               # [B, (n,) 784]
         side = self.config.image_size
-        return pixels.view(-1, 1, side, side)
+        return pixels.view(*labels.shape, 1, side, side)
 
     def forward(self, images: torch.Tensor, labels: torch.Tensor | None = None,
                 routing_iterations: int | None = None) -> CapsNetOutput:
@@ -144,7 +146,8 @@ class CapsNet(nn.Module, PyTorchModelHubMixin,
         Args:
             images: [B, 1, 28, 28] floats in [0, 1].
             labels: the true classes [B]; when given they mask the decoder (training), otherwise
-                the longest capsule does (inference).
+                the longest capsule does (inference). [B, 2] for two overlapping digits: each is
+                redrawn from its own capsule, and the reconstruction is [B, 2, 1, 28, 28].
             routing_iterations: r, default the config's (3).
         """
         u = self.primary_capsules(images)                            # [B, 1152, 8]

@@ -70,7 +70,31 @@ def ink_to_mnist(ink: np.ndarray | None) -> np.ndarray | None:
         MIN_CONTRAST of the full scale (ink = 1) or there is none.
     """
     ink = None if ink is None else _normalised(np.asarray(ink, dtype=np.float32))
-    return None if ink is None else _mnist_field(_crop_to_ink(ink))
+    return None if ink is None else _mnist_fields(_crop_to_ink(ink[None]))[0]
+
+
+def overlaid_inks_to_mnist(inks: np.ndarray) -> np.ndarray | None:
+    """Several inks drawn over each other (two overlapping digits, say) made into 28x28 MNIST
+    fields together: their overlay, where the stronger ink wins, exactly as `ink_to_mnist` makes
+    it, and each ink moved and scaled the same way, so that each digit's field shows where that
+    digit lies in the overlay's.
+
+    Args:
+        inks: float [L, H, W], L layers of ink of the same picture, any scale.
+
+    Returns:
+        float32 [1 + L, 28, 28] in [0, 1]: the overlay's field, then each layer's; None when the
+        overlay has too little ink (as `ink_to_mnist`).
+    """
+    inks = np.asarray(inks, dtype=np.float32)
+    if inks.ndim != 3 or inks.shape[0] == 0:
+        raise ValueError(f"expected inks [L, H, W] with L >= 1, got shape {inks.shape}")
+    overlay = inks.max(axis=0)
+    strongest = overlay.max()
+    if strongest < MIN_CONTRAST:
+        return None
+    layers = np.maximum(np.concatenate([overlay[None], inks]), 0) / strongest   # [1 + L, H, W]
+    return _mnist_fields(_crop_to_ink(layers))
 
 
 def _as_picture(image: Any) -> Image.Image | None:
@@ -205,34 +229,38 @@ def _reduce(grey: Image.Image) -> Image.Image:
     return grey.reduce(factor) if factor > 1 else grey
 
 
-def _crop_to_ink(ink: np.ndarray) -> np.ndarray:
-    """The bounding box of the pixels holding at least INK_THRESHOLD of the strongest ink."""
-    strong = ink >= INK_THRESHOLD
+def _crop_to_ink(layers: np.ndarray) -> np.ndarray:
+    """Layers [L, H, W] cut to the bounding box of the pixels of the first that hold at least
+    INK_THRESHOLD of its strongest ink."""
+    strong = layers[0] >= INK_THRESHOLD
     rows = np.flatnonzero(strong.any(axis=1))
     columns = np.flatnonzero(strong.any(axis=0))
-    return ink[rows[0]:rows[-1] + 1, columns[0]:columns[-1] + 1]
+    return layers[:, rows[0]:rows[-1] + 1, columns[0]:columns[-1] + 1]
 
 
-def _mnist_field(digit: np.ndarray) -> np.ndarray:
-    """Fit the cropped ink into BOX x BOX keeping its aspect ratio exactly, then place it in the
-    FIELD x FIELD image with its centre of mass on (CENTRE, CENTRE), by whole-pixel shifts."""
-    height, width = digit.shape
+def _mnist_fields(layers: np.ndarray) -> np.ndarray:
+    """Fit the cropped ink [L, h, w] into BOX x BOX keeping its aspect ratio exactly, then place it
+    in FIELD x FIELD with the first layer's centre of mass on (CENTRE, CENTRE), by whole-pixel
+    shifts. Every layer is scaled and moved as the first is. Returns float32 [L, 28, 28]."""
+    _, height, width = layers.shape
     side = max(height, width)
-    square = np.zeros((side, side), dtype=np.float32)             # the ink centred in a square
     top, left = (side - height) // 2, (side - width) // 2
-    square[top:top + height, left:left + width] = digit
     # Shrinking: area averaging, each pixel's ink the share of its area the strokes cover (the
     # anti-aliasing of a scanner; no ringing). Enlarging a small image: bilinear.
     resampling = Image.Resampling.BOX if side >= BOX else Image.Resampling.BILINEAR
-    box = np.asarray(Image.fromarray(square).resize((BOX, BOX), resampling))
-    box = np.clip(box / box.max(), 0, 1)                          # strongest ink = 1
-    rows, columns = np.flatnonzero(box.any(axis=1)), np.flatnonzero(box.any(axis=0))
-    digit = box[rows[0]:rows[-1] + 1, columns[0]:columns[-1] + 1]
-    mass = digit.sum()
-    row = (digit.sum(axis=1) @ np.arange(digit.shape[0])) / mass
-    column = (digit.sum(axis=0) @ np.arange(digit.shape[1])) / mass
-    top = int(np.clip(round(CENTRE - row), 0, FIELD - digit.shape[0]))
-    left = int(np.clip(round(CENTRE - column), 0, FIELD - digit.shape[1]))
-    field = np.zeros((FIELD, FIELD), dtype=np.float32)
-    field[top:top + digit.shape[0], left:left + digit.shape[1]] = digit
-    return field
+    boxes = []
+    for layer in layers:
+        square = np.zeros((side, side), dtype=np.float32)         # the ink centred in a square
+        square[top:top + height, left:left + width] = layer
+        boxes.append(np.asarray(Image.fromarray(square).resize((BOX, BOX), resampling)))
+    box = np.clip(np.stack(boxes) / boxes[0].max(), 0, 1)         # the first's strongest ink = 1
+    rows, columns = np.flatnonzero(box[0].any(axis=1)), np.flatnonzero(box[0].any(axis=0))
+    digits = box[:, rows[0]:rows[-1] + 1, columns[0]:columns[-1] + 1]
+    mass = digits[0].sum()
+    row = (digits[0].sum(axis=1) @ np.arange(digits.shape[1])) / mass
+    column = (digits[0].sum(axis=0) @ np.arange(digits.shape[2])) / mass
+    top = int(np.clip(round(CENTRE - row), 0, FIELD - digits.shape[1]))
+    left = int(np.clip(round(CENTRE - column), 0, FIELD - digits.shape[2]))
+    fields = np.zeros((len(layers), FIELD, FIELD), dtype=np.float32)
+    fields[:, top:top + digits.shape[1], left:left + digits.shape[2]] = digits
+    return fields
