@@ -127,6 +127,13 @@ def box_overlap(images: torch.Tensor, pairs: Pairs) -> tuple[np.ndarray, np.ndar
     return covered, intersection / (area_a + area_b - intersection)
 
 
+def frame_overlap(pairs: Pairs) -> np.ndarray:
+    """How much the two digits' 28x28 frames overlap, per pair (what the paper's "80% overlap"
+    measures: (28 - |rows apart|) (28 - |columns apart|) / 28^2)."""
+    apart = (pairs.shifts[:, 0] - pairs.shifts[:, 1]).abs().numpy()              # [N, 2]
+    return ((28 - apart[:, 0]) * (28 - apart[:, 1])) / 28**2
+
+
 def scores(output) -> torch.Tensor:
     """How present each digit is, [B, 10]: a CapsNet's capsule lengths, or the multi-label CNN's
     ten sigmoids (independent probabilities, not a softmax)."""

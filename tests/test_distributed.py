@@ -52,10 +52,11 @@ def without_wall_times(history: list[dict]) -> list[dict]:
     return [{k: v for k, v in epoch.items() if k != "seconds"} for epoch in history]
 
 
-def test_two_processes_train_as_one_process_on_the_same_global_batch(small_mnist, tmp_path):
+@pytest.mark.parametrize("task", ["digits", "pairs"])
+def test_two_processes_train_as_one_process_on_the_same_global_batch(small_mnist, tmp_path, task):
     one, two = tmp_path / "one", tmp_path / "two"
-    run([sys.executable, "train.py", *flags(small_mnist, one, 4 * BATCH_SIZE, 1)])      # 4 steps
-    output = run(torchrun(*flags(small_mnist, two, 4 * BATCH_SIZE, 1)))
+    run([sys.executable, "train.py", *flags(small_mnist, one, 4 * BATCH_SIZE, 1, "--task", task)])      # 4 steps
+    output = run(torchrun(*flags(small_mnist, two, 4 * BATCH_SIZE, 1, "--task", task)))
     assert "2 process(es), global batch 32" in output
     expected, actual = trained_state(one), trained_state(two)
     assert expected.keys() == actual.keys()

@@ -1,0 +1,242 @@
+"""Is the CapsNet better than the CNN baseline at reading two overlapping digits?
+
+Sabour et al. 2017, section 6: on MultiMNIST (two digits of different classes, each moved by up to
+4 pixels, their 28x28 frames overlapping 80% on average) the CapsNet misread 5.0% of the pairs,
+the baseline CNN 8.1%. Here both networks trained on pairs (`train.py --task pairs`) read the SAME
+test pairs: one for each of MNIST's 10,000 test digits, its partner a test digit of another
+class, fixed by `capsnet.pairs.TEST_SEED` (`capsnet.pairs.fixed_pairs`). A pair is read right when
+the network's two strongest digits (the CapsNet's two longest capsules, the CNN's two largest
+sigmoids) are its two classes, as in the paper. Also:
+
+- at least one of the two right; both right by how much the two digits' ink boxes overlap; the
+  pairs of classes read worst;
+- the pairs only one network read right, and the CapsNet's lead with a 95% interval from a
+  bootstrap over the pairs (`capsnet.robustness.paired`);
+- each pairs network's accuracy on MNIST's single test digits (the strongest digit);
+- how well the CapsNet redraws each digit from its own capsule alone (the other masked): pixel
+  error against that digit alone, beside the error of the whole overlay against it.
+
+The results go to pairs.json beside the pairs CapsNet's weights, tied to both networks' weights by
+their sha256; the command reproduces it byte for byte.
+
+    python -m capsnet.pairs_measurement --data-dir ../shared/data   # writes weights/pairs/pairs.json
+    python -m capsnet.pairs_measurement --show                       # prints the README's table
+"""
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from capsnet.baseline import BaselineCNN
+from capsnet.dimensions import sha256
+from capsnet.pairs import TEST_SEED, box_overlap, fixed_pairs, frame_overlap, scores, top_two
+from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_model
+from capsnet.robustness import correlation, ink_error, paired, percent, to_json
+
+RESULTS_FILE = "pairs.json"
+BATCH = 250                                   # the same batches every run, so the same sums
+DECIMALS = 4
+OVERLAP_BANDS = (0.0, 0.25, 0.5, 0.75, 1.0)   # the share of each ink box the other covers
+WORST_CLASS_PAIRS = 5
+PAPER = {"capsnet_error": 0.050, "cnn_error": 0.081, "frame_overlap": 0.80}
+PAIRS_FIX = ("Fix: train them with `python train.py --task pairs --init-from weights --data-dir DATA --out "
+             "weights/pairs` (the CapsNet) and `python train.py --task pairs --model cnn --data-dir DATA --out "
+             "weights/pairs-cnn` (the CNN), or point --capsnet / --cnn at folders that hold them")
+
+
+def load_pair_networks(capsnet_folder, cnn_folder) -> tuple:
+    """The pairs CapsNet and the pairs CNN, eval mode.
+
+    Raises:
+        WeightsError: a folder or file is missing or wrong; the message names it and how to train them.
+    """
+    try:
+        return load_model(capsnet_folder), load_model(cnn_folder, BaselineCNN)
+    except WeightsError as error:
+        raise WeightsError(error.problem, PAIRS_FIX) from None
+
+
+@torch.inference_mode()
+def readings(model, inputs: torch.Tensor, progress: bool = False) -> list:
+    """The network's outputs on ``inputs`` [N, 1, 28, 28], BATCH at a time."""
+    return [model(batch) for batch in tqdm(inputs.split(BATCH), desc=type(model).__name__, unit="batch",
+                                           leave=False, disable=not progress)]
+
+
+def rounded(value: float) -> float:
+    return round(float(value), DECIMALS) + 0.0   # + 0.0: no -0.0
+
+
+@torch.inference_mode()
+def redraw_errors(capsnet, capsules: torch.Tensor, inputs: torch.Tensor, digits: torch.Tensor,
+                  labels: torch.Tensor) -> dict[str, float]:
+    """Each digit redrawn from its own (true) capsule alone, against that digit alone: mean pixel
+    error as a fraction of the digit's ink, and correlation; the same for the whole overlay."""
+    redrawn = torch.cat([capsnet.decode(c, l) for c, l in zip(capsules.split(BATCH), labels.split(BATCH))])
+    each, alone = redrawn.flatten(0, 1), digits.flatten(0, 1)                # [2N, 1, 28, 28]
+    overlay = inputs.repeat_interleave(2, dim=0)
+    return {"redrawn_error": rounded(ink_error(each, alone).mean()),
+            "redrawn_correlation": rounded(correlation(each, alone).mean()),
+            "overlay_error": rounded(ink_error(overlay, alone).mean()),
+            "overlay_correlation": rounded(correlation(overlay, alone).mean())}
+
+
+def network_measures(right: torch.Tensor, one_right: torch.Tensor, covered: np.ndarray,
+                     single_accuracy: float) -> dict:
+    """Both right overall and by overlap band, at least one right, single-digit accuracy."""
+    bands = []
+    for low, high in zip(OVERLAP_BANDS, OVERLAP_BANDS[1:]):
+        inside = torch.from_numpy((covered >= low) & ((covered < high) | (high == OVERLAP_BANDS[-1])))
+        bands.append({"low": low, "high": high, "pairs": int(inside.sum()),
+                      "both_right": rounded(right[inside].double().mean()) if inside.any() else None})
+    return {"both_right": rounded(right.double().mean()), "at_least_one_right": rounded(one_right.double().mean()),
+            "by_overlap": bands, "mnist_single_digit_accuracy": rounded(single_accuracy)}
+
+
+def worst_class_pairs(labels: torch.Tensor, capsnet_right: torch.Tensor, cnn_right: torch.Tensor) -> list[dict]:
+    """The WORST_CLASS_PAIRS pairs of classes (in either order) the CapsNet read worst, with the CNN beside."""
+    low, high = labels.min(dim=1).values, labels.max(dim=1).values
+    rows = []
+    for a, b in sorted(set(zip(low.tolist(), high.tolist()))):
+        these = (low == a) & (high == b)
+        rows.append({"classes": [a, b], "pairs": int(these.sum()),
+                     "capsnet_both_right": rounded(capsnet_right[these].double().mean()),
+                     "cnn_both_right": rounded(cnn_right[these].double().mean())})
+    return sorted(rows, key=lambda row: (row["capsnet_both_right"], row["classes"]))[:WORST_CLASS_PAIRS]
+
+
+def measure(capsnet, cnn, test_images: torch.Tensor, test_labels: torch.Tensor, progress: bool = False) -> dict:
+    """Both networks on one overlapping pair for each of the given test digits (fixed_pairs with
+    TEST_SEED), and on the digits themselves alone.
+
+    Args:
+        test_images: uint8 [N, 28, 28]; test_labels: [N] (MNIST's test set, or the first of it).
+    """
+    inputs, digits, labels, pairs = fixed_pairs(test_images, test_labels, TEST_SEED)
+    covered, iou = box_overlap(test_images, pairs)
+    singles = test_images.unsqueeze(1).float() / 255                          # as ToTensor gives them
+    capsnet_out, cnn_out = readings(capsnet, inputs, progress), readings(cnn, inputs, progress)
+    capsules = torch.cat([out.capsules for out in capsnet_out])
+    results = {}
+    for name, outputs, model in (("capsnet", capsnet_out, capsnet), ("cnn", cnn_out, cnn)):
+        read = top_two(torch.cat([scores(out) for out in outputs]))            # [N, 2]
+        hits = (read.unsqueeze(2) == labels.unsqueeze(1)).any(dim=1)          # [N, 2]: each true digit read?
+        single = torch.cat([out.prediction for out in readings(model, singles, progress)])
+        results[name] = (hits.all(dim=1), hits.any(dim=1), (single == test_labels).double().mean().item())
+    capsnet_right, cnn_right = results["capsnet"][0], results["cnn"][0]
+    lead = paired(capsnet_right.unsqueeze(0), cnn_right.unsqueeze(0))
+    return {
+        "test_pairs": len(pairs),
+        "overlap": {"frames": rounded(frame_overlap(pairs).mean()), "ink_boxes": rounded(covered.mean()),
+                    "ink_boxes_iou": rounded(iou.mean())},
+        "capsnet": {**network_measures(*results["capsnet"][:2], covered, results["capsnet"][2]),
+                    **redraw_errors(capsnet, capsules, inputs, digits, labels)},
+        "cnn": network_measures(*results["cnn"][:2], covered, results["cnn"][2]),
+        "only_capsnet": lead["only_capsnet"], "only_cnn": lead["only_cnn"],
+        "lead": {"points": round(100 * lead["difference"], 2) + 0.0, "low": round(100 * lead["low"], 2) + 0.0,
+                 "high": round(100 * lead["high"], 2) + 0.0},
+        "worst_class_pairs": worst_class_pairs(labels, capsnet_right, cnn_right),
+    }
+
+
+class PairResultsError(RuntimeError):
+    """pairs.json is missing, unreadable or measured with other weights; says how to remake it."""
+
+    def __init__(self, problem: str):
+        super().__init__(f"{problem}. Fix: python -m capsnet.pairs_measurement --data-dir DATA --capsnet CAPSNET "
+                         "--cnn CNN writes it for these weights.")
+
+
+def load_results(path, capsnet_folder, cnn_folder) -> dict:
+    """pairs.json, checked against the two pairs networks' weights it was measured with.
+
+    Raises:
+        PairResultsError: the file is missing or not JSON, or a network's model.safetensors is
+            missing or is not the one whose sha256 the file records.
+    """
+    path = Path(path)
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PairResultsError(f"{path} is missing") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise PairResultsError(f"{path} cannot be read as JSON ({error})") from None
+    recorded = results.get("weights_sha256") if isinstance(results, dict) else None
+    for network, folder in (("capsnet", capsnet_folder), ("cnn", cnn_folder)):
+        weights = Path(folder) / WEIGHTS_FILE
+        if not weights.is_file():
+            raise PairResultsError(f"{weights} is missing, so {path} cannot be checked against it")
+        expected = recorded.get(network) if isinstance(recorded, dict) else None
+        if expected != (actual := sha256(weights)):
+            raise PairResultsError(f"{path} was measured with other weights than {weights} (it records "
+                                   f"{str(expected)[:12]}…, the file is {actual[:12]}…)")
+    return results
+
+
+def table(results: dict) -> str:
+    """The README's Markdown table: both networks beside the paper's figures."""
+    c, n = results["capsnet"], results["cnn"]
+    rows = [
+        "| | CapsNet | CNN baseline |",
+        "| --- | --- | --- |",
+        f"| both digits right, {results['test_pairs']:,} test pairs | **{percent(c['both_right'])}** | "
+        f"**{percent(n['both_right'])}** |",
+        f"| error (the paper: CapsNet {percent(PAPER['capsnet_error'])}, CNN {percent(PAPER['cnn_error'])}) | "
+        f"{percent(1 - c['both_right'])} | {percent(1 - n['both_right'])} |",
+        f"| at least one right | {percent(c['at_least_one_right'])} | {percent(n['at_least_one_right'])} |",
+        *(f"| both right, ink boxes {100 * b['low']:.0f}-{100 * b['high']:.0f}% covered ({b['pairs']:,} pairs) | "
+          f"{percent(cb['both_right'])} | {percent(b['both_right'])} |"
+          for cb, b in zip(c["by_overlap"], n["by_overlap"]) if b["pairs"]),
+        f"| single MNIST test digits | {percent(c['mnist_single_digit_accuracy'])} | "
+        f"{percent(n['mnist_single_digit_accuracy'])} |",
+        f"| pairs only this network read right | {results['only_capsnet']:,} | {results['only_cnn']:,} |",
+    ]
+    lead = results["lead"]
+    return "\n".join(rows) + (
+        f"\n\nThe CapsNet's lead: {lead['points'] + 0.0:+.1f} [{lead['low'] + 0.0:+.1f}, {lead['high'] + 0.0:+.1f}] "
+        f"points (95% interval, bootstrap over the pairs). Mean overlap of the two digits' 28x28 frames "
+        f"{percent(results['overlap']['frames'])} (the paper: {percent(PAPER['frame_overlap'])}), of their ink boxes "
+        f"{percent(results['overlap']['ink_boxes'])}. Each digit redrawn from its own capsule: pixel error "
+        f"{percent(c['redrawn_error'])} of its ink (the whole overlay against it: {percent(c['overlay_error'])}), "
+        f"correlation {c['redrawn_correlation']:.2f} ({c['overlay_correlation']:.2f}).")
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description="Measure the pairs CapsNet and the pairs CNN on the same overlapping "
+                                            f"test pairs and write {RESULTS_FILE} beside the CapsNet's weights.")
+    p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
+    p.add_argument("--capsnet", default="weights/pairs", help="the pairs CapsNet's folder (default: weights/pairs)")
+    p.add_argument("--cnn", default="weights/pairs-cnn", help="the pairs CNN's folder (default: weights/pairs-cnn)")
+    p.add_argument("--out", default=None, help=f"the JSON file to write (default: CAPSNET/{RESULTS_FILE})")
+    p.add_argument("--limit", type=int, default=None,
+                   help="pair only the first N test digits (a quick check; the shipped file uses all 10,000)")
+    p.add_argument("--show", action="store_true", help="print the README's table from OUT instead of measuring")
+    args = p.parse_args(argv)
+    out = Path(args.out) if args.out else Path(args.capsnet) / RESULTS_FILE
+    try:
+        if args.show:
+            print(table(load_results(out, args.capsnet, args.cnn)))
+            return
+        capsnet, cnn = load_pair_networks(args.capsnet, args.cnn)
+    except (WeightsError, PairResultsError) as error:
+        raise SystemExit(f"capsnet.pairs_measurement: error: {error}") from None
+    from capsnet.data import mnist  # torchvision is slow to import, and --show never needs it
+    start = time.perf_counter()
+    test = mnist(args.data_dir, train=False)
+    images, labels = test.data[:args.limit], test.targets[:args.limit]
+    results = {"weights_sha256": {"capsnet": sha256(Path(args.capsnet) / WEIGHTS_FILE),
+                                  "cnn": sha256(Path(args.cnn) / WEIGHTS_FILE)},
+               "pairs": f"capsnet.pairs.fixed_pairs of the first {len(images)} MNIST test digits, seed {TEST_SEED}: "
+                        "each with a test digit of another class, each moved by up to 4 pixels in a 36x36 field, "
+                        "the brighter pixel wins, then the playground's preprocessing into 28x28",
+               "paper": PAPER, **measure(capsnet, cnn, images, labels, progress=True)}
+    out.write_text(to_json(results), encoding="utf-8")
+    print(f"wrote {out} in {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

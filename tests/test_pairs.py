@@ -1,0 +1,303 @@
+"""Two overlapping digits: the pairs, the losses that train on them, train.py --task pairs, and the
+measurement of both networks (capsnet.pairs, capsnet.pairs_measurement)."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from capsnet import CapsNet, WeightsError, capsule_loss, ink_to_mnist, margin_loss
+from capsnet.baseline import BaselineCNN, multi_label_loss
+from capsnet.dimensions import sha256
+from capsnet.pairs import (MAX_SHIFT, PAIR_FIELD, TEST_SEED, Pairs, both_right, box_overlap, draw_pairs, fixed_pairs,
+                           frame_overlap, placed, render, scores, top_two)
+from capsnet.pairs_measurement import (RESULTS_FILE, PairResultsError, load_pair_networks, load_results, main,
+                                       measure, table)
+from capsnet.preprocess import overlaid_inks_to_mnist
+from conftest import WEIGHTS
+
+PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS = WEIGHTS / "pairs", WEIGHTS / "pairs-cnn"
+
+
+@pytest.fixture(scope="module")
+def digits(mnist_test) -> tuple[torch.Tensor, torch.Tensor]:
+    """The first 200 MNIST test digits, uint8 [200, 28, 28], and their labels."""
+    return mnist_test.data[:200], mnist_test.targets[:200]
+
+
+def test_each_pair_is_of_two_classes_and_keeps_their_labels():
+    labels = torch.arange(1000) % 10
+    pairs = draw_pairs(labels, torch.arange(1000), torch.Generator().manual_seed(3))
+    pair_labels = pairs.labels(labels)
+    assert (pair_labels[:, 0] != pair_labels[:, 1]).all()
+    assert torch.equal(pair_labels[:, 0], labels[pairs.first]) and torch.equal(pair_labels[:, 1], labels[pairs.second])
+    assert torch.equal(pairs.first, torch.arange(1000))
+
+
+def test_shifts_are_uniform_within_four_pixels_and_partners_uniform_over_the_other_classes():
+    labels = torch.arange(20_000) % 10
+    pairs = draw_pairs(labels, torch.arange(20_000), torch.Generator().manual_seed(0))
+    shifts = pairs.shifts.flatten()                                        # 80,000 draws
+    assert shifts.min() == -MAX_SHIFT and shifts.max() == MAX_SHIFT
+    counts = torch.bincount(shifts + MAX_SHIFT).double()                   # 9 values
+    expected = len(shifts) / 9
+    assert ((counts - expected) ** 2 / expected).sum() < 26.1              # chi-squared, 8 dof, p = 0.001
+    partners = torch.bincount(labels[pairs.second][labels[pairs.first] == 0], minlength=10)
+    assert partners[0] == 0 and (partners[1:] > 0.8 * partners[1:].float().mean()).all()
+
+
+def test_the_same_seed_gives_the_same_pairs_and_another_seed_others():
+    labels = torch.arange(500) % 10
+    a, b, c = (draw_pairs(labels, torch.arange(500), torch.Generator().manual_seed(seed)) for seed in (7, 7, 8))
+    assert torch.equal(a.second, b.second) and torch.equal(a.shifts, b.shifts)
+    assert not torch.equal(a.second, c.second)
+
+
+def test_the_input_is_the_brighter_pixel_of_both_through_the_playgrounds_preprocessing(digits):
+    images, labels = digits
+    pairs = draw_pairs(labels, torch.arange(20), torch.Generator().manual_seed(1))
+    inputs, alone = render(images, pairs)
+    assert inputs.shape == (20, 1, 28, 28) and alone.shape == (20, 2, 1, 28, 28)
+    assert inputs.min() >= 0 and inputs.max() == 1 and alone.min() >= 0 and alone.max() <= 1
+    for n in range(20):
+        a = placed(images[pairs.first[n]].numpy() / 255, pairs.shifts[n, 0])
+        b = placed(images[pairs.second[n]].numpy() / 255, pairs.shifts[n, 1])
+        assert a.shape == (PAIR_FIELD, PAIR_FIELD)
+        np.testing.assert_array_equal(inputs[n, 0].numpy(), ink_to_mnist(np.maximum(a, b)))
+
+
+def test_each_digit_alone_is_moved_and_scaled_as_the_overlay_is(digits):
+    images, _ = digits
+    a = placed(images[0].numpy() / 255, torch.tensor([-4, -4]))
+    b = placed(images[1].numpy() / 255, torch.tensor([4, 4]))
+    fields = overlaid_inks_to_mnist(np.stack([a, b]))                     # [3, 28, 28]
+    # where one digit has no ink, the overlay is the other digit alone
+    only_a, only_b = fields[2] == 0, fields[1] == 0
+    np.testing.assert_allclose(fields[0][only_a], fields[1][only_a], atol=1e-6)
+    np.testing.assert_allclose(fields[0][only_b], fields[2][only_b], atol=1e-6)
+    assert fields[1].sum() > 10 and fields[2].sum() > 10
+    # the first digit sat up and left of the second, and still does
+    centre = lambda f: np.array(np.nonzero(f)).mean(axis=1)                # noqa: E731
+    assert (centre(fields[1]) < centre(fields[2])).all()
+    # one layer alone: exactly ink_to_mnist
+    np.testing.assert_array_equal(overlaid_inks_to_mnist(a[None])[1], ink_to_mnist(a))
+    assert overlaid_inks_to_mnist(np.zeros((2, 36, 36))) is None
+
+
+def test_fixed_pairs_pair_only_the_digits_given(digits):
+    images, labels = digits
+    inputs, alone, pair_labels, pairs = fixed_pairs(images[:50], labels[:50], TEST_SEED)
+    assert len(pairs) == 50 and torch.equal(pairs.first, torch.arange(50)) and pairs.second.max() < 50
+    again = fixed_pairs(images[:50], labels[:50], TEST_SEED)
+    assert torch.equal(inputs, again[0]) and torch.equal(alone, again[1]) and torch.equal(pair_labels, again[2])
+
+
+def test_frame_overlap_is_the_papers_and_ink_boxes_overlap_less(digits):
+    images, labels = digits
+    same = Pairs(torch.tensor([0]), torch.tensor([1]), torch.tensor([[[2, 2], [2, 2]]]))
+    apart = Pairs(torch.tensor([0]), torch.tensor([1]), torch.tensor([[[-4, -4], [4, 4]]]))
+    assert frame_overlap(same)[0] == 1 and frame_overlap(apart)[0] == pytest.approx((20 / 28) ** 2)
+    pairs = draw_pairs(labels, torch.arange(200), torch.Generator().manual_seed(0))
+    covered, iou = box_overlap(images, pairs)
+    assert 0.75 < frame_overlap(pairs).mean() < 0.85                      # the paper's 80%
+    assert 0 <= iou.min() and (iou <= covered).all() and covered.max() <= 1
+    assert box_overlap(images, same)[0][0] > box_overlap(images, apart)[0][0]
+
+
+def test_each_digit_is_redrawn_from_its_own_capsule_alone(model):
+    capsules = torch.randn(3, 10, 16)
+    labels = torch.tensor([[1, 7], [0, 9], [4, 2]])
+    with torch.no_grad():
+        redrawn = model.decode(capsules, labels)                          # [3, 2, 1, 28, 28]
+        assert redrawn.shape == (3, 2, 1, 28, 28)
+        for k in range(2):
+            torch.testing.assert_close(redrawn[:, k], model.decode(capsules, labels[:, k]))
+        other = capsules.clone()
+        other[torch.arange(3), labels[:, 1]] = torch.randn(3, 16)         # change the second digits' capsules
+        again = model.decode(other, labels)
+    torch.testing.assert_close(again[:, 0], redrawn[:, 0])                # the first: untouched
+    assert not torch.allclose(again[:, 1], redrawn[:, 1])
+
+
+def test_a_pairs_forward_redraws_both_digits_and_its_loss_sums_their_errors(model):
+    images = torch.rand(2, 1, 28, 28)
+    labels = torch.tensor([[3, 5], [8, 1]])
+    digits = torch.rand(2, 2, 1, 28, 28)
+    out = model(images, labels)
+    assert out.reconstruction.shape == (2, 2, 1, 28, 28)
+    squared = ((out.reconstruction - digits) ** 2).sum(dim=(2, 3, 4))     # [B, 2]
+    expected = margin_loss(out.lengths, labels) + 0.0005 * squared.sum(dim=1).mean()
+    torch.testing.assert_close(capsule_loss(out, digits, labels), expected)
+
+
+def test_the_margin_loss_counts_both_digits_of_a_pair_as_present():
+    lengths = torch.full((1, 10), 0.05)
+    lengths[0, 3] = lengths[0, 5] = 0.95
+    assert margin_loss(lengths, torch.tensor([[3, 5]])).item() == 0
+    one_short = lengths.clone()
+    one_short[0, 5] = 0.5                                                  # T_5 = 1: (0.9 - 0.5)^2
+    assert margin_loss(one_short, torch.tensor([[3, 5]])).item() == pytest.approx(0.16)
+    assert margin_loss(lengths, torch.tensor([3])).item() == pytest.approx(0.5 * 0.85 ** 2)   # 5 absent
+
+
+def test_the_cnns_multi_label_loss_is_ten_binary_cross_entropies():
+    logits = torch.randn(4, 10, requires_grad=True)
+    labels = torch.tensor([[0, 1], [2, 3], [9, 4], [5, 6]])
+    output = type("Out", (), {"logits": logits})()
+    present = torch.zeros(4, 10)
+    present[torch.arange(4).repeat_interleave(2), labels.flatten()] = 1
+    expected = F.binary_cross_entropy_with_logits(logits, present, reduction="none").sum(1).mean()
+    torch.testing.assert_close(multi_label_loss(output, labels), expected)
+    sure = type("Out", (), {"logits": 20 * (2 * present - 1)})()
+    assert multi_label_loss(sure, labels).item() < 1e-6
+    multi_label_loss(output, labels).backward()
+    assert logits.grad.abs().sum() > 0
+
+
+def test_a_pair_is_read_right_when_the_two_strongest_are_its_classes_in_either_order():
+    strengths = torch.tensor([[0.1, 0.9, 0.2, 0.8, 0, 0, 0, 0, 0, 0.3],
+                              [0.1, 0.9, 0.2, 0.1, 0, 0, 0, 0, 0, 0.3]])
+    read = top_two(strengths)
+    assert read.tolist() == [[1, 3], [1, 9]]
+    assert both_right(read, torch.tensor([[3, 1], [1, 3]])).tolist() == [True, False]
+    cnn_output = type("Out", (), {"logits": torch.zeros(1, 10)})()
+    torch.testing.assert_close(scores(cnn_output), torch.full((1, 10), 0.5))   # sigmoids, not a softmax
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("network", ["capsnet", "cnn"])
+def test_train_py_trains_on_pairs_chooses_on_validation_pairs_and_resumes(tiny_mnist, tmp_path, network):
+    import train
+    out, checkpoint = tmp_path / "weights", tmp_path / "last.pt"
+    flags = ["--task", "pairs", "--model", network, "--data-dir", str(tiny_mnist), "--val-size", "16",
+             "--batch-size", "16", "--out", str(out), "--checkpoint", str(checkpoint), "--amp", "off"]
+    assert train.main([*flags, "--epochs", "1"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["task"] == "pairs" and 0 <= metrics["pairs_test_both_right"] <= 1
+    assert "mnist_test_accuracy" not in metrics and "pairs of" in metrics["selection"]
+    assert train.main([*flags, "--epochs", "2", "--resume"]) == 0
+    assert json.loads((out / "metrics.json").read_text())["epochs"] == 2
+    assert train.main(["--task", "digits", *flags[2:], "--epochs", "3", "--resume"]) == 2   # not the same recipe
+
+
+def test_train_py_pairs_batches_hold_each_digit_alone_in_the_inputs_frame(tiny_mnist):
+    import train
+    indices = torch.arange(32)
+    data = train.PairTrainingData(str(tiny_mnist), indices, 8, seed=1, processes=train.Processes(),
+                                  device=torch.device("cpu"))
+    inputs, (labels, alone) = next(iter(data.epoch(1)))
+    assert inputs.shape == (8, 1, 28, 28) and labels.shape == (8, 2) and alone.shape == (8, 2, 1, 28, 28)
+    assert (labels[:, 0] != labels[:, 1]).all()
+    assert (alone.amax(dim=1) <= inputs + 0.35).all()                       # each digit lies inside the overlay
+    again = next(iter(data.epoch(1)))
+    assert torch.equal(inputs, again[0])                                  # drawn from the seed and the epoch
+    assert not torch.equal(inputs, next(iter(data.epoch(2)))[0])
+
+
+@pytest.fixture(scope="module")
+def random_networks(tmp_path_factory) -> tuple[Path, Path]:
+    """Randomly initialised networks saved as a pairs CapsNet and a pairs CNN."""
+    folder = tmp_path_factory.mktemp("pairs-networks")
+    torch.manual_seed(0)
+    CapsNet().save_pretrained(folder / "pairs")
+    BaselineCNN().save_pretrained(folder / "pairs-cnn")
+    return folder / "pairs", folder / "pairs-cnn"
+
+
+@pytest.mark.slow
+def test_the_measurement_runs_end_to_end_and_writes_the_same_bytes_twice(tiny_mnist, random_networks, tmp_path,
+                                                                         capsys):
+    capsnet, cnn = random_networks
+    flags = ["--data-dir", str(tiny_mnist), "--capsnet", str(capsnet), "--cnn", str(cnn), "--limit", "40"]
+    main([*flags, "--out", str(tmp_path / "a.json")])
+    main([*flags, "--out", str(tmp_path / "b.json")])
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    results = load_results(tmp_path / "a.json", capsnet, cnn)
+    assert results["test_pairs"] == 40 and results["weights_sha256"]["capsnet"] == sha256(capsnet / "model.safetensors")
+    for name in ("capsnet", "cnn"):
+        measured = results[name]
+        assert 0 <= measured["both_right"] <= measured["at_least_one_right"] <= 1
+        assert sum(band["pairs"] for band in measured["by_overlap"]) == 40
+    assert results["only_capsnet"] - results["only_cnn"] == \
+        round(40 * (results["capsnet"]["both_right"] - results["cnn"]["both_right"]))
+    assert results["lead"]["low"] <= results["lead"]["points"] <= results["lead"]["high"]
+    main([*flags, "--out", str(tmp_path / "a.json"), "--show"])
+    assert "| both digits right, 40 test pairs |" in capsys.readouterr().out
+
+
+def test_the_measurement_reads_single_digits_and_pairs_right_with_a_network_that_knows(digits):
+    """A stand-in network that reads the true classes scores 100%; one that always says 0 and 1, 0%
+    of pairs without 0 or 1."""
+    images, labels = digits
+    _, _, pair_labels, _ = fixed_pairs(images[:30], labels[:30], TEST_SEED)
+
+    class Oracle(torch.nn.Module):
+        """Reads the i-th image of each call as what the i-th test pair or digit holds."""
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        def forward(self, batch):
+            truth = pair_labels if self.calls == 0 else labels[:30, None]
+            self.calls += 1
+            present = F.one_hot(truth, 10).amax(dim=1).float()
+            return type("Out", (), {"logits": 10 * present - 5, "prediction": truth[:, 0]})()
+
+    class Decoding(Oracle):
+        def forward(self, batch):
+            out = super().forward(batch)
+            out.lengths, out.capsules = torch.sigmoid(out.logits), torch.zeros(len(batch), 10, 16)
+            return out
+
+        def decode(self, capsules, digits):
+            return torch.zeros(*digits.shape, 1, 28, 28)
+
+    results = measure(Decoding(), Oracle(), images[:30], labels[:30])
+    for name in ("capsnet", "cnn"):
+        assert results[name]["both_right"] == 1 and results[name]["mnist_single_digit_accuracy"] == 1
+    assert results["only_capsnet"] == results["only_cnn"] == 0 and results["lead"]["points"] == 0
+
+
+def test_missing_or_wrong_pairs_weights_name_the_file_and_how_to_train_them(tmp_path, random_networks):
+    with pytest.raises(WeightsError, match=r"pairs-nowhere does not exist.*--task pairs"):
+        load_pair_networks(tmp_path / "pairs-nowhere", random_networks[1])
+    with pytest.raises(WeightsError, match=r"pairs/config.json lacks the keys.*--task pairs --model cnn"):
+        load_pair_networks(random_networks[0], random_networks[0])          # a CapsNet where the CNN belongs
+    with pytest.raises(SystemExit, match="does not exist"):
+        main(["--capsnet", str(tmp_path / "nowhere"), "--cnn", str(random_networks[1])])
+
+
+def test_results_from_other_weights_or_none_are_a_clear_error(tmp_path, random_networks):
+    capsnet, cnn = random_networks
+    with pytest.raises(PairResultsError, match="is missing.*python -m capsnet.pairs_measurement"):
+        load_results(tmp_path / "none.json", capsnet, cnn)
+    (tmp_path / "other.json").write_text(json.dumps({"weights_sha256": {"capsnet": "ab" * 32, "cnn": "cd" * 32}}))
+    with pytest.raises(PairResultsError, match="measured with other weights"):
+        load_results(tmp_path / "other.json", capsnet, cnn)
+
+
+@pytest.fixture(scope="module")
+def shipped() -> dict:
+    if not (PAIRS_WEIGHTS / "model.safetensors").exists() or not (PAIRS_CNN_WEIGHTS / "model.safetensors").exists():
+        pytest.skip(f"no pairs networks in {PAIRS_WEIGHTS} and {PAIRS_CNN_WEIGHTS} (train.py --task pairs)")
+    return load_results(PAIRS_WEIGHTS / RESULTS_FILE, PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS)
+
+
+def test_the_shipped_pairs_results_belong_to_the_shipped_pairs_weights(shipped):
+    assert shipped["test_pairs"] == 10_000
+    assert "| both digits right, 10,000 test pairs |" in table(shipped)
+
+
+@pytest.mark.slow
+def test_recomputing_part_of_the_shipped_measurement_reproduces_it(shipped, mnist_test):
+    """The first 500 test pairs' both-right rate from the shipped networks lies within the sampling
+    spread of the shipped 10,000-pair figure, and the shipped metrics say they were trained on pairs."""
+    capsnet, cnn = load_pair_networks(PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS)
+    inputs, _, labels, _ = fixed_pairs(mnist_test.data, mnist_test.targets, TEST_SEED)
+    with torch.inference_mode():
+        read = top_two(capsnet(inputs[:500]).lengths)
+    assert abs(both_right(read, labels[:500]).double().mean().item() - shipped["capsnet"]["both_right"]) < 0.06
+    for folder in (PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS):
+        assert json.loads((folder / "metrics.json").read_text())["task"] == "pairs"
