@@ -37,7 +37,7 @@ from capsnet.pairs import TEST_SEED, Pairs, draw_pairs, fixed_pairs, pair_right,
 from capsnet.pretrained import CONFIGS, NETWORKS
 
 
-RECIPE = ("model", "task", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
+RECIPE = ("model", "task", "pairs_per_epoch", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
           "init_from", "device_data")  # what --resume must repeat
 CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accuracy", "seconds", "history")
 PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
@@ -57,6 +57,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "(the paper's MultiMNIST, made on the fly: capsnet/pairs.py), one pair for each training "
                         "digit an epoch, the epoch chosen on pairs of the held-out digits, the test pairs of "
                         "MNIST's test digits read once (default: digits)")
+    p.add_argument("--pairs-per-epoch", type=int, default=None,
+                   help="--task pairs: pairs in an epoch, their first digits a fresh random choice of the training "
+                        "digits each epoch; shorter epochs checkpoint, validate and decay the learning rate more "
+                        "often (default: one pair for each training digit)")
     p.add_argument("--data-dir", default="./data", help="where torchvision's MNIST lives or is downloaded to (default: ./data)")
     p.add_argument("--out", default="weights", help="folder for the best model and metrics.json (default: weights)")
     p.add_argument("--checkpoint", default="checkpoints/last.pt", help="the checkpoint written after every epoch (default: checkpoints/last.pt)")
@@ -232,16 +236,18 @@ class PairTrainingData:
     see the same pairs. They are made on the CPU (capsnet.pairs.render) and moved to the device."""
 
     def __init__(self, data_dir: str, indices: torch.Tensor, batch_size: int, seed: int,
-                 processes: Processes, device: torch.device):
+                 processes: Processes, device: torch.device, pairs_per_epoch: int | None = None):
         self.seed, self.device, self.batch_size = seed, device, batch_size
         self.sampler = DistributedSampler(range(len(indices)), num_replicas=processes.world,
                                           rank=processes.rank, shuffle=True, seed=seed)
+        self.pairs_from_shard = len(self.sampler) if pairs_per_epoch is None else \
+            min(len(self.sampler), -(-pairs_per_epoch // processes.world))   # this process's pairs an epoch
         full = mnist(data_dir, train=True)
         self.images, self.labels = full.data[indices], full.targets[indices]   # uint8 [N, 28, 28], [N]
 
     def __len__(self) -> int:
         """Steps per epoch."""
-        return -(-len(self.sampler) // self.batch_size)
+        return -(-self.pairs_from_shard // self.batch_size)
 
     def epoch(self, epoch: int):
         """(inputs [b, 1, 28, 28], (the two classes [b, 2], each digit alone [b, 2, 1, 28, 28]))
@@ -249,7 +255,7 @@ class PairTrainingData:
         self.sampler.set_epoch(epoch)
         pairs = draw_pairs(self.labels, torch.arange(len(self.labels)),
                            torch.Generator().manual_seed(epoch_seed(self.seed, epoch)))
-        for batch in torch.tensor(list(self.sampler)).split(self.batch_size):
+        for batch in torch.tensor(list(self.sampler)[:self.pairs_from_shard]).split(self.batch_size):
             chosen: Pairs = pairs[batch]
             inputs, digits = render(self.images, chosen)
             yield inputs.to(self.device), (chosen.labels(self.labels).to(self.device), digits.to(self.device))
@@ -401,6 +407,9 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         print(f"train.py: error: --batch-size {args.batch_size} does not split evenly over {processes.world} "
               "processes: make it a multiple of --nproc_per_node x --nnodes", file=sys.stderr)
         return 2
+    if args.pairs_per_epoch is not None and (args.task != "pairs" or args.pairs_per_epoch < 1):
+        print("train.py: error: --pairs-per-epoch needs --task pairs and a positive number", file=sys.stderr)
+        return 2
     torch.manual_seed(args.seed)                  # the initial weights: the same in every process
     device = pick_device(args.device, processes.local_rank)
     bf16 = use_bf16(args.amp, device)
@@ -421,7 +430,7 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
     right = RIGHT[args.task]
     if pairs:
         data = PairTrainingData(args.data_dir, train_indices, args.batch_size // processes.world, args.seed,
-                                processes, device)
+                                processes, device, args.pairs_per_epoch)
         digits = mnist(args.data_dir, train=True)
         validation = pair_batches(digits.data[val_indices], digits.targets[val_indices], args.seed, processes,
                                   device) if args.val_size else None

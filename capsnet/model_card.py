@@ -4,6 +4,11 @@ the card's model-index, Semeion's, what it misreads (measured here), intended us
 
     python -m capsnet.model_card --weights weights --data-dir DATA --semeion DATA/semeion/semeion.data
     python -m capsnet.model_card --weights weights/cnn --model cnn --data-dir DATA --semeion ...
+    python -m capsnet.model_card --weights weights/pairs --data-dir DATA   # trained on overlapping pairs
+
+Weights trained on two overlapping digits (`train.py --task pairs`, their metrics.json says so) get
+a card of their own: the pairs they were trained on, both digits right on the test pairs, and the
+single MNIST digits beside.
 """
 import argparse
 import json
@@ -21,6 +26,15 @@ from capsnet.pretrained import NETWORKS, load_model
 PAPER = "https://arxiv.org/abs/1710.09829"
 NAMES = {"capsnet": "CapsNet (Sabour, Frosst & Hinton 2017) on MNIST",
          "cnn": "The CNN baseline of Sabour, Frosst & Hinton 2017 on MNIST"}
+PAIR_NAMES = {"capsnet": "CapsNet (Sabour, Frosst & Hinton 2017) on two overlapping MNIST digits",
+              "cnn": "The CNN baseline of Sabour, Frosst & Hinton 2017 on two overlapping MNIST digits"}
+PAIRS_ABOUT = (
+    "Trained on two overlapping digits of different classes (the paper's MultiMNIST, section 6, made on the fly "
+    "by `capsnet/pairs.py`): each digit moved by up to 4 pixels in a 36x36 field, the brighter pixel winning "
+    "where they meet, then the playground's preprocessing into 28x28 (crop to the ink, fit into 20x20, centre "
+    "of mass at the centre). It reads the two digits as its two strongest outputs{how}.")
+PAIRS_HOW = {"capsnet": " (its two longest capsules), and redraws each from its own capsule alone",
+             "cnn": " (ten independent sigmoids, not a softmax: read them with `torch.sigmoid(out.logits)`)"}
 ABOUT = {
     "capsnet": (
         "The three-layer capsule network of [*Dynamic Routing Between Capsules*]({paper}) (section 4): "
@@ -70,15 +84,20 @@ def per_digit_accuracy(labels: np.ndarray, read: np.ndarray) -> dict[int, float]
 def card_text(model_name: str, metrics: dict, parameters: int, routing: int | None, test_accuracy: float,
               mistakes: Counter, semeion: tuple[float, dict[int, float], Counter] | None, repo: str) -> str:
     """The card's markdown, below its metadata."""
+    pairs = metrics.get("task") == "pairs"
     history = metrics.get("history", [])
     val = ", ".join(f"{e['val_accuracy']:.2%}" for e in history if e.get("val_accuracy") is not None)
     lines = [
-        f"# {NAMES[model_name]}", "",
+        f"# {(PAIR_NAMES if pairs else NAMES)[model_name]}", "",
         ABOUT[model_name].format(paper=PAPER, routing=routing, parameters=parameters), "",
+        *([PAIRS_ABOUT.format(how=PAIRS_HOW[model_name]), ""] if pairs else []),
         f"Trained with the code of the [Capsule Network Playground]({CODE}) (`train.py`), which also serves "
         "these weights in an interactive demo: draw a digit and watch the network read it.", "",
         "## Results", "",
         "| data | accuracy |", "| --- | --- |",
+        *([f"| overlapping test pairs of MNIST's test digits (10,000), both digits right | "
+           f"**{metrics['pairs_test_both_right']:.2%}** |"] if pairs else []),
+        f"| MNIST test set (10,000 single digits), its strongest output | {test_accuracy:.2%} |" if pairs else
         f"| MNIST test set (10,000 digits) | **{test_accuracy:.2%}** |",
     ]
     if semeion:
@@ -87,9 +106,14 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
               f"- Command: `{metrics['command']}` ({metrics.get('device', '?')}, bf16 autocast "
               f"{'on' if metrics.get('bf16_autocast') else 'off'}, torch {metrics.get('torch_version', '?')}, "
               f"{metrics['train_seconds'] / 3600:.1f} h of wall time).",
-              f"- Data: MNIST's training set, {metrics['train_images']:,} images, shifted by up to 2 pixels "
-              "(the paper's only augmentation); Adam, the learning rate decayed per epoch; an exponential "
-              "moving average of the weights is what is evaluated and saved.",
+              (f"- Data: overlapping pairs made afresh every epoch from MNIST's training set, "
+               f"{metrics['train_images']:,} digits, each pair of two classes; "
+               f"{'starting from the weights in `' + metrics['init_from'] + '`; ' if metrics.get('init_from') else ''}"
+               "Adam, the learning rate decayed per epoch; an exponential moving average of the weights is what "
+               "is evaluated and saved." if pairs else
+               f"- Data: MNIST's training set, {metrics['train_images']:,} images, shifted by up to 2 pixels "
+               "(the paper's only augmentation); Adam, the learning rate decayed per epoch; an exponential "
+               "moving average of the weights is what is evaluated and saved."),
               f"- Selection: {metrics['selection']}."]
     if val:
         lines.append(f"- Validation accuracy after each epoch: {val}.")
@@ -104,9 +128,12 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
                   + ", ".join(f"{d}s at {per_digit[d]:.0%}" for d in worst)
                   + " (its weakest digits); the most common mistakes: "
                   + ", ".join(f"{t} → {r} ({n})" for (t, r), n in semeion_mistakes.most_common(4)) + "."]
-    lines += ["", "It has only seen single, centred, upright MNIST digits: it reads any input as one of ten "
-              "digits (there is no \"not a digit\"), and letters, several digits or digits turned far from "
-              "upright are read as some digit all the same.", "",
+    lines += ["", ("It has only seen two overlapping MNIST digits of different classes: it always names two "
+                   "digits, so a single digit is read with a second one beside it, and two digits of the same "
+                   "class cannot be told." if pairs else
+                   "It has only seen single, centred, upright MNIST digits: it reads any input as one of ten "
+                   "digits (there is no \"not a digit\"), and letters, several digits or digits turned far from "
+                   "upright are read as some digit all the same."), "",
               "## Intended use", "",
               "Teaching and demonstration: the Capsule Network Playground, and comparisons of capsule networks "
               "with CNNs on MNIST-like digits. Not for reading real documents, cheques or forms.", "",
@@ -130,14 +157,17 @@ def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion
         semeion = (float((read == labels).mean()), per_digit_accuracy(labels, read),
                    Counter((int(t), int(r)) for t, r in zip(labels, read) if t != r))
     routing = getattr(model.config, "routing_iterations", None)
+    pairs = metrics.get("task") == "pairs"
     data = ModelCardData(
-        model_name=NAMES[model_name], library_name="capsnet", pipeline_tag="image-classification",
+        model_name=(PAIR_NAMES if pairs else NAMES)[model_name], library_name="capsnet",
+        pipeline_tag="image-classification",
         tags=["capsule-network" if model_name == "capsnet" else "cnn", "mnist", "image-classification",
-              "pytorch_model_hub_mixin"],
+              *(["multimnist", "overlapping-digits"] if pairs else []), "pytorch_model_hub_mixin"],
         datasets=["ylecun/mnist"],
         eval_results=[EvalResult(task_type="image-classification", dataset_type="ylecun/mnist",
-                                 dataset_name="MNIST", dataset_split="test", metric_type="accuracy",
-                                 metric_value=round(test_accuracy, 4))])
+                                 dataset_name="MNIST, overlapping pairs (capsnet.pairs)" if pairs else "MNIST",
+                                 dataset_split="test", metric_type="accuracy",
+                                 metric_value=round(metrics["pairs_test_both_right"] if pairs else test_accuracy, 4))])
     text = card_text(model_name, metrics, sum(p.numel() for p in model.parameters()), routing, test_accuracy,
                      mistakes, semeion, repo or str(folder))
     card = ModelCard(f"---\n{data.to_yaml()}\n---\n\n{text}")

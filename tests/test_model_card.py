@@ -48,3 +48,16 @@ def test_card_text_says_the_protocol_the_validation_curve_and_the_mistakes():
     assert "held out" in text and "99.00%, 99.32%" in text and "3,201,810 parameters" in text
     assert "4 → 9 (7), 7 → 2 (3)" in text and "misreads 10 of 10,000" in text
     assert "9s at 81%" in text and 'load_model("user/cnn", BaselineCNN)' in text
+
+
+@pytest.mark.parametrize("network", ["capsnet", "cnn"])
+def test_a_pairs_card_leads_with_the_pairs_and_says_how_to_read_them(network):
+    metrics = {"command": "python train.py --task pairs", "train_seconds": 3600.0, "train_images": 55000,
+               "task": "pairs", "pairs_test_both_right": 0.8123, "init_from": "weights",
+               "selection": "the epoch whose moving average read best the pairs of the 5000 training images held out",
+               "device": "cpu", "bf16_autocast": False, "torch_version": "2.14.1", "history": []}
+    text = card_text(network, metrics, 8_215_568, 3, 0.985, Counter({(4, 9): 7}), None, "weights/pairs")
+    assert "two overlapping MNIST digits" in text and "both digits right | **81.23%** |" in text
+    assert "single digits), its strongest output | 98.50% |" in text and "starting from the weights in `weights`" in text
+    assert ("torch.sigmoid(out.logits)" in text) == (network == "cnn")
+    assert "it always names two digits" in text

@@ -301,3 +301,13 @@ def test_recomputing_part_of_the_shipped_measurement_reproduces_it(shipped, mnis
     assert abs(both_right(read, labels[:500]).double().mean().item() - shipped["capsnet"]["both_right"]) < 0.06
     for folder in (PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS):
         assert json.loads((folder / "metrics.json").read_text())["task"] == "pairs"
+
+
+def test_pairs_per_epoch_shortens_an_epoch_to_a_fresh_choice_of_first_digits(tiny_mnist):
+    import train
+    data = train.PairTrainingData(str(tiny_mnist), torch.arange(64), 8, seed=1, processes=train.Processes(),
+                                  device=torch.device("cpu"), pairs_per_epoch=10)
+    epoch = list(data.epoch(1))
+    assert len(data) == 2 and [len(inputs) for inputs, _ in epoch] == [8, 2]
+    assert not torch.equal(epoch[0][0], next(iter(data.epoch(2)))[0])
+    assert train.main(["--pairs-per-epoch", "10", "--data-dir", str(tiny_mnist), "--dry-run"]) == 2   # digits
