@@ -96,10 +96,11 @@ def render(images: torch.Tensor, pairs: Pairs) -> tuple[torch.Tensor, torch.Tens
         digits: float32 [N, 2, 1, 28, 28], the first and the second digit alone, moved and scaled
         as the overlay was.
     """
-    pixels = images.numpy().astype(np.float32) / 255
+    firsts = images[pairs.first].numpy().astype(np.float32) / 255           # [N, 28, 28]
+    seconds = images[pairs.second].numpy().astype(np.float32) / 255
     fields = np.empty((len(pairs), 3, 28, 28), dtype=np.float32)
-    for n, (a, b, shift) in enumerate(zip(pairs.first.tolist(), pairs.second.tolist(), pairs.shifts)):
-        fields[n] = overlaid_inks_to_mnist(np.stack([placed(pixels[a], shift[0]), placed(pixels[b], shift[1])]))
+    for n, (a, b, shift) in enumerate(zip(firsts, seconds, pairs.shifts)):
+        fields[n] = overlaid_inks_to_mnist(np.stack([placed(a, shift[0]), placed(b, shift[1])]))
     fields = torch.from_numpy(fields)
     return fields[:, :1], fields[:, 1:].unsqueeze(2)
 
