@@ -149,3 +149,13 @@ def test_the_readmes_library_example_runs():
     out = namespace["out"]
     assert (tuple(out.lengths.shape), tuple(out.prediction.shape), tuple(out.reconstruction.shape)) == (
         (8, 10), (8,), (8, 1, 28, 28))
+
+
+def test_every_docs_page_the_code_points_to_exists():
+    sources = [REPO / "app.py", REPO / "train.py", *(REPO / "capsnet").glob("*.py"), *(REPO / "playground").glob("*.py"),
+               *(REPO / "bench").glob("*.py")]
+    pointed = {(source.name, page) for source in sources
+               for page in re.findall(r"docs/[\w-]+\.md", source.read_text(encoding="utf-8"))}
+    assert {("train.py", "docs/training.md"), ("robustness.py", "docs/robustness.md")} <= pointed
+    for source, page in pointed:
+        assert (REPO / page).is_file(), f"{source} points to {page}, which does not exist"
