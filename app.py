@@ -9,6 +9,8 @@ API (gradio_client), in one client session:
     /predict  an image (a file) -> the reading {"digit", "lengths"} and the reconstruction
     /perturb  decode_as ("winner" or "0".."9"), 16 dimension offsets -> the reconstruction of the
               last image read by /predict in this session
+
+What the page shows, how it is served and why: docs/playground.md; the API: docs/api.md.
 """
 import logging
 import math

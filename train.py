@@ -1,7 +1,7 @@
 """Train the paper's CapsNet, or its CNN baseline, on MNIST.
 
     python train.py --data-dir DATA                       # the CapsNet; the epoch chosen on 5,000 held-out images
-    python train.py --model cnn --out weights/cnn         # the paper's CNN baseline (pooled: see README)
+    python train.py --model cnn --out weights/cnn         # the paper's CNN baseline (pooled: docs/training.md)
     python train.py --resume                              # continue from checkpoints/last.pt
     python train.py --init-from weights --lr 2e-4         # train saved weights further
     python train.py --task pairs --init-from weights --out weights/pairs   # two overlapping digits
@@ -9,6 +9,8 @@
 
 --batch-size is the global batch: under torchrun each of the N processes takes batch-size / N
 images of every step, a shard of the data of its own (DistributedSampler).
+
+The recipe, how the epoch is chosen, resuming, the shipped runs and torchrun: docs/training.md.
 """
 import argparse
 import datetime

@@ -12,6 +12,8 @@ Gradio's queue): a reading, a slider move and a transform slider's move; and the
 (POST, then its event stream, then its PNG). The browser's own share is in bench.browser_latency.
 
     python -m bench.app_latency --repeats 200 --http-repeats 100
+
+The figures it measured, with the machine: docs/benchmarks.md.
 """
 import argparse
 import json

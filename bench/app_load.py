@@ -21,6 +21,8 @@ first N that does not, and names the largest that did.
 
     python -m bench.app_load --people 8 16 24 32 --readings 300
     python -m bench.app_load --people 24 --readings 1000
+
+The figures it measured, with the machine: docs/benchmarks.md.
 """
 import argparse
 import os

@@ -13,6 +13,8 @@ pose's moves) shows it.
 
     python -m bench.browser_latency --drawings 40
     python -m bench.browser_latency --drawings 20 --phone        # 390x844, drawn with a finger
+
+The figures it measured, with the machine: docs/benchmarks.md.
 """
 import argparse
 import statistics

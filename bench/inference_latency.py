@@ -3,6 +3,8 @@ run eagerly, then compiled by capsnet.compiled as the playground runs it.
 
     python -m bench.inference_latency --weights weights --runs 200
     python -m bench.inference_latency --random-init        # no trained weights needed
+
+The figures it measured, with the machine: docs/benchmarks.md.
 """
 import argparse
 import statistics

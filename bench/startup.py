@@ -6,6 +6,8 @@ answers. With --cold the operating system's file cache is dropped before each ru
 it writes /proc/sys/vm/drop_caches), so torch, Gradio and the weights are read from disk again.
 
     python -m bench.startup --runs 3 --cold
+
+The figures it measured, with the machine: docs/benchmarks.md.
 """
 import argparse
 import os

@@ -7,6 +7,8 @@ scaled to the 55,000 images of a full epoch.
 
     python -m bench.train_epoch --data-dir DATA --images 6400
     python -m bench.train_epoch --data-dir DATA --images 6400 --model cnn --processes 1 2
+
+The figures it measured, with the machine: docs/benchmarks.md.
 """
 import argparse
 import json

@@ -10,6 +10,8 @@ are not timed.
 
     python -m bench.train_throughput --batch-size 64 --steps 10 --repeats 5
     python -m bench.train_throughput --batch-size 64 --steps 5 --repeats 3 --cnn
+
+The figures it measured, with the machine: docs/benchmarks.md.
 """
 import argparse
 import platform

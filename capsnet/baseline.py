@@ -6,7 +6,7 @@ The last fully connected layer is connected with dropout to a 10 class softmax l
 entropy loss." With "same" padding and no pooling that is 35.4M parameters
 (`BaselineConfig.paper()`), ~40 minutes an epoch on two CPU cores. The default keeps its layers
 and adds 2x2 max pooling after the first two convolutions, unpadded: 3.2M parameters and less
-compute per image than the CapsNet (README, "The CNN baseline").
+compute per image than the CapsNet (docs/training.md, "The CNN baseline").
 """
 from dataclasses import dataclass
 

@@ -21,6 +21,8 @@ Two ranges: the paper's +-0.25 for every dimension, and +-3 standard deviations 
 over the class's digits (SPREAD_RANGE), since the dimensions' spreads differ up to tenfold within a class.
 
     python -m capsnet.dimensions --weights weights --data-dir ../shared/data  # writes weights/dimensions.json
+
+What the names say of the shipped weights, beside the paper's: docs/dimensions.md.
 """
 import argparse
 import hashlib
@@ -288,7 +290,7 @@ def sha256(path: Path) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Measure and name what each digit capsule dimension encodes, "
-                                            f"for every class, and write {NAMES_FILE} beside the weights.")
+                                            f"for every class, and write {NAMES_FILE} beside the weights (docs/dimensions.md).")
     p.add_argument("--weights", default="weights", help=f"a folder holding {WEIGHTS_FILE} (default: weights)")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: WEIGHTS/{NAMES_FILE})")

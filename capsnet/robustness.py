@@ -37,7 +37,10 @@ The results go to robustness.json beside the CapsNet's weights, with the sha256 
 weights; the command reproduces the file byte for byte.
 
     python -m capsnet.robustness --data-dir ../shared/data   # writes weights/robustness.json
-    python -m capsnet.robustness --show                       # prints the README's tables from it
+    python -m capsnet.robustness --show                       # prints docs/robustness.md's tables from it
+
+The results and what they show: docs/robustness.md (`python -m playground.robustness_chart` draws
+them there, beside the app: what draws is not the library's).
 """
 import argparse
 import json
@@ -372,13 +375,14 @@ def steps_table(results: dict) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Measure how the CapsNet and the CNN baseline read MNIST test digits "
-                                            f"under affine changes, and write {RESULTS_FILE} beside the CapsNet's weights.")
+                                            f"under affine changes, and write {RESULTS_FILE} beside the CapsNet's weights "
+                                            "(the results: docs/robustness.md).")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--capsnet", default="weights", help=f"the CapsNet's folder, holding {WEIGHTS_FILE} (default: weights)")
     p.add_argument("--cnn", default="weights/cnn", help="the CNN baseline's folder (default: weights/cnn)")
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: CAPSNET/{RESULTS_FILE})")
     p.add_argument("--show", action="store_true",
-                   help="print the README's tables from OUT, checked against both weights, instead of measuring")
+                   help="print docs/robustness.md's tables from OUT, checked against both weights, instead of measuring")
     args = p.parse_args(argv)
     out = Path(args.out) if args.out else Path(args.capsnet) / RESULTS_FILE
     if args.show:

@@ -24,7 +24,7 @@ MODEL_TURNS = 2                   # readings computed at once; more wait their t
 # is bound by Python's GIL at about one core, so more threads only make more requests wait on it
 # at once: with 4, more people drawing together get their readings within a second (measured by
 # bench/app_load.py; so was leaving torch its default of one thread per core, which served more
-# than one thread did).
+# than one thread did; the figures: docs/benchmarks.md, "People at once").
 MAX_THREADS = 4
 API_WORKERS = MAX_THREADS         # API requests handled at once (each waits for a turn at the network)
 # Sessions whose state Gradio keeps, the longest unused dropped first. A session's reading keeps its

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from browser_drawing import (CHROMIUM, DESKTOP, PHONE, PHONE_UNDER_BARS, POINT_STRIDE, TURN_PANEL, PadDriver,
                              TurnDriver, chromium)
@@ -251,3 +252,20 @@ def test_a_phone_shows_the_digit_while_drawing_and_turns_it_with_a_finger(url, b
         turned_as_transform_turns(person, turner, turner.value("rotation"))
         no_side_scroll = page.evaluate("() => document.documentElement.scrollWidth") <= PHONE_UNDER_BARS["width"]
         assert no_side_scroll
+
+
+def test_the_readme_screenshot_is_made_from_the_page(url, browser, tmp_path):
+    from bench.screenshot import photograph
+
+    page = browser.new_page(viewport=DESKTOP)
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    out = tmp_path / "playground.png"
+    photograph(page, 4, out)
+    panel = page.locator("#reading-panel").bounding_box()
+    pad = page.locator("#pad canvas").bounding_box()
+    page.close()
+    shot = np.asarray(Image.open(out).convert("L"))
+    assert shot.shape[1] == DESKTOP["width"] and shot.shape[0] >= panel["y"] + panel["height"]
+    drawn = shot[int(pad["y"]):int(pad["y"] + pad["height"]), int(pad["x"]):int(pad["x"] + pad["width"])]
+    assert (drawn < 64).mean() > 0.02, "the screenshot shows no digit on the pad"

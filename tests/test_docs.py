@@ -1,0 +1,161 @@
+"""README.md and docs/ stay true: the Space's front matter is whole, every relative link and
+picture resolves (a #fragment to a heading of its page), every page of docs/ is reachable from
+the README, every `python -m MODULE` / `python FILE` / `torchrun ... FILE` quoted names a module
+or file that exists and takes every --flag quoted with it, and the README's library example runs."""
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, WEIGHTS
+
+README = REPO / "README.md"
+PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
+SPACE_KEYS = {"title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "python_version", "app_file",
+              "pinned", "short_description"}
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+COMMAND = re.compile(r"(?:python|torchrun(?: --?[\w-]+(?:=\S+)?)*) +(?:-m +(?P<module>[\w.]+)|(?P<file>[\w./-]+\.py))"
+                     r"(?P<arguments>(?: +[^\s`|;#]+)*)")
+
+
+def prose(text: str) -> str:
+    """``text`` without its fenced code blocks."""
+    return FENCE.sub("", text)
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors of a page's headings, a repeated one numbered as GitHub numbers it."""
+    found, seen = set(), {}
+    for heading in re.findall(r"^#{1,6} +(.+)$", prose(text), re.MULTILINE):
+        base = slug(heading)
+        found.add(base if base not in seen else f"{base}-{seen[base]}")
+        seen[base] = seen.get(base, 0) + 1
+    return found
+
+
+def relative_links(page: Path) -> list[str]:
+    return [target for target in LINK.findall(prose(page.read_text(encoding="utf-8")))
+            if not re.match(r"[a-z]+:", target)]
+
+
+def commands(page: Path) -> list[tuple[str, set[str]]]:
+    """Every command quoted on ``page``, in its code blocks and inline code: ("-m MODULE" or
+    "FILE", the --flags quoted with it)."""
+    text = page.read_text(encoding="utf-8")
+    quoted = [line.split(" # ")[0] for language, block in FENCE.findall(text) if language in ("", "bash")
+              for line in block.replace("\\\n", " ").splitlines()]
+    quoted += [" ".join(span.split()) for span in re.findall(r"`([^`]+)`", prose(text))]
+    found = []
+    for line in quoted:
+        for match in COMMAND.finditer(" ".join(line.split())):
+            target = f"-m {match['module']}" if match["module"] else match["file"]
+            flags = {token.split("=")[0] for token in match["arguments"].split() if token.startswith("--")}
+            found.append((target, flags))
+    return found
+
+
+def all_commands() -> dict[str, set[str]]:
+    """Each command target quoted anywhere, with every flag quoted with it anywhere."""
+    merged = {}
+    for page in PAGES:
+        for target, flags in commands(page):
+            merged.setdefault(target, set()).update(flags)
+    return merged
+
+
+def source_of(target: str) -> Path | None:
+    """The repository's file behind a command target, or None for a module from elsewhere (pytest)."""
+    if not target.startswith("-m "):
+        return REPO / target
+    spec = importlib.util.find_spec(target[3:])
+    assert spec is not None and spec.origin, f"no module {target[3:]}"
+    origin = Path(spec.origin)
+    return origin if REPO in origin.parents else None
+
+
+def test_the_space_front_matter_is_whole_and_pins_gradio_as_requirements_do():
+    text = README.read_text(encoding="utf-8")
+    assert text.startswith("---\n"), "README.md must open with the Space's YAML front matter"
+    front = dict(line.split(": ", 1) for line in text.split("\n---\n", 1)[0].splitlines()[1:] if line.strip())
+    assert set(front) == SPACE_KEYS
+    pin = re.search(r"^gradio==(\S+)", (REPO / "requirements.txt").read_text(), re.MULTILINE).group(1)
+    assert front["sdk_version"] == pin and front["sdk"] == "gradio" and (REPO / front["app_file"]).is_file()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_relative_link_and_picture_resolves(page):
+    assert relative_links(page), f"{page.name} links nowhere"
+    for target in relative_links(page):
+        path, _, fragment = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        assert linked.exists(), f"{page.name}: {target} does not exist"
+        if fragment:
+            assert fragment in anchors(linked.read_text(encoding="utf-8")), f"{page.name}: no heading #{fragment}"
+
+
+def test_every_docs_page_is_linked_from_the_readme():
+    linked = {(README.parent / target.partition("#")[0]).resolve() for target in relative_links(README)}
+    assert set(PAGES[1:]) <= linked, "a page of docs/ the README does not link to"
+
+
+def test_the_readme_keeps_the_two_commands():
+    text = README.read_text(encoding="utf-8")
+    assert "pip install -r requirements.txt\npython app.py\n" in text
+    assert "pip install -r requirements-dev.txt" in text and "\npython -m pytest\n" in text
+    for page in PAGES:
+        for requirements in re.findall(r"pip install -r (\S+)", page.read_text(encoding="utf-8")):
+            assert (REPO / requirements).is_file(), f"{page.name}: no {requirements}"
+
+
+def test_every_command_quoted_names_a_module_or_file_that_exists():
+    quoted = all_commands()
+    assert {"app.py", "train.py", "-m pytest", "-m capsnet.robustness", "-m bench.screenshot"} <= set(quoted)
+    for target in quoted:
+        source = source_of(target)
+        assert source is None or source.is_file(), f"{target}: no {source}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", sorted(all_commands()))
+def test_every_command_quoted_takes_its_flags(target):
+    source = source_of(target)
+    if source is not None and "argparse" not in source.read_text(encoding="utf-8"):
+        pytest.skip(f"{target} parses no arguments: only that it exists is checked")
+    run = subprocess.run([sys.executable, *target.split(), "--help"], cwd=REPO, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, f"{target} --help failed:\n{run.stderr[-2000:]}"
+    for flag in all_commands()[target]:
+        assert re.search(rf"{re.escape(flag)}\b", run.stdout), f"{target} has no {flag}"
+
+
+def test_the_readmes_library_example_runs():
+    if not (WEIGHTS / "model.safetensors").exists():
+        pytest.skip(f"no trained weights in {WEIGHTS}: the example loads them")
+    example = next(block for language, block in FENCE.findall(README.read_text(encoding="utf-8"))
+                   if language == "python" and "from capsnet import" in block)
+    namespace = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(REPO)
+        exec(compile(example, "README.md", "exec"), namespace)
+    out = namespace["out"]
+    assert (tuple(out.lengths.shape), tuple(out.prediction.shape), tuple(out.reconstruction.shape)) == (
+        (8, 10), (8,), (8, 1, 28, 28))
+
+
+def test_every_docs_page_the_code_points_to_exists():
+    sources = [REPO / "app.py", REPO / "train.py", *(REPO / "capsnet").glob("*.py"), *(REPO / "playground").glob("*.py"),
+               *(REPO / "bench").glob("*.py")]
+    pointed = {(source.name, page) for source in sources
+               for page in re.findall(r"docs/[\w-]+\.md", source.read_text(encoding="utf-8"))}
+    assert {("train.py", "docs/training.md"), ("robustness.py", "docs/robustness.md")} <= pointed
+    for source, page in pointed:
+        assert (REPO / page).is_file(), f"{source} points to {page}, which does not exist"
