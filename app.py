@@ -3,12 +3,16 @@
 A Gradio app over the capsnet library. `python app.py` serves it on 127.0.0.1:7860
 (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change that); CAPSNET_WEIGHTS names the weights: a
 folder or a Hugging Face Hub repo id, `weights` by default; CAPSNET_CNN_WEIGHTS names the CNN
-baseline that reads beside it in the Turn-it section, `weights/cnn` by default.
+baseline that reads beside it in the Turn-it section, `weights/cnn` by default;
+CAPSNET_PAIRS_WEIGHTS and CAPSNET_PAIRS_CNN_WEIGHTS the networks trained on two overlapping digits
+that read in the Two-digits section, `weights/pairs` and `weights/pairs-cnn` by default.
 
 API (gradio_client), in one client session:
     /predict  an image (a file) -> the reading {"digit", "lengths"} and the reconstruction
     /perturb  decode_as ("winner" or "0".."9"), 16 dimension offsets -> the reconstruction of the
               last image read by /predict in this session
+    /predict_pair  an image of two overlapping digits (a file) -> the two digits, the ten lengths,
+              the CNN's reading, and both digits redrawn from their own capsules
 
 What the page shows, how it is served and why: docs/playground.md; the API: docs/api.md.
 """
@@ -30,7 +34,7 @@ from capsnet.agreement import MAX_ITERATIONS, RoutingTrace, agreement, routing_b
 from capsnet.dimensions import (PAPER_RANGE, SWEEP, DimensionNames, DimensionNamesError, load_dimension_names,
                                 perturb as perturb_capsule, sweep_reconstructions)
 from capsnet.preprocess import SketchError
-from playground import dimension_sliders, drawing_pad, serving, turn_it, views
+from playground import dimension_sliders, drawing_pad, serving, turn_it, two_digits, views
 
 log = logging.getLogger("playground")
 
@@ -67,6 +71,8 @@ if NAMES is not None:
 CNN_WEIGHTS = os.environ.get("CAPSNET_CNN_WEIGHTS", "weights/cnn")
 CNN = turn_it.load_cnn(CNN_WEIGHTS)
 TURN_IT = turn_it.section(MODEL, CNN, NAMES, WEIGHTS, CNN_WEIGHTS)
+TWO_DIGITS = two_digits.section(os.environ.get("CAPSNET_PAIRS_WEIGHTS", "weights/pairs"),
+                                os.environ.get("CAPSNET_PAIRS_CNN_WEIGHTS", "weights/pairs-cnn"))
 
 
 class ControlError(ValueError):
@@ -396,10 +402,11 @@ with gr.Blocks(title="Capsule Network Playground") as demo:
     gr.Markdown(INTRODUCTION, elem_id="intro")
     with gr.Row(equal_height=False):
         with gr.Column(scale=5, min_width=300):
-            pad = drawing_pad.DrawingPad(examples=[example_ink(path) for path in EXAMPLES], elem_id="pad")
+            pad = drawing_pad.DrawingPad([drawing_pad.digit_example(*example_ink(path)) for path in EXAMPLES],
+                                         elem_id="pad")
         with gr.Column(scale=4, min_width=300):
-            reading_view = gr.HTML(panel(None), elem_id="reading-panel",
-                                   js_on_load=views.SETTLED_JS + views.STRIP_JS)
+            reading_view = gr.HTML(panel(None), elem_id="reading-panel", js_on_load=views.SETTLED_JS + views.STRIP_JS,
+                                   strip_pad="#pad canvas", strip_height=110)
             decode_as = gr.Radio(DECODE_CHOICES, value=WINNER, label="Decode as",
                                  info="which digit capsule the decoder redraws from")
     gr.Markdown(f"### The {DIMENSIONS} dimensions of the capsule\nEach slider adds an offset to one "
@@ -451,7 +458,8 @@ with gr.Blocks(title="Capsule Network Playground") as demo:
     gr.on([iterations.change, capsule_type.change], show_routing,
           inputs=[reading_state, iterations, capsule_type], outputs=routing_view,
           trigger_mode="always_last", **page_event)
-    TURN_IT.layout(reading_state, reading_view, page_event)   # the last section of the page, its events wired
+    TURN_IT.layout(reading_state, reading_view, page_event)   # a section of the page, its events wired
+    TWO_DIGITS.layout(page_event)                              # the last section, and /predict_pair
 
     gr.on([], predict, inputs=api_image, outputs=[api_reading, api_picture, reading_state],
           api_name="predict", show_progress="hidden")

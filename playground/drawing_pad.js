@@ -6,13 +6,19 @@
 // 0..props.side, whatever size the canvas has on the screen. Each stroke goes as one string of
 // numbers and the background as base64, not as arrays: Gradio's page copies the value element by
 // element on every event, and a digit's few hundred points would be that many copies.
+// A pad of several pens (props.colours, one a pen) draws each stroke in its pen's colour and sends
+// each stroke's pen as one digit of value.pens; its background has one layer of ink a pen.
 const canvas = element.querySelector("canvas");
 const context = canvas.getContext("2d");
 const side = props.side;
+const colours = props.colours;
+const layer = 28 * 28;    // a background's pixels a pen
 let strokes = [];         // finished strokes, each a flat [x0, y0, x1, y1, ...]
+let pens = [];            // each finished stroke's pen
+let pen = 0;              // the pen the next stroke is drawn with
 let stroke = null;        // the stroke being drawn
 let pointer = null;       // the pointer drawing it; other fingers are ignored
-let background = null;    // an example digit under the strokes: 28x28 ink, 0..255
+let background = null;    // an example under the strokes: 28x28 ink a pen, 0..255
 let revision = 0;         // counts the values this pad has sent
 let sentAt = 0;
 let backgroundPicture = null;
@@ -26,7 +32,9 @@ function send(drawing = false) {
   element.dataset.revision = revision;
   sentAt = performance.now();
   const all = stroke ? [...strokes, stroke] : strokes;
-  props.value = {strokes: all.map((s) => s.join(" ")), background: encoded(background), revision, drawing};
+  const value = {strokes: all.map((s) => s.join(" ")), background: encoded(background), revision, drawing};
+  if (colours.length > 1) value.pens = (stroke ? [...pens, pen] : pens).join("");
+  props.value = value;
 }
 
 function encoded(pixels) {
@@ -38,20 +46,23 @@ function decoded(base64) {
 }
 
 function pictureOf(pixels) {
-  // The 28x28 example as a canvas, black ink on white paper, drawn scaled up under the strokes.
-  const size = Math.round(Math.sqrt(pixels.length));
+  // The 28x28 example as a canvas, each pen's ink in its colour (the stronger ink on top where
+  // they meet), drawn scaled up under the strokes.
   const picture = document.createElement("canvas");
-  picture.width = picture.height = size;
-  const image = picture.getContext("2d").createImageData(size, size);
-  pixels.forEach((ink, i) => {
-    image.data.fill(255 - ink, 4 * i, 4 * i + 3);
-    image.data[4 * i + 3] = 255;
-  });
+  picture.width = picture.height = 28;
+  const image = picture.getContext("2d").createImageData(28, 28);
+  const rgb = colours.map((c) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)));
+  for (let i = 0; i < layer; i++) {
+    let strongest = 0;
+    for (let p = 1; p < colours.length; p++) if (pixels[p * layer + i] > pixels[strongest * layer + i]) strongest = p;
+    image.data.set([...rgb[strongest], pixels[strongest * layer + i]], 4 * i);
+  }
   picture.getContext("2d").putImageData(image, 0, 0);
   return picture;
 }
 
-function drawStroke(s, scale) {
+function drawStroke(s, scale, strokePen) {
+  context.strokeStyle = colours[strokePen];
   context.lineWidth = props.brush * scale;
   context.beginPath();
   context.moveTo(s[0] * scale, s[1] * scale);
@@ -68,10 +79,9 @@ function redraw() {
     context.imageSmoothingEnabled = true;
     context.drawImage(backgroundPicture, 0, 0, canvas.width, canvas.height);
   }
-  context.strokeStyle = "#000";
   context.lineCap = context.lineJoin = "round";
-  strokes.forEach((s) => drawStroke(s, scale));
-  if (stroke) drawStroke(stroke, scale);
+  strokes.forEach((s, i) => drawStroke(s, scale, pens[i]));
+  if (stroke) drawStroke(stroke, scale, pen);
   element.querySelector(".hint").hidden = strokes.length > 0 || stroke !== null || background !== null;
 }
 
@@ -118,6 +128,7 @@ function endStroke(event) {
   if (event.pointerId !== pointer) return;
   pointer = null;
   strokes.push(stroke);
+  pens.push(pen);
   stroke = null;
   redraw();
   send();
@@ -126,7 +137,7 @@ canvas.addEventListener("pointerup", endStroke);
 canvas.addEventListener("pointercancel", endStroke);
 
 element.querySelector(".undo").addEventListener("click", () => {
-  if (strokes.length) strokes.pop();
+  if (strokes.length) strokes.pop(), pens.pop();
   else if (background) background = backgroundPicture = null;
   else return;
   redraw();
@@ -136,6 +147,7 @@ element.querySelector(".undo").addEventListener("click", () => {
 element.querySelector(".clear").addEventListener("click", () => {
   if (!strokes.length && !background) return;
   strokes = [];
+  pens = [];
   background = backgroundPicture = null;
   redraw();
   send();
@@ -144,14 +156,9 @@ element.querySelector(".clear").addEventListener("click", () => {
 element.querySelector(".examples").addEventListener("click", (event) => {
   const button = event.target.closest("button.example");
   if (!button) return;
-  // The example's 28x28 picture (black on white) back to ink, 0..255.
-  const picture = button.querySelector("img");
-  const reader = document.createElement("canvas");
-  reader.width = reader.height = picture.naturalWidth;
-  reader.getContext("2d").drawImage(picture, 0, 0);
-  const rgba = reader.getContext("2d").getImageData(0, 0, reader.width, reader.height).data;
   strokes = [];
-  background = Array.from({length: rgba.length / 4}, (_, i) => 255 - rgba[4 * i]);
+  pens = [];
+  background = decoded(button.dataset.ink);   // 28x28 ink a pen, 0..255
   backgroundPicture = pictureOf(background);
   redraw();
   send();
@@ -161,12 +168,18 @@ element.querySelector(".examples").addEventListener("click", (event) => {
 watch("value", () => {
   const value = props.value || {};
   strokes = (value.strokes || []).map((s) => s.split(" ").map(Number));
+  pens = strokes.map((_, i) => Number((value.pens || "")[i] || 0));
   background = decoded(value.background);
   backgroundPicture = background ? pictureOf(background) : null;
   stroke = null;
   pointer = null;
   redraw();
 });
+
+element.querySelectorAll("button.pen").forEach((button) => button.addEventListener("click", () => {
+  pen = Number(button.dataset.pen);
+  element.querySelectorAll("button.pen").forEach((b) => b.setAttribute("aria-pressed", String(b === button)));
+}));
 
 new ResizeObserver(fitToScreen).observe(canvas);
 fitToScreen();

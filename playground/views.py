@@ -44,21 +44,26 @@ def picture_html(ink: np.ndarray | torch.Tensor | None, alt: str) -> str:
     return f'<img class="picture" src="{png_data_url(paper(ink))}" alt="{html.escape(alt)}">'
 
 
-def lengths_svg(lengths: np.ndarray, winner: int | None, label: str = "lengths of the digit capsules") -> str:
+def lengths_svg(lengths: np.ndarray, winner: int | None, label: str = "lengths of the digit capsules",
+                marked: dict[int, str] | None = None, line: float | None = None) -> str:
     """A bar chart of the capsule lengths (or any ten numbers in [0, 1]) in digit order, the
-    winner highlighted; ``label`` says what they are."""
+    winner highlighted; ``label`` says what they are. ``marked``: digits whose bars are drawn in
+    their own CSS colour; ``line``: a dashed line across at that height."""
     step = 300 / len(lengths)
     bars = []
     for digit, length in enumerate(np.asarray(lengths, dtype=float)):
         x, height, middle = 8 + step * digit, 100 * length, 8 + step * digit + (step - 8) / 2
         colour = "bar winner" if digit == winner else "bar"
-        bars.append(f'<rect class="{colour}" x="{x:.1f}" y="{112 - height:.1f}" width="{step - 8:.1f}" '
+        fill = f' style="fill: {marked[digit]}"' if marked and digit in marked else ""
+        bars.append(f'<rect class="{colour}"{fill} x="{x:.1f}" y="{112 - height:.1f}" width="{step - 8:.1f}" '
                     f'height="{height:.1f}" rx="2"/>'
                     f'<text x="{middle:.1f}" y="128" class="axis">{digit}</text>'
                     f'<text x="{middle:.1f}" y="{108 - height:.1f}" class="value">{length:.2f}</text>')
     return (f'<svg class="lengths" viewBox="0 0 310 134" role="img" aria-label="{html.escape(label)}">'
             '<line x1="4" x2="306" y1="112.5" y2="112.5" class="baseline"/>'
-            f'{"".join(bars)}</svg>')
+            + ("" if line is None else f'<line x1="4" x2="306" y1="{112 - 100 * line:.1f}" '
+                                      f'y2="{112 - 100 * line:.1f}" class="threshold"/>')
+            + f'{"".join(bars)}</svg>')
 
 
 def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | None,
@@ -113,16 +118,17 @@ watch("value", () => {
 });
 """
 
-# Also the reading panel's: on a narrow screen (a phone), while the drawing pad is on the screen but
-# the panel's digit is not, the panel gets the class "strip" and playground.css shows the digit and
-# its length in a strip along the bottom of the screen, so a person drawing sees what is read.
+# Also the reading panel's (and the Two-digits panel's): on a narrow screen (a phone), while the
+# drawing pad props.strip_pad is on the screen but the panel's reading (props.strip_height CSS pixels
+# of it) is not, the panel gets the class "strip" and playground.css shows the reading in a strip
+# along the bottom of the screen, so a person drawing sees what is read.
 STRIP_JS = """
 const narrow = window.matchMedia("(max-width: 480px)");
-const digitHeight = 110;   // the panel's digit and its caption on a narrow screen, in CSS pixels
+const digitHeight = props.strip_height;
 let placing = false;
 function placeReading() {
   placing = false;
-  const pad = document.querySelector("#pad canvas")?.getBoundingClientRect();
+  const pad = document.querySelector(props.strip_pad)?.getBoundingClientRect();
   const onScreen = pad && pad.bottom > 0 && pad.top < window.innerHeight;
   const below = element.getBoundingClientRect().top + digitHeight > window.innerHeight;
   element.classList.toggle("strip", narrow.matches && Boolean(onScreen) && below);

@@ -177,9 +177,9 @@ def client():
 
 
 @pytest.mark.server
-def test_api_offers_exactly_predict_and_perturb(client):
+def test_api_offers_exactly_predict_perturb_and_predict_pair(client):
     api = client.view_api(print_info=False, return_format="dict")
-    assert set(api["named_endpoints"]) == {"/predict", "/perturb"}
+    assert set(api["named_endpoints"]) == {"/predict", "/perturb", "/predict_pair"}
     assert api["unnamed_endpoints"] == {}
 
 

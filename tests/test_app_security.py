@@ -32,12 +32,12 @@ def status_of(address: str) -> int:
         return error.code
 
 
-def test_the_api_is_predict_and_perturb_and_nothing_else(client, app):
+def test_the_api_is_predict_perturb_and_predict_pair_and_nothing_else(client, app):
     api = client.view_api(print_info=False, return_format="dict")
-    assert set(api["named_endpoints"]) == {"/predict", "/perturb"}
+    assert set(api["named_endpoints"]) == {"/predict", "/perturb", "/predict_pair"}
     assert api["unnamed_endpoints"] == {}
     public = {fn.api_name for fn in app.demo.fns.values() if fn.api_visibility != "private"}
-    assert public == {"predict", "perturb"}
+    assert public == {"predict", "perturb", "predict_pair"}
 
 
 def test_no_mcp_server_and_no_dev_or_vibe_mode(url):

@@ -1,0 +1,303 @@
+"""Two digits: draw one digit over another with two pens and watch a CapsNet trained on
+overlapping pairs read both and redraw each from its own capsule (the paper's section 6, Figure 5),
+beside a CNN trained on the same pairs.
+
+`TwoDigits.layout` lays the section out inside the app's Blocks and wires its events: a drawing
+pad of two pens (`DrawingPad` with two colours: each stroke's pen travels with it, and the networks
+read the overlay of both pens' ink, the colours only for the person), the section's panel (one
+gr.HTML, the only output the page updates while a stroke is drawn), *Decode as*, and the API's
+`/predict_pair`. The pair goes through `overlaid_inks_to_mnist`, the step the training pairs went
+through (`capsnet.pairs.render`), so a drawn pair reaches the network as the training pairs did.
+
+The examples are MNIST test pairs, `assets/pairs/`: the first test pairs of
+`capsnet.pairs.fixed_pairs` (the ones `capsnet.pairs_measurement` reads), whatever the networks
+make of them; `python -m playground.two_digits --data-dir DATA` makes them again.
+"""
+import argparse
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import gradio as gr
+import numpy as np
+import torch
+from PIL import Image
+
+from capsnet.baseline import BaselineCNN
+from capsnet.model import CapsNet
+from capsnet.pairs import TEST_SEED, fixed_pairs, scores, top_two
+from capsnet.pairs_measurement import (PAPER, RESULTS_FILE, PairResultsError, load_pair_networks,
+                                       load_results)
+from capsnet.preprocess import SketchError, overlaid_inks_to_mnist, sketch_to_mnist
+from capsnet.pretrained import WeightsError
+from capsnet.robustness import percent
+from playground import drawing_pad, serving, views
+from playground.two_digit_views import PairView, figure5, pair_panel, tinted
+
+log = logging.getLogger("playground")
+
+PENS = ("#1f6fd1", "#e66100")   # blue and orange, each pen's (and the digit it redraws) colour; the
+                                # paper's Figure 5 uses red and green, which many people cannot tell apart
+TWO_READ = "the two read"
+DECODE_CHOICES = [TWO_READ] + [str(digit) for digit in range(10)]
+PEN_INK = 0.2                   # a pen has drawn when some of its ink is this strong
+API_PIXEL = 10                  # /predict_pair's picture is 280x280
+EXAMPLES_FOLDER = Path(__file__).parent.parent / "assets" / "pairs"
+EXAMPLE_NAME = re.compile(r"mnist_test_pair_(\d+)_(\d)_(\d)\.png")   # mnist_test_pair_0003_0_7.png
+EXAMPLE_COUNT = 8
+PROMPT = ("Draw a digit with pen 1, then another over it with pen 2 (or tap an MNIST test pair): each "
+          "capsule redraws its own.")
+TRAIN = ("`python train.py --task pairs --init-from weights --data-dir DATA --out weights/pairs` and "
+         "`python train.py --task pairs --model cnn --init-from weights/cnn --data-dir DATA --out "
+         "weights/pairs-cnn` (docs/pairs.md)")
+
+
+class PairInputError(ValueError):
+    """A value the page cannot have sent to the section; the message says what is wrong."""
+
+
+@dataclass(frozen=True, eq=False)
+class PairReading:
+    """What the two pairs networks made of one drawing, kept per user (gr.State)."""
+    image: np.ndarray           # the networks' input, [28, 28] in [0, 1]
+    layers: np.ndarray          # each pen's ink moved and scaled as the input, [2, 28, 28]
+    capsules: torch.Tensor      # the pairs CapsNet's v_j, [10, 16]
+    lengths: np.ndarray         # [10]
+    read: tuple[int, int]       # its two longest capsules, the longer first
+    redrawn: np.ndarray         # each of the two redrawn from its own capsule alone, [2, 28, 28]
+    probabilities: np.ndarray   # the pairs CNN's ten sigmoids, [10]
+    revision: int
+    pens_used: int              # pens with ink: 1 is a single digit
+
+
+def pens_of(redrawn: np.ndarray, layers: np.ndarray) -> tuple[int, int]:
+    """The pen of each of the two redrawn digits [2, 28, 28]: the assignment of the two pens'
+    ink [2, 28, 28] that the two redrawings cover more of, (0, 1) or (1, 0)."""
+    overlap = np.einsum("rhw,phw->rp", redrawn, layers)               # [2 redrawn, 2 pens]
+    return (0, 1) if overlap[0, 0] + overlap[1, 1] >= overlap[0, 1] + overlap[1, 0] else (1, 0)
+
+
+def checked_decode_as(decode_as) -> int | None:
+    """The digit *Decode as* names, None for the two read.
+
+    Raises:
+        PairInputError: not one of its choices.
+    """
+    if decode_as not in DECODE_CHOICES:
+        raise PairInputError(f"Decode as must be one of {', '.join(DECODE_CHOICES)}, got {decode_as!r:.40}")
+    return None if decode_as == TWO_READ else int(decode_as)
+
+
+def example_layers(path: Path) -> np.ndarray:
+    """uint8 [2, 28, 28], the two digits' ink of an example pair: saved side by side, 56x28, as
+    black ink on white."""
+    ink = 255 - np.asarray(Image.open(path).convert("L"))
+    return np.stack([ink[:, :28], ink[:, 28:]])
+
+
+def examples() -> list[drawing_pad.Example]:
+    """The MNIST test pairs under the pad, in the order of the test pairs."""
+    found = sorted(path for path in EXAMPLES_FOLDER.glob("*.png") if EXAMPLE_NAME.fullmatch(path.name))
+    pairs = []
+    for path in found:
+        _, a, b = EXAMPLE_NAME.fullmatch(path.name).groups()
+        layers = example_layers(path)
+        pairs.append(drawing_pad.Example(f"{a} and {b}", f"MNIST test pair: {a} (pen 1) and {b} (pen 2)",
+                                         layers, tinted(layers / 255, list(PENS))))
+    return pairs
+
+
+def save_examples(data_dir: str, out: Path = EXAMPLES_FOLDER, count: int = EXAMPLE_COUNT) -> None:
+    """Write the first ``count`` test pairs, each digit alone as the network's preprocessing
+    placed it, side by side as a 56x28 PNG of black ink on white."""
+    from capsnet.data import mnist   # torchvision is slow to import, and the app never needs it
+    test = mnist(data_dir, train=False)
+    _, digits, labels, _ = fixed_pairs(test.data, test.targets, TEST_SEED)     # digits [N, 2, 1, 28, 28]
+    out.mkdir(parents=True, exist_ok=True)
+    for index in range(count):
+        ink = np.rint(digits[index, :, 0].numpy() * 255).astype(np.uint8)      # [2, 28, 28]
+        a, b = labels[index].tolist()
+        Image.fromarray(255 - np.concatenate(list(ink), axis=1)).save(out / f"mnist_test_pair_{index:04d}_{a}_{b}.png")
+
+
+@dataclass(frozen=True, eq=False)
+class TwoDigits:
+    """The Two-digits section over the pairs CapsNet and the pairs CNN; without them (``problem``
+    says why) it explains itself and how to train them."""
+    capsnet: CapsNet | None
+    cnn: BaselineCNN | None
+    finding: str                # what pairs.json found, or why there is none (Markdown)
+    problem: str | None = None  # why the networks could not be loaded
+
+    def read(self, inks: np.ndarray, revision: int = 0) -> PairReading | None:
+        """Both networks on two pens' ink [2, H, W] (any scale) drawn over each other: the overlay
+        made 28x28 as the training pairs were, each digit read redrawn from its own capsule; None
+        for too little ink."""
+        fields = overlaid_inks_to_mnist(inks)                            # [3, 28, 28]: overlay, pen 1, pen 2
+        if fields is None:
+            return None
+        image = torch.from_numpy(fields[0])[None, None]                  # [1, 1, 28, 28]
+        with serving.model_turn(), torch.inference_mode():
+            out, cnn = self.capsnet(image), self.cnn(image)
+            read = top_two(out.lengths)                                  # [1, 2]
+            redrawn = self.capsnet.decode(out.capsules, read)[0, :, 0]  # [2, 28, 28]: each its own capsule alone
+        used = int((inks.reshape(len(inks), -1).max(axis=1) >= PEN_INK).sum())
+        return PairReading(fields[0], fields[1:], out.capsules[0], out.lengths[0].numpy(),
+                           tuple(read[0].tolist()), redrawn.numpy(), scores(cnn)[0].numpy(), revision, used)
+
+    def redraw(self, reading: PairReading, digit: int) -> np.ndarray:
+        """Capsule ``digit`` of the reading redrawn alone, [28, 28]."""
+        with serving.model_turn(), torch.inference_mode():
+            return self.capsnet.decode(reading.capsules[None], torch.tensor([digit]))[0, 0].numpy()
+
+    def view(self, reading: PairReading, decode_as: int | None) -> PairView:
+        pens = pens_of(reading.redrawn, reading.layers)
+        shown = decode_as is not None and decode_as not in reading.read
+        return PairView(reading.image, reading.layers, reading.lengths, reading.read, reading.redrawn,
+                        (PENS[pens[0]], PENS[pens[1]]), PENS, reading.probabilities, reading.revision,
+                        reading.pens_used, decode_as if shown else None,
+                        self.redraw(reading, decode_as) if shown else None)
+
+    def panel(self, reading: PairReading | None, decode_as: int | None) -> str:
+        return pair_panel(None if reading is None else self.view(reading, decode_as), PROMPT)
+
+    def read_drawing(self, value, decode_as) -> tuple:
+        """The two-pen pad changed (while a stroke is drawn, and at its end): read what is on it
+        now and show it; a value the page cannot have sent gets its reason in the panel."""
+        try:
+            drawing = drawing_pad.parse(value, pens=len(PENS))
+            digit = checked_decode_as(decode_as)
+        except (drawing_pad.DrawingError, PairInputError) as error:
+            return gr.skip(), views.message_panel(f"Cannot read these two digits: {error}")
+        reading = self.read(drawing_pad.inks(drawing, pens=len(PENS)), drawing.revision)
+        return reading, self.panel(reading, digit)
+
+    def decode_again(self, reading: PairReading | None, decode_as) -> str:
+        """*Decode as* changed: the panel with that capsule redrawn too."""
+        try:
+            digit = checked_decode_as(decode_as)
+        except PairInputError as error:
+            return views.message_panel(f"Cannot decode: {error}")
+        return self.panel(reading, digit)
+
+    def predict_pair(self, image) -> tuple[dict | None, np.ndarray | None]:
+        """/predict_pair: read an image of two overlapping digits (any size, dark ink on light paper
+        or the reverse): the two digits, the ten capsule lengths, the CNN's two and its ten
+        probabilities, and both digits redrawn from their own capsules over the input (Figure 5,
+        280x280, the longer capsule's digit in blue). None for an empty or unreadable image."""
+        if self.problem is not None:
+            raise gr.Error(f"The pairs networks are not loaded: {self.problem}")
+        try:
+            pixels = sketch_to_mnist(image)
+        except (SketchError, OSError) as error:
+            gr.Warning(f"Cannot read this image: {error}")
+            return None, None
+        if pixels is None:
+            return None, None
+        reading = self.read(np.stack([pixels, np.zeros_like(pixels)]))
+        cnn_read = top_two(torch.from_numpy(reading.probabilities)[None])[0].tolist()
+        answer = {"digits": list(reading.read), "lengths": [round(float(x), 4) for x in reading.lengths],
+                  "cnn_digits": cnn_read, "cnn_probabilities": [round(float(x), 4) for x in reading.probabilities]}
+        return answer, views.upscaled(figure5(reading.image, reading.redrawn, PENS), API_PIXEL)
+
+    def layout(self, page_event: dict) -> None:
+        """The section, laid out where it is called inside the app's Blocks, its events wired,
+        and the API's /predict_pair."""
+        gr.Markdown(INTRODUCTION.format(claim=PAPER_CLAIM, ours=self.finding), elem_id="two-digits")
+        api_image = gr.Image(type="pil", image_mode=None, visible=False)
+        api_reading = gr.JSON(visible=False)
+        api_picture = gr.Image(format="png", visible=False)
+        gr.on([], self.predict_pair, inputs=api_image, outputs=[api_reading, api_picture],
+              api_name="predict_pair", show_progress="hidden")
+        if self.problem is not None:
+            gr.Markdown(f"**This section needs the networks trained on pairs, and cannot load them.** "
+                        f"{self.problem}", elem_id="two-digits-missing")
+            return
+        reading = gr.State(None)
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=5, min_width=300):
+                pad = drawing_pad.DrawingPad(examples(), colours=PENS, hint="Draw a digit, then another over it with pen 2",
+                                             examples_caption="or start from an MNIST test pair", elem_id="pair-pad")
+            with gr.Column(scale=4, min_width=300):
+                panel = gr.HTML(pair_panel(None, PROMPT), elem_id="pair-panel", js_on_load=views.STRIP_JS,
+                                strip_pad="#pair-pad canvas", strip_height=PAIR_STRIP_HEIGHT)
+                decode_as = gr.Radio(DECODE_CHOICES, value=TWO_READ, label="Decode as", elem_id="pair-decode-as",
+                                     info="redraw another digit's capsule too: one of a digit that is not there "
+                                          "should redraw little")
+        pad.change(self.read_drawing, inputs=[pad, decode_as], outputs=[reading, panel],
+                   trigger_mode="always_last", **page_event)
+        decode_as.input(self.decode_again, inputs=[reading, decode_as], outputs=panel,
+                        trigger_mode="always_last", **page_event)
+
+
+PAIR_STRIP_HEIGHT = 120   # the panel's two digits and their redrawings on a narrow screen, CSS pixels
+PAPER_CLAIM = (
+    f"**What the paper claims.** Sabour et al. trained on MultiMNIST, each MNIST digit laid over another of a "
+    f"different class, each moved by up to 4 pixels (their frames overlap {percent(PAPER['frame_overlap'])} on "
+    f"average): their CapsNet misread **{percent(PAPER['capsnet_error'])}** of the test pairs (its two longest "
+    f"capsules not the pair's two digits), a CNN baseline **{percent(PAPER['cnn_error'])}** (section 6); and "
+    "each digit, redrawn from its own capsule, came back whole (Figure 5).")
+INTRODUCTION = """
+## Two digits
+Draw a digit with pen 1, switch to pen 2 and draw another digit over it, or tap an MNIST test
+pair. A CapsNet trained on overlapping pairs reads the overlay (the colours are only for you) and
+redraws each of its two digits from that digit's own capsule alone, in the colour of the pen
+whose ink it redraws; a CNN trained on the same pairs reads beside it.
+
+**Why routing can pull them apart.** Every primary capsule, a part such as a stroke or a loop,
+predicts each digit capsule, and routing sends its vote to the digit whose other parts agree with
+its prediction. A stroke of the 3 agrees with the rest of the 3, not with the 5: each part ends up
+explaining one digit, so each digit capsule holds the pose of its own strokes only, and the
+decoder redraws it alone, the other digit left out. A CNN pools the strongest features of each
+neighbourhood, whichever digit they came from.
+
+{claim}
+
+**What we measured.** {ours}
+"""
+
+
+def measured(capsnet_weights: str, cnn_weights: str) -> str:
+    """A sentence of what `capsnet.pairs_measurement` found for these weights (pairs.json beside
+    the CapsNet's), or why there is none."""
+    try:
+        results = load_results(Path(capsnet_weights) / RESULTS_FILE, capsnet_weights, cnn_weights)
+        c, n, lead = results["capsnet"], results["cnn"], results["lead"]
+        return (f"Both networks, trained here on the same pairs on 2 CPU cores, read the same "
+                f"{results['test_pairs']:,} MNIST test pairs: both digits right **{percent(c['both_right'])}** "
+                f"for the CapsNet, **{percent(n['both_right'])}** for the CNN (error {percent(1 - c['both_right'])} "
+                f"and {percent(1 - n['both_right'])}; CapsNet − CNN {lead['points']:+.1f} points, 95% interval "
+                f"{lead['low']:+.1f} … {lead['high']:+.1f}). Each digit redrawn from its own capsule misses "
+                f"{percent(c['redrawn_error'])} of that digit's ink, against {percent(c['overlay_error'])} for "
+                f"the whole overlay. From `{RESULTS_FILE}` (`python -m capsnet.pairs_measurement`; docs/pairs.md).")
+    except PairResultsError as error:
+        log.warning("The Two-digits section shows no measurement: %s", error)
+        return f"Not measured for these weights: {error}"
+    except (KeyError, TypeError, ValueError) as error:
+        log.warning("The Two-digits section shows no measurement: %s is not a measurement (%s)", RESULTS_FILE, error)
+        return f"Not measured for these weights: {RESULTS_FILE} is not a measurement ({error.__class__.__name__})."
+
+
+def section(capsnet_weights: str, cnn_weights: str) -> TwoDigits:
+    """The Two-digits section over the pairs networks in these folders; without them, one that
+    says why and how to train them."""
+    try:
+        capsnet, cnn = load_pair_networks(capsnet_weights, cnn_weights)
+    except WeightsError as error:
+        log.warning("The Two-digits section cannot read: %s", error)
+        return TwoDigits(None, None, "Nothing to measure without the networks.",
+                         f"{error.problem}. Train them with {TRAIN}, or set CAPSNET_PAIRS_WEIGHTS and "
+                         "CAPSNET_PAIRS_CNN_WEIGHTS to folders that hold them.")
+    return TwoDigits(capsnet, cnn, measured(capsnet_weights, cnn_weights))
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=f"Write the Two-digits section's examples, the first {EXAMPLE_COUNT} "
+                                            f"MNIST test pairs, to {EXAMPLES_FOLDER}.")
+    p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
+    save_examples(p.parse_args(argv).data_dir)
+
+
+if __name__ == "__main__":
+    main()
