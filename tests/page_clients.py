@@ -7,23 +7,28 @@ the next only once the last is answered, as the page sends them; the whole strok
 each finished stroke's reading brings `show_details`; then drags a slider in a few steps; after
 one digit in TURN_SHARE scrolls down to Turn it (its refresh: the turn panel and the rotation sweep)
 and drags the rotation slider in a few steps; looks at the result for PAUSE_SECONDS, presses Clear
-(a reading of the empty pad, and its details) and draws another digit. Every answer is checked: a
+(a reading of the empty pad, and its details). PAIR_SHARE of the people then scroll down to Two
+digits and draw a pair on its pad of two pens: a digit with pen 1, then another digit with pen 2
+moved over it, stroke by stroke as on the first pad; in DECODE_SHARE of the pairs they change
+Decode as; they look, press that pad's Clear, and draw another digit. Every answer is checked: a
 reading panel for every reading, the drawn digit once the digit is finished and while its sliders
 move, Figure 4 and the routing view in the details, the turn panel of the move sent and the sweep
-of the drawn digit in Turn it.
+of the drawn digit in Turn it, the pair panel of the value sent for every pair reading (two digits
+once both are drawn) with the capsule Decode as names redrawn where it is not one of the two.
 All the people run as asyncio tasks in one process, sharing one httpx client.
 """
 import asyncio
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 import httpx
 import numpy as np
 
-from playground import turn_it
+from playground import turn_it, two_digits
+from playground.drawing_pad import SIDE
 from tests.digit_strokes import pad_value
 
 STROKE_SECONDS = 0.6          # a stroke takes this long to draw ...
@@ -33,8 +38,13 @@ SLIDER_STEPS = 4              # a drag of one slider sends this many moves ...
 STEP_SECONDS = 0.1            # ... at most this often, the next once the last is answered
 TURN_SHARE = 0.5             # of the digits drawn, those also turned in the Turn-it section
 PAUSE_SECONDS = 2.0           # looking at the result before Clear and the next digit
+PAIR_SHARE = 0.5              # of the people, those who also draw a pair in Two digits after each digit
+PAIR_OFFSET = 40.0            # pad units: the second digit's centre within this of the first's, each axis
+                              # (4 of the pad's 28 pixels: MultiMNIST shifts each digit by up to 4)
+DECODE_SHARE = 0.5            # of the pairs drawn, those after which Decode as is changed
 HTTP_TIMEOUT = 60.0           # seconds for one request; longer is recorded as an error
 DIGIT = re.compile(r'<div class="digit">(\d)</div>')
+PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d)">')
 EVENTS = {                    # what each event of a person is, as the reports name it
     "final": "reading at a stroke's end, pen up -> shown",
     "live": "reading while a stroke is drawn",
@@ -43,6 +53,10 @@ EVENTS = {                    # what each event of a person is, as the reports n
     "turn-refresh": "Turn it: refresh for a reading (panel, sweep)",
     "turn": "Turn it: a transform slider's move",
     "clear": "Clear, and the empty pad's details",
+    "pair-final": "Two digits: reading at a stroke's end -> shown",
+    "pair-live": "Two digits: reading while a stroke is drawn",
+    "pair-decode": "Two digits: Decode as changed",
+    "pair-clear": "Two digits: Clear",
 }
 
 
@@ -53,9 +67,9 @@ def event_index(app, fn) -> int:
 
 
 def page_event(app, url: str, fn, data: list, session: str = "robustness") -> httpx.Response:
-    """One request as the page sends it, for the event for the event that runs ``fn``: POST /gradio_api/run/predict with the
-    event's index (the page's events skip the queue). NaN and infinity in ``data`` go as JSON's
-    NaN and Infinity, which Gradio's parser takes."""
+    """One request as the page sends it, for the event that runs ``fn``: POST
+    /gradio_api/run/predict with the event's index (the page's events skip the queue). NaN and
+    infinity in ``data`` go as JSON's NaN and Infinity, which Gradio's parser takes."""
     body = json.dumps({"data": data, "fn_index": event_index(app, fn), "session_hash": session})
     return httpx.post(f"{url}gradio_api/run/predict", content=body, timeout=120,
                       headers={"Content-Type": "application/json"})
@@ -81,15 +95,20 @@ class Page:
     iterations: int          # the routing view's r
     capsule_type: int        # the routing view's capsule type: all
     transforms: dict         # the transform sliders' value before any move: the digit unchanged
+    read_pair: int | None    # the Two-digits pad's change and Decode as: None where the section has
+    decode_pair: int | None  # no pairs networks, and so no pad
 
     @classmethod
     def of(cls, app) -> "Page":
         """The page of the imported app.py (the same indices as a `python app.py` serving it)."""
+        pairs = app.TWO_DIGITS.problem is None
         return cls(event_index(app, app.read_drawing), event_index(app, app.show_details),
                    event_index(app, app.move_dimensions), event_index(app, app.TURN_IT.turn),
                    event_index(app, app.TURN_IT.show), app.sliders_at_zero(None, app.PAPER), app.WINNER,
                    app.PAPER, app.CONFIG.routing_iterations, app.ALL_TYPES,
-                   {**turn_it.UNCHANGED, "revision": 0})
+                   {**turn_it.UNCHANGED, "revision": 0},
+                   event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
+                   event_index(app, app.TWO_DIGITS.decode_again) if pairs else None)
 
 
 @dataclass(frozen=True)
@@ -131,6 +150,64 @@ def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], st
     return problem
 
 
+def pair_problem(revision: int, decode_as: str, two: bool = False) -> Callable[[list], str | None]:
+    """The check of a Two-digits answer: the pair panel of the pad's value ``revision``, naming two
+    digits of both pens where ``two``, with the capsule ``decode_as`` names redrawn besides where
+    it is not one of the two read, and none otherwise."""
+    def problem(outputs: list) -> str | None:
+        panel = outputs[-1]
+        shown = PAIR.match(panel)
+        if shown is None or shown.group(1) != str(revision):
+            return f"not the pair panel of revision {revision}: {panel[:200]}"
+        read = shown.group(2, 3)
+        if two and (read[0] == read[1] or 'class="one-digit"' in panel):
+            return f"both digits drawn, the panel reads one: {panel[:200]}"
+        besides = decode_as if decode_as != two_digits.TWO_READ and decode_as not in read else None
+        if (f"<figcaption>Capsule {besides} redrawn" not in panel if besides else 'class="decoded"' in panel):
+            return (f"decoded as {decode_as!r} and read {''.join(read)}, yet {'no' if besides else 'a'} "
+                    "capsule is redrawn besides the two")
+        return None
+    return problem
+
+
+def empty_pair_problem(outputs: list) -> str | None:
+    if outputs[-1].startswith('<div class="pair empty">'):
+        return None
+    return f"not the empty pair panel: {outputs[-1][:200]}"
+
+
+def overlaid(first: list[list[float]], second: list[list[float]], rng: np.random.Generator) -> list[list[float]]:
+    """``second``'s strokes moved over ``first``'s: the centre of its box within PAIR_OFFSET of the
+    first's on each axis, the whole of it on the pad."""
+    a, b = (np.concatenate([np.reshape(stroke, (-1, 2)) for stroke in strokes]) for strokes in (first, second))
+    shift = (a.min(0) + a.max(0) - b.min(0) - b.max(0)) / 2 + rng.uniform(-PAIR_OFFSET, PAIR_OFFSET, 2)
+    shift = np.clip(shift, -b.min(0), SIDE - b.max(0))                  # (x, y)
+    return [np.round(np.reshape(stroke, (-1, 2)) + shift, 1).ravel().tolist() for stroke in second]
+
+
+async def drawn(strokes: list[list[float]]) -> AsyncIterator[tuple[list[list[float]], float | None]]:
+    """What a pad sends while a person draws ``strokes`` one by one, as (strokes so far, pen_up):
+    while a stroke is drawn, at most every LIVE_SECONDS and only once the last was answered (the
+    caller sends each before taking the next), pen_up None; at each stroke's end, the time the pen
+    was lifted."""
+    done = []
+    for k, stroke in enumerate(strokes):
+        pen_down = time.perf_counter()
+        pen_up, next_send = pen_down + STROKE_SECONDS, pen_down + LIVE_SECONDS
+        while True:
+            await asyncio.sleep(max(0.0, min(next_send, pen_up) - time.perf_counter()))
+            now = time.perf_counter()
+            if now >= pen_up:
+                break
+            points = max(1, round(len(stroke) // 2 * (now - pen_down) / STROKE_SECONDS))
+            yield done + [stroke[:2 * points]], None
+            next_send = now + LIVE_SECONDS
+        done.append(stroke)
+        yield done, pen_up
+        if k < len(strokes) - 1:
+            await asyncio.sleep(max(0.0, pen_up + BETWEEN_STROKES_SECONDS - time.perf_counter()))
+
+
 def details_problem(reading: bool) -> Callable[[list], str | None]:
     """The check of show_details' answer: Figure 4 and the routing view of a reading, or their
     empty states."""
@@ -150,11 +227,13 @@ class Person:
     so that people warmed up come back to their own session), the page's values as the page holds
     them."""
 
-    def __init__(self, client: httpx.AsyncClient, page: Page, index: int, seed: int):
-        self.client, self.page, self.index = client, page, index
+    def __init__(self, client: httpx.AsyncClient, page: Page, index: int, seed: int, draws_pairs: bool):
+        self.client, self.page, self.index, self.draws_pairs = client, page, index, draws_pairs
         self.session = f"person-{index}"
         self.rng = np.random.default_rng((seed, index))
         self.revision = 0                      # the pad counts the values it sends
+        self.pair_revision = 0                 # and so does the Two-digits pad
+        self.pair_decode_as = two_digits.TWO_READ
         self.sliders = page.sliders            # the sliders' value on the page
         self.details: asyncio.Task | None = None
         self.exchanges: list[Exchange] = []
@@ -198,25 +277,40 @@ class Person:
 
     async def draw(self, digit: int, strokes: list[list[float]]) -> None:
         """Draw ``strokes`` one by one: live readings while each is drawn, the final one at pen-up."""
-        done = []
-        for k, stroke in enumerate(strokes):
-            pen_down = time.perf_counter()
-            pen_up, next_send = pen_down + STROKE_SECONDS, pen_down + LIVE_SECONDS
-            while True:
-                await asyncio.sleep(max(0.0, min(next_send, pen_up) - time.perf_counter()))
-                now = time.perf_counter()
-                if now >= pen_up:
-                    break
-                points = max(1, round(len(stroke) // 2 * (now - pen_down) / STROKE_SECONDS))
-                await self.send_drawing("live", done + [stroke[:2 * points]], True, reading_problem(None))
-                next_send = now + LIVE_SECONDS
-            done.append(stroke)
-            last = k == len(strokes) - 1
-            if await self.send_drawing("final", done, False, reading_problem(digit if last else None),
-                                       since=pen_up) is not None:
+        async for shown, pen_up in drawn(strokes):
+            if pen_up is None:
+                await self.send_drawing("live", shown, True, reading_problem(None))
+            elif await self.send_drawing("final", shown, False,
+                                         reading_problem(digit if len(shown) == len(strokes) else None),
+                                         since=pen_up) is not None:
                 self.follow_with_details(True, "details")
-            if not last:
-                await asyncio.sleep(max(0.0, pen_up + BETWEEN_STROKES_SECONDS - time.perf_counter()))
+
+    async def send_pair(self, event: str, strokes: list[list[float]], pens: str, drawing: bool,
+                        since: float | None = None, two: bool = False) -> None:
+        """The Two-digits pad's value, each stroke's pen in ``pens``; the answer must be the pair
+        panel of this value (naming two digits where ``two``), or the empty one for no strokes."""
+        self.pair_revision += 1
+        value = {**pad_value(strokes, self.pair_revision, drawing=drawing), "pens": pens[:len(strokes)]}
+        problem = pair_problem(self.pair_revision, self.pair_decode_as, two) if strokes else empty_pair_problem
+        await self.send(event, self.page.read_pair, [value, self.pair_decode_as], problem, since)
+
+    async def draw_a_pair(self, drawings: list[tuple[int, list[list[float]]]]) -> None:
+        """In Two digits: draw a digit with pen 1 and another one over it with pen 2, stroke by
+        stroke; sometimes change Decode as; look; Clear."""
+        first = drawings[self.rng.integers(len(drawings))]
+        others = [drawing for drawing in drawings if drawing[0] != first[0]]
+        second = overlaid(first[1], others[self.rng.integers(len(others))][1], self.rng)
+        strokes, pens = first[1] + second, "0" * len(first[1]) + "1" * len(second)
+        async for shown, pen_up in drawn(strokes):
+            await self.send_pair("pair-live" if pen_up is None else "pair-final", shown, pens, pen_up is None,
+                                 since=pen_up, two=pen_up is not None and len(shown) == len(strokes))
+        if self.rng.random() < DECODE_SHARE:
+            choices = [choice for choice in two_digits.DECODE_CHOICES if choice != self.pair_decode_as]
+            self.pair_decode_as = choices[self.rng.integers(len(choices))]
+            await self.send("pair-decode", self.page.decode_pair, [None, self.pair_decode_as],
+                            pair_problem(self.pair_revision, self.pair_decode_as, two=True))
+        await asyncio.sleep(PAUSE_SECONDS)
+        await self.send_pair("pair-clear", [], "", False)
 
     async def move_a_slider(self, digit: int) -> None:
         """Drag one slider to a random offset within its range, in SLIDER_STEPS moves."""
@@ -259,8 +353,9 @@ class Person:
 
     async def use(self, drawings: list[tuple[int, list[list[float]]]], start_delay: float,
                   done: Callable[[int], bool]) -> None:
-        """Draw, look, drag a slider, sometimes turn the digit, look, Clear: again and again, a
-        drawing of ``drawings`` picked at random each time, until ``done(digits drawn so far)``."""
+        """Draw, look, drag a slider, sometimes turn the digit, look, Clear, and draw a pair in Two
+        digits if this person does: again and again, drawings of ``drawings`` picked at random each
+        time, until ``done(digits drawn so far)``."""
         await asyncio.sleep(start_delay)
         digits = 0
         while not done(digits):
@@ -271,14 +366,23 @@ class Person:
                 await self.turn(digit)
             await asyncio.sleep(PAUSE_SECONDS)
             await self.clear()
+            if self.draws_pairs:
+                await self.draw_a_pair(drawings)
             digits += 1
 
 
+def draws_pairs(index: int, pair_share: float) -> bool:
+    """Whether person ``index`` draws pairs: people spread evenly, ``pair_share`` of any first k
+    people (at a half, persons 1, 3, 5, ...)."""
+    return int((index + 1) * pair_share) > int(index * pair_share)
+
+
 async def _use_the_page(url: str, page: Page, people: int, drawings: list, seed: int,
-                        done: Callable[[int, int], bool]) -> list[Exchange]:
+                        done: Callable[[int, int], bool], pair_share: float) -> list[Exchange]:
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     async with httpx.AsyncClient(base_url=f"{url}gradio_api/", timeout=HTTP_TIMEOUT, limits=limits) as client:
-        crowd = [Person(client, page, index, seed) for index in range(people)]
+        crowd = [Person(client, page, index, seed, page.read_pair is not None and draws_pairs(index, pair_share))
+                 for index in range(people)]
 
         def person_done(digits: int) -> bool:
             finals = sum(exchange.event == "final" for person in crowd for exchange in person.exchanges)
@@ -291,7 +395,7 @@ async def _use_the_page(url: str, page: Page, people: int, drawings: list, seed:
 
 
 def use_the_page(url: str, page: Page, people: int, drawings: list[tuple[int, list[list[float]]]],
-                 done: Callable[[int, int], bool], seed: int = 0) -> list[Exchange]:
+                 done: Callable[[int, int], bool], seed: int = 0, pair_share: float = PAIR_SHARE) -> list[Exchange]:
     """Every request of ``people`` people using the page served at ``url`` together.
 
     Args:
@@ -303,5 +407,7 @@ def use_the_page(url: str, page: Page, people: int, drawings: list[tuple[int, li
             digits they have drawn and the final readings answered to everyone so far: True stops
             that person.
         seed: the people's choices (drawings, sliders, arrival) follow from it.
+        pair_share: of the people, those who also draw a pair in Two digits after each digit
+            (none where the page has no Two-digits pad).
     """
-    return asyncio.run(_use_the_page(url, page, people, drawings, seed, done))
+    return asyncio.run(_use_the_page(url, page, people, drawings, seed, done, pair_share))

@@ -1,6 +1,7 @@
 """The app under load: people using the page at once, as the page talks to the server, each get
-their own digit every time; 32 concurrent gradio_client sessions of 20 requests each get no error
-and every answer right; and a slow request holds up no other."""
+their own digit every time, and those who draw pairs in Two digits their pair read; 32 concurrent
+gradio_client sessions of 20 requests each get no error and every answer right; and a slow request
+holds up no other."""
 import shutil
 import threading
 from collections import Counter, defaultdict
@@ -15,7 +16,7 @@ from capsnet import load_model
 from conftest import EXAMPLES, REPO, example_pixels, label_of
 from concurrent_clients import WINNER, offset_sets, run_sessions, sketch
 from digit_strokes import random_box, strokes
-from page_clients import SLIDER_STEPS, Page, use_the_page
+from page_clients import PAIR_SHARE, SLIDER_STEPS, Page, draws_pairs, use_the_page
 from playground import serving
 from playground.drawing_pad import SIDE
 
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.server
 
 PEOPLE = 8              # at the page at once, each drawing DIGITS_EACH digits
 DIGITS_EACH = 2
+PAIR_PEOPLE = 4         # at the page at once, PAIR_SHARE of them drawing a pair after their one digit
 SESSIONS = 32
 REQUESTS = 20           # per session: 4 /predict and 16 /perturb
 LOAD_TIMEOUT = 1800.0   # seconds for all 640 requests, on a 2-core machine busy training
@@ -37,6 +39,13 @@ def weights(tmp_path_factory) -> Path:
     for name in ("config.json", "model.safetensors"):
         shutil.copy2(REPO / "weights" / name, snapshot / name)
     return snapshot
+
+
+@pytest.fixture(scope="module")
+def drawings(app) -> list[tuple[int, list[list[float]]]]:
+    """Each digit once, at a random size and place on the pad."""
+    rng = np.random.default_rng(0)
+    return [(digit, strokes(digit, *random_box(rng, SIDE))) for digit in range(app.DIGITS)]
 
 
 @pytest.fixture(scope="module")
@@ -65,18 +74,18 @@ def assert_same_picture(served: np.ndarray, computed: np.ndarray) -> None:
     assert np.abs(served.astype(int) - computed.astype(int)).max() <= 1
 
 
-def test_people_at_the_page_at_once_each_get_their_own_digit(app, weights):
+def test_people_at_the_page_at_once_each_get_their_own_digit(app, weights, drawings):
     """Every request of 8 people drawing, dragging a slider, turning the digit and clearing together
     is answered with what that person's page needs: live readings, the drawn digit at the last
     stroke's end and while its slider moves, the details, the turn panel of each move and the sweep
-    of the drawn digit, the empty pad after Clear (tests/page_clients.py checks each)."""
-    rng = np.random.default_rng(0)
-    drawings = [(digit, strokes(digit, *random_box(rng, SIDE))) for digit in range(app.DIGITS)]
+    of the drawn digit, the empty pad after Clear (tests/page_clients.py checks each). None of them
+    draws pairs: the next test has people who do."""
     with pytest.MonkeyPatch.context() as env:
         env.setenv("CAPSNET_WEIGHTS", str(weights))
         env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
         with serving_app(start_timeout=600) as url:
-            exchanges = use_the_page(url, Page.of(app), PEOPLE, drawings, lambda digits, _: digits >= DIGITS_EACH)
+            exchanges = use_the_page(url, Page.of(app), PEOPLE, drawings, lambda digits, _: digits >= DIGITS_EACH,
+                                     pair_share=0.0)
 
     assert [(exchange.event, exchange.error) for exchange in exchanges if exchange.error] == []
     events = Counter((exchange.person, exchange.event) for exchange in exchanges)
@@ -87,6 +96,33 @@ def test_people_at_the_page_at_once_each_get_their_own_digit(app, weights):
         assert events[person, "slider"] > 0
         assert events[person, "turn"] == SLIDER_STEPS * events[person, "turn-refresh"]  # a refresh, then a drag
     assert sum(events[person, "turn-refresh"] for person in range(PEOPLE)) > 0
+
+
+def test_people_drawing_pairs_too_get_each_pair_read(app, weights, drawings):
+    """4 people at the page at once, every other one drawing, after their digit, a pair in Two
+    digits (a digit with pen 1, another moved over it with pen 2, stroke by stroke), sometimes
+    changing Decode as, then pressing that pad's Clear: every answer is what their page needs, the
+    pair panel of each value sent, two digits named once both are drawn, the capsule Decode as
+    names redrawn besides the two where it is not one of them, the empty panel after Clear."""
+    if app.TWO_DIGITS.problem is not None:
+        pytest.skip(f"the Two-digits section has no networks: {app.TWO_DIGITS.problem}")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("CAPSNET_WEIGHTS", str(weights))
+        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        with serving_app(start_timeout=600) as url:
+            exchanges = use_the_page(url, Page.of(app), PAIR_PEOPLE, drawings, lambda digits, _: digits >= 1)
+
+    assert [(exchange.event, exchange.error) for exchange in exchanges if exchange.error] == []
+    events = Counter((exchange.person, exchange.event) for exchange in exchanges)
+    pair_people = [person for person in range(PAIR_PEOPLE) if draws_pairs(person, PAIR_SHARE)]
+    assert len(pair_people) == PAIR_PEOPLE * PAIR_SHARE
+    for person in range(PAIR_PEOPLE):
+        pairs = int(person in pair_people)
+        assert events[person, "final"] >= 1 and events[person, "clear"] == 2          # the digit, as above
+        assert events[person, "pair-clear"] == pairs
+        assert events[person, "pair-final"] >= 2 * pairs                # two digits, a stroke each at least
+        assert events[person, "pair-live"] >= events[person, "pair-final"]
+    assert sum(events[person, "pair-decode"] for person in pair_people) > 0             # with seed 0, someone does
 
 
 def test_32_concurrent_sessions_get_every_answer_right(weights, expected, tmp_path):
