@@ -10,9 +10,14 @@ After each digit, once the Turn-it section shows it, the rotation slider is drag
 random places one move at a time, and the page times each move likewise: from the slider's input
 event to the animation frame after the turn panel (the turned digit, both networks' readings, the
 pose's moves) shows it.
+With --pairs, the Two-digits section follows, scrolled to: pairs of digits drawn over each other,
+pen 1's digit then pen 2's moved by up to 8/28 of its box each way (one or two strokes each), with
+Clear between pairs, every stroke timed likewise until the pair panel (the two digits, their
+redrawings, the input, Figure 5, the lengths and the CNN) shows it; its figures are printed apart.
 
     python -m bench.browser_latency --drawings 40
     python -m bench.browser_latency --drawings 20 --phone        # 390x844, drawn with a finger
+    python -m bench.browser_latency --drawings 40 --pairs 20     # then 20 pairs of two digits
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
@@ -26,8 +31,41 @@ import numpy as np
 from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
 from tests.app_server import serving_app
-from tests.browser_drawing import DESKTOP, PHONE, PadDriver, TurnDriver, chromium
-from tests.digit_strokes import random_box, strokes
+from tests.browser_drawing import DESKTOP, PHONE, PadDriver, PairDriver, TurnDriver, chromium
+from tests.digit_strokes import overlapping_boxes, random_box, strokes
+
+
+def summary(latencies: list[float]) -> str:
+    return (f"p50 {statistics.median(latencies):.0f} ms, p95 {percentile(latencies, 95):.0f} ms, "
+            f"max {max(latencies):.0f} ms")
+
+
+def kept_up(drawing: dict) -> str:
+    """How the readings kept up while strokes were drawn (a pad's PadDriver.drawing())."""
+    return (f"while drawing: {drawing['readings']} readings reached the page in {drawing['ms'] / 1000:.1f} s "
+            f"of strokes, one every {drawing['ms'] / max(drawing['readings'], 1):.0f} ms")
+
+
+def draw_pairs(page, count: int, rng: np.random.Generator, touch: bool) -> tuple[list, list, dict, float]:
+    """Scroll to the Two-digits section and draw ``count`` pairs, Clear between them; returns every
+    stroke's latency (ms), the misread pairs, how the readings kept up, and the seconds it took."""
+    from playground.drawing_pad import SIDE
+
+    person = PairDriver(page, touch=touch)
+    page.locator("#two-digits").scroll_into_view_if_needed()
+    latencies, wrong = [], []
+    started = time.perf_counter()
+    for drawn in range(count):
+        first = drawn % 10
+        second = (first + rng.integers(1, 10)) % 10                      # another digit
+        boxes = overlapping_boxes(rng, SIDE)
+        person.clear()
+        for pen, (digit, box) in enumerate(zip((first, second), boxes)):
+            person.choose_pen(pen)
+            latencies += person.draw(strokes(digit, *box))
+        if sorted(person.reading()) != sorted(f"{first}{second}"):
+            wrong.append((f"{first}{second}", person.reading()))
+    return latencies, wrong, person.drawing(), time.perf_counter() - started
 
 
 def main() -> None:
@@ -39,8 +77,11 @@ def main() -> None:
     parser.add_argument("--url", default=None, help="a running playground (default: start app.py here)")
     parser.add_argument("--moves", type=int, default=5,
                         help="moves of the rotation slider after each digit, each timed (default 5; 0: none)")
-    parser.add_argument("--seed", type=int, default=0, help="sizes and places of the digits and of the slider's "
-                                                            "moves (default 0)")
+    parser.add_argument("--pairs", type=int, default=0,
+                        help="pairs of overlapping digits drawn in the Two-digits section after the "
+                             "digits, each stroke timed (default 0: none)")
+    parser.add_argument("--seed", type=int, default=0, help="sizes and places of the digits, of the slider's "
+                                                            "moves and of the pairs (default 0)")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -67,20 +108,27 @@ def main() -> None:
                 turner.shown(person.reading())
                 moves += turner.drag("rotation", rng.uniform(0.05, 0.95, args.moves).tolist())
         seconds = time.perf_counter() - started
-        drawing = page.evaluate("() => window.drawing")
+        drawing = person.drawing()
+        if args.pairs:
+            pairs, pairs_wrong, pairs_drawing, pairs_seconds = draw_pairs(
+                page, args.pairs, np.random.default_rng(args.seed), args.phone)
 
-    print(f"CPU: {cpu_model()}; page {'390x844, touch' if args.phone else '1300x1100, mouse'}; "
-          f"{args.drawings} digits, {len(latencies)} strokes in {seconds:.0f} s")
-    print(f"stroke end -> digit, bars, network input and reconstruction on the page: "
-          f"p50 {statistics.median(latencies):.0f} ms, p95 {percentile(latencies, 95):.0f} ms, "
-          f"max {max(latencies):.0f} ms")
-    print(f"while drawing: {drawing['readings']} readings reached the page in {drawing['ms'] / 1000:.1f} s "
-          f"of strokes, one every {drawing['ms'] / max(drawing['readings'], 1):.0f} ms")
+    page_kind = "390x844, touch" if args.phone else "1300x1100, mouse"
+    print(f"CPU: {cpu_model()}; page {page_kind}; {args.drawings} digits, {len(latencies)} strokes "
+          f"in {seconds:.0f} s")
+    print(f"stroke end -> digit, bars, network input and reconstruction on the page: {summary(latencies)}")
+    print(kept_up(drawing))
     print(f"misread: {len(wrong)} of {args.drawings} {wrong if wrong else ''}")
     if moves:
         print(f"rotation slider move -> turned digit, both readings and the pose's moves on the page: "
-              f"p50 {statistics.median(moves):.0f} ms, p95 {percentile(moves, 95):.0f} ms, max {max(moves):.0f} ms "
-              f"over {len(moves)} moves")
+              f"{summary(moves)} over {len(moves)} moves")
+    if args.pairs:
+        print(f"\nTwo digits. CPU: {cpu_model()}; page {page_kind}; {args.pairs} pairs, {len(pairs)} strokes "
+              f"in {pairs_seconds:.0f} s")
+        print(f"stroke end -> the two digits, their redrawings, the input, Figure 5, the lengths and the CNN "
+              f"on the page: {summary(pairs)}")
+        print(kept_up(pairs_drawing))
+        print(f"misread pairs: {len(pairs_wrong)} of {args.pairs} {pairs_wrong if pairs_wrong else ''}")
 
 
 if __name__ == "__main__":

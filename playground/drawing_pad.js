@@ -145,6 +145,7 @@ element.querySelector(".undo").addEventListener("click", () => {
 });
 
 element.querySelector(".clear").addEventListener("click", () => {
+  choosePen(0);             // starting over: the first digit is pen 1's
   if (!strokes.length && !background) return;
   strokes = [];
   pens = [];
@@ -176,9 +177,12 @@ watch("value", () => {
   redraw();
 });
 
+function choosePen(chosen) {
+  pen = chosen;
+  element.querySelectorAll("button.pen").forEach((b) => b.setAttribute("aria-pressed", String(Number(b.dataset.pen) === pen)));
+}
 element.querySelectorAll("button.pen").forEach((button) => button.addEventListener("click", () => {
-  pen = Number(button.dataset.pen);
-  element.querySelectorAll("button.pen").forEach((b) => b.setAttribute("aria-pressed", String(b === button)));
+  choosePen(Number(button.dataset.pen));
 }));
 
 new ResizeObserver(fitToScreen).observe(canvas);

@@ -3,7 +3,8 @@
 Each digit is one or two strokes through a few control points in a unit box (x right, y down),
 smoothed by Catmull-Rom splines into points about as dense as a mouse or a finger gives them.
 `strokes(digit, box)` places them in any box on the pad, so the same digit can be drawn large,
-small, and anywhere.
+small, and anywhere; `overlapping_boxes` places two digits over each other, as in the Two-digits
+section.
 """
 import numpy as np
 
@@ -28,6 +29,8 @@ CONTROL_POINTS = {
 }
 SPACING = 2.0  # pad units between successive points of a stroke
 MARGIN = 8     # pad units between a digit and the pad's edge
+PAIR_MOVE = 8 / 28  # the second digit of a pair moved from the first by up to this share of its box each
+                    # way (as two MNIST digits each moved by up to 4 of their 28 pixels, as in MultiMNIST)
 
 
 def _catmull_rom(points: np.ndarray, samples: int) -> np.ndarray:
@@ -61,6 +64,18 @@ def random_box(rng: np.random.Generator, pad_side: float) -> tuple[float, float,
     left = rng.uniform(MARGIN, pad_side - MARGIN - width)
     top = rng.uniform(MARGIN, pad_side - MARGIN - height)
     return left, top, width, height
+
+
+def overlapping_boxes(rng: np.random.Generator, pad_side: float) -> tuple[tuple, tuple]:
+    """Two boxes (left, top, width, height) for two digits drawn over each other: the same size,
+    0.4 to 0.7 of the pad tall and 0.55 to 0.8 of that wide, the second moved from the first by up
+    to PAIR_MOVE of the box across and down, both anywhere on the pad."""
+    height = rng.uniform(0.4, 0.7) * pad_side
+    width = height * rng.uniform(0.55, 0.8)
+    dx, dy = (rng.uniform(-PAIR_MOVE, PAIR_MOVE, 2) * (width, height)).tolist()
+    left = rng.uniform(MARGIN, pad_side - MARGIN - width - abs(dx)) + max(0.0, -dx)
+    top = rng.uniform(MARGIN, pad_side - MARGIN - height - abs(dy)) + max(0.0, -dy)
+    return (left, top, width, height), (left + dx, top + dy, width, height)
 
 
 def pad_value(strokes: list[list[float]], revision: int = 1, background: str | None = None,

@@ -1,7 +1,9 @@
 """A real browser (Debian's Chromium driven by Playwright) uses the playground as a person does:
 draws digit after digit with Clear between them, with a mouse and with a finger on a phone-sized
-page, drags a slider, decodes as another digit, routes, undoes, starts from an example, and turns
-the digit in the Turn-it section (sees the digit while drawing on a phone, turns it with a finger)."""
+page, drags a slider, decodes as another digit, routes, undoes, starts from an example, turns
+the digit in the Turn-it section (sees the digit while drawing on a phone, turns it with a finger),
+and draws two digits over each other with the Two-digits section's two pens (on a phone, seeing
+both redrawn in the strip while drawing)."""
 import os
 import shutil
 from contextlib import contextmanager
@@ -12,7 +14,7 @@ import pytest
 from PIL import Image
 
 from browser_drawing import (CHROMIUM, DESKTOP, PHONE, PHONE_UNDER_BARS, POINT_STRIDE, TURN_PANEL, PadDriver,
-                             TurnDriver, chromium)
+                             PairDriver, TurnDriver, chromium)
 from digit_strokes import pad_value, random_box, strokes
 from playground.drawing_pad import SIDE
 
@@ -135,7 +137,7 @@ def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser,
     assert page.locator("#sliders output").first.inner_text().startswith("+")
     assert person.reading() == "7"                                         # the reading stays
 
-    page.locator('input[type=radio][value="3"]').click()                  # Decode as 3
+    page.locator('input[type=radio][value="3"]:not(#pair-decode-as input)').click()   # Decode as 3 (not the pair's)
     page.wait_for_function("() => document.querySelector('#reading-panel .reconstruction figcaption')"
                            ".textContent.endsWith('capsule 3')")
     page.wait_for_function("() => document.querySelector('#sliders output').textContent.trim() === '0.00'")
@@ -269,3 +271,131 @@ def test_the_readme_screenshot_is_made_from_the_page(url, browser, tmp_path):
     assert shot.shape[1] == DESKTOP["width"] and shot.shape[0] >= panel["y"] + panel["height"]
     drawn = shot[int(pad["y"]):int(pad["y"] + pad["height"]), int(pad["x"]):int(pad["x"] + pad["width"])]
     assert (drawn < 64).mean() > 0.02, "the screenshot shows no digit on the pad"
+
+
+# Where pen 1's digit and pen 2's are drawn (pad units): 3 and 5, and 4 and 7, drawn there with
+# these strokes are read right by the pairs network, and still with pen 1's box moved by up to 8
+# units each way (checked in-process with two_digits.section(...).read: the pair's second capsule
+# 0.84 long or more, the third 0.15 or less).
+FIRST_BOX, SECOND_BOX = (60, 30, 140, 200), (95, 50, 140, 200)      # the second 35 across and 20 down
+
+
+def pen_pixels(picture: np.ndarray, colour: str, tolerance: int = 8) -> float:
+    """The share of a picture's pixels [h, w, 3] painted in ``colour`` ("#rrggbb"), up to
+    ``tolerance`` in each channel (anti-aliasing, ink not quite full)."""
+    rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+    return float((np.abs(picture.astype(int) - rgb).max(axis=-1) <= tolerance).mean())
+
+
+def both_pens_read(person: PairDriver, pens: tuple[str, str]) -> None:
+    """The panel got each stroke's pen: the networks' input shows both pens' ink, and the panel does
+    not say that one pen only has drawn."""
+    seen = person.input_picture()
+    assert min(pen_pixels(seen, pens[0], 40), pen_pixels(seen, pens[1], 40)) > 0.01, "a pen's ink is not in the input"
+    assert not person.says_one_pen()
+
+
+def tint(picture: np.ndarray) -> np.ndarray:
+    """The direction, in RGB, of the ink on white paper of a picture [h, w, 3]: a unit vector."""
+    ink = (255 - picture.astype(np.float64)).reshape(-1, 3).sum(axis=0)
+    return ink / np.linalg.norm(ink)
+
+
+def redrawn_in_their_colours(person: PairDriver) -> None:
+    """Both redrawn pictures are there, differ, and each is drawn in its digit's colour."""
+    redrawn, colours = person.redrawn(), person.digit_colours()
+    assert len(redrawn) == 2 and all(p.shape == (28, 28, 3) for p in redrawn)
+    assert np.abs(redrawn[0].astype(int) - redrawn[1].astype(int)).mean() > 5, "both redrawn pictures are the same"
+    for picture, digit in zip(redrawn, person.reading()):
+        colour = np.array([int(colours[digit][i:i + 2], 16) for i in (1, 3, 5)])
+        assert tint(picture) @ tint(colour[None, None]) > 0.98, f"{digit} is not redrawn in its digit's colour"
+
+
+def test_two_digits_with_two_pens_clear_and_an_example(url, browser):
+    from playground.two_digits import PENS
+
+    page = browser.new_page(viewport=DESKTOP)
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    person = PairDriver(page)
+    assert person.pen_colours() == list(PENS) and person.chosen_pen() == 0
+    assert person.reading() == "" and "Draw a digit with pen 1" in page.locator("#pair-panel").inner_text()
+
+    person.draw(strokes(3, *FIRST_BOX), timeout=TIMEOUT_MS / 1000)
+    assert "3" in person.reading() and person.digit_colours()["3"] == PENS[0] and person.says_one_pen()
+    person.choose_pen(1)
+    person.draw(strokes(5, *SECOND_BOX), timeout=TIMEOUT_MS / 1000)
+    pad_revision, shown_revision = person.revisions()
+    assert shown_revision == pad_revision, "the pair shown is not of what is on the pad"
+    assert sorted(person.reading()) == ["3", "5"]
+    assert person.digit_colours() == {"3": PENS[0], "5": PENS[1]}, "a digit is not in the colour of its pen"
+    both_pens_read(person, PENS)
+    redrawn_in_their_colours(person)
+    canvas = person.canvas_pixels()
+    assert pen_pixels(canvas, PENS[0]) > 0.03 and pen_pixels(canvas, PENS[1]) > 0.03, "a pen's ink is not on the pad"
+    assert page.locator("#pair-panel .figure5 img").count() == 1
+    assert "reads" in page.locator("#pair-panel .pair-cnn").inner_text()
+
+    person.clear()
+    assert person.canvas_is_blank() and person.reading() == ""
+    assert "Draw a digit with pen 1" in page.locator("#pair-panel").inner_text()
+    assert person.chosen_pen() == 0                                        # starting over: pen 1 again
+
+    title = person.tap_example(0)                                          # an MNIST test pair
+    assert title.startswith("MNIST test pair") and not person.canvas_is_blank()
+    pad_revision, shown_revision = person.revisions()
+    assert shown_revision == pad_revision and len(set(person.reading())) == 2
+    redrawn_in_their_colours(person)
+    page.close()
+
+
+def in_the_strip(page, selector: str) -> bool:
+    """Whether the element is wholly on the screen, in the pair panel's reading fixed along the
+    screen's bottom (the strip: it lets a finger through to the pad, so no hit test finds it)."""
+    return page.evaluate(
+        "(selector) => { const e = document.querySelector(selector); const r = e.getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= innerHeight && r.height > 0"
+        " && getComputedStyle(e.closest('.pair-reading')).position === 'fixed'; }", selector)
+
+
+def test_two_digits_with_a_finger_on_a_phone_seen_in_the_strip(url, browser):
+    from playground.two_digits import PENS
+
+    with phone_page(browser, url, PHONE) as page:
+        person = PairDriver(page, touch=True)
+        assert person.canvas_box()["width"] >= 0.9 * PHONE["width"]        # the pad takes the screen's width
+        page.evaluate("() => document.querySelector('#pair-pad canvas').scrollIntoView({block: 'center'})")
+        redrawn = [f"#pair-panel .redrawn-pair img.redrawn:nth-of-type({n})" for n in (1, 2)]
+
+        first, second = strokes(4, *FIRST_BOX)
+        person.draw([first])
+        for seen in redrawn:
+            assert in_the_strip(page, seen), f"{seen} is not in the strip while a finger draws the first digit"
+        person.draw([second])
+        person.choose_pen(1)
+        person.draw(strokes(7, *SECOND_BOX))
+        assert sorted(person.reading()) == ["4", "7"]
+        for seen in redrawn:
+            assert in_the_strip(page, seen), f"{seen} is not in the strip while a finger draws the second digit"
+        both_pens_read(person, PENS)
+        redrawn_in_their_colours(person)
+        no_side_scroll = page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+        assert no_side_scroll
+
+        # The 7 again, from its foot, with the pad's bottom edge under the strip.
+        person.undo()
+        assert "7" not in person.reading()
+        page.evaluate("() => document.querySelector('#pair-pad canvas').scrollIntoView({block: 'end'})")
+        strip = page.locator("#pair-panel .pair-reading").bounding_box()
+        foot = [np.reshape(stroke, (-1, 2))[::-1].ravel().tolist() for stroke in strokes(7, *SECOND_BOX)]
+        box = person.canvas_box()
+        start = [box["x"] + foot[0][0] * box["width"] / SIDE, box["y"] + foot[0][1] * box["height"] / SIDE]
+        assert start[1] > strip["y"], "the 7's foot is not under the strip"
+        touched = page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y) === document.querySelector('#pair-pad canvas')", start)
+        assert touched, "a finger on the pad's edge under the strip does not reach the pad"
+        person.draw(foot)
+        assert sorted(person.reading()) == ["4", "7"]
+
+        person.clear()
+        assert person.canvas_is_blank() and person.reading() == "" and person.chosen_pen() == 0
