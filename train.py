@@ -10,7 +10,8 @@
 --batch-size is the global batch: under torchrun each of the N processes takes batch-size / N
 images of every step, a shard of the data of its own (DistributedSampler).
 
-The recipe, how the epoch is chosen, resuming, the shipped runs and torchrun: docs/training.md.
+The recipe, how the epoch is chosen, resuming, the shipped runs and torchrun: docs/training.md;
+two overlapping digits (--task pairs): docs/pairs.md.
 """
 import argparse
 import datetime

@@ -8,7 +8,7 @@ through the playground's own preprocessing (`overlaid_inks_to_mnist`: crop to th
 20x20, centre of mass at the centre of 28x28), so that the network keeps its 28x28 input and its
 cost, and a pair drawn on the page reaches it exactly as the training pairs did. Each digit is
 moved and scaled as the overlay is, so that each capsule can be asked to redraw its own digit
-alone (the paper's reconstruction target for MultiMNIST).
+alone (the paper's reconstruction target for MultiMNIST). The choices and what they give: docs/pairs.md.
 """
 from dataclasses import dataclass
 

@@ -20,7 +20,9 @@ The results go to pairs.json beside the pairs CapsNet's weights, tied to both ne
 their sha256; the command reproduces it byte for byte.
 
     python -m capsnet.pairs_measurement --data-dir ../shared/data   # writes weights/pairs/pairs.json
-    python -m capsnet.pairs_measurement --show                       # prints the README's table
+    python -m capsnet.pairs_measurement --show                       # prints docs/pairs.md's table
+
+The results and what they show: docs/pairs.md.
 """
 import argparse
 import json
@@ -178,7 +180,7 @@ def load_results(path, capsnet_folder, cnn_folder) -> dict:
 
 
 def table(results: dict) -> str:
-    """The README's Markdown table: both networks beside the paper's figures."""
+    """docs/pairs.md's Markdown table: both networks beside the paper's figures."""
     c, n = results["capsnet"], results["cnn"]
     rows = [
         "| | CapsNet | CNN baseline |",
