@@ -101,3 +101,14 @@ def test_the_largest_drawing_allowed_is_read():
     drawing = parse(pad_value([]) | {"strokes": scribble})
     assert sum(len(stroke) for stroke in drawing.strokes) == MAX_POINTS
     assert drawing_pad.ink(drawing).max() == 1
+
+
+def test_a_pad_of_one_pen_draws_every_stroke_with_it_and_refuses_a_second():
+    assert parse({"strokes": ["10 20 30 40", "50 60"]}).pens == (0, 0)    # the main pad sends no pens
+    with pytest.raises(DrawingError, match="each a digit 0..0"):
+        parse({"strokes": ["10 20"], "pens": "1"})
+    two = parse({"strokes": ["10 20 30 40", "50 60"], "pens": "10"}, pens=2)
+    assert two.pens == (1, 0)
+    layers = drawing_pad.inks(two, pens=2)
+    assert layers.shape == (2, drawing_pad.SIDE, drawing_pad.SIDE)
+    assert layers[1, 20, 20] == 1 and layers[0, 20, 20] == 0 and layers[0, 60, 50] == 1 and layers[1, 60, 50] == 0

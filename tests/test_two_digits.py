@@ -1,0 +1,250 @@
+"""The Two-digits section: an MNIST test pair read as its two digits, each redrawn from its own
+capsule alone in its pen's colour, the CNN beside, Decode as, one digit said; forged values
+answered in the panel, in process and over HTTP; /predict_pair; the app without the pairs
+networks, and the measurement read for them only."""
+import base64
+import html
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+
+import gradio as gr
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from capsnet.dimensions import sha256
+from digit_strokes import strokes
+from page_clients import outputs_of, page_event
+from playground import drawing_pad, two_digits
+
+REPO = Path(__file__).resolve().parent.parent
+PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
+EXAMPLES = sorted(two_digits.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))
+READ_RIGHT = [EXAMPLES[k] for k in (0, 1, 2, 5)]   # 7 and 1, 2 and 1, 1 and 5, 1 and 3: read right by the
+                                                   # shipped pairs networks, tapped on the page (4 of the 8)
+PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d)">')
+
+
+@pytest.fixture(scope="module")
+def section():
+    if not (PAIRS / "model.safetensors").exists() or not (PAIRS_CNN / "model.safetensors").exists():
+        pytest.skip("no pairs networks in weights/pairs and weights/pairs-cnn (train.py --task pairs)")
+    return two_digits.section(str(PAIRS), str(PAIRS_CNN))
+
+
+def classes_of(example: Path) -> set[int]:
+    """mnist_test_pair_0003_0_9.png -> {0, 9}."""
+    return {int(digit) for digit in example.stem.rsplit("_", 2)[1:]}
+
+
+def pair_value(layers: np.ndarray | None = None, drawn: list[list[float]] = (), pens: str = "",
+               revision: int = 1, drawing: bool = False) -> dict:
+    """The two-pen pad's value: an example's two layers of ink under ``drawn`` strokes."""
+    return {"strokes": [" ".join(f"{x:g}" for x in stroke) for stroke in drawn], "pens": pens,
+            "background": None if layers is None else base64.b64encode(layers.astype(np.uint8).tobytes()).decode(),
+            "revision": revision, "drawing": drawing}
+
+
+def read_of(panel: str) -> tuple[int, set[int]]:
+    """The revision and the two digits a pair panel shows."""
+    revision, a, b = PAIR.search(panel).groups()
+    return int(revision), {int(a), int(b)}
+
+
+def pictures(panel: str) -> list[np.ndarray]:
+    """Every inline PNG of a panel, as uint8 RGB."""
+    sources = re.findall(r'src="data:image/png;base64,([^"]+)"', panel)
+    return [np.asarray(Image.open(io.BytesIO(base64.b64decode(s))).convert("RGB")) for s in sources]
+
+
+# A pair read as its two digits, each redrawn from its own capsule alone.
+
+@pytest.mark.parametrize("example", READ_RIGHT, ids=lambda path: path.stem)
+def test_an_mnist_test_pair_is_read_as_its_two_digits(section, example):
+    reading, panel = section.read_drawing(pair_value(two_digits.example_layers(example), revision=5), two_digits.TWO_READ)
+    assert set(reading.read) == classes_of(example) == read_of(panel)[1] and read_of(panel)[0] == 5
+    assert reading.pens_used == 2 and "One pen only" not in panel
+    cnn_two = set(np.argsort(-reading.probabilities)[:2].tolist())
+    assert f"<b>{min(cnn_two)} &amp; {max(cnn_two)}</b>" in panel or f"<b>{max(cnn_two)} &amp; {min(cnn_two)}</b>" in panel
+
+
+def test_each_digit_is_redrawn_from_its_own_capsule_alone(section):
+    reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
+    for k, digit in enumerate(reading.read):
+        alone = torch.zeros_like(reading.capsules)                          # [10, 16]: every other capsule masked
+        alone[digit] = reading.capsules[digit]
+        with torch.inference_mode():
+            expected = section.capsnet.decoder(alone.flatten()[None]).view(28, 28).numpy()
+        np.testing.assert_allclose(reading.redrawn[k], expected, atol=1e-6)
+    assert np.abs(reading.redrawn[0] - reading.redrawn[1]).max() > 0.5    # two different digits drawn
+
+
+def test_each_redrawn_digit_takes_the_colour_of_the_pen_whose_ink_it_covers(section):
+    layers = two_digits.example_layers(READ_RIGHT[0])                       # 7 with pen 1, 1 with pen 2
+    reading = section.read(layers / 255)
+    assert two_digits.pens_of(reading.redrawn, reading.layers) == (0, 1) and reading.read == (7, 1)
+    swapped = section.read(layers[::-1] / 255)                              # the 1 with pen 1, the 7 with pen 2
+    assert swapped.read == (7, 1) and two_digits.pens_of(swapped.redrawn, swapped.layers) == (1, 0)
+    panel = section.panel(swapped, None)
+    blue, orange = two_digits.PENS
+    assert f'style="color: {orange}">7</span>' in panel and f'style="color: {blue}">1</span>' in panel
+    seven, one = (ink_colour(p) for p in pictures(panel)[:2])              # each redrawn alone, in its colour
+    assert seven[0] > seven[2] and one[2] > one[0]                          # the 7 orange, the 1 blue
+
+
+def ink_colour(pixels: np.ndarray) -> np.ndarray:
+    """The mean colour of a picture's pixels that are not white paper, RGB."""
+    return pixels[(pixels < 250).any(axis=2)].astype(float).mean(axis=0)
+
+
+def test_decode_as_adds_that_capsule_redrawn_and_only_one_not_read(section):
+    reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
+    assert "Capsule 4 redrawn" in section.decode_again(reading, "4")
+    assert "redrawn (not read" not in section.decode_again(reading, "7")     # one of the two: shown already
+    view = section.view(reading, 4)
+    np.testing.assert_allclose(view.decoded_redrawn, section.redraw(reading, 4))
+    with torch.inference_mode():
+        expected = section.capsnet.decode(reading.capsules[None], torch.tensor([4]))[0, 0].numpy()
+    np.testing.assert_allclose(view.decoded_redrawn, expected)
+
+
+def test_one_pen_s_digit_is_said_to_be_one(section):
+    layers = two_digits.example_layers(READ_RIGHT[0]).copy()
+    layers[1] = 0                                                            # the 7 alone
+    reading, panel = section.read_drawing(pair_value(layers), two_digits.TWO_READ)
+    assert reading.pens_used == 1 and "One pen only" in panel and "always names two" in panel
+    assert 7 in reading.read
+
+
+def test_drawn_strokes_of_each_pen_are_read_as_the_pen_s_ink(section):
+    three, five = strokes(3, 60, 40, 120, 180), strokes(5, 90, 60, 120, 180)
+    value = pair_value(drawn=three + five, pens="0" * len(three) + "1" * len(five), revision=8)
+    reading, panel = section.read_drawing(value, two_digits.TWO_READ)
+    drawing = drawing_pad.parse(value, pens=2)
+    inks = drawing_pad.inks(drawing, pens=2)
+    alone = [drawing_pad.inks(drawing_pad.parse(pair_value(drawn=s, pens=p), pens=2), pens=2)
+             for s, p in ((three, "0" * len(three)), (five, "1" * len(five)))]
+    np.testing.assert_array_equal(inks[0], alone[0][0])                      # pen 1's layer: the 3 only
+    np.testing.assert_array_equal(inks[1], alone[1][1])                      # pen 2's layer: the 5 only
+    assert read_of(panel) == (8, {3, 5}) and reading.pens_used == 2
+
+
+def test_an_empty_drawing_asks_for_two_digits(section):
+    reading, panel = section.read_drawing(pair_value(), two_digits.TWO_READ)
+    assert reading is None and panel == section.panel(None, None) and "pen 2" in panel
+
+
+# Forged values: the reason in the panel, nothing else touched.
+
+FORGED = {
+    "not-an-object": ("strokes", "an object with keys"),
+    "unknown-key": ({"strokes": [], "pen": "0"}, "unknown keys"),
+    "pens-too-short": ({"strokes": ["1 2 3 4", "5 6"], "pens": "0"}, "one pen a stroke"),
+    "pen-three": ({"strokes": ["1 2"], "pens": "2"}, "each a digit 0..1"),
+    "pen-a-letter": ({"strokes": ["1 2"], "pens": "a"}, "each a digit 0..1"),
+    "pens-a-list": ({"strokes": ["1 2"], "pens": [0]}, "pens must be a string"),
+    "nan": ({"strokes": ["1 NaN"], "pens": "0"}, "finite numbers"),
+    "off-the-pad": ({"strokes": ["1 2 900 4"], "pens": "0"}, "must lie in 0..280"),
+    "one-pen-background": ({"strokes": [], "background": base64.b64encode(bytes(784)).decode()}, "1568 bytes"),
+}
+
+
+@pytest.mark.parametrize("value, reason", FORGED.values(), ids=FORGED.keys())
+def test_a_forged_drawing_is_answered_in_the_panel(section, value, reason):
+    state, panel = section.read_drawing(value, two_digits.TWO_READ)
+    assert state == gr.skip()                                              # the reading kept
+    assert 'class="panel message"' in panel and "Cannot read these two digits" in panel
+    assert reason in html.unescape(panel)
+
+
+@pytest.mark.parametrize("decode_as", [None, 11, "x", ["1"], float("nan"), "winner"])
+def test_a_forged_decode_as_is_answered_in_the_panel(section, decode_as):
+    reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
+    for panel in (section.decode_again(reading, decode_as),
+                  section.read_drawing(pair_value(two_digits.example_layers(READ_RIGHT[0])), decode_as)[1]):
+        assert 'class="panel message"' in panel and "Decode as must be one of" in panel
+
+
+# The app: its pair event and /predict_pair over HTTP.
+
+@pytest.mark.server
+def test_over_http_a_pair_is_read_and_a_forged_value_disturbs_nothing(app, url):
+    session = "two-digits"
+    layers = two_digits.example_layers(READ_RIGHT[2])                       # 1 and 5
+    event = app.TWO_DIGITS.read_drawing
+    shown = outputs_of(page_event(app, url, event, [pair_value(layers, revision=3), "7"], session))[-1]
+    assert read_of(shown) == (3, {1, 5}) and "Capsule 7 redrawn" in shown
+    for value, reason in [({"strokes": ["1 2"], "pens": "5"}, "each a digit 0..1"), (7, "an object with keys")]:
+        response = page_event(app, url, event, [value, two_digits.TWO_READ], session)
+        assert response.status_code == 200 and reason in html.unescape(outputs_of(response)[-1])
+    again = outputs_of(page_event(app, url, app.TWO_DIGITS.decode_again, [None, "7"], session))[-1]
+    assert again == shown                                                    # the reading was kept
+    forged = outputs_of(page_event(app, url, app.TWO_DIGITS.decode_again, [None, None], session))[-1]
+    assert "Decode as must be one of" in forged
+
+
+@pytest.fixture(scope="module")
+def client(url):
+    from gradio_client import Client
+
+    return Client(url, verbose=False)
+
+
+@pytest.mark.server
+def test_predict_pair_reads_an_image_file_of_two_digits(app, client, tmp_path):
+    from gradio_client import handle_file
+
+    example = READ_RIGHT[3]                                                  # 1 and 3
+    overlay = two_digits.example_layers(example).max(axis=0)
+    path = tmp_path / "pair.png"
+    Image.fromarray(255 - overlay).resize((280, 280)).save(path)            # dark ink on white paper
+    answer, figure5 = client.predict(handle_file(str(path)), api_name="/predict_pair")
+    assert set(answer["digits"]) == classes_of(example) and len(answer["lengths"]) == 10
+    assert len(answer["cnn_digits"]) == 2 and len(answer["cnn_probabilities"]) == 10
+    assert answer["lengths"][answer["digits"][0]] >= answer["lengths"][answer["digits"][1]]
+    pixels = np.asarray(Image.open(figure5))
+    assert pixels.shape == (280, 280, 3) and len({tuple(p) for p in pixels.reshape(-1, 3)}) > 10  # coloured
+    blank = tmp_path / "blank.png"
+    Image.new("L", (100, 100), 255).save(blank)
+    assert client.predict(handle_file(str(blank)), api_name="/predict_pair") == (None, None)
+
+
+# Without the pairs networks, and the measurement only for the weights it was made with.
+
+def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them():
+    missing = two_digits.section("/nonexistent/pairs", "/nonexistent/pairs-cnn")
+    assert missing.capsnet is None and "/nonexistent/pairs" in missing.problem
+    assert "--task pairs" in missing.problem and "CAPSNET_PAIRS_WEIGHTS" in missing.problem
+    with gr.Blocks() as page:
+        missing.layout({"api_visibility": "private", "show_progress": "hidden", "queue": False,
+                        "preprocess": False})
+    shown = " ".join(str(getattr(block, "value", "")) for block in page.blocks.values())
+    assert "cannot load them" in shown and "--task pairs" in shown
+    with pytest.raises(gr.Error, match="not loaded"):
+        missing.predict_pair(Image.new("L", (28, 28)))
+
+
+def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(section, tmp_path):
+    capsnet, cnn = tmp_path / "pairs", tmp_path / "pairs-cnn"
+    for source, folder in ((PAIRS, capsnet), (PAIRS_CNN, cnn)):
+        shutil.copytree(source, folder)
+    shipped = two_digits.measured(str(capsnet), str(cnn))
+    results = json.loads((PAIRS / "pairs.json").read_text())
+    assert f"**{results['capsnet']['both_right']:.1%}**" in shipped and "Not measured" not in shipped
+    other = json.loads((capsnet / "pairs.json").read_text())
+    other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")   # another CNN's
+    (capsnet / "pairs.json").write_text(json.dumps(other))
+    assert two_digits.measured(str(capsnet), str(cnn)).startswith("Not measured for these weights")
+    (capsnet / "pairs.json").unlink()
+    assert "is missing" in two_digits.measured(str(capsnet), str(cnn))
+
+
+def test_the_examples_are_the_first_test_pairs_in_two_layers():
+    assert [path.name.split("_")[3] for path in EXAMPLES] == [f"{n:04d}" for n in range(two_digits.EXAMPLE_COUNT)]
+    for example in two_digits.examples():
+        assert example.ink.shape == (2, 28, 28) and example.picture.shape == (28, 28, 3)
+        assert (example.ink.reshape(2, -1).max(axis=1) > 200).all()           # a digit in each layer
