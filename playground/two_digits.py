@@ -264,13 +264,17 @@ def measured(capsnet_weights: str, cnn_weights: str) -> str:
     try:
         results = load_results(Path(capsnet_weights) / RESULTS_FILE, capsnet_weights, cnn_weights)
         c, n, lead = results["capsnet"], results["cnn"], results["lead"]
+        verdict = ("the CapsNet reads more pairs, as in the paper" if lead["low"] > 0 else
+                   "unlike in the paper, the CNN reads more pairs" if lead["high"] < 0 else
+                   "no clear difference between them")
         return (f"Both networks, trained here on the same pairs on 2 CPU cores, read the same "
                 f"{results['test_pairs']:,} MNIST test pairs: both digits right **{percent(c['both_right'])}** "
                 f"for the CapsNet, **{percent(n['both_right'])}** for the CNN (error {percent(1 - c['both_right'])} "
                 f"and {percent(1 - n['both_right'])}; CapsNet − CNN {lead['points']:+.1f} points, 95% interval "
-                f"{lead['low']:+.1f} … {lead['high']:+.1f}). Each digit redrawn from its own capsule misses "
+                f"{lead['low']:+.1f} … {lead['high']:+.1f}): {verdict}, after far fewer pairs than the paper's 60M "
+                f"(docs/pairs.md). Each digit redrawn from its own capsule misses "
                 f"{percent(c['redrawn_error'])} of that digit's ink, against {percent(c['overlay_error'])} for "
-                f"the whole overlay. From `{RESULTS_FILE}` (`python -m capsnet.pairs_measurement`; docs/pairs.md).")
+                f"the whole overlay. From `{RESULTS_FILE}` (`python -m capsnet.pairs_measurement`).")
     except PairResultsError as error:
         log.warning("The Two-digits section shows no measurement: %s", error)
         return f"Not measured for these weights: {error}"

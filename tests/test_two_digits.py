@@ -235,6 +235,10 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(section, 
     shipped = two_digits.measured(str(capsnet), str(cnn))
     results = json.loads((PAIRS / "pairs.json").read_text())
     assert f"**{results['capsnet']['both_right']:.1%}**" in shipped and "Not measured" not in shipped
+    lead = results["lead"]
+    said = ("the CapsNet reads more pairs" if lead["low"] > 0 else "the CNN reads more pairs" if lead["high"] < 0
+            else "no clear difference")
+    assert said in shipped                                                   # what the interval says, said
     other = json.loads((capsnet / "pairs.json").read_text())
     other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")   # another CNN's
     (capsnet / "pairs.json").write_text(json.dumps(other))
