@@ -15,7 +15,8 @@ from conftest import WEIGHTS
 
 DIMENSION, DIGIT = 5, 3   # the synthetic decoders read dimension 5 of capsule 3
 PAPER = SWEEP.expand(16, -1)
-TOLERANCE = {"sd": 1e-4, "effect": 1e-3, "measures": 0.1, "explained": 0.01}  # one unit of dimensions.json's rounding
+# One unit of dimensions.json's rounding, and a hair more: in binary floats 0.58 - 0.57 > 0.01.
+TOLERANCE = {key: unit * 1.001 for key, unit in {"sd": 1e-4, "effect": 1e-3, "measures": 0.1, "explained": 0.01}.items()}
 
 
 class RingDecoder:
