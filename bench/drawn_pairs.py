@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     if two_digits.problem is not None:
         raise SystemExit(f"bench.drawn_pairs: error: {two_digits.problem}")
     rng = np.random.default_rng(args.seed)
-    classes = [pair for pair in itertools.permutations(range(10), 2)]
+    classes = list(itertools.permutations(range(10), 2))   # ordered pairs of two different digits
     capsnet, cnn, alone, readable = [], [], [], []
     for n in range(args.pairs):
         first, second = classes[rng.integers(len(classes))]
