@@ -1,5 +1,5 @@
 """The drawing pad's value: checked part by part (it can be forged), and turned back into ink that
-reads as what was drawn."""
+reads as what was drawn, each pen's in its own layer."""
 import base64
 import json
 
@@ -112,3 +112,69 @@ def test_a_pad_of_one_pen_draws_every_stroke_with_it_and_refuses_a_second():
     layers = drawing_pad.inks(two, pens=2)
     assert layers.shape == (2, drawing_pad.SIDE, drawing_pad.SIDE)
     assert layers[1, 20, 20] == 1 and layers[0, 20, 20] == 0 and layers[0, 60, 50] == 1 and layers[1, 60, 50] == 0
+
+
+THREE_STROKES = ["30 40 120 40 60 120 130 200", "200 30 200 250", "150 150 250 150"]
+
+
+def test_each_pen_s_strokes_are_inked_in_its_layer_only():
+    """Each layer of a pad of two pens is what a pad of one draws of that pen's strokes alone."""
+    drawing = parse({"strokes": THREE_STROKES, "pens": "010", "revision": 3, "drawing": True}, pens=2)
+    assert drawing.pens == (0, 1, 0) and drawing.revision == 3 and drawing.drawing and drawing.background is None
+    layers = drawing_pad.inks(drawing, pens=2)
+    assert layers.shape == (2, SIDE, SIDE) and layers.dtype == np.float32
+    for pen in range(2):
+        alone = [stroke for stroke, p in zip(THREE_STROKES, "010") if int(p) == pen]
+        np.testing.assert_array_equal(layers[pen], drawing_pad.ink(parse({"strokes": alone})))
+    assert layers[0, 40, 80] == 1 and layers[1, 40, 80] == 0 and layers[1, 140, 200] == 1 and layers[0, 140, 200] == 0
+
+
+def test_each_pen_has_its_own_layer_of_the_background():
+    one, bar = np.zeros((28, 28), np.uint8), np.zeros((28, 28), np.uint8)
+    one[4:24, 13:15] = 255                                           # pen 1: a "1"
+    bar[13:15, 4:24] = 255                                           # pen 2: a bar across it
+    background = base64.b64encode(np.stack([one, bar]).tobytes()).decode()
+    drawing = parse({"strokes": ["20 20 60 20"], "pens": "1", "background": background}, pens=2)
+    np.testing.assert_array_equal(drawing.background, np.stack([one, bar]))
+    layers = drawing_pad.inks(drawing, pens=2)
+    assert layers[0, 60, 140] == 1 and layers[1, 60, 140] == 0       # the 1's top: pen 1's only
+    assert layers[1, 140, 60] == 1 and layers[0, 140, 60] == 0       # the bar's left end: pen 2's only
+    assert layers[1, 20, 40] == 1 and layers[0, 20, 40] == 0         # the stroke: pen 2's
+    with pytest.raises(DrawingError, match="784 bytes"):             # two pens' ink on a pad of one
+        parse({"strokes": [], "background": background})
+    with pytest.raises(DrawingError, match="1568 bytes"):            # one pen's ink on a pad of two
+        parse({"strokes": [], "background": base64.b64encode(one.tobytes()).decode()}, pens=2)
+
+
+FORGED_PENS = {
+    "too-few": ({"strokes": ["1 2", "3 4"], "pens": "0"}, 2),
+    "too-many": ({"strokes": ["1 2"], "pens": "00"}, 2),
+    "none-for-a-stroke": ({"strokes": ["1 2"], "pens": ""}, 2),
+    "a-third-pen": ({"strokes": ["1 2"], "pens": "2"}, 2),
+    "a-letter": ({"strokes": ["1 2"], "pens": "a"}, 2),
+    "a-sign": ({"strokes": ["1 2"], "pens": "-"}, 2),
+    "a-list": ({"strokes": ["1 2"], "pens": ["0"]}, 2),
+    "a-number": ({"strokes": ["1 2"], "pens": 0}, 2),
+    "null": ({"strokes": ["1 2"], "pens": None}, 2),
+    "a-second-pen-on-a-pad-of-one": ({"strokes": ["1 2"], "pens": "1"}, 1),
+}
+
+
+@pytest.mark.parametrize("value, pens", FORGED_PENS.values(), ids=FORGED_PENS.keys())
+def test_forged_pens_get_a_clear_reason(value, pens):
+    with pytest.raises(DrawingError, match=f"pens must be a string of one pen a stroke, each a digit 0..{pens - 1}"):
+        parse(value, pens=pens)
+
+
+def test_an_example_has_one_ink_layer_a_pen():
+    ink = np.zeros((28, 28), np.uint8)
+    ink[4:24, 13:15] = 255
+    example = drawing_pad.digit_example(1, ink)
+    assert example.label == "1" and "1" in example.title and example.ink.shape == (1, 28, 28)
+    assert example.picture[10, 13] == 0 and example.picture[10, 3] == 255   # black ink on white paper
+    assert 'class="pen"' not in drawing_pad.DrawingPad([example]).html_template   # one pen: no pen buttons
+    with pytest.raises(ValueError, match="2 ink layers"):
+        drawing_pad.DrawingPad([example], colours=("#1f6fd1", "#e66100"))
+    two = drawing_pad.Example("1 and 1", "two ones", np.stack([ink, ink]), np.zeros((28, 28, 3), np.uint8))
+    pad = drawing_pad.DrawingPad([two], colours=("#1f6fd1", "#e66100"))
+    assert pad.html_template.count('class="pen"') == 2 and base64.b64encode(two.ink.tobytes()).decode() in pad.html_template

@@ -3,11 +3,11 @@ capsule alone in its pen's colour, the CNN beside, Decode as, one digit said; fo
 answered in the panel, in process and over HTTP; /predict_pair; the app without the pairs
 networks, and the measurement read for them only."""
 import base64
+import dataclasses
 import html
 import io
 import json
 import re
-import shutil
 from pathlib import Path
 
 import gradio as gr
@@ -20,6 +20,7 @@ from capsnet.dimensions import sha256
 from digit_strokes import strokes
 from page_clients import outputs_of, page_event
 from playground import drawing_pad, two_digits
+from playground.two_digit_views import tinted
 
 REPO = Path(__file__).resolve().parent.parent
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
@@ -83,6 +84,33 @@ def test_each_digit_is_redrawn_from_its_own_capsule_alone(section):
     assert np.abs(reading.redrawn[0] - reading.redrawn[1]).max() > 0.5    # two different digits drawn
 
 
+def test_a_redrawn_digit_does_not_change_when_the_other_capsules_do(section, monkeypatch):
+    """The other read capsule's vector, and the eight not read, replaced by noise (their lengths
+    kept, so the same two are read): each digit's redrawing stays what it was."""
+    image = two_digits.example_layers(READ_RIGHT[0]) / 255
+    reading = section.read(image)
+    forward = section.capsnet.forward
+    for k, digit in enumerate(reading.read):
+        others = torch.arange(10) != digit
+        noise = torch.randn(10, 16, generator=torch.Generator().manual_seed(k))
+
+        def others_changed(images, forward=forward, others=others, noise=noise):
+            out = forward(images)
+            capsules = out.capsules.clone()                                 # [1, 10, 16]
+            capsules[0, others] = noise[others]
+            return dataclasses.replace(out, capsules=capsules)
+
+        monkeypatch.setattr(section.capsnet, "forward", others_changed)
+        changed = section.read(image)
+        monkeypatch.undo()
+        assert changed.read == reading.read and not torch.equal(changed.capsules, reading.capsules)
+        np.testing.assert_allclose(changed.redrawn[k], reading.redrawn[k], atol=1e-6)
+        np.testing.assert_allclose(section.redraw(changed, digit), reading.redrawn[k], atol=1e-6)
+        with torch.inference_mode():
+            alone = section.capsnet.decode(reading.capsules[None], torch.tensor([digit]))[0, 0].numpy()
+        np.testing.assert_allclose(reading.redrawn[k], alone, atol=1e-6)   # capsnet.decode of that digit
+
+
 def test_each_redrawn_digit_takes_the_colour_of_the_pen_whose_ink_it_covers(section):
     layers = two_digits.example_layers(READ_RIGHT[0])                       # 7 with pen 1, 1 with pen 2
     reading = section.read(layers / 255)
@@ -94,6 +122,11 @@ def test_each_redrawn_digit_takes_the_colour_of_the_pen_whose_ink_it_covers(sect
     assert f'style="color: {orange}">7</span>' in panel and f'style="color: {blue}">1</span>' in panel
     seven, one = (ink_colour(p) for p in pictures(panel)[:2])              # each redrawn alone, in its colour
     assert seven[0] > seven[2] and one[2] > one[0]                          # the 7 orange, the 1 blue
+    np.testing.assert_array_equal(pictures(panel)[0], tinted(swapped.redrawn[:1], [orange]))
+    np.testing.assert_array_equal(pictures(panel)[1], tinted(swapped.redrawn[1:], [blue]))
+    straight = section.panel(reading, None)
+    assert f'style="color: {blue}">7</span>' in straight and f'style="color: {orange}">1</span>' in straight
+    np.testing.assert_array_equal(pictures(straight)[0], tinted(reading.redrawn[:1], [blue]))
 
 
 def ink_colour(pixels: np.ndarray) -> np.ndarray:
@@ -105,6 +138,8 @@ def test_decode_as_adds_that_capsule_redrawn_and_only_one_not_read(section):
     reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
     assert "Capsule 4 redrawn" in section.decode_again(reading, "4")
     assert "redrawn (not read" not in section.decode_again(reading, "7")     # one of the two: shown already
+    assert tinted(section.redraw(reading, 4)[None], ["#000000"]).tolist() in [
+        picture.tolist() for picture in pictures(section.decode_again(reading, "4"))]
     view = section.view(reading, 4)
     np.testing.assert_allclose(view.decoded_redrawn, section.redraw(reading, 4))
     with torch.inference_mode():
@@ -144,12 +179,16 @@ FORGED = {
     "not-an-object": ("strokes", "an object with keys"),
     "unknown-key": ({"strokes": [], "pen": "0"}, "unknown keys"),
     "pens-too-short": ({"strokes": ["1 2 3 4", "5 6"], "pens": "0"}, "one pen a stroke"),
+    "pens-too-long": ({"strokes": ["1 2"], "pens": "01"}, "one pen a stroke"),
+    "pens-null": ({"strokes": ["1 2"], "pens": None}, "pens must be a string"),
     "pen-three": ({"strokes": ["1 2"], "pens": "2"}, "each a digit 0..1"),
     "pen-a-letter": ({"strokes": ["1 2"], "pens": "a"}, "each a digit 0..1"),
     "pens-a-list": ({"strokes": ["1 2"], "pens": [0]}, "pens must be a string"),
     "nan": ({"strokes": ["1 NaN"], "pens": "0"}, "finite numbers"),
     "off-the-pad": ({"strokes": ["1 2 900 4"], "pens": "0"}, "must lie in 0..280"),
     "one-pen-background": ({"strokes": [], "background": base64.b64encode(bytes(784)).decode()}, "1568 bytes"),
+    "three-pen-background": ({"strokes": [], "background": base64.b64encode(bytes(3 * 784)).decode()}, "1568 bytes"),
+    "revision-a-string": ({"strokes": [], "revision": "1"}, "revision must be an integer"),
 }
 
 
@@ -161,11 +200,12 @@ def test_a_forged_drawing_is_answered_in_the_panel(section, value, reason):
     assert reason in html.unescape(panel)
 
 
-@pytest.mark.parametrize("decode_as", [None, 11, "x", ["1"], float("nan"), "winner"])
+@pytest.mark.parametrize("decode_as", [None, 11, 7, "x", [1], ["1"], {"7": 1}, float("nan"), "winner", " 7"])
 def test_a_forged_decode_as_is_answered_in_the_panel(section, decode_as):
     reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
-    for panel in (section.decode_again(reading, decode_as),
-                  section.read_drawing(pair_value(two_digits.example_layers(READ_RIGHT[0])), decode_as)[1]):
+    state, panel = section.read_drawing(pair_value(two_digits.example_layers(READ_RIGHT[0])), decode_as)
+    assert state == gr.skip()                                              # the reading kept
+    for panel in (section.decode_again(reading, decode_as), section.decode_again(None, decode_as), panel):
         assert 'class="panel message"' in panel and "Decode as must be one of" in panel
 
 
@@ -178,9 +218,16 @@ def test_over_http_a_pair_is_read_and_a_forged_value_disturbs_nothing(app, url):
     event = app.TWO_DIGITS.read_drawing
     shown = outputs_of(page_event(app, url, event, [pair_value(layers, revision=3), "7"], session))[-1]
     assert read_of(shown) == (3, {1, 5}) and "Capsule 7 redrawn" in shown
-    for value, reason in [({"strokes": ["1 2"], "pens": "5"}, "each a digit 0..1"), (7, "an object with keys")]:
-        response = page_event(app, url, event, [value, two_digits.TWO_READ], session)
-        assert response.status_code == 200 and reason in html.unescape(outputs_of(response)[-1])
+    one_pen = base64.b64encode(bytes(784)).decode()
+    for value, decode_as, reason in [({"strokes": ["1 2"], "pens": "5"}, two_digits.TWO_READ, "each a digit 0..1"),
+                                     (7, two_digits.TWO_READ, "an object with keys"),
+                                     ({"strokes": ["1 NaN"], "pens": "0"}, two_digits.TWO_READ, "finite numbers"),
+                                     ({"strokes": [], "background": one_pen}, two_digits.TWO_READ, "1568 bytes"),
+                                     (pair_value(layers), 11, "Decode as must be one of")]:
+        response = page_event(app, url, event, [value, decode_as], session)
+        assert response.status_code == 200
+        answer = outputs_of(response)[-1]
+        assert 'class="panel message"' in answer and reason in html.unescape(answer)
     again = outputs_of(page_event(app, url, app.TWO_DIGITS.decode_again, [None, "7"], session))[-1]
     assert again == shown                                                    # the reading was kept
     forged = outputs_of(page_event(app, url, app.TWO_DIGITS.decode_again, [None, None], session))[-1]
@@ -206,11 +253,30 @@ def test_predict_pair_reads_an_image_file_of_two_digits(app, client, tmp_path):
     assert set(answer["digits"]) == classes_of(example) and len(answer["lengths"]) == 10
     assert len(answer["cnn_digits"]) == 2 and len(answer["cnn_probabilities"]) == 10
     assert answer["lengths"][answer["digits"][0]] >= answer["lengths"][answer["digits"][1]]
+    here, picture_here = app.TWO_DIGITS.predict_pair(Image.open(path))      # the same image, read in process
+    assert answer["digits"] == here["digits"] and answer["cnn_digits"] == here["cnn_digits"]
+    np.testing.assert_allclose(answer["lengths"], here["lengths"], atol=2e-4)
     pixels = np.asarray(Image.open(figure5))
     assert pixels.shape == (280, 280, 3) and len({tuple(p) for p in pixels.reshape(-1, 3)}) > 10  # coloured
+    assert np.abs(pixels.astype(int) - picture_here.astype(int)).max() <= 2  # Figure 5 of the same reading
     blank = tmp_path / "blank.png"
     Image.new("L", (100, 100), 255).save(blank)
     assert client.predict(handle_file(str(blank)), api_name="/predict_pair") == (None, None)
+
+
+def strongest_two(scores: list[float]) -> list[int]:
+    return sorted(range(len(scores)), key=lambda digit: -scores[digit])[:2]
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda path: path.stem)
+def test_predict_pair_answers_each_network_s_two_strongest(section, example):
+    """Whatever the networks make of an example (some are misread), /predict_pair's answer names
+    each network's own two strongest digits, the stronger first, as the page shows them."""
+    picture = Image.fromarray(255 - two_digits.example_layers(example).max(axis=0)).resize((280, 280))
+    answer, figure = section.predict_pair(picture)
+    assert answer["digits"] == strongest_two(answer["lengths"])
+    assert answer["cnn_digits"] == strongest_two(answer["cnn_probabilities"])
+    assert figure.shape == (280, 280, 3) and figure.dtype == np.uint8
 
 
 # Without the pairs networks, and the measurement only for the weights it was made with.
@@ -228,23 +294,56 @@ def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them()
         missing.predict_pair(Image.new("L", (28, 28)))
 
 
-def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(section, tmp_path):
+def test_a_pairs_folder_without_its_weights_file_is_named(tmp_path):
+    if not (PAIRS_CNN / "model.safetensors").exists():
+        pytest.skip("no pairs CNN in weights/pairs-cnn (train.py --task pairs --model cnn)")
+    missing = two_digits.section(str(tmp_path), str(PAIRS_CNN))                # the CNN there, the CapsNet not
+    assert missing.capsnet is None and f"{tmp_path / 'model.safetensors'} is missing" in missing.problem
+    assert missing.finding.startswith("Nothing to measure")
+    if (PAIRS / "model.safetensors").exists():
+        no_cnn = two_digits.section(str(PAIRS), str(tmp_path / "pairs-cnn"))   # the CapsNet there, the CNN not
+        assert no_cnn.cnn is None and str(tmp_path / "pairs-cnn") in no_cnn.problem
+
+
+def measurement(capsnet: Path, cnn: Path, low: float, high: float) -> dict:
+    """A pairs.json for the weights in these folders, with the CapsNet's lead in [low, high] points."""
+    return {"test_pairs": 10_000, "capsnet": {"both_right": 0.9123, "redrawn_error": 0.25, "overlay_error": 0.75},
+            "cnn": {"both_right": 0.8771}, "lead": {"points": (low + high) / 2, "low": low, "high": high},
+            "weights_sha256": {"capsnet": sha256(capsnet / "model.safetensors"), "cnn": sha256(cnn / "model.safetensors")}}
+
+
+def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path):
     capsnet, cnn = tmp_path / "pairs", tmp_path / "pairs-cnn"
-    for source, folder in ((PAIRS, capsnet), (PAIRS_CNN, cnn)):
-        shutil.copytree(source, folder)
-    shipped = two_digits.measured(str(capsnet), str(cnn))
-    results = json.loads((PAIRS / "pairs.json").read_text())
-    assert f"**{results['capsnet']['both_right']:.1%}**" in shipped and "Not measured" not in shipped
-    lead = results["lead"]
-    said = ("the CapsNet reads more pairs" if lead["low"] > 0 else "the CNN reads more pairs" if lead["high"] < 0
-            else "no clear difference")
-    assert said in shipped                                                   # what the interval says, said
-    other = json.loads((capsnet / "pairs.json").read_text())
+    for folder in (capsnet, cnn):                                           # measured() hashes the weights only
+        folder.mkdir()
+        (folder / "model.safetensors").write_bytes(f"the weights of {folder.name}".encode())
+    results = capsnet / "pairs.json"
+    for low, high, said in ((1.2, 3.4, "the CapsNet reads more pairs"), (-2.7, -1.4, "the CNN reads more pairs"),
+                            (-0.5, 0.8, "no clear difference")):
+        results.write_text(json.dumps(measurement(capsnet, cnn, low, high)))
+        shown = two_digits.measured(str(capsnet), str(cnn))
+        assert "**91.2%**" in shown and "**87.7%**" in shown and "10,000" in shown and said in shown
+        assert "Not measured" not in shown
+    other = measurement(capsnet, cnn, 1, 2)
     other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")   # another CNN's
-    (capsnet / "pairs.json").write_text(json.dumps(other))
+    results.write_text(json.dumps(other))
     assert two_digits.measured(str(capsnet), str(cnn)).startswith("Not measured for these weights")
-    (capsnet / "pairs.json").unlink()
-    assert "is missing" in two_digits.measured(str(capsnet), str(cnn))
+    for foreign in ("not JSON", json.dumps({"weights_sha256": measurement(capsnet, cnn, 1, 2)["weights_sha256"]}),
+                    json.dumps([1, 2])):
+        results.write_text(foreign)
+        assert two_digits.measured(str(capsnet), str(cnn)).startswith("Not measured for these weights")
+    results.unlink()
+    shown = two_digits.measured(str(capsnet), str(cnn))
+    assert shown.startswith("Not measured for these weights") and "is missing" in shown
+
+
+def test_the_shipped_measurement_is_shown_for_the_shipped_weights(section):
+    if not (PAIRS / "pairs.json").exists():
+        pytest.skip("no weights/pairs/pairs.json yet (python -m capsnet.pairs_measurement)")
+    results = json.loads((PAIRS / "pairs.json").read_text())
+    shipped = two_digits.measured(str(PAIRS), str(PAIRS_CNN))
+    assert f"**{results['capsnet']['both_right']:.1%}**" in shipped and "Not measured" not in shipped
+    assert section.finding == shipped
 
 
 def test_the_examples_are_the_first_test_pairs_in_two_layers():
