@@ -5,12 +5,12 @@ The training pairs are MNIST digits overlaid in a 36x36 field, each moved by up 
 made 28x28 by `overlaid_inks_to_mnist` (capsnet/pairs.py). A person draws instead: strokes, with
 the pad's pen, at any size and place. This draws ``--pairs`` pairs of two different digits with
 the strokes of tests/digit_strokes.py (one hand, so one shape a digit: a proxy for a person, not a
-person), the first in a random box on the pad, the second in a box of the same size moved from
-it by up to 8/28 of the box each way (as two digits each moved by up to 4 of 28 pixels), each with
-its own pen, inked as the server inks the pad's strokes, read in-process by the Two-digits
-section's networks exactly as the page's event reads them. Prints, with the CPU:
+person), in two boxes of `overlapping_boxes` (the same size, the second moved from the first by up
+to 8/28 of the box each way, as two digits each moved by up to 4 of 28 pixels), each with its own
+pen, inked as the server inks the pad's strokes, read in-process by the Two-digits section's
+networks exactly as the page's event reads them. Prints, with the CPU:
 
-- the pairs CapsNet and the pairs CNN: both digits right, at least one right;
+- the pairs CapsNet and the pairs CNN: both digits right;
 - the shipped MNIST CapsNet on each digit drawn alone (how readable these strokes are at all),
   and both pairs networks on the pairs whose two digits it reads right alone.
 
@@ -29,19 +29,13 @@ from capsnet import ink_to_mnist, load_model
 from capsnet.pairs import both_right, top_two
 from playground.drawing_pad import SIDE, Drawing, inks
 from playground.two_digits import section
-from tests.digit_strokes import MARGIN, random_box, strokes
-
-MAX_MOVE = 8 / 28      # the second digit's box moved by up to this share of its size each way
-
+from tests.digit_strokes import overlapping_boxes, strokes
 
 def pair_drawing(first: int, second: int, rng: np.random.Generator) -> Drawing:
-    """``first`` with pen 0 in a random box, ``second`` with pen 1 in the same box moved."""
-    left, top, width, height = random_box(rng, SIDE * 0.8)              # room to move the second
-    move = rng.uniform(-MAX_MOVE, MAX_MOVE, 2) * (width, height)
-    second_left = float(np.clip(left + move[0], MARGIN, SIDE - MARGIN - width))
-    second_top = float(np.clip(top + move[1], MARGIN, SIDE - MARGIN - height))
-    drawn = [(stroke, 0) for stroke in strokes(first, left, top, width, height)]
-    drawn += [(stroke, 1) for stroke in strokes(second, second_left, second_top, width, height)]
+    """``first`` with pen 0 and ``second`` with pen 1 in two boxes of `overlapping_boxes`."""
+    boxes = overlapping_boxes(rng, SIDE)
+    drawn = [(stroke, pen) for pen, (digit, box) in enumerate(zip((first, second), boxes))
+             for stroke in strokes(digit, *box)]
     return Drawing([np.array(s, dtype=np.float32).reshape(-1, 2) for s, _ in drawn], tuple(pen for _, pen in drawn),
                    None, 1, False)
 
