@@ -30,6 +30,7 @@ class PairView:
     colours: tuple[str, str]      # the CSS colour of each of the two: the pen whose ink it redraws
     pen_colours: tuple[str, str]  # each pen's colour
     probabilities: np.ndarray     # the pairs CNN's ten sigmoids
+    cnn_read: tuple[int, int]     # its two most probable, the more probable first
     revision: int
     pens_used: int                # how many pens have ink: 1 is a single digit
     decoded: int | None = None    # a digit chosen under *Decode as* that is not one of the two read
@@ -70,7 +71,7 @@ def pair_panel(view: PairView | None, prompt: str) -> str:
     (a, b), (colour_a, colour_b) = view.read, view.colours
     length = view.lengths
     present = int((length > PRESENT).sum())
-    cnn_read = np.argsort(-view.probabilities, kind="stable")[:2]
+    cnn_read = view.cnn_read
     one_digit = "" if view.pens_used != 1 else (
         f'<p class="one-digit">One pen only, so one digit drawn: this network was trained on pairs only and '
         f'always names two. Its second capsule, <b>{b}</b>, is {float(length[b]):.2f} long '
@@ -99,5 +100,5 @@ def pair_panel(view: PairView | None, prompt: str) -> str:
         f'{decoded}'
         f'<figure class="pair-cnn"><figcaption>The CNN trained on the same pairs reads '
         f'<b>{cnn_read[0]} &amp; {cnn_read[1]}</b> (ten independent probabilities)</figcaption>'
-        f'{lengths_svg(view.probabilities, None, "the CNN probabilities", {int(d): CNN_COLOUR for d in cnn_read}, PRESENT)}'
+        f'{lengths_svg(view.probabilities, None, "the CNN probabilities", {d: CNN_COLOUR for d in cnn_read}, PRESENT)}'
         f'</figure>{one_digit}</div>')

@@ -67,6 +67,7 @@ class PairReading:
     read: tuple[int, int]       # its two longest capsules, the longer first
     redrawn: np.ndarray         # each of the two redrawn from its own capsule alone, [2, 28, 28]
     probabilities: np.ndarray   # the pairs CNN's ten sigmoids, [10]
+    cnn_read: tuple[int, int]   # its two most probable, the more probable first
     revision: int
     pens_used: int              # pens with ink: 1 is a single digit
 
@@ -142,9 +143,11 @@ class TwoDigits:
             out, cnn = self.capsnet(image), self.cnn(image)
             read = top_two(out.lengths)                                  # [1, 2]
             redrawn = self.capsnet.decode(out.capsules, read)[0, :, 0]  # [2, 28, 28]: each its own capsule alone
+        probabilities = scores(cnn)                                      # [1, 10]
         used = int((inks.reshape(len(inks), -1).max(axis=1) >= PEN_INK).sum())
-        return PairReading(fields[0], fields[1:], out.capsules[0], out.lengths[0].numpy(),
-                           tuple(read[0].tolist()), redrawn.numpy(), scores(cnn)[0].numpy(), revision, used)
+        return PairReading(fields[0], fields[1:], out.capsules[0], out.lengths[0].numpy(), tuple(read[0].tolist()),
+                           redrawn.numpy(), probabilities[0].numpy(), tuple(top_two(probabilities)[0].tolist()),
+                           revision, used)
 
     def redraw(self, reading: PairReading, digit: int) -> np.ndarray:
         """Capsule ``digit`` of the reading redrawn alone, [28, 28]."""
@@ -155,7 +158,7 @@ class TwoDigits:
         pens = pens_of(reading.redrawn, reading.layers)
         shown = decode_as is not None and decode_as not in reading.read
         return PairView(reading.image, reading.layers, reading.lengths, reading.read, reading.redrawn,
-                        (PENS[pens[0]], PENS[pens[1]]), PENS, reading.probabilities, reading.revision,
+                        (PENS[pens[0]], PENS[pens[1]]), PENS, reading.probabilities, reading.cnn_read, reading.revision,
                         reading.pens_used, decode_as if shown else None,
                         self.redraw(reading, decode_as) if shown else None)
 
@@ -196,9 +199,8 @@ class TwoDigits:
         if pixels is None:
             return None, None
         reading = self.read(np.stack([pixels, np.zeros_like(pixels)]))
-        cnn_read = top_two(torch.from_numpy(reading.probabilities)[None])[0].tolist()
         answer = {"digits": list(reading.read), "lengths": [round(float(x), 4) for x in reading.lengths],
-                  "cnn_digits": cnn_read, "cnn_probabilities": [round(float(x), 4) for x in reading.probabilities]}
+                  "cnn_digits": list(reading.cnn_read), "cnn_probabilities": [round(float(x), 4) for x in reading.probabilities]}
         return answer, views.upscaled(figure5(reading.image, reading.redrawn, PENS), API_PIXEL)
 
     def layout(self, page_event: dict) -> None:
