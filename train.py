@@ -41,7 +41,7 @@ from capsnet.pretrained import CONFIGS, NETWORKS
 
 
 RECIPE = ("model", "task", "pairs_per_epoch", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
-          "init_from", "device_data")  # what --resume must repeat
+          "init_from", "start_epoch", "device_data")  # what --resume must repeat
 CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accuracy", "seconds", "history")
 PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
 EVAL_BATCH = 500
@@ -71,7 +71,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--init-from", metavar="WEIGHTS", default=None,
                    help="start from these weights (a save_pretrained folder or Hub repo id) instead of a random "
                         "initialisation; the optimiser and the schedule start afresh (default: random)")
-    p.add_argument("--epochs", type=int, default=14, help="number of epochs in all, resumed ones included (default: 14)")
+    p.add_argument("--epochs", type=int, default=14,
+                   help="number of epochs in all, resumed ones and those before --start-epoch included (default: 14)")
+    p.add_argument("--start-epoch", type=int, default=1,
+                   help="number this run's first epoch N: its pairs, shifts and dropout are epoch N's, so that a run "
+                        "that goes on from the weights of an earlier one (--init-from) whose last epoch was N-1 sees "
+                        "new ones, as one long run would (default: 1)")
     p.add_argument("--batch-size", type=int, default=64,
                    help="images per step in all, the global batch: under torchrun each of N processes takes "
                         "batch-size / N of them (default: 64)")
@@ -375,6 +380,19 @@ def write_metrics(out_dir: Path, metrics: dict) -> None:
     os.replace(tmp, out_dir / "metrics.json")
 
 
+def earlier_run(args: argparse.Namespace) -> dict | None:
+    """The metrics.json of the --init-from folder where that run trained this network on this task
+    (this run goes on from it), so that the chosen weights' whole history stays beside them."""
+    if not args.init_from or not Path(args.init_from).is_dir():
+        return None
+    try:
+        earlier = json.loads((Path(args.init_from) / "metrics.json").read_text())
+    except (OSError, ValueError):
+        return None
+    same = isinstance(earlier, dict) and earlier.get("model") == args.model and earlier.get("task", "digits") == args.task
+    return earlier if same else None
+
+
 def portable_command(argv: list[str]) -> str:
     """The command that ran, as anyone can repeat it: the flags that name a path of this machine
     (outside the working folder) say DATA, OUT, CHECKPOINT or WEIGHTS instead."""
@@ -413,6 +431,10 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
     if args.pairs_per_epoch is not None and (args.task != "pairs" or args.pairs_per_epoch < 1):
         print("train.py: error: --pairs-per-epoch needs --task pairs and a positive number", file=sys.stderr)
         return 2
+    if not 1 <= args.start_epoch <= args.epochs:
+        print(f"train.py: error: --start-epoch {args.start_epoch} must be between 1 and --epochs {args.epochs}",
+              file=sys.stderr)
+        return 2
     torch.manual_seed(args.seed)                  # the initial weights: the same in every process
     device = pick_device(args.device, processes.local_rank)
     bf16 = use_bf16(args.amp, device)
@@ -450,7 +472,7 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
     ema = AveragedModel(model, avg_fn=moving_average(args.ema_decay))
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     schedule = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay)
-    start_epoch, best_accuracy, best_epoch, seconds, history, saved_any = 1, -1.0, None, 0.0, [], False
+    start_epoch, best_accuracy, best_epoch, seconds, history, saved_any = args.start_epoch, -1.0, None, 0.0, [], False
     if args.resume:
         try:
             state = resume(checkpoint_path, args, model, ema, optimizer, schedule)
@@ -466,7 +488,7 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         best_accuracy = shared_accuracy(model, validation, processes, device, right)
         if show:
             print(f"starting from {args.init_from}: validation accuracy {best_accuracy:.4%}, the figure to beat")
-    epochs = 1 if args.dry_run else args.epochs
+    epochs = start_epoch if args.dry_run else args.epochs
     if start_epoch > epochs and show:
         print(f"the checkpoint has finished {start_epoch - 1} epochs: nothing left to train, only the test "
               "(raise --epochs to go on)")
@@ -549,11 +571,14 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
                           f"the last epoch (no validation split); the test {what} MNIST's test set read once, at the end"),
             "chosen_epoch": best_epoch, "val_size": args.val_size,
             "val_accuracy": best_accuracy if validation else None, "epochs": history[-1]["epoch"] if history else 0,
-            "train_images": len(train_indices), "global_batch": args.batch_size, "processes": processes.world,
+            "train_images": len(train_indices),
+            **({"pairs_per_epoch": data.pairs_from_shard * processes.world} if pairs else {}),
+            "global_batch": args.batch_size, "processes": processes.world,
             "device": device.type, "data_on_device": on_device, "bf16_autocast": bf16,
             "torch_version": torch.__version__, "train_seconds": round(seconds, 1),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": portable_command(argv), "init_from": args.init_from, "history": history})
+            "command": portable_command(argv), "init_from": args.init_from, "start_epoch": args.start_epoch,
+            "history": history, "earlier": earlier_run(args)})
         print(f"epoch {best_epoch} chosen ({'validation accuracy ' + format(best_accuracy, '.4%') if validation else 'the last'}); "
               f"test {'pairs with both digits right' if pairs else 'accuracy'} {test_accuracy:.4%}; model in {out_dir}/")
         if args.push_to_hub:

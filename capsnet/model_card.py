@@ -81,12 +81,24 @@ def per_digit_accuracy(labels: np.ndarray, read: np.ndarray) -> dict[int, float]
     return {digit: float((read[labels == digit] == digit).mean()) for digit in range(10)}
 
 
+def stages(metrics: dict) -> list[dict]:
+    """The runs that made these weights, first to last: metrics.json's "earlier" holds the run that
+    this one went on from (train.py --init-from that run's weights, --start-epoch after its last)."""
+    return [*stages(metrics["earlier"]), metrics] if metrics.get("earlier") else [metrics]
+
+
+def how_it_ran(run: dict) -> str:
+    return (f"`{run['command']}` ({run.get('device', '?')}, bf16 autocast {'on' if run.get('bf16_autocast') else 'off'}, "
+            f"torch {run.get('torch_version', '?')}, {run['train_seconds'] / 3600:.1f} h of wall time)")
+
+
 def card_text(model_name: str, metrics: dict, parameters: int, routing: int | None, test_accuracy: float,
               mistakes: Counter, semeion: tuple[float, dict[int, float], Counter] | None, repo: str) -> str:
     """The card's markdown, below its metadata."""
     pairs = metrics.get("task") == "pairs"
-    history = metrics.get("history", [])
-    val = ", ".join(f"{e['val_accuracy']:.2%}" for e in history if e.get("val_accuracy") is not None)
+    runs = stages(metrics)
+    val = " | ".join(", ".join(f"{e['val_accuracy']:.2%}" for e in run.get("history", [])
+                               if e.get("val_accuracy") is not None) for run in runs).strip(" |")
     lines = [
         f"# {(PAIR_NAMES if pairs else NAMES)[model_name]}", "",
         ABOUT[model_name].format(paper=PAPER, routing=routing, parameters=parameters), "",
@@ -103,12 +115,13 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
     if semeion:
         lines.append(f"| Semeion (1,593 digits by other writers, 16x16, evaluation only) | {semeion[0]:.2%} |")
     lines += ["", "## How it was trained", "",
-              f"- Command: `{metrics['command']}` ({metrics.get('device', '?')}, bf16 autocast "
-              f"{'on' if metrics.get('bf16_autocast') else 'off'}, torch {metrics.get('torch_version', '?')}, "
-              f"{metrics['train_seconds'] / 3600:.1f} h of wall time).",
+              (f"- Command: {how_it_ran(metrics)}." if len(runs) == 1 else
+               f"- Commands, in order, each run going on from the weights the one before chose: "
+               + "; ".join(how_it_ran(run) for run in runs)
+               + f" ({sum(run['train_seconds'] for run in runs) / 3600:.1f} h in all)."),
               (f"- Data: overlapping pairs made afresh every epoch from MNIST's training set, "
                f"{metrics['train_images']:,} digits, each pair of two classes; "
-               f"{'starting from the weights in `' + metrics['init_from'] + '`; ' if metrics.get('init_from') else ''}"
+               f"{'starting from the weights in `' + runs[0]['init_from'] + '`; ' if runs[0].get('init_from') else ''}"
                "Adam, the learning rate decayed per epoch; an exponential moving average of the weights is what "
                "is evaluated and saved." if pairs else
                f"- Data: MNIST's training set, {metrics['train_images']:,} images, shifted by up to 2 pixels "
@@ -116,7 +129,7 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
                "moving average of the weights is what is evaluated and saved."),
               f"- Selection: {metrics['selection']}."]
     if val:
-        lines.append(f"- Validation accuracy after each epoch: {val}.")
+        lines.append(f"- Validation accuracy after each epoch{' (the runs apart by |)' if len(runs) > 1 else ''}: {val}.")
     lines += ["", "## What it misreads (measured)", "",
               f"On MNIST's test set it misreads {sum(mistakes.values())} of 10,000 digits; the most common "
               "(true digit → read as, count): "

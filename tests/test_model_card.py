@@ -61,3 +61,18 @@ def test_a_pairs_card_leads_with_the_pairs_and_says_how_to_read_them(network):
     assert "single digits), its strongest output | 98.50% |" in text and "starting from the weights in `weights`" in text
     assert ("torch.sigmoid(out.logits)" in text) == (network == "cnn")
     assert "it always names two digits" in text
+
+
+def test_a_card_of_weights_trained_in_two_runs_gives_both_commands_and_both_validation_curves():
+    first = {"command": "python train.py --task pairs --init-from weights --epochs 2", "train_seconds": 3600.0,
+             "train_images": 55000, "task": "pairs", "init_from": "weights", "device": "cpu",
+             "bf16_autocast": False, "torch_version": "2.14.1",
+             "history": [{"val_accuracy": 0.6042}, {"val_accuracy": 0.6442}]}
+    second = {**first, "command": "python train.py --task pairs --init-from weights/pairs --start-epoch 3 --epochs 3",
+              "train_seconds": 1800.0, "init_from": "weights/pairs", "pairs_test_both_right": 0.7, "selection": "best",
+              "history": [{"val_accuracy": 0.6500}], "earlier": first}
+    text = card_text("capsnet", second, 8_215_568, 3, 0.9, Counter({(4, 9): 7}), None, "weights/pairs")
+    assert first["command"] in text and second["command"] in text
+    assert text.index(first["command"]) < text.index(second["command"]) and "1.5 h in all" in text
+    assert "60.42%, 64.42% | 65.00%" in text
+    assert "starting from the weights in `weights`" in text   # where the first run started

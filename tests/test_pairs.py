@@ -182,6 +182,28 @@ def test_train_py_trains_on_pairs_chooses_on_validation_pairs_and_resumes(tiny_m
     assert train.main(["--task", "digits", *flags[2:], "--epochs", "3", "--resume"]) == 2   # not the same recipe
 
 
+@pytest.mark.slow
+def test_a_run_that_goes_on_from_an_earlier_ones_weights_sees_new_pairs_and_keeps_its_history(
+        tiny_mnist, tmp_path, monkeypatch):
+    import train
+    drawn = []
+    epoch_of_pairs = train.PairTrainingData.epoch
+    monkeypatch.setattr(train.PairTrainingData, "epoch",
+                        lambda self, epoch: drawn.append(epoch) or epoch_of_pairs(self, epoch))
+    flags = ["--task", "pairs", "--data-dir", str(tiny_mnist), "--val-size", "0", "--batch-size", "16",
+             "--amp", "off", "--checkpoint", str(tmp_path / "last.pt")]   # no validation: the last epoch is kept
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert train.main([*flags, "--out", str(first), "--epochs", "2"]) == 0
+    assert train.main([*flags, "--out", str(second), "--init-from", str(first), "--start-epoch", "3",
+                       "--epochs", "4"]) == 0
+    assert drawn == [1, 2, 3, 4]                       # the second run draws epochs 3 and 4's pairs, not 1 and 2's
+    metrics = json.loads((second / "metrics.json").read_text())
+    assert [e["epoch"] for e in metrics["history"]] == [3, 4] and metrics["start_epoch"] == 3
+    assert metrics["earlier"] == json.loads((first / "metrics.json").read_text())
+    assert metrics["pairs_per_epoch"] == 64 and metrics["epochs"] == 4
+    assert train.main([*flags, "--out", str(second), "--start-epoch", "5", "--epochs", "4"]) == 2
+
+
 def test_train_py_pairs_batches_hold_each_digit_alone_in_the_inputs_frame(tiny_mnist):
     import train
     indices = torch.arange(32)
