@@ -36,7 +36,7 @@ from capsnet.baseline import cross_entropy_loss, multi_label_loss
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from capsnet.data import batches, mnist, random_offsets, shift, validation_split
 from capsnet.evaluate import accuracy, correct_and_total, read_right
-from capsnet.pairs import TEST_SEED, Pairs, draw_pairs, fixed_pairs, pair_right, render
+from capsnet.pairs import TEST_SEED, RenderedBatches, draw_pairs, fixed_pairs, pair_right
 from capsnet.pretrained import CONFIGS, NETWORKS
 
 
@@ -45,6 +45,7 @@ RECIPE = ("model", "task", "pairs_per_epoch", "batch_size", "limit", "val_size",
 CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accuracy", "seconds", "history")
 PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
 EVAL_BATCH = 500
+PAIR_WORKERS = max(1, min(12, (os.cpu_count() or 2) - 2))   # on CUDA: processes that render the pairs
 
 
 class NonFiniteLossError(RuntimeError):
@@ -241,7 +242,8 @@ class PairTrainingData:
     """The overlapping pairs of one epoch, this process's shard, in batches of this process's
     share: each training digit comes first in one pair, its partner (of another class) and both
     digits' shifts drawn from the seed and the epoch, so that 1 and N processes, and a resumed run,
-    see the same pairs. They are made on the CPU (capsnet.pairs.render) and moved to the device."""
+    see the same pairs. They are made on the CPU (capsnet.pairs.render), on CUDA by PAIR_WORKERS
+    worker processes while the GPU trains, and moved to the device."""
 
     def __init__(self, data_dir: str, indices: torch.Tensor, batch_size: int, seed: int,
                  processes: Processes, device: torch.device, pairs_per_epoch: int | None = None):
@@ -263,10 +265,12 @@ class PairTrainingData:
         self.sampler.set_epoch(epoch)
         pairs = draw_pairs(self.labels, torch.arange(len(self.labels)),
                            torch.Generator().manual_seed(epoch_seed(self.seed, epoch)))
-        for batch in torch.tensor(list(self.sampler)[:self.pairs_from_shard]).split(self.batch_size):
-            chosen: Pairs = pairs[batch]
-            inputs, digits = render(self.images, chosen)
-            yield inputs.to(self.device), (chosen.labels(self.labels).to(self.device), digits.to(self.device))
+        order = torch.tensor(list(self.sampler)[:self.pairs_from_shard]).split(self.batch_size)
+        rendered = batches(RenderedBatches(self.images, self.labels, pairs, order), None, device=self.device,
+                           cuda_workers=PAIR_WORKERS)
+        for inputs, labels, digits in rendered:
+            yield inputs.to(self.device, non_blocking=True), (labels.to(self.device, non_blocking=True),
+                                                              digits.to(self.device, non_blocking=True))
 
 
 def pair_batches(images: torch.Tensor, labels: torch.Tensor, seed: int, processes: Processes,

@@ -85,12 +85,14 @@ def load_semeion(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     return images, labels
 
 
-def batches(dataset: torch.utils.data.Dataset, batch_size: int, *,
+def batches(dataset: torch.utils.data.Dataset, batch_size: int | None, *,
             sampler: torch.utils.data.Sampler | None = None, device: torch.device = torch.device("cpu"),
-            ) -> torch.utils.data.DataLoader:
-    """A DataLoader: worker processes and pinned memory on CUDA, the main process on the CPU
-    (where both cores are busy with the model and workers would only compete with it)."""
+            cuda_workers: int = 4) -> torch.utils.data.DataLoader:
+    """A DataLoader: ``cuda_workers`` worker processes and pinned memory on CUDA, the main process
+    on the CPU (where both cores are busy with the model and workers would only compete with it).
+    ``batch_size`` None: each item of ``dataset`` is a batch already."""
     on_cuda = device.type == "cuda"
+    workers = cuda_workers if on_cuda else 0
     return torch.utils.data.DataLoader(
         dataset, batch_size=batch_size, sampler=sampler,
-        num_workers=4 if on_cuda else 0, pin_memory=on_cuda, persistent_workers=on_cuda)
+        num_workers=workers, pin_memory=on_cuda, persistent_workers=workers > 0)

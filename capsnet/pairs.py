@@ -105,6 +105,27 @@ def render(images: torch.Tensor, pairs: Pairs) -> tuple[torch.Tensor, torch.Tens
     return fields[:, :1], fields[:, 1:].unsqueeze(2)
 
 
+class RenderedBatches(torch.utils.data.Dataset):
+    """Batches of pairs, each rendered when it is asked for: a DataLoader's worker processes render
+    them while the network trains on the one before (on a GPU, which outruns one CPU core's
+    rendering); in the main process otherwise.
+
+    Item k: (inputs [b, 1, 28, 28], the two classes [b, 2], each digit alone [b, 2, 1, 28, 28]) of
+    the pairs at ``order[k]`` (as `render`).
+    """
+
+    def __init__(self, images: torch.Tensor, labels: torch.Tensor, pairs: Pairs, order: list[torch.Tensor]):
+        self.images, self.labels, self.pairs, self.order = images, labels, pairs, order
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __getitem__(self, k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        chosen = self.pairs[self.order[k]]
+        inputs, digits = render(self.images, chosen)
+        return inputs, chosen.labels(self.labels), digits
+
+
 def box_overlap(images: torch.Tensor, pairs: Pairs) -> tuple[np.ndarray, np.ndarray]:
     """How much the two digits' bounding boxes overlap in the 36x36 field, per pair: the share of
     each box that the other covers, averaged over the two, and intersection over union."""

@@ -11,8 +11,8 @@ import torch.nn.functional as F
 from capsnet import CapsNet, WeightsError, capsule_loss, ink_to_mnist, margin_loss
 from capsnet.baseline import BaselineCNN, multi_label_loss
 from capsnet.dimensions import sha256
-from capsnet.pairs import (MAX_SHIFT, PAIR_FIELD, TEST_SEED, Pairs, both_right, box_overlap, draw_pairs, fixed_pairs,
-                           frame_overlap, placed, render, scores, top_two)
+from capsnet.pairs import (MAX_SHIFT, PAIR_FIELD, TEST_SEED, Pairs, RenderedBatches, both_right, box_overlap,
+                           draw_pairs, fixed_pairs, frame_overlap, placed, render, scores, top_two)
 from capsnet.pairs_measurement import (RESULTS_FILE, PairResultsError, load_pair_networks, load_results, main,
                                        measure, table)
 from capsnet.preprocess import overlaid_inks_to_mnist
@@ -323,6 +323,37 @@ def test_recomputing_part_of_the_shipped_measurement_reproduces_it(shipped, mnis
     assert abs(both_right(read, labels[:500]).double().mean().item() - shipped["capsnet"]["both_right"]) < 0.06
     for folder in (PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS):
         assert json.loads((folder / "metrics.json").read_text())["task"] == "pairs"
+
+
+def test_pairs_rendered_by_worker_processes_are_the_pairs_rendered_in_the_main_process(tiny_mnist):
+    import train
+    data = train.PairTrainingData(str(tiny_mnist), torch.arange(64), 8, seed=1, processes=train.Processes(),
+                                  device=torch.device("cpu"), pairs_per_epoch=40)
+    in_process = list(data.epoch(2))
+    pairs = draw_pairs(data.labels, torch.arange(64), torch.Generator().manual_seed(train.epoch_seed(1, 2)))
+    data.sampler.set_epoch(2)
+    order = torch.tensor(list(data.sampler)[:40]).split(8)
+    by_workers = list(torch.utils.data.DataLoader(RenderedBatches(data.images, data.labels, pairs, order),
+                                                  batch_size=None, num_workers=2))
+    assert len(by_workers) == len(in_process) == 5
+    for batch, (inputs, (labels, alone)), by_worker in zip(order, in_process, by_workers):
+        expected_inputs, expected_alone = render(data.images, pairs[batch])
+        expected = (expected_inputs, pairs[batch].labels(data.labels), expected_alone)
+        assert all(torch.equal(a, b) for a, b in zip((inputs, labels, alone), expected))
+        assert all(torch.equal(a, b) for a, b in zip(by_worker, expected))
+
+
+@pytest.mark.gpu
+def test_pairs_on_cuda_are_rendered_by_workers_and_equal_those_on_the_cpu(tiny_mnist):
+    import train
+    batches = {}
+    for device in ("cpu", "cuda"):
+        data = train.PairTrainingData(str(tiny_mnist), torch.arange(64), 8, seed=1, processes=train.Processes(),
+                                      device=torch.device(device), pairs_per_epoch=40)
+        batches[device] = [(inputs.cpu(), labels.cpu(), alone.cpu()) for inputs, (labels, alone) in data.epoch(3)]
+    assert len(batches["cuda"]) == 5
+    for on_cpu, on_cuda in zip(batches["cpu"], batches["cuda"]):
+        assert all(torch.equal(a, b) for a, b in zip(on_cpu, on_cuda))
 
 
 def test_pairs_per_epoch_shortens_an_epoch_to_a_fresh_choice_of_first_digits(tiny_mnist):
