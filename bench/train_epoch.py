@@ -7,6 +7,11 @@ scaled to the 55,000 images of a full epoch.
 
     python -m bench.train_epoch --data-dir DATA --images 6400
     python -m bench.train_epoch --data-dir DATA --images 6400 --model cnn --processes 1 2
+    python -m bench.train_epoch --data-dir DATA --images 6400 --task pairs   # pairs/s, rendering included
+
+With --task pairs, an epoch is --images overlapping pairs made on the fly as train.py makes them
+(in the main process on the CPU, by worker processes on CUDA), so the figure counts their rendering;
+--device-data does not apply (pairs are always made on the CPU).
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
@@ -17,16 +22,19 @@ import sys
 import tempfile
 from pathlib import Path
 
+import torch
+
 from bench.train_throughput import cpu_model
 
 REPO = Path(__file__).resolve().parent.parent
 FULL_EPOCH = 55_000    # MNIST's training set less train.py's default validation split
 
 
-def epoch_seconds(data_dir: str, images: int, model: str, device_data: str, processes: int, batch_size: int) -> float:
-    """The seconds of one epoch's steps over ``images`` training images."""
+def epoch_seconds(data_dir: str, images: int, model: str, device_data: str, processes: int, batch_size: int,
+                  task: str = "digits") -> float:
+    """The seconds of one epoch's steps over ``images`` training images (pairs, with --task pairs)."""
     with tempfile.TemporaryDirectory() as run:
-        flags = ["--data-dir", data_dir, "--model", model, "--limit", str(images), "--val-size", "0",
+        flags = ["--data-dir", data_dir, "--model", model, "--task", task, "--limit", str(images), "--val-size", "0",
                  "--epochs", "1", "--batch-size", str(batch_size), "--device-data", device_data,
                  "--out", f"{run}/weights", "--checkpoint", f"{run}/last.pt"]
         launcher = [sys.executable, "train.py"] if processes == 1 else \
@@ -43,14 +51,22 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--batch-size", type=int, default=64, help="the global batch (default: 64)")
     p.add_argument("--device-data", nargs="+", default=["on", "off"], help="the data paths to time (default: on off)")
     p.add_argument("--processes", nargs="+", type=int, default=[1], help="process counts to time (default: 1)")
+    p.add_argument("--task", choices=["digits", "pairs"], default="digits",
+                   help="digits: MNIST; pairs: two overlapping digits made on the fly (default: digits)")
     args = p.parse_args(argv)
-    print(f"CPU: {cpu_model()}; {args.model}, global batch {args.batch_size}, {args.images} images an epoch")
+    gpu = f"; GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}" if torch.cuda.is_available() else ""
+    what = "pairs" if args.task == "pairs" else "images"
+    print(f"CPU: {cpu_model()}{gpu}; {args.model} on {args.task}, global batch {args.batch_size}, "
+          f"{args.images} {what} an epoch")
     for processes in args.processes:
-        for device_data in args.device_data:
-            seconds = epoch_seconds(args.data_dir, args.images, args.model, device_data, processes, args.batch_size)
-            print(f"{processes} process(es), data on the device {device_data:>3}: {seconds:.0f} s, "
-                  f"{args.images / seconds:.0f} images/s, a full epoch ({FULL_EPOCH:,} images) "
-                  f"{FULL_EPOCH / (args.images / seconds) / 60:.1f} min")
+        for device_data in args.device_data if args.task == "digits" else ["on"]:
+            seconds = epoch_seconds(args.data_dir, args.images, args.model, device_data, processes, args.batch_size,
+                                    args.task)
+            rate = args.images / seconds
+            print(f"{processes} process(es)" + (f", data on the device {device_data:>3}" if args.task == "digits" else "")
+                  + f": {seconds:.0f} s, {rate:.0f} {what}/s, "
+                  + (f"a full epoch ({FULL_EPOCH:,} images) {FULL_EPOCH / rate / 60:.1f} min" if args.task == "digits"
+                     else f"a million pairs {1e6 / rate / 60:.0f} min"))
 
 
 if __name__ == "__main__":
