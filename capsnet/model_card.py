@@ -118,7 +118,7 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
               (f"- Command: {how_it_ran(metrics)}." if len(runs) == 1 else
                f"- Commands, in order, each run going on from the weights the one before chose: "
                + "; ".join(how_it_ran(run) for run in runs)
-               + f" ({sum(run['train_seconds'] for run in runs) / 3600:.1f} h in all)."),
+               + f"; {sum(run['train_seconds'] for run in runs) / 3600:.1f} h in all."),
               (f"- Data: overlapping pairs made afresh every epoch from MNIST's training set, "
                f"{metrics['train_images']:,} digits, each pair of two classes; "
                f"{'starting from the weights in `' + runs[0]['init_from'] + '`; ' if runs[0].get('init_from') else ''}"
