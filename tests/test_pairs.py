@@ -202,6 +202,15 @@ def test_a_run_that_goes_on_from_an_earlier_ones_weights_sees_new_pairs_and_keep
     assert metrics["earlier"] == json.loads((first / "metrics.json").read_text())
     assert metrics["pairs_per_epoch"] == 64 and metrics["epochs"] == 4
     assert train.main([*flags, "--out", str(second), "--start-epoch", "5", "--epochs", "4"]) == 2
+    # the second run's result shipped in the first's folder, then the second run resumed for one more epoch:
+    # its earlier run is still the first one, not its own result of epochs 3-4
+    first_metrics = (first / "metrics.json").read_text()
+    (first / "metrics.json").write_text((second / "metrics.json").read_text())
+    assert train.main([*flags, "--out", str(second), "--init-from", str(first), "--start-epoch", "3",
+                       "--epochs", "5", "--resume"]) == 0
+    metrics = json.loads((second / "metrics.json").read_text())
+    assert [e["epoch"] for e in metrics["history"]] == [3, 4, 5]
+    assert metrics["earlier"] == json.loads(first_metrics)
 
 
 def test_train_py_pairs_batches_hold_each_digit_alone_in_the_inputs_frame(tiny_mnist):
