@@ -393,12 +393,14 @@ def earlier_run(args: argparse.Namespace) -> dict | None:
         earlier = json.loads((Path(args.init_from) / "metrics.json").read_text())
     except (OSError, ValueError):
         return None
-    same = isinstance(earlier, dict) and earlier.get("model") == args.model and earlier.get("task", "digits") == args.task
+    if not (isinstance(earlier, dict) and earlier.get("model") == args.model
+            and earlier.get("task", "digits") == args.task):
+        return None
     # A resumed run whose weights were copied into --init-from meanwhile finds its own earlier
     # result there: only the runs that ended before this one's first epoch came before it.
-    while same and earlier and earlier.get("history") and earlier["history"][-1].get("epoch", 0) >= args.start_epoch:
+    while earlier and earlier.get("history") and earlier["history"][-1].get("epoch", 0) >= args.start_epoch:
         earlier = earlier.get("earlier")
-    return earlier if same else None
+    return earlier
 
 
 def portable_command(argv: list[str]) -> str:
