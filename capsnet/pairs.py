@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from capsnet.preprocess import INK_THRESHOLD, overlaid_inks_to_mnist
+from capsnet.preprocess import BOX, INK_THRESHOLD, overlaid_inks_to_mnist
 
 MAX_SHIFT = 4                # each digit moved by up to 4 pixels in each direction ...
 PAIR_FIELD = 28 + 2 * MAX_SHIFT   # ... inside a 36x36 field, as the paper's MultiMNIST
@@ -156,6 +156,19 @@ def frame_overlap(pairs: Pairs) -> np.ndarray:
     return ((28 - apart[:, 0]) * (28 - apart[:, 1])) / 28**2
 
 
+def scale(images: torch.Tensor, pairs: Pairs) -> np.ndarray:
+    """How much the playground's preprocessing scales each pair: BOX over the longer side of the
+    overlay's ink box in the 36x36 field, cropped as `overlaid_inks_to_mnist` crops it. Below 1,
+    each digit of the pair comes out smaller than an MNIST digit, which fills BOX on its own."""
+    scales = np.empty(len(pairs))
+    for n, (a, b, shift) in enumerate(zip(images[pairs.first].numpy(), images[pairs.second].numpy(), pairs.shifts)):
+        overlay = np.maximum(placed(a, shift[0]), placed(b, shift[1]))            # [36, 36]
+        strong = overlay >= INK_THRESHOLD * overlay.max()
+        rows, columns = np.flatnonzero(strong.any(axis=1)), np.flatnonzero(strong.any(axis=0))
+        scales[n] = BOX / max(rows[-1] - rows[0] + 1, columns[-1] - columns[0] + 1)
+    return scales
+
+
 def scores(output) -> torch.Tensor:
     """How present each digit is, [B, 10]: a CapsNet's capsule lengths, or the multi-label CNN's
     ten sigmoids (independent probabilities, not a softmax)."""
@@ -171,7 +184,6 @@ def top_two(scores: torch.Tensor) -> torch.Tensor:
 def both_right(read: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Whether the two digits read are the pair's two classes, in either order, bool [B]."""
     return (read.sort(dim=1).values == labels.sort(dim=1).values).all(dim=1)
-
 
 
 def pair_right(output, labels: torch.Tensor) -> torch.Tensor:

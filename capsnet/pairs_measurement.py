@@ -8,8 +8,10 @@ class, fixed by `capsnet.pairs.TEST_SEED` (`capsnet.pairs.fixed_pairs`). A pair 
 the network's two strongest digits (the CapsNet's two longest capsules, the CNN's two largest
 sigmoids) are its two classes, as in the paper. Also:
 
-- at least one of the two right; both right by how much the two digits' ink boxes overlap; the
-  pairs of classes read worst;
+- at least one of the two right; both right by how much the two digits' ink boxes overlap, and by
+  how much the preprocessing shrank the pair to fit it into 20x20; the pairs of classes read worst;
+- the CapsNet's pairs read with 1 to 5 routing iterations (it trained with 3, the paper's): what
+  routing by agreement does for overlapping digits;
 - the pairs only one network read right, and the CapsNet's lead with a 95% interval from a
   bootstrap over the pairs (`capsnet.robustness.paired`);
 - each pairs network's accuracy on MNIST's single test digits (the strongest digit);
@@ -35,7 +37,7 @@ from tqdm import tqdm
 
 from capsnet.baseline import BaselineCNN
 from capsnet.dimensions import sha256
-from capsnet.pairs import TEST_SEED, box_overlap, fixed_pairs, frame_overlap, scores, top_two
+from capsnet.pairs import TEST_SEED, box_overlap, both_right, fixed_pairs, frame_overlap, scale, scores, top_two
 from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_model
 from capsnet.robustness import correlation, ink_error, paired, percent, to_json
 
@@ -43,6 +45,8 @@ RESULTS_FILE = "pairs.json"
 BATCH = 250                                   # the same batches every run, so the same sums
 DECIMALS = 4
 OVERLAP_BANDS = (0.0, 0.25, 0.5, 0.75, 1.0)   # the share of each ink box the other covers
+SCALE_BANDS = (0.5, 0.75, 0.85, 0.95, 1.25)   # BOX / the pair's ink box side: 36 px gives 0.56, 16 px 1.25
+ROUTING_ITERATIONS = (1, 2, 3, 4, 5)          # the CapsNet's pairs read with each r (1: no routing)
 WORST_CLASS_PAIRS = 5
 PAPER = {"capsnet_error": 0.050, "cnn_error": 0.081, "frame_overlap": 0.80}
 PAIRS_FIX = ("Fix: train them with `python train.py --task pairs --init-from weights --data-dir DATA --out "
@@ -63,10 +67,12 @@ def load_pair_networks(capsnet_folder, cnn_folder) -> tuple:
 
 
 @torch.inference_mode()
-def readings(model, inputs: torch.Tensor, progress: bool = False) -> list:
-    """The network's outputs on ``inputs`` [N, 1, 28, 28], BATCH at a time."""
-    return [model(batch) for batch in tqdm(inputs.split(BATCH), desc=type(model).__name__, unit="batch",
-                                           leave=False, disable=not progress)]
+def readings(model, inputs: torch.Tensor, progress: bool = False, routing_iterations: int | None = None) -> list:
+    """The network's outputs on ``inputs`` [N, 1, 28, 28], BATCH at a time (a CapsNet's capsules
+    routed with ``routing_iterations``, when given, instead of its config's)."""
+    options = {} if routing_iterations is None else {"routing_iterations": routing_iterations}
+    return [model(batch, **options) for batch in tqdm(inputs.split(BATCH), desc=type(model).__name__, unit="batch",
+                                                      leave=False, disable=not progress)]
 
 
 def rounded(value: float) -> float:
@@ -87,16 +93,41 @@ def redraw_errors(capsnet, capsules: torch.Tensor, inputs: torch.Tensor, digits:
             "overlay_correlation": rounded(correlation(overlay, alone).mean())}
 
 
-def network_measures(right: torch.Tensor, one_right: torch.Tensor, covered: np.ndarray,
-                     single_accuracy: float) -> dict:
-    """Both right overall and by overlap band, at least one right, single-digit accuracy."""
+def banded(right: torch.Tensor, values: np.ndarray, edges: tuple[float, ...]) -> list[dict]:
+    """Both right among the pairs whose value lies in each band [low, high) of ``edges`` (the last
+    band closed: [low, high])."""
     bands = []
-    for low, high in zip(OVERLAP_BANDS, OVERLAP_BANDS[1:]):
-        inside = torch.from_numpy((covered >= low) & ((covered < high) | (high == OVERLAP_BANDS[-1])))
+    for low, high in zip(edges, edges[1:]):
+        inside = torch.from_numpy((values >= low) & ((values < high) | ((values == high) & (high == edges[-1]))))
         bands.append({"low": low, "high": high, "pairs": int(inside.sum()),
                       "both_right": rounded(right[inside].double().mean()) if inside.any() else None})
+    return bands
+
+
+def network_measures(right: torch.Tensor, one_right: torch.Tensor, covered: np.ndarray, scales: np.ndarray,
+                     single_accuracy: float) -> dict:
+    """Both right overall, by overlap band and by scale band, at least one right, single-digit accuracy."""
     return {"both_right": rounded(right.double().mean()), "at_least_one_right": rounded(one_right.double().mean()),
-            "by_overlap": bands, "mnist_single_digit_accuracy": rounded(single_accuracy)}
+            "by_overlap": banded(right, covered, OVERLAP_BANDS), "by_scale": banded(right, scales, SCALE_BANDS),
+            "mnist_single_digit_accuracy": rounded(single_accuracy)}
+
+
+def by_routing_iterations(capsnet, inputs: torch.Tensor, labels: torch.Tensor, trained_with: list,
+                          progress: bool = False) -> list[dict]:
+    """The CapsNet's pairs both right when its capsules are routed with each of ROUTING_ITERATIONS,
+    and how many points more than with the r it trained with (95% interval, bootstrap over the
+    pairs); ``trained_with`` is its outputs with that r, not read again."""
+    def right(outputs: list) -> torch.Tensor:
+        return both_right(top_two(torch.cat([out.lengths for out in outputs])), labels)
+
+    as_trained, rows = right(trained_with), []
+    for r in ROUTING_ITERATIONS:
+        routed = as_trained if r == capsnet.config.routing_iterations else right(readings(capsnet, inputs, progress, r))
+        gain = paired(routed.unsqueeze(0), as_trained.unsqueeze(0))
+        rows.append({"iterations": r, "both_right": rounded(routed.double().mean()),
+                     "gain": {"points": round(100 * gain["difference"], 2) + 0.0,
+                              "low": round(100 * gain["low"], 2) + 0.0, "high": round(100 * gain["high"], 2) + 0.0}})
+    return rows
 
 
 def worst_class_pairs(labels: torch.Tensor, capsnet_right: torch.Tensor, cnn_right: torch.Tensor) -> list[dict]:
@@ -120,6 +151,7 @@ def measure(capsnet, cnn, test_images: torch.Tensor, test_labels: torch.Tensor, 
     """
     inputs, digits, labels, pairs = fixed_pairs(test_images, test_labels, TEST_SEED)
     covered, iou = box_overlap(test_images, pairs)
+    scales = scale(test_images, pairs)
     singles = test_images.unsqueeze(1).float() / 255                          # as ToTensor gives them
     capsnet_out, cnn_out = readings(capsnet, inputs, progress), readings(cnn, inputs, progress)
     capsules = torch.cat([out.capsules for out in capsnet_out])
@@ -135,9 +167,12 @@ def measure(capsnet, cnn, test_images: torch.Tensor, test_labels: torch.Tensor, 
         "test_pairs": len(pairs),
         "overlap": {"frames": rounded(frame_overlap(pairs).mean()), "ink_boxes": rounded(covered.mean()),
                     "ink_boxes_iou": rounded(iou.mean())},
-        "capsnet": {**network_measures(*results["capsnet"][:2], covered, results["capsnet"][2]),
+        "scale": rounded(scales.mean()),
+        "capsnet": {**network_measures(*results["capsnet"][:2], covered, scales, results["capsnet"][2]),
+                    "routing_iterations": capsnet.config.routing_iterations,
+                    "by_routing_iterations": by_routing_iterations(capsnet, inputs, labels, capsnet_out, progress),
                     **redraw_errors(capsnet, capsules, inputs, digits, labels)},
-        "cnn": network_measures(*results["cnn"][:2], covered, results["cnn"][2]),
+        "cnn": network_measures(*results["cnn"][:2], covered, scales, results["cnn"][2]),
         "only_capsnet": lead["only_capsnet"], "only_cnn": lead["only_cnn"],
         "lead": {"points": round(100 * lead["difference"], 2) + 0.0, "low": round(100 * lead["low"], 2) + 0.0,
                  "high": round(100 * lead["high"], 2) + 0.0},
@@ -179,6 +214,11 @@ def load_results(path, capsnet_folder, cnn_folder) -> dict:
     return results
 
 
+def points(difference: dict) -> str:
+    """A difference in points and its 95% interval, as " +1.2 [+0.3, +2.1]"."""
+    return f" {difference['points'] + 0.0:+.1f} [{difference['low'] + 0.0:+.1f}, {difference['high'] + 0.0:+.1f}]"
+
+
 def table(results: dict) -> str:
     """docs/pairs.md's Markdown table: both networks beside the paper's figures."""
     c, n = results["capsnet"], results["cnn"]
@@ -193,14 +233,21 @@ def table(results: dict) -> str:
         *(f"| both right, ink boxes {100 * b['low']:.0f}-{100 * b['high']:.0f}% covered ({b['pairs']:,} pairs) | "
           f"{percent(cb['both_right'])} | {percent(b['both_right'])} |"
           for cb, b in zip(c["by_overlap"], n["by_overlap"]) if b["pairs"]),
+        *(f"| both right, the pair scaled by {b['low']:.2f}-{b['high']:.2f} into 20x20 ({b['pairs']:,} pairs) | "
+          f"{percent(cb['both_right'])} | {percent(b['both_right'])} |"
+          for cb, b in zip(c["by_scale"], n["by_scale"]) if b["pairs"]),
+        *(f"| both right, capsules routed with {row['iterations']} iteration{'s' * (row['iterations'] > 1)}"
+          f"{' (as trained)' if row['iterations'] == c['routing_iterations'] else ''} | "
+          f"{percent(row['both_right'])}{'' if row['iterations'] == c['routing_iterations'] else points(row['gain'])} | |"
+          for row in c["by_routing_iterations"]),
         f"| single MNIST test digits | {percent(c['mnist_single_digit_accuracy'])} | "
         f"{percent(n['mnist_single_digit_accuracy'])} |",
         f"| pairs only this network read right | {results['only_capsnet']:,} | {results['only_cnn']:,} |",
     ]
-    lead = results["lead"]
     return "\n".join(rows) + (
-        f"\n\nThe CapsNet's lead: {lead['points'] + 0.0:+.1f} [{lead['low'] + 0.0:+.1f}, {lead['high'] + 0.0:+.1f}] "
-        f"points (95% interval, bootstrap over the pairs). Mean overlap of the two digits' 28x28 frames "
+        f"\n\nThe CapsNet's lead:{points(results['lead'])} points (95% intervals, bootstrap over the pairs; beside "
+        f"another routing, its gain over the r it trained with). The preprocessing scales a pair by "
+        f"{results['scale']:.2f} on average. Mean overlap of the two digits' 28x28 frames "
         f"{percent(results['overlap']['frames'])} (the paper: {percent(PAPER['frame_overlap'])}), of their ink boxes "
         f"{percent(results['overlap']['ink_boxes'])}. Each digit redrawn from its own capsule: pixel error "
         f"{percent(c['redrawn_error'])} of its ink (the whole overlay against it: {percent(c['overlay_error'])}), "

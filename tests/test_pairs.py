@@ -8,11 +8,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from capsnet import CapsNet, WeightsError, capsule_loss, ink_to_mnist, margin_loss
+from capsnet import CapsNet, CapsNetConfig, WeightsError, capsule_loss, ink_to_mnist, margin_loss
 from capsnet.baseline import BaselineCNN, multi_label_loss
 from capsnet.dimensions import sha256
 from capsnet.pairs import (MAX_SHIFT, PAIR_FIELD, TEST_SEED, Pairs, RenderedBatches, both_right, box_overlap,
-                           draw_pairs, fixed_pairs, frame_overlap, placed, render, scores, top_two)
+                           draw_pairs, fixed_pairs, frame_overlap, placed, render, scale, scores, top_two)
 from capsnet.pairs_measurement import (RESULTS_FILE, PairResultsError, load_pair_networks, load_results, main,
                                        measure, table)
 from capsnet.preprocess import overlaid_inks_to_mnist
@@ -66,6 +66,21 @@ def test_the_input_is_the_brighter_pixel_of_both_through_the_playgrounds_preproc
         b = placed(images[pairs.second[n]].numpy() / 255, pairs.shifts[n, 1])
         assert a.shape == (PAIR_FIELD, PAIR_FIELD)
         np.testing.assert_array_equal(inputs[n, 0].numpy(), ink_to_mnist(np.maximum(a, b)))
+
+
+def test_the_scale_is_what_fitting_the_pairs_ink_box_into_20x20_gives():
+    """Two bars 20 pixels tall: laid over each other they fill the box (scale 1); one moved 8
+    pixels down and across from the other, their ink spans 28 rows (scale 20/28), and the
+    rendered overlay's ink spans 20 rows again."""
+    bars = torch.zeros(2, 28, 28, dtype=torch.uint8)
+    bars[:, 4:24, 12:16] = 255
+    bars[1, 4:24, 12] = 40                               # faint ink, below INK_THRESHOLD: not cropped to
+    same = Pairs(torch.tensor([0]), torch.tensor([1]), torch.zeros(1, 2, 2, dtype=torch.int64))
+    apart = Pairs(torch.tensor([0]), torch.tensor([1]), torch.tensor([[[-4, -4], [4, 4]]]))
+    assert scale(bars, same)[0] == 1.0
+    assert scale(bars, apart)[0] == 20 / 28
+    inputs, _ = render(bars, apart)
+    assert np.ptp(np.flatnonzero((inputs[0, 0] > 0.5).any(dim=1).numpy())) + 1 == 20
 
 
 def test_each_digit_alone_is_moved_and_scaled_as_the_overlay_is(digits):
@@ -251,6 +266,9 @@ def test_the_measurement_runs_end_to_end_and_writes_the_same_bytes_twice(tiny_mn
         measured = results[name]
         assert 0 <= measured["both_right"] <= measured["at_least_one_right"] <= 1
         assert sum(band["pairs"] for band in measured["by_overlap"]) == 40
+        assert sum(band["pairs"] for band in measured["by_scale"]) == 40
+    routed = {row["iterations"]: row["both_right"] for row in results["capsnet"]["by_routing_iterations"]}
+    assert sorted(routed) == [1, 2, 3, 4, 5] and routed[3] == results["capsnet"]["both_right"]
     assert results["only_capsnet"] - results["only_cnn"] == \
         round(40 * (results["capsnet"]["both_right"] - results["cnn"]["both_right"]))
     assert results["lead"]["low"] <= results["lead"]["points"] <= results["lead"]["high"]
@@ -259,26 +277,25 @@ def test_the_measurement_runs_end_to_end_and_writes_the_same_bytes_twice(tiny_mn
 
 
 def test_the_measurement_reads_single_digits_and_pairs_right_with_a_network_that_knows(digits):
-    """A stand-in network that reads the true classes scores 100%; one that always says 0 and 1, 0%
-    of pairs without 0 or 1."""
+    """A stand-in network that reads the true classes scores 100%, and none of the pairs when its
+    capsules are routed with another r than its config's (it then reads each digit as the next)."""
     images, labels = digits
-    _, _, pair_labels, _ = fixed_pairs(images[:30], labels[:30], TEST_SEED)
+    pair_inputs, _, pair_labels, _ = fixed_pairs(images[:30], labels[:30], TEST_SEED)
 
     class Oracle(torch.nn.Module):
-        """Reads the i-th image of each call as what the i-th test pair or digit holds."""
-        def __init__(self):
-            super().__init__()
-            self.calls = 0
-
+        """Reads the i-th image of each batch as what the i-th test pair or digit holds."""
         def forward(self, batch):
-            truth = pair_labels if self.calls == 0 else labels[:30, None]
-            self.calls += 1
+            truth = pair_labels if torch.equal(batch, pair_inputs) else labels[:30, None]
             present = F.one_hot(truth, 10).amax(dim=1).float()
             return type("Out", (), {"logits": 10 * present - 5, "prediction": truth[:, 0]})()
 
     class Decoding(Oracle):
-        def forward(self, batch):
+        config = CapsNetConfig()
+
+        def forward(self, batch, routing_iterations=None):
             out = super().forward(batch)
+            if routing_iterations not in (None, self.config.routing_iterations):   # each digit read as the next
+                out.logits = out.logits.roll(1, dims=1)
             out.lengths, out.capsules = torch.sigmoid(out.logits), torch.zeros(len(batch), 10, 16)
             return out
 
@@ -288,6 +305,9 @@ def test_the_measurement_reads_single_digits_and_pairs_right_with_a_network_that
     results = measure(Decoding(), Oracle(), images[:30], labels[:30])
     for name in ("capsnet", "cnn"):
         assert results[name]["both_right"] == 1 and results[name]["mnist_single_digit_accuracy"] == 1
+    routed = results["capsnet"]["by_routing_iterations"]
+    assert [row["both_right"] for row in routed] == [0, 0, 1, 0, 0]               # only r = 3, as trained
+    assert routed[0]["gain"] == {"points": -100, "low": -100, "high": -100} and routed[2]["gain"]["points"] == 0
     assert results["only_capsnet"] == results["only_cnn"] == 0 and results["lead"]["points"] == 0
 
 
@@ -319,6 +339,7 @@ def shipped() -> dict:
 def test_the_shipped_pairs_results_belong_to_the_shipped_pairs_weights(shipped):
     assert shipped["test_pairs"] == 10_000
     assert "| both digits right, 10,000 test pairs |" in table(shipped)
+    assert "| both right, capsules routed with 1 iteration |" in table(shipped)
 
 
 @pytest.mark.slow
