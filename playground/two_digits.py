@@ -266,23 +266,39 @@ def measured(capsnet_weights: str, cnn_weights: str) -> str:
     try:
         results = load_results(Path(capsnet_weights) / RESULTS_FILE, capsnet_weights, cnn_weights)
         c, n, lead = results["capsnet"], results["cnn"], results["lead"]
-        verdict = ("the CapsNet reads more pairs, as in the paper" if lead["low"] > 0 else
-                   "unlike in the paper, the CNN reads more pairs" if lead["high"] < 0 else
-                   "no clear difference between them")
+        routed = {row["iterations"]: row for row in c["by_routing_iterations"]}
+        unrouted, most = routed[1], routed[max(routed)]
+        who_reads_more = verdict(lead, "the CapsNet reads more pairs, as in the paper",
+                                 "unlike in the paper, the CNN reads more pairs", "no clear difference between them")
+        what_routing_does = verdict(unrouted["gain"], "it reads more pairs without routing",
+                                    "routing helps it, as the paper found", "routing makes no clear difference")
         return (f"Both networks, trained here on the same pairs on 2 CPU cores, read the same "
                 f"{results['test_pairs']:,} MNIST test pairs: both digits right **{percent(c['both_right'])}** "
                 f"for the CapsNet, **{percent(n['both_right'])}** for the CNN (error {percent(1 - c['both_right'])} "
-                f"and {percent(1 - n['both_right'])}; CapsNet − CNN {lead['points']:+.1f} points, 95% interval "
-                f"{lead['low']:+.1f} … {lead['high']:+.1f}): {verdict}, after far fewer pairs than the paper's 60M "
-                f"(docs/pairs.md). Each digit redrawn from its own capsule misses "
-                f"{percent(c['redrawn_error'])} of that digit's ink, against {percent(c['overlay_error'])} for "
-                f"the whole overlay. From `{RESULTS_FILE}` (`python -m capsnet.pairs_measurement`).")
+                f"and {percent(1 - n['both_right'])}; CapsNet − CNN {interval(lead)}): {who_reads_more}, after far "
+                f"fewer pairs than the paper's 60M (docs/pairs.md). Without routing (one iteration instead of the "
+                f"{c['routing_iterations']} it trained with) the CapsNet reads {percent(unrouted['both_right'])} "
+                f"({interval(unrouted['gain'])}): {what_routing_does}; with {max(routed)} iterations, "
+                f"{percent(most['both_right'])}. Each digit redrawn from its own capsule misses "
+                f"{percent(c['redrawn_error'])} of that digit's ink, against {percent(c['overlay_error'])} for the "
+                f"whole overlay. From `{RESULTS_FILE}` (`python -m capsnet.pairs_measurement`).")
     except PairResultsError as error:
         log.warning("The Two-digits section shows no measurement: %s", error)
         return f"Not measured for these weights: {error}"
     except (KeyError, TypeError, ValueError) as error:
         log.warning("The Two-digits section shows no measurement: %s is not a measurement (%s)", RESULTS_FILE, error)
         return f"Not measured for these weights: {RESULTS_FILE} is not a measurement ({error.__class__.__name__})."
+
+
+def interval(difference: dict) -> str:
+    """A difference in points and its 95% interval, as "+1.2 points, 95% interval +0.3 … +2.1"."""
+    return f"{difference['points']:+.1f} points, 95% interval {difference['low']:+.1f} … {difference['high']:+.1f}"
+
+
+def verdict(difference: dict, above: str, below: str, neither: str) -> str:
+    """What a difference's 95% interval says: ``above`` when all of it lies above zero, ``below``
+    when all of it lies below, ``neither`` when it holds zero."""
+    return above if difference["low"] > 0 else below if difference["high"] < 0 else neither
 
 
 def section(capsnet_weights: str, cnn_weights: str) -> TwoDigits:

@@ -305,9 +305,16 @@ def test_a_pairs_folder_without_its_weights_file_is_named(tmp_path):
         assert no_cnn.cnn is None and str(tmp_path / "pairs-cnn") in no_cnn.problem
 
 
-def measurement(capsnet: Path, cnn: Path, low: float, high: float) -> dict:
-    """A pairs.json for the weights in these folders, with the CapsNet's lead in [low, high] points."""
-    return {"test_pairs": 10_000, "capsnet": {"both_right": 0.9123, "redrawn_error": 0.25, "overlay_error": 0.75},
+def measurement(capsnet: Path, cnn: Path, low: float, high: float, unrouted_low: float = -0.6,
+                unrouted_high: float = 0.2) -> dict:
+    """A pairs.json for the weights in these folders, with the CapsNet's lead in [low, high] points
+    and its gain without routing in [unrouted_low, unrouted_high]."""
+    routed = [{"iterations": r, "both_right": 0.9123 - 0.01 * abs(r - 3),
+               "gain": {"points": -abs(r - 3), "low": -abs(r - 3) - 0.4, "high": -abs(r - 3) + 0.4}} for r in range(1, 6)]
+    routed[0]["both_right"] = 0.9081
+    routed[0]["gain"] = {"points": (unrouted_low + unrouted_high) / 2, "low": unrouted_low, "high": unrouted_high}
+    return {"test_pairs": 10_000, "capsnet": {"both_right": 0.9123, "redrawn_error": 0.25, "overlay_error": 0.75,
+                                              "routing_iterations": 3, "by_routing_iterations": routed},
             "cnn": {"both_right": 0.8771}, "lead": {"points": (low + high) / 2, "low": low, "high": high},
             "weights_sha256": {"capsnet": sha256(capsnet / "model.safetensors"), "cnn": sha256(cnn / "model.safetensors")}}
 
@@ -324,6 +331,12 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
         shown = two_digits.measured(str(capsnet), str(cnn))
         assert "**91.2%**" in shown and "**87.7%**" in shown and "10,000" in shown and said in shown
         assert "Not measured" not in shown
+    for low, high, said in ((0.3, 1.1, "it reads more pairs without routing"), (-1.9, -0.2, "routing helps it"),
+                            (-0.6, 0.2, "routing makes no clear difference")):
+        results.write_text(json.dumps(measurement(capsnet, cnn, 1.2, 3.4, low, high)))
+        shown = two_digits.measured(str(capsnet), str(cnn))
+        assert "Without routing (one iteration instead of the 3 it trained with) the CapsNet reads 90.8%" in shown
+        assert f"95% interval {low:+.1f} … {high:+.1f}): {said}" in shown and "with 5 iterations, 89.2%" in shown
     other = measurement(capsnet, cnn, 1, 2)
     other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")   # another CNN's
     results.write_text(json.dumps(other))
@@ -343,6 +356,7 @@ def test_the_shipped_measurement_is_shown_for_the_shipped_weights(section):
     results = json.loads((PAIRS / "pairs.json").read_text())
     shipped = two_digits.measured(str(PAIRS), str(PAIRS_CNN))
     assert f"**{results['capsnet']['both_right']:.1%}**" in shipped and "Not measured" not in shipped
+    assert f"the CapsNet reads {results['capsnet']['by_routing_iterations'][0]['both_right']:.1%}" in shipped
     assert section.finding == shipped
 
 
