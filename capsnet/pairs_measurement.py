@@ -124,10 +124,14 @@ def by_routing_iterations(capsnet, inputs: torch.Tensor, labels: torch.Tensor, t
     for r in ROUTING_ITERATIONS:
         routed = as_trained if r == capsnet.config.routing_iterations else right(readings(capsnet, inputs, progress, r))
         gain = paired(routed.unsqueeze(0), as_trained.unsqueeze(0))
-        rows.append({"iterations": r, "both_right": rounded(routed.double().mean()),
-                     "gain": {"points": round(100 * gain["difference"], 2) + 0.0,
-                              "low": round(100 * gain["low"], 2) + 0.0, "high": round(100 * gain["high"], 2) + 0.0}})
+        rows.append({"iterations": r, "both_right": rounded(routed.double().mean()), "gain": in_points(gain)})
     return rows
+
+
+def in_points(difference: dict) -> dict:
+    """A difference of `capsnet.robustness.paired` and its 95% interval, in points (2 decimals)."""
+    return {bound: round(100 * difference[key], 2) + 0.0
+            for bound, key in (("points", "difference"), ("low", "low"), ("high", "high"))}
 
 
 def worst_class_pairs(labels: torch.Tensor, capsnet_right: torch.Tensor, cnn_right: torch.Tensor) -> list[dict]:
@@ -174,8 +178,7 @@ def measure(capsnet, cnn, test_images: torch.Tensor, test_labels: torch.Tensor, 
                     **redraw_errors(capsnet, capsules, inputs, digits, labels)},
         "cnn": network_measures(*results["cnn"][:2], covered, scales, results["cnn"][2]),
         "only_capsnet": lead["only_capsnet"], "only_cnn": lead["only_cnn"],
-        "lead": {"points": round(100 * lead["difference"], 2) + 0.0, "low": round(100 * lead["low"], 2) + 0.0,
-                 "high": round(100 * lead["high"], 2) + 0.0},
+        "lead": in_points(lead),
         "worst_class_pairs": worst_class_pairs(labels, capsnet_right, cnn_right),
     }
 
