@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from capsnet.preprocess import BOX, INK_THRESHOLD, overlaid_inks_to_mnist
+from capsnet.preprocess import BOX, INK_THRESHOLD, crop_to_ink, overlaid_inks_to_mnist
 
 MAX_SHIFT = 4                # each digit moved by up to 4 pixels in each direction ...
 PAIR_FIELD = 28 + 2 * MAX_SHIFT   # ... inside a 36x36 field, as the paper's MultiMNIST
@@ -158,14 +158,13 @@ def frame_overlap(pairs: Pairs) -> np.ndarray:
 
 def scale(images: torch.Tensor, pairs: Pairs) -> np.ndarray:
     """How much the playground's preprocessing scales each pair: BOX over the longer side of the
-    overlay's ink box in the 36x36 field, cropped as `overlaid_inks_to_mnist` crops it. Below 1,
-    each digit of the pair comes out smaller than an MNIST digit, which fills BOX on its own."""
+    overlay's ink box in the 36x36 field, cropped by `crop_to_ink` as `overlaid_inks_to_mnist`
+    crops it. Below 1, each digit of the pair comes out smaller than an MNIST digit, which fills
+    BOX on its own."""
     scales = np.empty(len(pairs))
     for n, (a, b, shift) in enumerate(zip(images[pairs.first].numpy(), images[pairs.second].numpy(), pairs.shifts)):
-        overlay = np.maximum(placed(a, shift[0]), placed(b, shift[1]))            # [36, 36]
-        strong = overlay >= INK_THRESHOLD * overlay.max()
-        rows, columns = np.flatnonzero(strong.any(axis=1)), np.flatnonzero(strong.any(axis=0))
-        scales[n] = BOX / max(rows[-1] - rows[0] + 1, columns[-1] - columns[0] + 1)
+        overlay = np.maximum(placed(a / 255, shift[0]), placed(b / 255, shift[1]))   # [36, 36]
+        scales[n] = BOX / max(crop_to_ink((overlay / overlay.max())[None]).shape[1:])
     return scales
 
 

@@ -37,7 +37,7 @@ from tqdm import tqdm
 
 from capsnet.baseline import BaselineCNN
 from capsnet.dimensions import sha256
-from capsnet.pairs import TEST_SEED, box_overlap, both_right, fixed_pairs, frame_overlap, scale, scores, top_two
+from capsnet.pairs import TEST_SEED, box_overlap, fixed_pairs, frame_overlap, pair_right, scale, scores, top_two
 from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_model
 from capsnet.robustness import correlation, ink_error, paired, percent, to_json
 
@@ -118,7 +118,7 @@ def by_routing_iterations(capsnet, inputs: torch.Tensor, labels: torch.Tensor, t
     and how many points more than with the r it trained with (95% interval, bootstrap over the
     pairs); ``trained_with`` is its outputs with that r, not read again."""
     def right(outputs: list) -> torch.Tensor:
-        return both_right(top_two(torch.cat([out.lengths for out in outputs])), labels)
+        return torch.cat([pair_right(out, batch) for out, batch in zip(outputs, labels.split(BATCH))])
 
     as_trained, rows = right(trained_with), []
     for r in ROUTING_ITERATIONS:

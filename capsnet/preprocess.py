@@ -70,7 +70,7 @@ def ink_to_mnist(ink: np.ndarray | None) -> np.ndarray | None:
         MIN_CONTRAST of the full scale (ink = 1) or there is none.
     """
     ink = None if ink is None else _normalised(np.asarray(ink, dtype=np.float32))
-    return None if ink is None else _mnist_fields(_crop_to_ink(ink[None]))[0]
+    return None if ink is None else _mnist_fields(crop_to_ink(ink[None]))[0]
 
 
 def overlaid_inks_to_mnist(inks: np.ndarray) -> np.ndarray | None:
@@ -94,7 +94,7 @@ def overlaid_inks_to_mnist(inks: np.ndarray) -> np.ndarray | None:
     if strongest < MIN_CONTRAST:
         return None
     layers = np.maximum(np.concatenate([overlay[None], inks]), 0) / strongest   # [1 + L, H, W]
-    return _mnist_fields(_crop_to_ink(layers))
+    return _mnist_fields(crop_to_ink(layers))
 
 
 def _as_picture(image: Any) -> Image.Image | None:
@@ -229,7 +229,7 @@ def _reduce(grey: Image.Image) -> Image.Image:
     return grey.reduce(factor) if factor > 1 else grey
 
 
-def _crop_to_ink(layers: np.ndarray) -> np.ndarray:
+def crop_to_ink(layers: np.ndarray) -> np.ndarray:
     """Layers [L, H, W] cut to the bounding box of the pixels of the first that hold at least
     INK_THRESHOLD of its strongest ink."""
     strong = layers[0] >= INK_THRESHOLD
