@@ -112,17 +112,15 @@ def network_measures(right: torch.Tensor, one_right: torch.Tensor, covered: np.n
             "mnist_single_digit_accuracy": rounded(single_accuracy)}
 
 
-def by_routing_iterations(capsnet, inputs: torch.Tensor, labels: torch.Tensor, trained_with: list,
+def by_routing_iterations(capsnet, inputs: torch.Tensor, labels: torch.Tensor, as_trained: torch.Tensor,
                           progress: bool = False) -> list[dict]:
     """The CapsNet's pairs both right when its capsules are routed with each of ROUTING_ITERATIONS,
     and how many points more than with the r it trained with (95% interval, bootstrap over the
-    pairs); ``trained_with`` is its outputs with that r, not read again."""
-    def right(outputs: list) -> torch.Tensor:
-        return torch.cat([pair_right(out, batch) for out, batch in zip(outputs, labels.split(BATCH))])
-
-    as_trained, rows = right(trained_with), []
+    pairs); ``as_trained``, bool [N], is which it read right with that r, not read again."""
+    rows = []
     for r in ROUTING_ITERATIONS:
-        routed = as_trained if r == capsnet.config.routing_iterations else right(readings(capsnet, inputs, progress, r))
+        routed = as_trained if r == capsnet.config.routing_iterations else torch.cat(
+            [pair_right(out, batch) for out, batch in zip(readings(capsnet, inputs, progress, r), labels.split(BATCH))])
         gain = paired(routed.unsqueeze(0), as_trained.unsqueeze(0))
         rows.append({"iterations": r, "both_right": rounded(routed.double().mean()), "gain": in_points(gain)})
     return rows
@@ -174,7 +172,7 @@ def measure(capsnet, cnn, test_images: torch.Tensor, test_labels: torch.Tensor, 
         "scale": rounded(scales.mean()),
         "capsnet": {**network_measures(*results["capsnet"][:2], covered, scales, results["capsnet"][2]),
                     "routing_iterations": capsnet.config.routing_iterations,
-                    "by_routing_iterations": by_routing_iterations(capsnet, inputs, labels, capsnet_out, progress),
+                    "by_routing_iterations": by_routing_iterations(capsnet, inputs, labels, capsnet_right, progress),
                     **redraw_errors(capsnet, capsules, inputs, digits, labels)},
         "cnn": network_measures(*results["cnn"][:2], covered, scales, results["cnn"][2]),
         "only_capsnet": lead["only_capsnet"], "only_cnn": lead["only_cnn"],
