@@ -21,7 +21,7 @@ import shlex
 import sys
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
@@ -31,7 +31,7 @@ from torch.optim.swa_utils import AveragedModel
 from torch.utils.data import DataLoader, DistributedSampler, Subset
 from tqdm import tqdm
 
-from capsnet import WeightsError, capsule_loss, load_model
+from capsnet import CapsNet, WeightsError, capsule_loss, load_model
 from capsnet.baseline import cross_entropy_loss, multi_label_loss
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from capsnet.data import batches, mnist, random_offsets, shift, validation_split
@@ -41,7 +41,7 @@ from capsnet.pretrained import CONFIGS, NETWORKS
 
 
 RECIPE = ("model", "task", "pairs_per_epoch", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
-          "init_from", "start_epoch", "device_data")  # what --resume must repeat
+          "init_from", "start_epoch", "device_data", "routing_iterations")  # what --resume must repeat
 CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accuracy", "seconds", "history")
 PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
 EVAL_BATCH = 500
@@ -72,6 +72,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--init-from", metavar="WEIGHTS", default=None,
                    help="start from these weights (a save_pretrained folder or Hub repo id) instead of a random "
                         "initialisation; the optimiser and the schedule start afresh (default: random)")
+    p.add_argument("--routing-iterations", type=int, default=None, metavar="R",
+                   help="the CapsNet: train with R iterations of routing (Procedure 1), also from --init-from weights "
+                        "that routed with another R; saved in its config.json (default: the weights' own, 3 for a "
+                        "new network, the paper's)")
     p.add_argument("--epochs", type=int, default=14,
                    help="number of epochs in all, resumed ones and those before --start-epoch included (default: 14)")
     p.add_argument("--start-epoch", type=int, default=1,
@@ -340,6 +344,13 @@ def moving_average(decay: float):
     return average
 
 
+def routed_with(model: CapsNet, iterations: int) -> CapsNet:
+    """The same weights in a CapsNet whose config routes with ``iterations`` (so its config.json says so)."""
+    rerouted = CapsNet(replace(model.config, routing_iterations=iterations)).to(next(model.parameters()).device)
+    rerouted.load_state_dict(model.state_dict())
+    return rerouted
+
+
 def recipe(args: argparse.Namespace) -> dict:
     """The flags that shape the run's trajectory: a resumed run must repeat them to end where an
     uninterrupted one would."""
@@ -441,6 +452,9 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
     if args.pairs_per_epoch is not None and (args.task != "pairs" or args.pairs_per_epoch < 1):
         print("train.py: error: --pairs-per-epoch needs --task pairs and a positive number", file=sys.stderr)
         return 2
+    if args.routing_iterations is not None and (args.model != "capsnet" or args.routing_iterations < 1):
+        print("train.py: error: --routing-iterations needs --model capsnet and at least 1", file=sys.stderr)
+        return 2
     if not 1 <= args.start_epoch <= args.epochs:
         print(f"train.py: error: --start-epoch {args.start_epoch} must be between 1 and --epochs {args.epochs}",
               file=sys.stderr)
@@ -479,6 +493,8 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
     except WeightsError as error:
         print(f"train.py: error: --init-from: {error}", file=sys.stderr)
         return 2
+    if args.routing_iterations:
+        model = routed_with(model, args.routing_iterations)
     ema = AveragedModel(model, avg_fn=moving_average(args.ema_decay))
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     schedule = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay)

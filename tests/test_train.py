@@ -39,7 +39,7 @@ def test_cli_help_lists_the_flags():
                             text=True, check=True)
     for flag in ("--data-dir", "--device", "--batch-size", "--seed", "--resume", "--max-minutes",
                  "--limit", "--out", "--push-to-hub", "--lr", "--lr-decay", "--epochs", "--model", "--val-size",
-                 "--device-data"):
+                 "--device-data", "--routing-iterations"):
         assert flag in result.stdout, flag
     assert "global batch" in result.stdout and "torchrun" in result.stdout
 
@@ -50,6 +50,31 @@ def test_dry_run_runs_one_batch_and_overwrites_nothing(tiny_mnist, tmp_path):
     assert train.main(["--dry-run", "--data-dir", str(tiny_mnist), "--val-size", "16", "--out", str(out),
                        "--checkpoint", str(checkpoint)]) == 0
     assert not out.exists() and not checkpoint.exists()
+
+
+@pytest.mark.slow
+def test_routing_iterations_trains_with_that_routing_saves_it_and_resume_must_repeat_it(tiny_mnist, tmp_path,
+                                                                                        monkeypatch):
+    import capsnet.model
+    import train
+    routed = []
+    for name in ("dynamic_routing", "dynamic_routing_from_weights"):
+        routing = getattr(capsnet.model, name)
+        monkeypatch.setattr(capsnet.model, name,
+                            lambda *args, routing=routing: routed.append(args[-1]) or routing(*args))
+    first, second = tmp_path / "first", tmp_path / "second"
+    flags = ["--data-dir", str(tiny_mnist), "--val-size", "16", "--batch-size", "16", "--amp", "off",
+             "--checkpoint", str(tmp_path / "last.pt"), "--epochs", "1"]
+    assert train.main([*flags, "--out", str(first)]) == 0
+    assert json.loads((first / "config.json").read_text())["routing_iterations"] == 3 and set(routed) == {3}
+    routed.clear()
+    assert train.main([*flags, "--out", str(second), "--init-from", str(first), "--routing-iterations", "1",
+                       "--val-size", "0"]) == 0   # no validation: the epoch is kept, whatever it reads
+    assert set(routed) == {1}                     # training, and the test set read at the end
+    assert json.loads((second / "config.json").read_text())["routing_iterations"] == 1
+    assert train.main([*flags, "--out", str(second), "--init-from", str(first), "--val-size", "0",
+                       "--epochs", "2", "--resume"]) == 2     # the checkpoint trained with 1 iteration
+    assert train.main([*flags, "--out", str(second), "--model", "cnn", "--routing-iterations", "1"]) == 2
 
 
 def test_moving_average_warms_up_then_decays_at_the_given_rate():
