@@ -346,7 +346,7 @@ def moving_average(decay: float):
 
 def routed_with(model: CapsNet, iterations: int) -> CapsNet:
     """The same weights in a CapsNet whose config routes with ``iterations`` (so its config.json says so)."""
-    rerouted = CapsNet(replace(model.config, routing_iterations=iterations)).to(next(model.parameters()).device)
+    rerouted = CapsNet(replace(model.config, routing_iterations=iterations))
     rerouted.load_state_dict(model.state_dict())
     return rerouted
 
@@ -489,12 +489,13 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         validation = held_out(args.data_dir, val_indices, processes, device) if args.val_size else None
 
     try:
-        model = (load_model(args.init_from, network) if args.init_from else network(CONFIGS[network]())).to(device)
+        model = load_model(args.init_from, network) if args.init_from else network(CONFIGS[network]())
     except WeightsError as error:
         print(f"train.py: error: --init-from: {error}", file=sys.stderr)
         return 2
     if args.routing_iterations:
         model = routed_with(model, args.routing_iterations)
+    model = model.to(device)
     ema = AveragedModel(model, avg_fn=moving_average(args.ema_decay))
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     schedule = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay)
