@@ -15,7 +15,9 @@ two overlapping digits (--task pairs): docs/pairs.md.
 """
 import argparse
 import datetime
+import itertools
 import json
+import math
 import os
 import shlex
 import sys
@@ -26,6 +28,7 @@ from pathlib import Path
 
 import torch
 import torch.distributed as dist
+import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.optim.swa_utils import AveragedModel
 from torch.utils.data import DataLoader, DistributedSampler, Subset
@@ -45,6 +48,7 @@ RECIPE = ("model", "task", "pairs_per_epoch", "batch_size", "limit", "val_size",
 CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accuracy", "seconds", "history")
 PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
 EVAL_BATCH = 500
+READ_EVERY = 50     # training steps between reads of their losses back from the device
 PAIR_WORKERS = max(1, min(12, (os.cpu_count() or 2) - 2))   # on CUDA: processes that render the pairs
 
 
@@ -217,7 +221,9 @@ class TrainingData:
                                           rank=processes.rank, shuffle=True, seed=seed)
         if on_device:
             full = mnist(data_dir, train=True)
-            self.images = full.data[indices].to(device)       # uint8 [N, 28, 28]
+            # In [0, 1] as ToTensor makes them, here on the CPU: CUDA divides by a number as a
+            # multiplication by its reciprocal, one ulp off for some pixels.
+            self.images = (full.data[indices].float() / 255).to(device)   # [N, 28, 28]
             self.labels = full.targets[indices].to(device)    # int64 [N]
         else:
             self.loader = batches(Subset(mnist(data_dir, train=True, augment=True), indices.tolist()), batch_size,
@@ -238,8 +244,7 @@ class TrainingData:
         offsets = offsets.to(self.device)
         order = torch.tensor(list(self.sampler), device=self.device)
         for batch in order.split(self.batch_size):
-            images = self.images[batch].unsqueeze(1).float() / 255   # as ToTensor does
-            yield shift(images, offsets[batch]), self.labels[batch]
+            yield shift(self.images[batch].unsqueeze(1), offsets[batch]), self.labels[batch]
 
 
 class PairTrainingData:
@@ -306,42 +311,80 @@ def shared_accuracy(model, loader: DataLoader, processes: Processes, device: tor
     return correct / total
 
 
-def train_one_epoch(model, ema, data, optimizer, autocast, epoch, dry_run, loss_fn,
+def train_one_epoch(model, ema, ema_decay, data, optimizer, autocast, epoch, dry_run, loss_fn,
                     show_progress: bool) -> tuple[float, float, float]:
     """One pass over this process's shard of ``data`` (TrainingData or PairTrainingData); returns
-    its summed loss, its correct readings and its number of images."""
+    its summed loss, its correct readings and its number of images.
+
+    The steps' losses stay on the device and are read back READ_EVERY steps at a time: each read
+    waits for the GPU to finish every step queued before it, and one a step would idle the GPU
+    while Python queues the next. A non-finite loss is still named by its step; the steps after it
+    up to the read change only weights that are then thrown away (nothing of the epoch is saved).
+    """
     model.train()
     averaged = model.module if isinstance(model, DistributedDataParallel) else model   # what the EMA follows
-    loss_sum = correct = seen = 0.0
+    updates = int(ema.n_averaged)          # the moving average's updates so far, counted on the host
+    totals = {"loss": 0.0, "correct": 0.0, "seen": 0.0}
+    unread = []            # (loss, right, images) of each step since the last read, the first two on the device
     bar = tqdm(data.epoch(epoch), total=len(data), desc=f"epoch {epoch}", unit="batch", leave=False,
                file=sys.stdout, disable=not show_progress)
+
+    def read(last_step: int) -> None:
+        """Add the unread steps' losses and readings to the totals: one wait for the device."""
+        losses = torch.stack([loss for loss, _, _ in unread]).tolist()
+        rights = torch.stack([right for _, right, _ in unread]).tolist()
+        first_step = last_step - len(unread) + 1
+        for step, value, right, (_, _, size) in zip(itertools.count(first_step), losses, rights, unread):
+            if not math.isfinite(value):
+                raise NonFiniteLossError(f"epoch {epoch}, step {step}: the loss became {value}; training stopped.")
+            totals["loss"] += value * size
+            totals["correct"] += right
+            totals["seen"] += size
+        unread.clear()
+        bar.set_postfix(loss=f"{totals['loss'] / totals['seen']:.4f}", acc=f"{totals['correct'] / totals['seen']:.4f}")
+
+    step = 0
     for step, (images, targets) in enumerate(bar, start=1):
         with autocast():
             loss, right = loss_fn(model, images, targets)
-        if not torch.isfinite(loss):
-            raise NonFiniteLossError(f"epoch {epoch}, step {step}: the loss became {loss.item()}; "
-                                     "training stopped.")
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-        ema.update_parameters(averaged)
-        loss_sum += loss.item() * len(images)
-        correct += right.item()
-        seen += len(images)
-        bar.set_postfix(loss=f"{loss_sum / seen:.4f}", acc=f"{correct / seen:.4f}")
+        update_moving_average(ema, averaged, ema_decay, updates)
+        updates += 1
+        unread.append((loss.detach(), right, len(images)))
+        if len(unread) == READ_EVERY:
+            read(step)
         if dry_run:
             break
-    return loss_sum, correct, seen
+    if unread:
+        read(step)
+    return totals["loss"], totals["correct"], totals["seen"]
 
 
-def moving_average(decay: float):
-    """AveragedModel's avg_fn for an exponential moving average whose decay warms up as
-    min(decay, (1 + n) / (10 + n)) after n updates (as TensorFlow's ExponentialMovingAverage does
-    with num_updates), so that the first epochs' average is not dragged towards the random start."""
-    def average(averaged: torch.Tensor, current: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
-        warm_decay = min(decay, (1 + n.item()) / (10 + n.item()))
-        return averaged + (1 - warm_decay) * (current - averaged)
-    return average
+def warm_decay(decay: float, updates: int) -> float:
+    """The moving average's decay after ``updates`` updates: min(decay, (1 + n) / (10 + n)), warming
+    up as TensorFlow's ExponentialMovingAverage does with num_updates, so that the first epochs'
+    average is not dragged towards the random start."""
+    return min(decay, (1 + updates) / (10 + updates))
+
+
+def update_moving_average(ema: AveragedModel, model: nn.Module, decay: float, updates: int) -> None:
+    """What ``ema.update_parameters(model)`` does with an avg_fn of warm_decay's decay, the
+    parameters averaged and the buffers copied, with ``updates`` (ema.n_averaged) counted by the
+    caller: AveragedModel reads it back from the device twice a step and its avg_fn once a
+    parameter, and each read waits for the GPU. One foreach operation for all the parameters."""
+    averaged = [p.detach() for p in ema.module.parameters()]
+    current = [p.detach() for p in model.parameters()]
+    if updates == 0:
+        torch._foreach_copy_(averaged, current)
+    else:      # averaged + (1 - decay) * (current - averaged)
+        differences = torch._foreach_sub(current, averaged)
+        torch._foreach_mul_(differences, 1 - warm_decay(decay, updates))
+        torch._foreach_add_(averaged, differences)
+    for averaged_buffer, buffer in zip(ema.module.buffers(), model.buffers(), strict=True):
+        averaged_buffer.detach().copy_(buffer.detach())
+    ema.n_averaged += 1
 
 
 def routed_with(model: CapsNet, iterations: int) -> CapsNet:
@@ -463,6 +506,8 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
     device = pick_device(args.device, processes.local_rank)
     bf16 = use_bf16(args.amp, device)
     autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) if bf16 else nullcontext
+    if device.type == "cuda":
+        torch.backends.cudnn.benchmark = True     # the batches' sizes are fixed: cuDNN times its convolutions once
     on_device = args.device_data == "on"
     out_dir, checkpoint_path = Path(args.out), Path(args.checkpoint)
     network = NETWORKS[args.model]
@@ -496,8 +541,8 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
     if args.routing_iterations:
         model = routed_with(model, args.routing_iterations)
     model = model.to(device)
-    ema = AveragedModel(model, avg_fn=moving_average(args.ema_decay))
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    ema = AveragedModel(model)                    # updated by update_moving_average
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, fused=device.type == "cuda")   # one kernel a step
     schedule = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay)
     start_epoch, best_accuracy, best_epoch, seconds, history, saved_any = args.start_epoch, -1.0, None, 0.0, [], False
     if args.resume:
@@ -534,7 +579,7 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         epoch_started = time.monotonic()
         lr = optimizer.param_groups[0]["lr"]
         try:
-            sums = train_one_epoch(trained, ema, data, optimizer, autocast, epoch, args.dry_run,
+            sums = train_one_epoch(trained, ema, args.ema_decay, data, optimizer, autocast, epoch, args.dry_run,
                                    LOSSES[args.model, args.task], show)
         except NonFiniteLossError as error:
             kept = (f"The best weights so far (epoch {best_epoch}) are kept in {out_dir}/, "

@@ -1,6 +1,10 @@
 import os
 import re
+import signal
 import struct
+import subprocess
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -121,3 +125,24 @@ def trained_model() -> CapsNet:
 def model() -> CapsNet:
     torch.manual_seed(0)
     return CapsNet()
+
+
+def kill_9_during_epoch_2(command: list[str], env: dict[str, str], steps_per_epoch: int) -> str:
+    """Run ``command`` (a `train.py` in its own process) until its progress bar shows a step of
+    epoch 2 done, then kill it with SIGKILL; returns what it printed."""
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output = bytearray()
+    reader = threading.Thread(target=lambda: [output.extend(chunk) for chunk in
+                                              iter(lambda: process.stdout.read1(4096), b"")], daemon=True)
+    reader.start()
+    in_epoch_2 = re.compile(rb"epoch 2:.*\| [1-9]\d*/%d" % steps_per_epoch)  # tqdm: a step of epoch 2 done
+    deadline = time.monotonic() + 600
+    while not in_epoch_2.search(bytes(output)):
+        assert process.poll() is None, f"train.py ended before epoch 2 got going:\n{output.decode()}"
+        assert time.monotonic() < deadline, f"epoch 2 did not start in time:\n{output.decode()}"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    reader.join(timeout=60)
+    assert process.returncode == -signal.SIGKILL
+    return output.decode()

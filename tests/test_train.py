@@ -79,12 +79,31 @@ def test_routing_iterations_trains_with_that_routing_saves_it_and_resume_must_re
 
 def test_moving_average_warms_up_then_decays_at_the_given_rate():
     import train
-    average = train.moving_average(0.999)
-    averaged, current = torch.zeros(3), torch.ones(3)
-    # first update (n = 1 averaged so far): decay (1 + 1) / (10 + 1), so the average moves 9/11 of the way
-    torch.testing.assert_close(average(averaged, current, torch.tensor(1)), torch.full((3,), 9 / 11))
-    # long after: decay 0.999
-    torch.testing.assert_close(average(averaged, current, torch.tensor(10**6)), torch.full((3,), 0.001))
+    # first update after the copy (n = 1 averaged so far): decay (1 + 1) / (10 + 1), so the average moves 9/11 of the way
+    assert train.warm_decay(0.999, 1) == 2 / 11
+    assert train.warm_decay(0.999, 10**6) == 0.999          # long after: the given decay
+
+
+def test_update_moving_average_is_averaged_models_update_bit_for_bit(model):
+    """train.py's host-counted update against AveragedModel.update_parameters with the same
+    warm-up as its avg_fn: the same weights, bit for bit, and the same count."""
+    import train
+    from torch.optim.swa_utils import AveragedModel
+
+    def average(averaged, current, n):
+        return averaged + (1 - train.warm_decay(0.9, n.item())) * (current - averaged)
+
+    reference, ours = AveragedModel(model, avg_fn=average), AveragedModel(model)
+    for updates in range(4):        # the first update copies; then three averaging ones
+        with torch.no_grad():
+            for p in model.parameters():
+                p.add_(torch.randn_like(p))
+        reference.update_parameters(model)
+        train.update_moving_average(ours, model, 0.9, updates)
+    assert int(ours.n_averaged) == int(reference.n_averaged) == 4
+    for (name, expected), actual in zip(reference.module.named_parameters(), ours.module.parameters()):
+        assert torch.equal(actual, expected), name
+    assert not torch.equal(next(ours.module.parameters()), next(model.parameters()))   # averaged, not copied
 
 
 def test_a_bf16_training_step_gives_finite_fp32_gradients_to_every_parameter(model):

@@ -5,12 +5,7 @@ each epoch, test evaluation included, takes seconds.
 """
 import json
 import os
-import re
-import signal
-import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +14,7 @@ from safetensors.torch import load_file
 
 import train
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
-from conftest import TINY_MNIST_IMAGES
+from conftest import TINY_MNIST_IMAGES, kill_9_during_epoch_2
 
 REPO = Path(__file__).resolve().parent.parent
 BATCH_SIZE, EPOCHS = 16, 2
@@ -73,25 +68,7 @@ def test_kill_9_then_resume_ends_where_an_uninterrupted_run_ends(tiny_mnist, uni
     run = tmp_path / "killed"
     # As many threads as this process uses, so that the float sums are the same in both.
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(torch.get_num_threads())}
-    process = subprocess.Popen([sys.executable, "train.py", *flags(tiny_mnist, run)], cwd=REPO, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    output = bytearray()
-
-    def read_output():
-        for chunk in iter(lambda: process.stdout.read1(4096), b""):
-            output.extend(chunk)
-    reader = threading.Thread(target=read_output, daemon=True)
-    reader.start()
-    in_epoch_2 = re.compile(rb"epoch 2:.*\| [1-9]\d*/%d" % STEPS_PER_EPOCH)  # tqdm: a step of epoch 2 done
-    deadline = time.monotonic() + 600
-    while not in_epoch_2.search(bytes(output)):
-        assert process.poll() is None, f"train.py ended before epoch 2 got going:\n{output.decode()}"
-        assert time.monotonic() < deadline, f"epoch 2 did not start in time:\n{output.decode()}"
-        time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=60)
-    reader.join(timeout=60)
-    assert process.returncode == -signal.SIGKILL
+    kill_9_during_epoch_2([sys.executable, "train.py", *flags(tiny_mnist, run)], env, STEPS_PER_EPOCH)
     assert load_checkpoint(run / "checkpoints" / "last.pt")["epoch"] == 1, "the kill came after epoch 2 ended"
 
     run_to_the_end(*flags(tiny_mnist, run), "--resume")
