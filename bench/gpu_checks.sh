@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The CUDA checks in one run, for a machine with a GPU that is only lent for minutes: the GPU
+# tests, the fast tier of tests, the training step's throughput with a profile, whole epochs, and
+# a CapsNet retrained from scratch under train.py's validation protocol for what time is left,
+# its epochs and learning-rate decay set from the epoch time just measured.
+#
+#     OUT=gpu-checks bash bench/gpu_checks.sh DATA SECONDS
+#
+# DATA: torchvision's MNIST folder (raw files, or gzipped ones to unpack); SECONDS: the whole run's
+# budget (default 540). What comes out lands in $OUT: log.txt as it runs; once the retrain ends,
+# retrain.tgz (its folder: config.json, metrics.json, its model card; its output; the epoch
+# timings) and its model.safetensors in 15 MB parts (join with cat; the sha256 is in the log).
+set -u
+DATA=${1:-./data}
+BUDGET=${2:-540}
+OUT=${OUT:-gpu-checks}
+PY=${PYTHON:-python3}
+START=$(date +%s)
+mkdir -p "$OUT"
+exec > >(tee "$OUT/log.txt") 2>&1
+export PYTHONUNBUFFERED=1 CAPSNET_DATA_DIR=$DATA
+elapsed() { echo $(( $(date +%s) - START )); }
+step() { echo; echo "=== $(elapsed) s: $*"; }
+
+step "the machine"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv
+$PY -c "import torch, torchvision; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cudnn', torch.backends.cudnn.version(), 'torchvision', torchvision.__version__, torch.cuda.get_device_name())"
+grep -m1 'model name' /proc/cpuinfo; nproc
+for f in "$DATA"/MNIST/raw/*.gz; do [ -e "$f" ] && gunzip -kf "$f"; done
+
+step "the GPU tests"
+timeout 150 $PY -m pytest -m gpu -p no:cacheprovider -q -rs tests/test_cuda.py tests/test_data.py tests/test_pairs.py
+
+step "whole epochs of train.py (55,000 images, data on the GPU, the last of 2 epochs timed)"
+timeout 100 $PY -m bench.train_epoch --data-dir "$DATA" --images 55000 --epochs 2 --batch-size 128 --device-data on \
+    | tee "$OUT/epoch.txt"
+EPOCH=$(sed -n 's/.*global batch 128.*: \([0-9.]*\) s, .*/\1/p' "$OUT/epoch.txt" | head -1)
+echo "the epoch's steps: ${EPOCH:-unmeasured (10 assumed)} s"
+
+# The retrain gets what is left but for its test read and the benchmark after it (~100 s); an
+# epoch with its validation and checkpoint is taken as 1.4 times its steps' time.
+TRAIN=$(( BUDGET - $(elapsed) - 100 ))
+read -r EPOCHS DECAY MINUTES < <($PY -c "
+epochs = max(5, min(300, int($TRAIN / (1.4 * float('${EPOCH:-10}')))))
+# 0.9 an epoch up to 50 epochs; a longer run decays slower, to the same 0.9^50 at its end
+print(epochs, round(0.9 ** (50 / max(epochs, 50)), 4), round($TRAIN / 60, 2))")
+RUN=gpu-retrain                # outside \$OUT: only what is packed below comes back
+rm -rf $RUN; mkdir -p $RUN
+mv "$OUT/epoch.txt" $RUN/
+step "the retrain: $EPOCHS epochs of batch 128 at 1e-3 x $DECAY an epoch, at most $MINUTES min"
+setsid timeout $(( TRAIN + 60 )) $PY train.py --data-dir "$DATA" --batch-size 128 --epochs "$EPOCHS" --lr 1e-3 --lr-decay "$DECAY" \
+    --max-minutes "$MINUTES" --out $RUN/weights --checkpoint $RUN/last.pt > $RUN/retrain.txt 2>&1 < /dev/null &
+RETRAIN=$!
+
+step "the fast tier of tests, beside the retrain (on this machine's packages: no gradio here)"
+timeout $(( TRAIN - 20 )) $PY -m pytest -m "not slow" -p no:cacheprovider -q -n 6 -rfE \
+    --continue-on-collection-errors 2>&1 | tail -60
+
+wait $RETRAIN
+step "the retrain ended ($?)"
+tr '\r' '\n' < $RUN/retrain.txt | grep -a -E "^epoch [0-9]+: loss|chosen|rror|Traceback|stopping|device|nothing" \
+    | tail -n 320
+if [ -f $RUN/weights/model.safetensors ]; then
+    sha256sum $RUN/weights/model.safetensors
+    split -b 15M -d $RUN/weights/model.safetensors "$OUT/model.safetensors.part"
+fi
+tar czf "$OUT/retrain.tgz" --exclude=model.safetensors $RUN/weights $RUN/retrain.txt $RUN/epoch.txt
+
+step "the training step's throughput (steps alone, random images) and a profile"
+left() { local seconds=$(( BUDGET - $(elapsed) - $1 )); echo $(( seconds > 10 ? seconds : 10 )); }
+timeout "$(left 5)" $PY -m bench.train_throughput --device cuda --batch-size 128 256 512 1024 \
+    --steps 30 --repeats 3 --warmup 5 --profile
+step "done"
+sleep 1      # tee writes out the log
