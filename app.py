@@ -248,8 +248,9 @@ def agreement_text(trace: RoutingTrace, iterations: int, capsule_type: int) -> s
     winner, runner_up = trace.lengths[k].topk(2).indices.tolist()
     types = (f"all {CAPSULE_TYPES} capsule types" if capsule_type == ALL_TYPES
              else f"capsule type {capsule_type} only")
-    return (f"<p class='agreement'><b>Agreement</b> at r = {iterations} (coupling-weighted mean cosine "
-            "between each vote û<sub>j|i</sub> and the output v<sub>j</sub>; 1 = all voters agree): "
+    return (f"<p class='agreement'><b>Agreement</b> at r = {iterations} (the mean cosine between each "
+            "vote û<sub>j|i</sub> and the output v<sub>j</sub>, each vote weighted by its share "
+            "c<sub>ij</sub>|û<sub>j|i</sub>|; 1 = all voters agree): "
             f"winner <b>{winner}</b>: <b>{a[winner]:.2f}</b> · runner-up {runner_up}: {a[runner_up]:.2f}</p>"
             f"<p>The map shows where the votes for <b>{winner}</b> come from ({types}): each square is one "
             "of the 6x6 primary-capsule positions, drawn at the centre of the 17x17 patch of your digit "

@@ -94,10 +94,14 @@ def receptive_field(row: int, col: int) -> tuple[slice, slice]:
 
 
 def agreement(u_hat: torch.Tensor, v: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
-    """How well each digit capsule's voters agree with it: the coupling-weighted mean cosine.
+    """How well each digit capsule's voters agree with it: the mean cosine between each vote and
+    v_j, each vote weighted by its share c_ij |u_hat_j|i| of s_j (what the vote heatmap shows).
 
-    A_j = sum_i c_ij cos(u_hat_j|i, v_j) / sum_i c_ij, in [-1, 1]; 1 when every vote points
-    along v_j. Routing raises c_ij where u_hat_j|i . v_j is large, so A_j tends to rise with r.
+    A_j = sum_i c_ij |u_hat_j|i| cos(u_hat_j|i, v_j) / sum_i c_ij |u_hat_j|i|, in [-1, 1]: 1 when
+    every vote points along v_j, so that the votes add up in s_j = sum_i c_ij u_hat_j|i (eq. 2)
+    without cancelling; since v_j points along s_j, A_j = |s_j| / sum_i c_ij |u_hat_j|i|. (A mean
+    of the cosines weighted by c_ij alone counts a vote a thousand times shorter than another as
+    much: on a trained network it can rank the runner-up's voters above the winner's.)
 
     Args:
         u_hat: predictions u_hat_j|i, [..., 1152, 10, 16].
@@ -107,5 +111,7 @@ def agreement(u_hat: torch.Tensor, v: torch.Tensor, c: torch.Tensor) -> torch.Te
     Returns:
         A_j for every digit capsule, [..., 10].
     """
-    cosine = F.cosine_similarity(u_hat, v.unsqueeze(-3), dim=-1, eps=COSINE_EPSILON)  # [..., 1152, 10]
-    return (c * cosine).sum(dim=-2) / c.sum(dim=-2).clamp_min(COSINE_EPSILON)
+    direction = F.normalize(v, dim=-1, eps=COSINE_EPSILON).unsqueeze(-3)   # v_j / |v_j|, [..., 1, 10, 16]
+    along_v = (u_hat * direction).sum(dim=-1)                                # |u_hat_j|i| cos, [..., 1152, 10]
+    shares = c * u_hat.norm(dim=-1)                                          # c_ij |u_hat_j|i|
+    return (c * along_v).sum(dim=-2) / shares.sum(dim=-2).clamp_min(COSINE_EPSILON)

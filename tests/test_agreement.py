@@ -125,7 +125,7 @@ def test_the_documented_receptive_field_is_the_network_s(model, row, col):
     np.testing.assert_array_equal(reached, field)
 
 
-def test_agreement_is_a_weighted_mean_cosine_in_minus_one_one(trace):
+def test_agreement_is_the_votes_mean_cosine_weighted_by_their_shares(trace):
     v, c = trace.capsules[2], trace.couplings[2]
     a = agreement(trace.u_hat, v, c)
     assert a.shape == (10,)
@@ -133,8 +133,12 @@ def test_agreement_is_a_weighted_mean_cosine_in_minus_one_one(trace):
     for digit in range(10):
         votes = trace.u_hat[:, digit]                               # [1152, 16]
         cosine = votes @ v[digit] / (votes.norm(dim=1) * v[digit].norm())
-        expected = (c[:, digit] * cosine).sum() / c[:, digit].sum()
+        shares = c[:, digit] * votes.norm(dim=1)                    # c_ij |u_hat_j|i|
+        expected = (shares * cosine).sum() / shares.sum()
         torch.testing.assert_close(a[digit], expected)
+        # v_j points along s_j, so this is how much of the votes' length survives their sum
+        s = (c[:, digit, None] * votes).sum(dim=0)
+        torch.testing.assert_close(a[digit], s.norm() / shares.sum())
 
 
 def test_agreement_is_one_when_every_vote_points_along_its_capsule():
