@@ -633,14 +633,15 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         tests = pair_batches(test_set.data, test_set.targets, TEST_SEED, Processes(), device) if pairs else \
             batches(test_set, EVAL_BATCH, device=device)
         test_accuracy = accuracy(chosen, tests, device, right)
-        what = "pairs of" if pairs else "images"
+        held_out_ones = "the pairs of the" if pairs else "the"
+        test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
         write_metrics(out_dir, {
             "model": args.model, "task": args.task, "parameters": sum(p.numel() for p in chosen.parameters()),
             ("pairs_test_both_right" if pairs else "mnist_test_accuracy"): test_accuracy,
-            "selection": (f"the epoch whose moving average read best the {what} the {args.val_size} training "
-                          f"images held out by seed {args.seed}; the test {what} MNIST's test set read once, at the "
-                          "end, on those weights" if validation else
-                          f"the last epoch (no validation split); the test {what} MNIST's test set read once, at the end"),
+            "selection": (f"the epoch whose moving average read best {held_out_ones} {args.val_size} training "
+                          f"images held out by seed {args.seed}; {test_ones} read once, at the end, on those weights"
+                          if validation else
+                          f"the last epoch (no validation split); {test_ones} read once, at the end"),
             "chosen_epoch": best_epoch, "val_size": args.val_size,
             "val_accuracy": best_accuracy if validation else None, "epochs": history[-1]["epoch"] if history else 0,
             "train_images": len(train_indices),
