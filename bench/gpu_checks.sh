@@ -53,7 +53,8 @@ setsid timeout $(( TRAIN + 60 )) $PY train.py --data-dir "$DATA" --batch-size 12
 RETRAIN=$!
 
 step "the fast tier of tests, beside the retrain (on this machine's packages: no gradio here)"
-timeout $(( TRAIN - 20 )) $PY -m pytest -m "not slow" -p no:cacheprovider -q -n 6 -rfE \
+WORKERS=$($PY -c "import xdist" 2>/dev/null && echo "-n 6")    # pytest-xdist where the machine has it
+timeout $(( TRAIN - 20 )) $PY -m pytest -m "not slow" -p no:cacheprovider -q $WORKERS -rfE \
     --continue-on-collection-errors 2>&1 | tail -60
 
 wait $RETRAIN
