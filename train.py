@@ -49,7 +49,9 @@ CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accur
 PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
 EVAL_BATCH = 500
 READ_EVERY = 50     # training steps between reads of their losses back from the device
-PAIR_WORKERS = max(1, min(12, (os.cpu_count() or 2) - 2))   # on CUDA: processes that render the pairs
+# On CUDA, the processes that render the pairs: the cores this process may run on (as taskset or a
+# container allows), less two left to it, 12 at most.
+PAIR_WORKERS = max(1, min(12, len(os.sched_getaffinity(0)) - 2))
 
 
 class NonFiniteLossError(RuntimeError):

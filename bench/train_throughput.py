@@ -11,11 +11,15 @@ alike; warm-up steps are not timed.
     python -m bench.train_throughput --batch-size 64 --steps 10 --repeats 5
     python -m bench.train_throughput --batch-size 64 --steps 5 --repeats 3 --cnn
     python -m bench.train_throughput --device cuda --batch-size 64 128 256 512 1024 --steps 50 --profile
+    python -m bench.train_throughput --device cuda --batch-size 128 512 --compile default reduce-overhead
 
 On CUDA (Adam fused, as train.py runs it there) it also measures the card's own bf16 matrix
 product rate (8192x8192x8192, random data) and gives each step's rate as a fraction of it, the
 step's floating-point operations counted by torch.utils.flop_counter; --profile prints where a
-bf16 step's time goes (torch.profiler, at the first batch size).
+bf16 step's time goes (torch.profiler, at the first batch size). --compile adds the CapsNet's step
+with its forward pass and loss compiled by torch.compile in each mode named (reduce-overhead: CUDA
+graphs on a GPU), under bf16 autocast where train.py uses it; the backward pass is AOTAutograd's,
+Adam stays eager. Compilation happens in the warm-up steps, which are not timed.
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
@@ -54,20 +58,25 @@ def cpu_model() -> str:
 
 
 def make_step(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor,
-              bf16: bool = False) -> Callable[[], None]:
+              bf16: bool = False, compile_mode: str | None = None) -> Callable[[], None]:
     """One full training step of ``model`` (a CapsNet, or the CNN baseline) on a fixed batch, on
-    the batch's device, under bf16 autocast if asked."""
+    the batch's device, under bf16 autocast if asked; its forward pass and loss compiled by
+    torch.compile in ``compile_mode`` if one is given."""
     on_cuda = images.device.type == "cuda"
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=on_cuda)   # as train.py
     autocast = (lambda: torch.autocast(images.device.type, dtype=torch.bfloat16)) if bf16 else nullcontext
 
+    def loss_of(images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        if isinstance(model, BaselineCNN):
+            return cross_entropy_loss(model(images), labels)
+        return capsule_loss(model(images, labels), images, labels)
+
+    forward_and_loss = torch.compile(loss_of, mode=compile_mode) if compile_mode else loss_of
+
     def step() -> None:
         optimizer.zero_grad(set_to_none=True)
         with autocast():
-            if isinstance(model, BaselineCNN):
-                loss = cross_entropy_loss(model(images), labels)
-            else:
-                loss = capsule_loss(model(images, labels), images, labels)
+            loss = forward_and_loss(images, labels)
         loss.backward()
         optimizer.step()
 
@@ -141,6 +150,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--tf32", action="store_true",
                    help="fp32 matrix products (the routing's, which stays in fp32) on TF32 tensor cores: "
                         "torch.set_float32_matmul_precision('high'); train.py does not (default: off)")
+    p.add_argument("--compile", nargs="+", default=[], metavar="MODE",
+                   choices=["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"],
+                   help="also time the CapsNet's step compiled by torch.compile in each of these modes "
+                        "(reduce-overhead: CUDA graphs on a GPU); train.py does not compile (default: none)")
     args = p.parse_args(argv)
 
     device = torch.device(args.device)
@@ -169,6 +182,13 @@ def main(argv: list[str] | None = None) -> None:
         steps = {"capsnet.CapsNet fp32": make_step(ours, images, labels)}
         if bf16:
             steps["capsnet.CapsNet bf16 (train.py)"] = make_step(ours_bf16, images, labels, bf16=True)
+        eager_twin = {}   # a compiled step's operations are counted on the same step run eagerly
+        for mode in args.compile:
+            compiled = CapsNet().to(device)
+            compiled.load_state_dict(ours.state_dict(), strict=True)
+            name = f"CapsNet {'bf16' if bf16 else 'fp32'} compiled {mode}"
+            steps[name] = make_step(compiled, images, labels, bf16=bf16, compile_mode=mode)
+            eager_twin[name] = "capsnet.CapsNet bf16 (train.py)" if bf16 else "capsnet.CapsNet fp32"
         steps["naive (bench/naive_capsnet.py)"] = make_step(naive, images, labels)
         if args.cnn:
             steps["BaselineCNN (train.py)"] = make_step(BaselineCNN().to(device), images, labels, bf16=bf16)
@@ -189,7 +209,7 @@ def main(argv: list[str] | None = None) -> None:
             spread = f"{min(rates[name]):.1f}-{max(rates[name]):.1f}"
             line = f"{name:<32} {batch_size:>5} {rate:>9.1f} {spread:>15} {rate / naive_rate:>7.2f}x"
             if device.type == "cuda":
-                achieved = step_flops(steps[name]) * rate / batch_size
+                achieved = step_flops(steps[eager_twin.get(name, name)]) * rate / batch_size
                 line += f" {achieved / 1e12:>8.1f} {achieved / matmul_rate:>14.1%}"
             print(line)
         if args.profile and batch_size == args.batch_size[0] and device.type == "cuda":

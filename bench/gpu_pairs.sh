@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Both pairs networks trained further on a GPU that is only lent for minutes, in one call: the
+# CapsNet and the CNN baseline side by side on the one card, each on half of its host's cores
+# (whose worker processes render the pairs), on the same new pairs from the same epoch on, from
+# the shipped pairs weights, with a warm restart of the learning rate sized to the time there is.
+# First an MNIST epoch, timed as bench/gpu_checks.sh times it (the card's epoch figure).
+#
+#     OUT=gpu-pairs bash bench/gpu_pairs.sh DATA SECONDS [BATCH] [LR]
+#
+# DATA: torchvision's MNIST folder (raw files, or gzipped ones to unpack); SECONDS: the whole run's
+# budget (default 480); BATCH: pairs a step (default 128); LR: Adam's rate at the restart,
+# decayed to a tenth of it by the last epoch (default 3e-4). What comes out lands in $OUT: log.txt
+# as it runs; for each network, pairs.tgz / pairs-cnn.tgz (its folder's config.json, metrics.json
+# and model card, and its output) and its model.safetensors in 15 MB parts (join with cat; the
+# sha256 is in the log). PROBE and PAIRS (pairs in a timed epoch and in a training epoch) default
+# to 20000 and 55000, the most train.py's 55,000 training digits give an epoch.
+set -u
+DATA=${1:-./data}
+BUDGET=${2:-480}
+BATCH=${3:-128}
+LR=${4:-3e-4}
+OUT=${OUT:-gpu-pairs}
+PY=${PYTHON:-python3}
+PROBE=${PROBE:-20000}
+PAIRS=${PAIRS:-55000}
+START=$(date +%s)
+mkdir -p "$OUT"
+exec > >(tee "$OUT/log.txt") 2>&1
+export PYTHONUNBUFFERED=1 CAPSNET_DATA_DIR=$DATA
+elapsed() { echo $(( $(date +%s) - START )); }
+step() { echo; echo "=== $(elapsed) s: $*"; }
+CORES=$(nproc)
+HALF=$(( CORES / 2 ))
+FIRST="taskset -c 0-$(( HALF - 1 ))"              # the CapsNet and its pair renderers
+SECOND="taskset -c $HALF-$(( CORES - 1 ))"        # the CNN and its
+
+step "the machine"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv
+$PY -c "import torch, torchvision; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cudnn', torch.backends.cudnn.version(), 'torchvision', torchvision.__version__, torch.cuda.get_device_name() if torch.cuda.is_available() else 'no GPU')"
+grep -m1 'model name' /proc/cpuinfo; echo "$CORES cores"
+for f in "$DATA"/MNIST/raw/*.gz; do [ -e "$f" ] && gunzip -kf "$f"; done
+trained() { $PY -c "import json; print(json.load(open('weights/$1/metrics.json'))['epochs'])"; }
+DONE=$(trained pairs); DONE_CNN=$(trained pairs-cnn)
+if [ "$DONE" != "$DONE_CNN" ]; then
+    echo "weights/pairs trained $DONE epochs and weights/pairs-cnn $DONE_CNN: they must go on from the same epoch"
+    exit 1
+fi
+FROM=$(( DONE + 1 ))
+
+step "an MNIST epoch (55,000 images, data on the GPU, batch 128; the last of 2 timed)"
+timeout 90 $PY -m bench.train_epoch --data-dir "$DATA" --images 55000 --epochs 2 --batch-size 128 --device-data on
+
+step "pairs/s of both networks side by side, each on $HALF cores (the last of 2 epochs of $PROBE pairs)"
+$FIRST timeout 300 $PY -m bench.train_epoch --data-dir "$DATA" --task pairs --images "$PROBE" --epochs 2 \
+    --batch-size "$BATCH" > "$OUT/probe.txt" 2>&1 &
+PROBE_CAPSNET=$!
+$SECOND timeout 300 $PY -m bench.train_epoch --data-dir "$DATA" --task pairs --model cnn --images "$PROBE" \
+    --epochs 2 --batch-size "$BATCH" > "$OUT/probe-cnn.txt" 2>&1
+wait $PROBE_CAPSNET
+cat "$OUT/probe.txt" "$OUT/probe-cnn.txt"
+rate() { sed -n 's/.*: [0-9.]* s, \([0-9]*\) pairs\/s.*/\1/p' "$1" | head -1; }
+RATE=$(rate "$OUT/probe.txt"); RATE_CNN=$(rate "$OUT/probe-cnn.txt")
+rm "$OUT/probe.txt" "$OUT/probe-cnn.txt"
+if [ -z "$RATE" ] || [ -z "$RATE_CNN" ]; then echo "a probe failed: no training"; exit 1; fi
+
+# Both train the same epochs, as many as the slower fits in what is left but for the test reads
+# and the packing after them (~40 s); an epoch with its validation and checkpoint is taken as 1.3
+# times its steps' time.
+TRAIN=$(( BUDGET - $(elapsed) - 40 ))
+read -r EPOCHS DECAY MINUTES < <($PY -c "
+slower = min($RATE, $RATE_CNN)
+epochs = max(1, int($TRAIN / (1.3 * $PAIRS / slower)))
+print(epochs, round(0.1 ** (1 / max(epochs - 1, 1)), 4), round($TRAIN / 60, 2))")
+LAST=$(( FROM + EPOCHS - 1 ))
+RUN=gpu-pairs-run              # outside \$OUT: only what is packed below comes back
+rm -rf $RUN; mkdir -p $RUN
+step "training epochs $FROM to $LAST ($EPOCHS of $PAIRS pairs, $(( EPOCHS * PAIRS )) pairs each), batch $BATCH, Adam from $LR x $DECAY an epoch, at most $MINUTES min"
+FLAGS="--task pairs --data-dir $DATA --start-epoch $FROM --epochs $LAST --pairs-per-epoch $PAIRS --batch-size $BATCH \
+    --lr $LR --lr-decay $DECAY --max-minutes $MINUTES"
+RUNS=""
+for network in pairs pairs-cnn; do
+    if [ $network = pairs ]; then PIN=$FIRST; MODEL=capsnet; else PIN=$SECOND; MODEL=cnn; fi
+    setsid $PIN timeout $(( TRAIN + 60 )) $PY train.py --model $MODEL --init-from weights/$network $FLAGS \
+        --out $RUN/$network --checkpoint $RUN/$network.pt > $RUN/$network.txt 2>&1 < /dev/null &
+    RUNS="$RUNS $!"
+done
+wait $RUNS
+step "both ended"
+for network in pairs pairs-cnn; do
+    echo "--- $network"
+    tr '\r' '\n' < $RUN/$network.txt | grep -a -E "^epoch [0-9]+: loss|chosen|rror|Traceback|stopping|device|nothing|test" \
+        | tail -n 80
+    if [ -f $RUN/$network/model.safetensors ]; then
+        sha256sum $RUN/$network/model.safetensors
+        split -b 15M -d $RUN/$network/model.safetensors "$OUT/$network.safetensors.part"
+    fi
+    tar czf "$OUT/$network.tgz" --exclude=model.safetensors -C $RUN $(cd $RUN && ls -d $network $network.txt 2>/dev/null)
+done
+step "done"
+sleep 1      # tee writes out the log
