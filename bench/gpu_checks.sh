@@ -15,18 +15,7 @@ DATA=${1:-./data}
 BUDGET=${2:-540}
 OUT=${OUT:-gpu-checks}
 PY=${PYTHON:-python3}
-START=$(date +%s)
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
-export PYTHONUNBUFFERED=1 CAPSNET_DATA_DIR=$DATA
-elapsed() { echo $(( $(date +%s) - START )); }
-step() { echo; echo "=== $(elapsed) s: $*"; }
-
-step "the machine"
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv
-$PY -c "import torch, torchvision; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cudnn', torch.backends.cudnn.version(), 'torchvision', torchvision.__version__, torch.cuda.get_device_name())"
-grep -m1 'model name' /proc/cpuinfo; nproc
-for f in "$DATA"/MNIST/raw/*.gz; do [ -e "$f" ] && gunzip -kf "$f"; done
+source "$(dirname "$0")/gpu_prologue.sh"
 
 step "the GPU tests"
 timeout 150 $PY -m pytest -m gpu -p no:cacheprovider -q -rs tests/test_cuda.py tests/test_data.py tests/test_pairs.py

@@ -24,22 +24,11 @@ OUT=${OUT:-gpu-pairs}
 PY=${PYTHON:-python3}
 PROBE=${PROBE:-20000}
 PAIRS=${PAIRS:-55000}
-START=$(date +%s)
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
-export PYTHONUNBUFFERED=1 CAPSNET_DATA_DIR=$DATA
-elapsed() { echo $(( $(date +%s) - START )); }
-step() { echo; echo "=== $(elapsed) s: $*"; }
+source "$(dirname "$0")/gpu_prologue.sh"
 CORES=$(nproc)
 HALF=$(( CORES / 2 ))
 FIRST="taskset -c 0-$(( HALF - 1 ))"              # the CapsNet and its pair renderers
 SECOND="taskset -c $HALF-$(( CORES - 1 ))"        # the CNN and its
-
-step "the machine"
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv
-$PY -c "import torch, torchvision; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cudnn', torch.backends.cudnn.version(), 'torchvision', torchvision.__version__, torch.cuda.get_device_name() if torch.cuda.is_available() else 'no GPU')"
-grep -m1 'model name' /proc/cpuinfo; echo "$CORES cores"
-for f in "$DATA"/MNIST/raw/*.gz; do [ -e "$f" ] && gunzip -kf "$f"; done
 trained() { $PY -c "import json; print(json.load(open('weights/$1/metrics.json'))['epochs'])"; }
 DONE=$(trained pairs); DONE_CNN=$(trained pairs-cnn)
 if [ "$DONE" != "$DONE_CNN" ]; then
