@@ -50,8 +50,9 @@ PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT"
 EVAL_BATCH = 500
 READ_EVERY = 50     # training steps between reads of their losses back from the device
 # On CUDA, the processes that render the pairs: the cores this process may run on (as taskset or a
-# container allows), less two left to it, 12 at most.
-PAIR_WORKERS = max(1, min(12, len(os.sched_getaffinity(0)) - 2))
+# container allows, where the system says; macOS does not), less two left to it, 12 at most.
+USABLE_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
+PAIR_WORKERS = max(1, min(12, USABLE_CORES - 2))
 
 
 class NonFiniteLossError(RuntimeError):

@@ -1,5 +1,6 @@
 """Training works: the loss falls on a few hundred MNIST images, and train.py documents its flags."""
 import json
+import os
 import subprocess
 import sys
 
@@ -42,6 +43,19 @@ def test_cli_help_lists_the_flags():
                  "--device-data", "--routing-iterations"):
         assert flag in result.stdout, flag
     assert "global batch" in result.stdout and "torchrun" in result.stdout
+
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this system")
+def test_pair_renderers_count_the_cores_the_process_may_use_not_the_machines():
+    """Two runs pinned to half a GPU host's cores each must not each start a renderer per core of
+    the whole host (bench/gpu_pairs.sh)."""
+    only_core = min(os.sched_getaffinity(0))
+    read = "import train; print(train.USABLE_CORES)"
+    pinned = subprocess.run([sys.executable, "-c", read], cwd=REPO, capture_output=True, text=True, check=True,
+                            preexec_fn=lambda: os.sched_setaffinity(0, {only_core}))
+    assert pinned.stdout.split()[-1] == "1"
 
 
 def test_dry_run_runs_one_batch_and_overwrites_nothing(tiny_mnist, tmp_path):
