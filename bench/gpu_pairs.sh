@@ -10,10 +10,10 @@
 # DATA: torchvision's MNIST folder (raw files, or gzipped ones to unpack); SECONDS: the whole run's
 # budget (default 480); BATCH: pairs a step (default 256); LR: Adam's rate at the restart,
 # decayed to a tenth of it by the last epoch (default 8e-4: the CPU's restart at batch 64 was 2e-4,
-# and at 4 times the batch 4 times the rate learnt as much a pair: docs/pairs.md, A larger batch). What comes out lands in $OUT: log.txt
-# as it runs; for each network, pairs.tgz / pairs-cnn.tgz (its folder's config.json, metrics.json
-# and model card, and its output) and its model.safetensors in 15 MB parts (join with cat; the
-# sha256 is in the log). PROBE and PAIRS (pairs in a timed epoch and in a training epoch) default
+# and at 4 times the batch 4 times the rate learnt as much a pair: docs/pairs.md, A larger batch).
+# What comes out lands in $OUT: log.txt as it runs; for each network, pairs.tgz / pairs-cnn.tgz
+# (its folder's config.json, metrics.json and model card, and its output) and its
+# model.safetensors in 15 MB parts (join with cat; the sha256 is in the log). PROBE and PAIRS (pairs in a timed epoch and in a training epoch) default
 # to 20000 and 55000, the most train.py's 55,000 training digits give an epoch.
 set -u
 DATA=${1:-./data}
@@ -25,10 +25,10 @@ PY=${PYTHON:-python3}
 PROBE=${PROBE:-20000}
 PAIRS=${PAIRS:-55000}
 source "$(dirname "$0")/gpu_prologue.sh"
-CORES=$(nproc)
-HALF=$(( CORES / 2 ))
-FIRST="taskset -c 0-$(( HALF - 1 ))"              # the CapsNet and its pair renderers
-SECOND="taskset -c $HALF-$(( CORES - 1 ))"        # the CNN and its
+CPUS=($($PY -c "import os; print(*sorted(os.sched_getaffinity(0)))"))   # the cores this may run on
+HALF=$(( ${#CPUS[@]} / 2 ))
+FIRST="taskset -c $(IFS=,; echo "${CPUS[*]:0:HALF}")"          # the CapsNet and its pair renderers
+SECOND="taskset -c $(IFS=,; echo "${CPUS[*]:HALF}")"           # the CNN and its
 trained() { $PY -c "import json; print(json.load(open('weights/$1/metrics.json'))['epochs'])"; }
 DONE=$(trained pairs); DONE_CNN=$(trained pairs-cnn)
 if [ "$DONE" != "$DONE_CNN" ]; then
