@@ -76,5 +76,6 @@ def main(argv: list[str] | None = None) -> None:
             print(f"batch {batch:>4}  {row:<26} worst {worst} {errors[worst]:.2e}; "
                   f"{first_weight} {errors[first_weight]:.2e}")
 
+
 if __name__ == "__main__":
     main()

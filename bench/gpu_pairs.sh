@@ -13,8 +13,9 @@
 # and at 4 times the batch 4 times the rate learnt as much a pair: docs/pairs.md, A larger batch).
 # What comes out lands in $OUT: log.txt as it runs; for each network, pairs.tgz / pairs-cnn.tgz
 # (its folder's config.json, metrics.json and model card, and its output) and its
-# model.safetensors in 15 MB parts (join with cat; the sha256 is in the log). PROBE and PAIRS (pairs in a timed epoch and in a training epoch) default
-# to 20000 and 55000, the most train.py's 55,000 training digits give an epoch.
+# model.safetensors in 15 MB parts (join with cat; the sha256 is in the log). PROBE and PAIRS
+# (pairs in a timed epoch and in a training epoch) default to 20000 and 55000, the most
+# train.py's 55,000 training digits give an epoch.
 set -u
 DATA=${1:-./data}
 BUDGET=${2:-480}

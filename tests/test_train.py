@@ -45,7 +45,6 @@ def test_cli_help_lists_the_flags():
     assert "global batch" in result.stdout and "torchrun" in result.stdout
 
 
-
 @pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this system")
 def test_pair_renderers_count_the_cores_the_process_may_use_not_the_machines():
