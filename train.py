@@ -39,11 +39,12 @@ from capsnet.baseline import cross_entropy_loss, multi_label_loss
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from capsnet.data import batches, mnist, random_offsets, shift, validation_split
 from capsnet.evaluate import accuracy, correct_and_total, read_right
-from capsnet.pairs import TEST_SEED, RenderedBatches, draw_pairs, fixed_pairs, pair_right
+from capsnet.pairs import TEST_SEED, RenderedBatches, digits_right, draw_pairs, fixed_pairs, pair_right
+from capsnet.written import DigitSet, draw_examples, fixed_examples, render
 from capsnet.pretrained import CONFIGS, NETWORKS
 
 
-RECIPE = ("model", "task", "pairs_per_epoch", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
+RECIPE = ("model", "task", "examples", "pairs_per_epoch", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
           "init_from", "start_epoch", "device_data", "routing_iterations")  # what --resume must repeat
 CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accuracy", "seconds", "history")
 PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
@@ -68,6 +69,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "(the paper's MultiMNIST, made on the fly: capsnet/pairs.py), one pair for each training "
                         "digit an epoch, the epoch chosen on pairs of the held-out digits, the test pairs of "
                         "MNIST's test digits read once (default: digits)")
+    p.add_argument("--examples", choices=["written", "mnist-pairs"], default="written",
+                   help="--task pairs: written: examples as people write them (capsnet/written.py: one digit or "
+                        "two, each turned, slanted, scaled and stretched, in MNIST's ink or redrawn with a pen of "
+                        "random width), the epoch chosen on such examples of the held-out digits; mnist-pairs: "
+                        "the paper's MultiMNIST pairs alone (capsnet/pairs.py) (default: written)")
     p.add_argument("--pairs-per-epoch", type=int, default=None,
                    help="--task pairs: pairs in an epoch, their first digits a fresh random choice of the training "
                         "digits each epoch; shorter epochs checkpoint, validate and decay the learning rate more "
@@ -189,22 +195,23 @@ def cnn_loss(model, images, labels):
 
 def capsnet_pairs_loss(model, images, targets):
     """Two overlapping digits: the margin loss with both present, each digit redrawn from its own
-    capsule against that digit alone (section 6); and how many pairs it read both digits of."""
+    capsule against that digit alone (section 6); and how many it read right (`digits_right`: a
+    single digit d, given as (d, d), is one digit present)."""
     labels, digits = targets                             # [b, 2], [b, 2, 1, 28, 28]
     out = model(images, labels)
-    return capsule_loss(out, digits, labels), pair_right(out, labels).sum()
+    return capsule_loss(out, digits, labels), digits_right(out, labels).sum()
 
 
 def cnn_pairs_loss(model, images, targets):
-    """Two overlapping digits: ten sigmoids' cross entropy; and how many pairs it read both of."""
+    """Two overlapping digits: ten sigmoids' cross entropy; and how many it read right."""
     labels, _ = targets
     out = model(images)
-    return multi_label_loss(out, labels), pair_right(out, labels).sum()
+    return multi_label_loss(out, labels), digits_right(out, labels).sum()
 
 
 LOSSES = {("capsnet", "digits"): capsnet_loss, ("cnn", "digits"): cnn_loss,
           ("capsnet", "pairs"): capsnet_pairs_loss, ("cnn", "pairs"): cnn_pairs_loss}
-RIGHT = {"digits": read_right, "pairs": pair_right}   # what reading an image right means
+RIGHT = {"digits": read_right, "pairs": digits_right}   # what reading an image right means
 
 
 class TrainingData:
@@ -283,6 +290,48 @@ class PairTrainingData:
         for inputs, labels, digits in rendered:
             yield inputs.to(self.device, non_blocking=True), (labels.to(self.device, non_blocking=True),
                                                               digits.to(self.device, non_blocking=True))
+
+
+class WrittenTrainingData:
+    """The examples of one epoch as people write them (capsnet.written), this process's shard, in
+    batches of this process's share: each training digit comes first in one example, everything
+    else about it drawn from the seed and the epoch on the CPU (so that 1 and N processes, and a
+    resumed run, see the same examples), and drawn on the training device in the training loop
+    (a GPU draws a batch in a fraction of its step; no worker processes)."""
+
+    def __init__(self, data_dir: str, indices: torch.Tensor, batch_size: int, seed: int,
+                 processes: Processes, device: torch.device, pairs_per_epoch: int | None = None):
+        self.seed, self.batch_size = seed, batch_size
+        self.sampler = DistributedSampler(range(len(indices)), num_replicas=processes.world,
+                                          rank=processes.rank, shuffle=True, seed=seed)
+        self.pairs_from_shard = len(self.sampler) if pairs_per_epoch is None else \
+            min(len(self.sampler), -(-pairs_per_epoch // processes.world))   # this process's examples an epoch
+        full = mnist(data_dir, train=True)
+        self.digits = DigitSet.of(full.data[indices], full.targets[indices], device)
+
+    def __len__(self) -> int:
+        """Steps per epoch."""
+        return -(-self.pairs_from_shard // self.batch_size)
+
+    def epoch(self, epoch: int):
+        """(inputs [b, 1, 28, 28], (the classes [b, 2], each digit alone [b, 2, 1, 28, 28])) on the
+        device for each step of ``epoch``."""
+        self.sampler.set_epoch(epoch)
+        examples = draw_examples(self.digits.labels, torch.arange(len(self.digits.labels)),
+                                 torch.Generator().manual_seed(epoch_seed(self.seed, epoch)))
+        for chosen in torch.tensor(list(self.sampler)[:self.pairs_from_shard]).split(self.batch_size):
+            inputs, labels, digits = render(self.digits, examples[chosen])
+            yield inputs, (labels, digits)
+
+
+def written_batches(images: torch.Tensor, labels: torch.Tensor, seed: int, processes: Processes,
+                    device: torch.device) -> DataLoader:
+    """This process's share of one fixed example as people write them for each digit
+    (capsnet.written.fixed_examples): inputs and their classes ((d, d) for a single digit d)."""
+    inputs, example_labels, _ = fixed_examples(DigitSet.of(images, labels, device), seed)
+    share = slice(processes.rank, None, processes.world)
+    return batches(torch.utils.data.TensorDataset(inputs[share].cpu(), example_labels[share].cpu()), EVAL_BATCH,
+                   device=device)
 
 
 def pair_batches(images: torch.Tensor, labels: torch.Tensor, seed: int, processes: Processes,
@@ -525,12 +574,18 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         train_indices = train_indices[:args.limit]
     pairs = args.task == "pairs"
     right = RIGHT[args.task]
+    written = pairs and args.examples == "written"
+    also_read = {}                 # what else each epoch's moving average reads, beside the validation
     if pairs:
-        data = PairTrainingData(args.data_dir, train_indices, args.batch_size // processes.world, args.seed,
-                                processes, device, args.pairs_per_epoch)
+        data = (WrittenTrainingData if written else PairTrainingData)(
+            args.data_dir, train_indices, args.batch_size // processes.world, args.seed, processes, device,
+            args.pairs_per_epoch)
         digits = mnist(args.data_dir, train=True)
-        validation = pair_batches(digits.data[val_indices], digits.targets[val_indices], args.seed, processes,
-                                  device) if args.val_size else None
+        validation = (written_batches if written else pair_batches)(
+            digits.data[val_indices], digits.targets[val_indices], args.seed, processes, device) if args.val_size else None
+        if written and args.val_size:
+            also_read["val_mnist_pairs"] = pair_batches(digits.data[val_indices], digits.targets[val_indices],
+                                                        args.seed, processes, device)
     else:
         data = TrainingData(args.data_dir, train_indices, args.batch_size // processes.world, args.seed,
                             processes, device, on_device)
@@ -572,7 +627,7 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
 
     if show:
         print(f"{args.model} on {args.task}: device {device}, bf16 autocast {'on' if bf16 else 'off'}, "
-              f"data {'pairs made on the CPU' if pairs else 'on the device' if on_device else 'from a DataLoader'}, "
+              f"data {'examples as people write them, drawn on the device' if written else 'pairs made on the CPU' if pairs else 'on the device' if on_device else 'from a DataLoader'}, "
               f"{processes.world} process(es), "
               f"global batch {args.batch_size}, {len(train_indices)} training images, "
               f"{len(val_indices)} for validation, epochs {start_epoch}..{epochs}")
@@ -593,14 +648,17 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         loss_sum, correct, seen = processes.sum(*sums, device=device)
         schedule.step()
         val_accuracy = shared_accuracy(ema.module, validation, processes, device, right) if validation else None
+        also = {name: shared_accuracy(ema.module, loader, processes, device, pair_right)
+                for name, loader in also_read.items()}
         epoch_seconds = time.monotonic() - epoch_started
         seconds += epoch_seconds
         history.append({"epoch": epoch, "lr": lr, "train_loss": round(loss_sum / seen, 6),
-                        "train_accuracy": round(correct / seen, 6), "val_accuracy": val_accuracy,
+                        "train_accuracy": round(correct / seen, 6), "val_accuracy": val_accuracy, **also,
                         "seconds": round(epoch_seconds, 1)})
         if show:
             print(f"epoch {epoch}: loss {loss_sum / seen:.4f}, train accuracy {correct / seen:.4%}, "
-                  + (f"validation accuracy {val_accuracy:.4%}, " if validation else "") + f"{epoch_seconds:.0f} s")
+                  + (f"validation accuracy {val_accuracy:.4%}, " if validation else "")
+                  + "".join(f"{name} {value:.4%}, " for name, value in also.items()) + f"{epoch_seconds:.0f} s")
         if args.dry_run:
             break                # a dry run checks that everything runs; it overwrites no weights
         if validation is None or val_accuracy > best_accuracy:
@@ -635,12 +693,16 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
         test_set = mnist(args.data_dir, train=False)
         tests = pair_batches(test_set.data, test_set.targets, TEST_SEED, Processes(), device) if pairs else \
             batches(test_set, EVAL_BATCH, device=device)
-        test_accuracy = accuracy(chosen, tests, device, right)
-        held_out_ones = "the pairs of the" if pairs else "the"
+        test_accuracy = accuracy(chosen, tests, device, pair_right if pairs else right)
+        written_test = accuracy(chosen, written_batches(test_set.data, test_set.targets, TEST_SEED, Processes(), device),
+                                device, digits_right) if written else None
+        held_out_ones = "the examples as people write them of the" if written else "the pairs of the" if pairs else "the"
         test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
         write_metrics(out_dir, {
             "model": args.model, "task": args.task, "parameters": sum(p.numel() for p in chosen.parameters()),
             ("pairs_test_both_right" if pairs else "mnist_test_accuracy"): test_accuracy,
+            **({"examples": args.examples} if pairs else {}),
+            **({"written_test_right": written_test} if written else {}),
             "selection": (f"the epoch whose moving average read best {held_out_ones} {args.val_size} training "
                           f"images held out by seed {args.seed}; {test_ones} read once, at the end, on those weights"
                           if validation else
@@ -656,7 +718,9 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
             "command": portable_command(argv), "init_from": args.init_from, "start_epoch": args.start_epoch,
             "history": history, "earlier": earlier_run(args)})
         print(f"epoch {best_epoch} chosen ({'validation accuracy ' + format(best_accuracy, '.4%') if validation else 'the last'}); "
-              f"test {'pairs with both digits right' if pairs else 'accuracy'} {test_accuracy:.4%}; model in {out_dir}/")
+              f"test {'pairs with both digits right' if pairs else 'accuracy'} {test_accuracy:.4%}"
+              + (f", test examples as people write them read right {written_test:.4%}" if written else "")
+              + f"; model in {out_dir}/")
         if args.push_to_hub:
             network.from_pretrained(out_dir).push_to_hub(args.push_to_hub)
             print(f"pushed to https://huggingface.co/{args.push_to_hub}")

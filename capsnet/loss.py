@@ -26,12 +26,16 @@ def margin_loss(lengths: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     return loss.sum(dim=1).mean()
 
 
-def reconstruction_loss(reconstruction: torch.Tensor, images: torch.Tensor) -> torch.Tensor:
+def reconstruction_loss(reconstruction: torch.Tensor, images: torch.Tensor,
+                        counted: torch.Tensor | None = None) -> torch.Tensor:
     """0.0005 x the sum of squared pixel errors of each image (section 4.1), batch-averaged. With
     several digits to an image ([B, n, 1, 28, 28], each redrawn from its own capsule against that
-    digit alone, section 6), their errors are summed."""
-    squared_error = (reconstruction - images) ** 2
-    return RECONSTRUCTION_WEIGHT * squared_error.flatten(1).sum(dim=1).mean()
+    digit alone, section 6), their errors are summed, over the digits ``counted`` (bool [B, n])
+    where given: a single digit d given as (d, d) is redrawn once, not twice."""
+    squared_error = ((reconstruction - images) ** 2).flatten(2 if counted is not None else 1).sum(dim=-1)
+    if counted is not None:
+        squared_error = (squared_error * counted).sum(dim=1)                  # [B, n] -> [B]
+    return RECONSTRUCTION_WEIGHT * squared_error.mean()
 
 
 def capsule_loss(output, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -40,7 +44,12 @@ def capsule_loss(output, images: torch.Tensor, labels: torch.Tensor) -> torch.Te
     Args:
         images: what the decoder should redraw: the input, [B, 1, 28, 28]; for two overlapping
             digits (labels [B, 2]), each digit alone, [B, 2, 1, 28, 28].
-        labels: the classes, [B], or [B, 2] for two overlapping digits.
+        labels: the classes, [B], or [B, 2] for two overlapping digits, (d, d) for a single digit
+            d among them (`capsnet.written`): its capsule is present and redrawn once.
     """
-    return margin_loss(output.lengths, labels) + reconstruction_loss(output.reconstruction, images)
+    if labels.ndim == 1:
+        return margin_loss(output.lengths, labels) + reconstruction_loss(output.reconstruction, images)
+    counted = torch.ones_like(labels, dtype=torch.bool)
+    counted[:, 1:] = labels[:, 1:] != labels[:, :1]               # a repeated class is one digit
+    return margin_loss(output.lengths, labels) + reconstruction_loss(output.reconstruction, images, counted)
 

@@ -188,3 +188,12 @@ def both_right(read: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 def pair_right(output, labels: torch.Tensor) -> torch.Tensor:
     """Whether a network's output reads both digits of each pair, bool [B]."""
     return both_right(top_two(scores(output)), labels)
+
+
+def digits_right(output, labels: torch.Tensor) -> torch.Tensor:
+    """Whether a network's strongest digits, as many as each example holds, are its digits, bool
+    [B]: the strongest for a single digit d (labels (d, d), `capsnet.written`), the two strongest
+    for a pair (then the same as `pair_right`). How many digits there are is not asked here."""
+    read = top_two(scores(output))
+    single = labels[:, 0] == labels[:, 1]
+    return torch.where(single, read[:, 0] == labels[:, 0], both_right(read, labels))

@@ -186,15 +186,15 @@ def test_a_pair_is_read_right_when_the_two_strongest_are_its_classes_in_either_o
 def test_train_py_trains_on_pairs_chooses_on_validation_pairs_and_resumes(tiny_mnist, tmp_path, network):
     import train
     out, checkpoint = tmp_path / "weights", tmp_path / "last.pt"
-    flags = ["--task", "pairs", "--model", network, "--data-dir", str(tiny_mnist), "--val-size", "16",
-             "--batch-size", "16", "--out", str(out), "--checkpoint", str(checkpoint), "--amp", "off"]
+    flags = ["--task", "pairs", "--examples", "mnist-pairs", "--model", network, "--data-dir", str(tiny_mnist),
+             "--val-size", "16", "--batch-size", "16", "--out", str(out), "--checkpoint", str(checkpoint), "--amp", "off"]
     assert train.main([*flags, "--epochs", "1"]) == 0
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["task"] == "pairs" and 0 <= metrics["pairs_test_both_right"] <= 1
     assert "mnist_test_accuracy" not in metrics and "pairs of" in metrics["selection"]
     assert train.main([*flags, "--epochs", "2", "--resume"]) == 0
     assert json.loads((out / "metrics.json").read_text())["epochs"] == 2
-    assert train.main(["--task", "digits", *flags[2:], "--epochs", "3", "--resume"]) == 2   # not the same recipe
+    assert train.main(["--task", "digits", *flags[4:], "--epochs", "3", "--resume"]) == 2   # not the same recipe
 
 
 @pytest.mark.slow
@@ -205,8 +205,8 @@ def test_a_run_that_goes_on_from_an_earlier_ones_weights_sees_new_pairs_and_keep
     epoch_of_pairs = train.PairTrainingData.epoch
     monkeypatch.setattr(train.PairTrainingData, "epoch",
                         lambda self, epoch: drawn.append(epoch) or epoch_of_pairs(self, epoch))
-    flags = ["--task", "pairs", "--data-dir", str(tiny_mnist), "--val-size", "0", "--batch-size", "16",
-             "--amp", "off", "--checkpoint", str(tmp_path / "last.pt")]   # no validation: the last epoch is kept
+    flags = ["--task", "pairs", "--examples", "mnist-pairs", "--data-dir", str(tiny_mnist), "--val-size", "0",
+             "--batch-size", "16", "--amp", "off", "--checkpoint", str(tmp_path / "last.pt")]   # no validation: the last epoch is kept
     first, second = tmp_path / "first", tmp_path / "second"
     assert train.main([*flags, "--out", str(first), "--epochs", "2"]) == 0
     assert train.main([*flags, "--out", str(second), "--init-from", str(first), "--start-epoch", "3",
