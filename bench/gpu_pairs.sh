@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Both pairs networks trained further on a GPU that is only lent for minutes, in one call: the
-# CapsNet and the CNN baseline side by side on the one card, each on half of its host's cores
-# (whose worker processes render the pairs), on the same new pairs from the same epoch on, from
-# the shipped pairs weights, with a warm restart of the learning rate sized to the time there is.
-# First an MNIST epoch, timed as bench/gpu_checks.sh times it (the card's epoch figure).
+# CapsNet and the CNN baseline side by side on the one card, each on half of its host's cores, on
+# the same new examples as people write them (capsnet/written.py: one digit or two, varied, in
+# MNIST's ink or a pen's line, drawn on the GPU) from the same epoch on, from the shipped pairs
+# weights, with a warm restart of the learning rate sized to the time there is. First an MNIST
+# epoch, timed as bench/gpu_checks.sh times it (the card's epoch figure), and how fast the
+# examples are made on the card against the paper's pairs on one core (bench/example_rate.py).
 #
 #     OUT=gpu-pairs bash bench/gpu_pairs.sh DATA SECONDS [BATCH] [LR]
 #
@@ -14,7 +16,7 @@
 # What comes out lands in $OUT: log.txt as it runs; for each network, pairs.tgz / pairs-cnn.tgz
 # (its folder's config.json, metrics.json and model card, and its output) and its
 # model.safetensors in 15 MB parts (join with cat; the sha256 is in the log). PROBE and PAIRS
-# (pairs in a timed epoch and in a training epoch) default to 20000 and 55000, the most
+# (examples in a timed epoch and in a training epoch) default to 10000 and 55000, the most
 # train.py's 55,000 training digits give an epoch.
 set -u
 DATA=${1:-./data}
@@ -23,7 +25,8 @@ BATCH=${3:-256}
 LR=${4:-8e-4}
 OUT=${OUT:-gpu-pairs}
 PY=${PYTHON:-python3}
-PROBE=${PROBE:-20000}
+PROBE=${PROBE:-10000}
+VAL=${VAL:-5000}             # held-out digits to choose the epoch on (a smaller VAL only to try the script on a CPU)
 PAIRS=${PAIRS:-55000}
 source "$(dirname "$0")/gpu_prologue.sh"
 CPUS=($($PY -c "import os; print(*sorted(os.sched_getaffinity(0)))"))   # the cores this may run on
@@ -41,17 +44,29 @@ FROM=$(( DONE + 1 ))
 step "an MNIST epoch (55,000 images, data on the GPU, batch 128; the last of 2 timed)"
 timeout 90 $PY -m bench.train_epoch --data-dir "$DATA" --images 55000 --epochs 2 --batch-size 128 --device-data on
 
-step "pairs/s of both networks side by side, each on $HALF cores (the last of 2 epochs of $PROBE pairs)"
-$FIRST timeout 300 $PY -m bench.train_epoch --data-dir "$DATA" --task pairs --images "$PROBE" --epochs 2 \
-    --batch-size "$BATCH" > "$OUT/probe.txt" 2>&1 &
-PROBE_CAPSNET=$!
-$SECOND timeout 300 $PY -m bench.train_epoch --data-dir "$DATA" --task pairs --model cnn --images "$PROBE" \
-    --epochs 2 --batch-size "$BATCH" > "$OUT/probe-cnn.txt" 2>&1
-wait $PROBE_CAPSNET
-cat "$OUT/probe.txt" "$OUT/probe-cnn.txt"
+step "examples made on the card, and the paper's pairs on one core"
+timeout 90 $PY -m bench.example_rate --data-dir "$DATA" --device cuda --batches 50
+
+probe() {     # pairs/s of both networks side by side on examples made as $1 says (train.py's --examples)
+    step "pairs/s of both networks side by side, each on $HALF cores, --examples $1 (the last of 2 epochs of $PROBE)"
+    $FIRST timeout 300 $PY -m bench.train_epoch --data-dir "$DATA" --task pairs --examples "$1" --images "$PROBE" \
+        --epochs 2 --batch-size "$BATCH" > "$OUT/probe.txt" 2>&1 &
+    local capsnet=$!
+    $SECOND timeout 300 $PY -m bench.train_epoch --data-dir "$DATA" --task pairs --examples "$1" --model cnn \
+        --images "$PROBE" --epochs 2 --batch-size "$BATCH" > "$OUT/probe-cnn.txt" 2>&1
+    wait $capsnet
+    cat "$OUT/probe.txt" "$OUT/probe-cnn.txt"
+    RATE=$(rate "$OUT/probe.txt"); RATE_CNN=$(rate "$OUT/probe-cnn.txt")
+    rm "$OUT/probe.txt" "$OUT/probe-cnn.txt"
+}
 rate() { sed -n 's/.*: [0-9.]* s, \([0-9]*\) pairs\/s.*/\1/p' "$1" | head -1; }
-RATE=$(rate "$OUT/probe.txt"); RATE_CNN=$(rate "$OUT/probe-cnn.txt")
-rm "$OUT/probe.txt" "$OUT/probe-cnn.txt"
+EXAMPLES=written
+probe $EXAMPLES
+if [ -z "$RATE" ] || [ -z "$RATE_CNN" ]; then      # rather the paper's pairs than no training at all
+    echo "a probe failed on the written examples: the paper's pairs instead"
+    EXAMPLES=mnist-pairs
+    probe $EXAMPLES
+fi
 if [ -z "$RATE" ] || [ -z "$RATE_CNN" ]; then echo "a probe failed: no training"; exit 1; fi
 
 # Both train the same epochs, as many as the slower fits in what is left but for the test reads
@@ -66,7 +81,7 @@ LAST=$(( FROM + EPOCHS - 1 ))
 RUN=gpu-pairs-run              # outside \$OUT: only what is packed below comes back
 rm -rf $RUN; mkdir -p $RUN
 step "training epochs $FROM to $LAST ($EPOCHS of $PAIRS pairs, $(( EPOCHS * PAIRS )) pairs each), batch $BATCH, Adam from $LR x $DECAY an epoch, at most $MINUTES min"
-FLAGS="--task pairs --data-dir $DATA --start-epoch $FROM --epochs $LAST --pairs-per-epoch $PAIRS --batch-size $BATCH \
+FLAGS="--task pairs --examples $EXAMPLES --data-dir $DATA --val-size $VAL --start-epoch $FROM --epochs $LAST --pairs-per-epoch $PAIRS --batch-size $BATCH \
     --lr $LR --lr-decay $DECAY --max-minutes $MINUTES"
 RUNS=""
 for network in pairs pairs-cnn; do

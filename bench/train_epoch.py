@@ -33,13 +33,14 @@ FULL_EPOCH = 55_000    # MNIST's training set less train.py's default validation
 
 
 def epoch_seconds(data_dir: str, images: int, model: str, device_data: str, processes: int, batch_size: int,
-                  task: str = "digits", epochs: int = 1) -> float:
+                  task: str = "digits", epochs: int = 1, examples: str = "written") -> float:
     """The seconds of the last of ``epochs`` epochs' steps over ``images`` training images (pairs,
-    with --task pairs)."""
+    with --task pairs, made as ``examples`` says: train.py's --examples)."""
     with tempfile.TemporaryDirectory() as run:
         flags = ["--data-dir", data_dir, "--model", model, "--task", task, "--limit", str(images), "--val-size", "0",
                  "--epochs", str(epochs), "--batch-size", str(batch_size), "--device-data", device_data,
-                 "--out", f"{run}/weights", "--checkpoint", f"{run}/last.pt"]
+                 "--out", f"{run}/weights", "--checkpoint", f"{run}/last.pt",
+                 *(["--examples", examples] if task == "pairs" else [])]
         launcher = [sys.executable, "train.py"] if processes == 1 else \
             [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={processes}", "train.py"]
         result = subprocess.run([*launcher, *flags], cwd=REPO, capture_output=True, text=True)
@@ -60,6 +61,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--processes", nargs="+", type=int, default=[1], help="process counts to time (default: 1)")
     p.add_argument("--task", choices=["digits", "pairs"], default="digits",
                    help="digits: MNIST; pairs: two overlapping digits made on the fly (default: digits)")
+    p.add_argument("--examples", choices=["written", "mnist-pairs"], default="written",
+                   help="--task pairs: train.py's --examples, how they are made (default: written)")
     args = p.parse_args(argv)
     gpu = f"; GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}" if torch.cuda.is_available() else ""
     what = "pairs" if args.task == "pairs" else "images"
@@ -69,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
         for processes in args.processes:
             for device_data in args.device_data if args.task == "digits" else ["on"]:
                 seconds = epoch_seconds(args.data_dir, args.images, args.model, device_data, processes, batch_size,
-                                        args.task, args.epochs)
+                                        args.task, args.epochs, args.examples)
                 rate = args.images / seconds
                 print(f"global batch {batch_size}, {processes} process(es)"
                       + (f", data on the device {device_data:>3}" if args.task == "digits" else "")
