@@ -190,10 +190,15 @@ def pair_right(output, labels: torch.Tensor) -> torch.Tensor:
     return both_right(top_two(scores(output)), labels)
 
 
-def digits_right(output, labels: torch.Tensor) -> torch.Tensor:
-    """Whether a network's strongest digits, as many as each example holds, are its digits, bool
-    [B]: the strongest for a single digit d (labels (d, d), `capsnet.written`), the two strongest
-    for a pair (then the same as `pair_right`). How many digits there are is not asked here."""
-    read = top_two(scores(output))
+def strongest_right(scores: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Whether the strongest digits of ``scores`` [B, 10], as many as each example holds, are its
+    digits, bool [B]: the strongest for a single digit d (labels (d, d), `capsnet.written`), the
+    two strongest for a pair (then the same as `pair_right`). How many there are is not asked."""
+    read = top_two(scores)
     single = labels[:, 0] == labels[:, 1]
     return torch.where(single, read[:, 0] == labels[:, 0], both_right(read, labels))
+
+
+def digits_right(output, labels: torch.Tensor) -> torch.Tensor:
+    """`strongest_right` of a network's output."""
+    return strongest_right(scores(output), labels)

@@ -16,7 +16,12 @@ sigmoids) are its two classes, as in the paper. Also:
   bootstrap over the pairs (`capsnet.robustness.paired`);
 - each pairs network's accuracy on MNIST's single test digits (the strongest digit);
 - how well the CapsNet redraws each digit from its own capsule alone (the other masked): pixel
-  error against that digit alone, beside the error of the whole overlay against it.
+  error against that digit alone, beside the error of the whole overlay against it;
+- how many digits each network says are there: one when its second-strongest score is below a
+  threshold chosen on written validation examples of the held-out training digits (train.py's),
+  two otherwise; and with that count, how each reads other people's digits (Semeion, pairs and
+  singles, evaluation only), MNIST's single test digits, and written test examples
+  (`capsnet.written`), how often it names a digit that is not there, and a 1 where there is none.
 
 The results go to pairs.json beside the pairs CapsNet's weights, tied to both networks' weights by
 their sha256; the command reproduces it byte for byte.
@@ -28,6 +33,7 @@ The results and what they show: docs/pairs.md.
 """
 import argparse
 import json
+import math
 import time
 from pathlib import Path
 
@@ -37,7 +43,8 @@ from tqdm import tqdm
 
 from capsnet.baseline import BaselineCNN
 from capsnet.dimensions import sha256
-from capsnet.pairs import TEST_SEED, box_overlap, fixed_pairs, frame_overlap, pair_right, scale, scores, top_two
+from capsnet.pairs import (TEST_SEED, box_overlap, fixed_pairs, frame_overlap, pair_right, scale, scores,
+                           strongest_right, top_two)
 from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_model
 from capsnet.robustness import correlation, ink_error, paired, percent, to_json
 
@@ -48,6 +55,9 @@ OVERLAP_BANDS = (0.0, 0.25, 0.5, 0.75, 1.0)   # the share of each ink box the ot
 SCALE_BANDS = (0.5, 0.75, 0.85, 0.95, 1.25)   # BOX / the pair's ink box side: 36 px gives 0.56, 16 px 1.25
 ROUTING_ITERATIONS = (1, 2, 3, 4, 5)          # the CapsNet's pairs read with each r (1: no routing)
 WORST_CLASS_PAIRS = 5
+COUNT_THRESHOLDS = [round(0.02 * k, 2) for k in range(1, 50)]   # tried on the second-strongest score
+VALIDATION_SIZE, VALIDATION_SEED = 5000, 1    # train.py's held-out digits and the seed of their examples
+WILSON_Z = 1.959964                           # a 95% interval for a share
 PAPER = {"capsnet_error": 0.050, "cnn_error": 0.081, "frame_overlap": 0.80}
 PAIRS_FIX = ("Fix: train them with `python train.py --task pairs --init-from weights --data-dir DATA --out "
              "weights/pairs` (the CapsNet) and `python train.py --task pairs --model cnn --data-dir DATA --out "
@@ -181,6 +191,89 @@ def measure(capsnet, cnn, test_images: torch.Tensor, test_labels: torch.Tensor, 
     }
 
 
+def share(hits: torch.Tensor) -> dict:
+    """The share of ``hits`` (bool [N]) and its 95% Wilson score interval."""
+    n, p = len(hits), hits.double().mean().item()
+    centre = (p + WILSON_Z**2 / (2 * n)) / (1 + WILSON_Z**2 / n)
+    half = WILSON_Z / (1 + WILSON_Z**2 / n) * math.sqrt(p * (1 - p) / n + WILSON_Z**2 / (4 * n**2))
+    return {"share": rounded(p), "low": rounded(max(0.0, centre - half)), "high": rounded(min(1.0, centre + half))}
+
+
+def counted(scores: torch.Tensor, threshold: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """The digits a network names in each image: its strongest, and its second-strongest where that
+    scores ``threshold`` or more. Returns the two strongest [N, 2] and whether both are named [N]."""
+    read = top_two(scores)
+    return read, scores.gather(1, read[:, 1:]).squeeze(1) >= threshold
+
+
+def count_threshold(scores: torch.Tensor, labels: torch.Tensor) -> dict:
+    """The COUNT_THRESHOLDS step that tells one digit from two best on validation examples (scores
+    [N, 10], labels [N, 2] with (d, d) for one digit d; the lowest of equals), and how often it does."""
+    two = labels[:, 0] != labels[:, 1]
+    right = [(counted(scores, t)[1] == two).double().mean().item() for t in COUNT_THRESHOLDS]
+    best = max(range(len(right)), key=lambda k: (right[k], -k))
+    return {"threshold": COUNT_THRESHOLDS[best], "validation_count_right": rounded(right[best])}
+
+
+def reading_measures(scores: torch.Tensor, labels: torch.Tensor, threshold: float) -> dict:
+    """How a network reads a set of one- and two-digit images (labels [N, 2], (d, d) for one d),
+    counting with ``threshold``: its strongest digits right (as many as the image holds: both right
+    for a pair), the count right, the digits named exactly the image's, a digit named that is not
+    there, a 1 named where there is none; each a share with its 95% interval."""
+    read, two = counted(scores, threshold)
+    named = torch.where(two.unsqueeze(1), read, read[:, :1])                 # the one digit named twice
+    absent = (named.unsqueeze(2) != labels.unsqueeze(1)).all(dim=2).any(dim=1)
+    one_absent = ((named == 1).any(dim=1)) & ~(labels == 1).any(dim=1)
+    return {"strongest_right": share(strongest_right(scores, labels)),
+            "count_right": share(two == (labels[:, 0] != labels[:, 1])),
+            "exactly_right": share(~absent & (two == (labels[:, 0] != labels[:, 1]))),
+            "names_absent": share(absent), "names_absent_one": share(one_absent)}
+
+
+def people_measures(networks: dict, validation: tuple, sets: dict, progress: bool = False) -> dict:
+    """Each network's count threshold, chosen on the ``validation`` examples (inputs, labels), and
+    its `reading_measures` on each of ``sets`` (name: inputs [N, 1, 28, 28], labels [N, 2])."""
+    results = {}
+    for name, model in networks.items():
+        def read(inputs):
+            return torch.cat([scores(out) for out in readings(model, inputs, progress)])
+        count = count_threshold(read(validation[0]), validation[1])
+        results[name] = {"count": count, **{set_name: reading_measures(read(inputs), labels, count["threshold"])
+                                            for set_name, (inputs, labels) in sets.items()}}
+    return results
+
+
+def people_sets(train, test_images: torch.Tensor, test_labels: torch.Tensor, semeion: Path,
+                limit: int | None) -> tuple[tuple, dict]:
+    """The written validation examples of train.py's held-out digits (VALIDATION_SIZE of them, at
+    most half a small set), and the sets `people_measures` reads: MNIST's test pairs and single test
+    digits, Semeion's digits made MNIST-style (`ink_to_mnist`) alone and in pairs laid as MNIST's
+    are (the first ``limit`` of each), and a written test example for each test digit."""
+    from capsnet.data import load_semeion, validation_split
+    from capsnet.preprocess import ink_to_mnist
+    from capsnet.written import DigitSet, fixed_examples
+    _, held_out = validation_split(len(train.data), min(VALIDATION_SIZE, len(train.data) // 2), VALIDATION_SEED)
+    inputs, labels, _ = fixed_examples(DigitSet.of(train.data[held_out], train.targets[held_out]), VALIDATION_SEED)
+    semeion_ink, semeion_labels = load_semeion(semeion)
+    semeion_images = torch.from_numpy(np.rint(255 * np.stack(
+        [ink_to_mnist(ink.astype(np.float32) / 255) for ink in semeion_ink[:limit]])).astype(np.uint8))
+    semeion_labels = torch.from_numpy(semeion_labels[:limit])
+
+    def pairs_of(images, classes):
+        pair_inputs, _, pair_labels, _ = fixed_pairs(images, classes, TEST_SEED)
+        return pair_inputs, pair_labels
+
+    def singles_of(images, classes):
+        return images.unsqueeze(1).float() / 255, torch.stack([classes, classes], dim=1)
+
+    written_inputs, written_labels, _ = fixed_examples(DigitSet.of(test_images, test_labels), TEST_SEED)
+    return (inputs, labels), {
+        "mnist_pairs": pairs_of(test_images, test_labels), "mnist_singles": singles_of(test_images, test_labels),
+        "semeion_pairs": pairs_of(semeion_images, semeion_labels),
+        "semeion_singles": singles_of(semeion_images, semeion_labels),
+        "written_test": (written_inputs, written_labels)}
+
+
 class PairResultsError(RuntimeError):
     """pairs.json is missing, unreadable or measured with other weights; says how to remake it."""
 
@@ -218,6 +311,40 @@ def load_results(path, capsnet_folder, cnn_folder) -> dict:
 def points(difference: dict) -> str:
     """A difference in points and its 95% interval, as " +1.2 [+0.3, +2.1]"."""
     return f" {difference['points'] + 0.0:+.1f} [{difference['low'] + 0.0:+.1f}, {difference['high'] + 0.0:+.1f}]"
+
+
+def shown(measured: dict) -> str:
+    """A share and its 95% interval, as "84.5% [83.8, 85.2]"."""
+    return f"{percent(measured['share'])} [{100 * measured['low']:.1f}, {100 * measured['high']:.1f}]"
+
+
+PEOPLE_ROWS = (   # (set, measure, what the row says)
+    ("mnist_pairs", "count_right", "MNIST test pairs read as two digits"),
+    ("mnist_pairs", "names_absent_one", "MNIST test pairs without a 1 read with a 1"),
+    ("mnist_singles", "strongest_right", "single MNIST test digits, the strongest right"),
+    ("mnist_singles", "count_right", "single MNIST test digits read as one digit"),
+    ("semeion_pairs", "strongest_right", "Semeion pairs (other writers), both digits right"),
+    ("semeion_pairs", "count_right", "Semeion pairs read as two digits"),
+    ("semeion_pairs", "names_absent_one", "Semeion pairs without a 1 read with a 1"),
+    ("semeion_singles", "strongest_right", "single Semeion digits, the strongest right"),
+    ("semeion_singles", "count_right", "single Semeion digits read as one digit"),
+    ("written_test", "strongest_right", "written test examples (a quarter single), the strongest right"),
+    ("written_test", "exactly_right", "written test examples read exactly (the count and the digits)"),
+)
+
+
+def people_table(results: dict) -> str:
+    """docs/pairs.md's table of how both networks count and read other people's digits."""
+    people = results["people"]
+    c, n = people["capsnet"], people["cnn"]
+    rows = ["| with the count | CapsNet | CNN baseline |", "| --- | --- | --- |",
+            f"| a second digit read from (chosen on {VALIDATION_SIZE:,} written validation examples) | "
+            f"{c['count']['threshold']:.2f} | {n['count']['threshold']:.2f} |",
+            f"| written validation examples, the count right | {percent(c['count']['validation_count_right'])} | "
+            f"{percent(n['count']['validation_count_right'])} |",
+            *(f"| {what} ({people['sets'][name]:,}) | {shown(c[name][measure])} | {shown(n[name][measure])} |"
+              for name, measure, what in PEOPLE_ROWS)]
+    return "\n".join(rows) + "\n\n95% Wilson intervals. Semeion is read for evaluation only."
 
 
 def table(results: dict) -> str:
@@ -262,6 +389,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--capsnet", default="weights/pairs", help="the pairs CapsNet's folder (default: weights/pairs)")
     p.add_argument("--cnn", default="weights/pairs-cnn", help="the pairs CNN's folder (default: weights/pairs-cnn)")
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: CAPSNET/{RESULTS_FILE})")
+    p.add_argument("--semeion", default=None,
+                   help="Semeion's semeion.data, read as other people's digits (default: DATA/semeion/semeion.data)")
     p.add_argument("--limit", type=int, default=None,
                    help="pair only the first N test digits (a quick check; the shipped file uses all 10,000)")
     p.add_argument("--show", action="store_true", help="print the README's table from OUT instead of measuring")
@@ -269,11 +398,16 @@ def main(argv: list[str] | None = None) -> None:
     out = Path(args.out) if args.out else Path(args.capsnet) / RESULTS_FILE
     try:
         if args.show:
-            print(table(load_results(out, args.capsnet, args.cnn)))
+            results = load_results(out, args.capsnet, args.cnn)
+            print(table(results) + "\n\n" + people_table(results))
             return
         capsnet, cnn = load_pair_networks(args.capsnet, args.cnn)
     except (WeightsError, PairResultsError) as error:
         raise SystemExit(f"capsnet.pairs_measurement: error: {error}") from None
+    semeion = Path(args.semeion or Path(args.data_dir) / "semeion" / "semeion.data")
+    if not semeion.is_file():
+        raise SystemExit(f"capsnet.pairs_measurement: error: no Semeion digits at {semeion}: point --semeion at "
+                         "semeion.data (UCI's Semeion Handwritten Digit data set)")
     from capsnet.data import mnist  # torchvision is slow to import, and --show never needs it
     start = time.perf_counter()
     test = mnist(args.data_dir, train=False)
@@ -284,6 +418,9 @@ def main(argv: list[str] | None = None) -> None:
                         "each with a test digit of another class, each moved by up to 4 pixels in a 36x36 field, "
                         "the brighter pixel wins, then the playground's preprocessing into 28x28",
                "paper": PAPER, **measure(capsnet, cnn, images, labels, progress=True)}
+    validation, sets = people_sets(mnist(args.data_dir, train=True), images, labels, semeion, args.limit)
+    results["people"] = {"sets": {name: len(set_labels) for name, (_, set_labels) in sets.items()},
+                         **people_measures({"capsnet": capsnet, "cnn": cnn}, validation, sets, progress=True)}
     out.write_text(to_json(results), encoding="utf-8")
     print(f"wrote {out} in {time.perf_counter() - start:.0f} s")
 
