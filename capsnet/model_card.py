@@ -33,6 +33,13 @@ PAIRS_ABOUT = (
     "by `capsnet/pairs.py`): each digit moved by up to 4 pixels in a 36x36 field, the brighter pixel winning "
     "where they meet, then the playground's preprocessing into 28x28 (crop to the ink, fit into 20x20, centre "
     "of mass at the centre). It reads the two digits as its two strongest outputs{how}.")
+WRITTEN_ABOUT = (
+    "Trained last on examples as people write them (`capsnet/written.py`, made on the fly): a quarter of them "
+    "one digit, the rest two of different classes laid over each other as in the paper's MultiMNIST (section 6), "
+    "each digit turned, slanted, scaled and stretched, in MNIST's ink thinned or thickened or redrawn from its "
+    "skeleton with a pen 1 to 4 pixels wide, then the playground's preprocessing into 28x28. It reads the digits "
+    "as its strongest outputs{how}; whether one digit or two is there, from its second-strongest output against "
+    "a threshold chosen on validation examples (`pairs.json` beside the CapsNet's weights).")
 PAIRS_HOW = {"capsnet": " (its two longest capsules), and redraws each from its own capsule alone",
              "cnn": " (ten independent sigmoids, not a softmax: read them with `torch.sigmoid(out.logits)`)"}
 ABOUT = {
@@ -96,19 +103,22 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
               mistakes: Counter, semeion: tuple[float, dict[int, float], Counter] | None, repo: str) -> str:
     """The card's markdown, below its metadata."""
     pairs = metrics.get("task") == "pairs"
+    written = pairs and metrics.get("examples") == "written"
     runs = stages(metrics)
     val = " | ".join(", ".join(f"{e['val_accuracy']:.2%}" for e in run.get("history", [])
                                if e.get("val_accuracy") is not None) for run in runs).strip(" |")
     lines = [
         f"# {(PAIR_NAMES if pairs else NAMES)[model_name]}", "",
         ABOUT[model_name].format(paper=PAPER, routing=routing, parameters=parameters), "",
-        *([PAIRS_ABOUT.format(how=PAIRS_HOW[model_name]), ""] if pairs else []),
+        *([(WRITTEN_ABOUT if written else PAIRS_ABOUT).format(how=PAIRS_HOW[model_name]), ""] if pairs else []),
         f"Trained with the code of the [Capsule Network Playground]({CODE}) (`train.py`), which also serves "
         "these weights in an interactive demo: draw a digit and watch the network read it.", "",
         "## Results", "",
         "| data | accuracy |", "| --- | --- |",
         *([f"| overlapping test pairs of MNIST's test digits (10,000), both digits right | "
            f"**{metrics['pairs_test_both_right']:.2%}** |"] if pairs else []),
+        *([f"| written test examples of MNIST's test digits (10,000, one digit or two), the strongest right | "
+           f"{metrics['written_test_right']:.2%} |"] if written else []),
         f"| MNIST test set (10,000 single digits), its strongest output | {test_accuracy:.2%} |" if pairs else
         f"| MNIST test set (10,000 digits) | **{test_accuracy:.2%}** |",
     ]
@@ -119,7 +129,12 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
                f"- Commands, in order, each run going on from the weights the one before chose: "
                + "; ".join(how_it_ran(run) for run in runs)
                + f"; {sum(run['train_seconds'] for run in runs) / 3600:.1f} h in all."),
-              (f"- Data: overlapping pairs made afresh every epoch from MNIST's training set, "
+              (f"- Data: the last run's examples as people write them, earlier runs' overlapping pairs, made afresh "
+               f"every epoch from MNIST's training set, {metrics['train_images']:,} digits; "
+               f"{'starting from the weights in `' + runs[0]['init_from'] + '`; ' if runs[0].get('init_from') else ''}"
+               "Adam, the learning rate decayed per epoch; an exponential moving average of the weights is what "
+               "is evaluated and saved." if written else
+               f"- Data: overlapping pairs made afresh every epoch from MNIST's training set, "
                f"{metrics['train_images']:,} digits, each pair of two classes; "
                f"{'starting from the weights in `' + runs[0]['init_from'] + '`; ' if runs[0].get('init_from') else ''}"
                "Adam, the learning rate decayed per epoch; an exponential moving average of the weights is what "
@@ -141,7 +156,10 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
                   + ", ".join(f"{d}s at {per_digit[d]:.0%}" for d in worst)
                   + " (its weakest digits); the most common mistakes: "
                   + ", ".join(f"{t} → {r} ({n})" for (t, r), n in semeion_mistakes.most_common(4)) + "."]
-    lines += ["", ("It has only seen two overlapping MNIST digits of different classes: it always names two "
+    lines += ["", ("It has seen one digit or two of different classes, from MNIST's writers: two digits of the "
+                   "same class cannot be told from one, three or more are read as two, and other people's digits "
+                   "read worse than MNIST's (docs/pairs.md)." if written else
+                   "It has only seen two overlapping MNIST digits of different classes: it always names two "
                    "digits, so a single digit is read with a second one beside it, and two digits of the same "
                    "class cannot be told." if pairs else
                    "It has only seen single, centred, upright MNIST digits: it reads any input as one of ten "
