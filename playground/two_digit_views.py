@@ -1,6 +1,7 @@
-"""What the Two-digits section shows, drawn from plain arrays: two digits read at once, each redrawn
-from its own capsule in its own colour and laid over the input (the paper's Figure 5), the capsule
-lengths with the two longest marked, the CNN's ten probabilities beside.
+"""What the Two-digits section shows, drawn from plain arrays: the one or two digits read, each
+redrawn from its own capsule in its own colour and laid over the input (the paper's Figure 5), the
+capsule lengths with the digits read marked and the line between one digit and two, the CNN's ten
+probabilities beside.
 
 As in views.py, everything one event changes is one piece of HTML with the pictures inline, and the
 panel carries `data-revision`, the drawing's revision it was read from.
@@ -14,8 +15,6 @@ from playground.views import lengths_svg, png_data_url
 
 PAPER_WHITE = np.array([255, 255, 255], dtype=np.float32)
 INPUT_SHADE = 0.3    # Figure 5: the input in light grey under the two redrawn digits
-PRESENT = 0.5        # a capsule this long or longer says its digit is there: halfway between the
-                     # margin loss's m+ = 0.9 and m- = 0.1 (eq. 4); the CNN's sigmoids alike
 CNN_COLOUR = "#7f7f7f"
 
 
@@ -25,14 +24,16 @@ class PairView:
     image: np.ndarray             # the networks' input, [28, 28] ink in [0, 1]
     layers: np.ndarray            # each pen's ink in the input's frame, [2, 28, 28] in [0, 1]
     lengths: np.ndarray           # the pairs CapsNet's ten capsule lengths
-    read: tuple[int, int]         # its two longest capsules, the longer first
-    redrawn: np.ndarray           # each of the two redrawn from its own capsule alone, [2, 28, 28]
-    colours: tuple[str, str]      # the CSS colour of each of the two: the pen whose ink it redraws
+    read: tuple[int, ...]         # the digits it read: its longest capsule, and the second where it is long enough
+    second: int                   # its second-longest capsule, read or not
+    threshold: float              # a second capsule this long or longer is read as a second digit
+    redrawn: np.ndarray           # each digit read redrawn from its own capsule alone, [1 or 2, 28, 28]
+    colours: tuple[str, ...]      # the CSS colour of each digit read: the pen whose ink it redraws
     pen_colours: tuple[str, str]  # each pen's colour
     probabilities: np.ndarray     # the pairs CNN's ten sigmoids
-    cnn_read: tuple[int, int]     # its two most probable, the more probable first
+    cnn_read: tuple[int, ...]     # the digits it read, the more probable first
+    cnn_threshold: float          # its line between one digit and two
     revision: int
-    pens_used: int                # how many pens have ink: 1 is a single digit
     decoded: int | None = None    # a digit chosen under *Decode as* that is not one of the two read
     decoded_redrawn: np.ndarray | None = None   # its capsule redrawn, [28, 28]
 
@@ -53,8 +54,8 @@ def tinted(inks: np.ndarray, colours: list[str], under: np.ndarray | None = None
     return np.rint(paper * (1 - alpha) + colour * alpha).astype(np.uint8)
 
 
-def figure5(image: np.ndarray, redrawn: np.ndarray, colours: tuple[str, str]) -> np.ndarray:
-    """uint8 [28, 28, 3]: the input in light grey, both redrawn digits over it in their colours."""
+def figure5(image: np.ndarray, redrawn: np.ndarray, colours: tuple[str, ...]) -> np.ndarray:
+    """uint8 [28, 28, 3]: the input in light grey, the redrawn digits [k, 28, 28] over it in their colours."""
     grey = tinted(image[None] * INPUT_SHADE, ["#000000"])
     return tinted(redrawn, list(colours), under=grey)
 
@@ -63,42 +64,51 @@ def picture(pixels: np.ndarray, alt: str, css: str = "picture") -> str:
     return f'<img class="{css}" src="{png_data_url(pixels)}" alt="{html.escape(alt)}">'
 
 
+def count_note(view: PairView) -> str:
+    """Why the CapsNet read one digit or two: its second-longest capsule against the line."""
+    second = float(view.lengths[view.second])
+    if len(view.read) == 2:
+        return (f'<p class="count" data-count="2">Two digits read: the second-longest capsule, <b>{view.second}</b>, '
+                f'is {second:.2f} long, at or above {view.threshold:.2f}, the line between one digit and two '
+                f'(chosen on validation examples).</p>')
+    return (f'<p class="count" data-count="1">One digit read: the second-longest capsule, <b>{view.second}</b>, '
+            f'is only {second:.2f} long, below {view.threshold:.2f}, the line between one digit and two (chosen on '
+            f'validation examples).</p>')
+
+
 def pair_panel(view: PairView | None, prompt: str) -> str:
-    """The section's panel: the two digits read, Figure 5, each digit redrawn alone, the lengths,
-    the CNN beside; ``prompt`` alone before any drawing."""
+    """The section's panel: the digits read, Figure 5, each digit redrawn alone, the lengths, why
+    one digit or two, the CNN beside; ``prompt`` alone before any drawing."""
     if view is None:
         return f'<div class="pair empty">{html.escape(prompt)}</div>'
-    (a, b), (colour_a, colour_b) = view.read, view.colours
     length = view.lengths
-    present = int((length > PRESENT).sum())
-    cnn_read = view.cnn_read
-    one_digit = "" if view.pens_used != 1 else (
-        f'<p class="one-digit">One pen only, so one digit drawn: this network was trained on pairs only and '
-        f'always names two. Its second capsule, <b>{b}</b>, is {float(length[b]):.2f} long '
-        f'({present} of the ten are longer than {PRESENT}, the margin loss\'s line between present and absent).</p>')
+    digits = '<span class="and">&amp;</span>'.join(
+        f'<span class="digit" style="color: {colour}">{digit}</span>' for digit, colour in zip(view.read, view.colours))
+    redrawn = "".join(picture(tinted(view.redrawn[k:k + 1], [colour]), f"{digit} redrawn from its own capsule",
+                              "picture redrawn") for k, (digit, colour) in enumerate(zip(view.read, view.colours)))
+    lengths = " and ".join(f"{float(length[digit]):.2f}" for digit in view.read)
+    cnn_read = " &amp; ".join(str(digit) for digit in view.cnn_read)
     decoded = "" if view.decoded is None else (
         f'<figure class="decoded"><figcaption>Capsule {view.decoded} redrawn (not read: '
         f'{float(length[view.decoded]):.2f} long)</figcaption>'
         f'{picture(tinted(view.decoded_redrawn[None], ["#000000"]), f"capsule {view.decoded} redrawn")}</figure>')
     return (
-        f'<div class="pair" data-revision="{view.revision}" data-read="{a}{b}">'
-        f'<div class="pair-reading"><div class="digits">'
-        f'<span class="digit" style="color: {colour_a}">{a}</span><span class="and">&amp;</span>'
-        f'<span class="digit" style="color: {colour_b}">{b}</span></div>'
-        f'<div class="redrawn-pair">'
-        f'{picture(tinted(view.redrawn[:1], [colour_a]), f"{a} redrawn from its own capsule", "picture redrawn")}'
-        f'{picture(tinted(view.redrawn[1:], [colour_b]), f"{b} redrawn from its own capsule", "picture redrawn")}'
-        f'</div><div class="caption">capsule lengths {float(length[a]):.2f} and {float(length[b]):.2f}</div></div>'
+        f'<div class="pair" data-revision="{view.revision}" data-read="{"".join(map(str, view.read))}">'
+        f'<div class="pair-reading"><div class="digits">{digits}</div>'
+        f'<div class="redrawn-pair">{redrawn}</div>'
+        f'<div class="caption">capsule length{"s" * (len(view.read) > 1)} {lengths}</div></div>'
         f'<figure class="pair-input"><figcaption>What the networks see (28x28; the colours are only for you)'
         f'</figcaption>{picture(tinted(view.layers, list(view.pen_colours)), "the 28x28 image both networks read")}'
         f'</figure>'
         f'<figure class="figure5"><figcaption>Each capsule redraws its own digit (the paper\'s Figure 5)'
-        f'</figcaption>{picture(figure5(view.image, view.redrawn, view.colours), "both digits redrawn over the input")}'
+        f'</figcaption>{picture(figure5(view.image, view.redrawn, view.colours), "the digits read redrawn over the input")}'
         f'</figure>'
-        f'<figure class="pair-bars"><figcaption>Capsule lengths: the two longest are the digits read</figcaption>'
-        f'{lengths_svg(length, None, "lengths of the digit capsules", {a: colour_a, b: colour_b}, PRESENT)}</figure>'
+        f'<figure class="pair-bars"><figcaption>Capsule lengths: the longest, and the second where it reaches the '
+        f'line, are the digits read</figcaption>'
+        f'{lengths_svg(length, None, "lengths of the digit capsules", dict(zip(view.read, view.colours)), view.threshold)}'
+        f'</figure>'
         f'{decoded}'
-        f'<figure class="pair-cnn"><figcaption>The CNN trained on the same pairs reads '
-        f'<b>{cnn_read[0]} &amp; {cnn_read[1]}</b> (ten independent probabilities)</figcaption>'
-        f'{lengths_svg(view.probabilities, None, "the CNN probabilities", {d: CNN_COLOUR for d in cnn_read}, PRESENT)}'
-        f'</figure>{one_digit}</div>')
+        f'<figure class="pair-cnn"><figcaption>The CNN trained on the same examples reads <b>{cnn_read}</b> (ten '
+        f'independent probabilities, the second counted from {view.cnn_threshold:.2f})</figcaption>'
+        f'{lengths_svg(view.probabilities, None, "the CNN probabilities", {d: CNN_COLOUR for d in view.cnn_read}, view.cnn_threshold)}'
+        f'</figure>{count_note(view)}</div>')

@@ -1,17 +1,21 @@
-"""Two digits: draw one digit over another with two pens and watch a CapsNet trained on
-overlapping pairs read both and redraw each from its own capsule (the paper's section 6, Figure 5),
-beside a CNN trained on the same pairs.
+"""Two digits: draw one digit over another with two pens (or one digit alone) and watch a CapsNet
+trained on overlapping pairs and single digits read them and redraw each from its own capsule (the
+paper's section 6, Figure 5), beside a CNN trained on the same examples. Each network reads its
+strongest digit, and a second one where its second-strongest score reaches the threshold chosen on
+validation examples (pairs.json's count, `capsnet.pairs_measurement`).
 
 `TwoDigits.layout` lays the section out inside the app's Blocks and wires its events: a drawing
 pad of two pens (`DrawingPad` with two colours: each stroke's pen travels with it, and the networks
 read the overlay of both pens' ink, the colours only for the person), the section's panel (one
 gr.HTML, the only output the page updates while a stroke is drawn), *Decode as*, and the API's
-`/predict_pair`. The pair goes through `overlaid_inks_to_mnist`, the step the training pairs went
-through (`capsnet.pairs.render`), so a drawn pair reaches the network as the training pairs did.
+`/predict_pair`. The pair goes through `overlaid_inks_to_mnist`, the step the training examples
+went through (`capsnet.pairs.render`; `capsnet.written` does the same in tensors), so a drawn pair
+reaches the network as the training pairs did.
 
 The examples are MNIST test pairs, `assets/pairs/`: the first test pairs of
 `capsnet.pairs.fixed_pairs` (the ones `capsnet.pairs_measurement` reads), whatever the networks
-make of them; `python -m playground.two_digits --data-dir DATA` makes them again.
+make of them; `python -m playground.two_digits --data-dir DATA` makes them again. An example tapped
+and not drawn over is read from its 28x28 ink as it is, as the measurement reads it.
 """
 import argparse
 import logging
@@ -26,7 +30,8 @@ from PIL import Image
 
 from capsnet.baseline import BaselineCNN
 from capsnet.model import CapsNet
-from capsnet.pairs import TEST_SEED, fixed_pairs, scores, top_two
+from capsnet.pairs import TEST_SEED, fixed_pairs, scores
+from capsnet.pairs_measurement import counted
 from capsnet.pairs_measurement import (PAPER, RESULTS_FILE, PairResultsError, load_pair_networks,
                                        load_results)
 from capsnet.preprocess import SketchError, overlaid_inks_to_mnist, sketch_to_mnist
@@ -46,8 +51,9 @@ API_PIXEL = 10                  # /predict_pair's picture is 280x280
 EXAMPLES_FOLDER = Path(__file__).parent.parent / "assets" / "pairs"
 EXAMPLE_NAME = re.compile(r"mnist_test_pair_(\d+)_(\d)_(\d)\.png")   # mnist_test_pair_0003_0_7.png
 EXAMPLE_COUNT = 8
-PROMPT = ("Draw a digit with pen 1, then another over it with pen 2 (or tap an MNIST test pair): each "
-          "capsule redraws its own.")
+PROMPT = ("Draw a digit with pen 1, then another over it with pen 2, or one digit alone (or tap an MNIST test "
+          "pair): each capsule redraws its own.")
+UNMEASURED_THRESHOLD = 0.5   # without pairs.json's count: halfway between the margin loss's m+ and m- (eq. 4)
 TRAIN = ("`python train.py --task pairs --init-from weights --data-dir DATA --out weights/pairs` and "
          "`python train.py --task pairs --model cnn --init-from weights/cnn --data-dir DATA --out "
          "weights/pairs-cnn` (docs/pairs.md)")
@@ -64,18 +70,20 @@ class PairReading:
     layers: np.ndarray          # each pen's ink moved and scaled as the input, [2, 28, 28]
     capsules: torch.Tensor      # the pairs CapsNet's v_j, [10, 16]
     lengths: np.ndarray         # [10]
-    read: tuple[int, int]       # its two longest capsules, the longer first
-    redrawn: np.ndarray         # each of the two redrawn from its own capsule alone, [2, 28, 28]
+    read: tuple[int, ...]       # the digits it read: its longest capsule, and the second where it reaches the line
+    second: int                 # its second-longest capsule, read or not
+    redrawn: np.ndarray         # each digit read redrawn from its own capsule alone, [1 or 2, 28, 28]
     probabilities: np.ndarray   # the pairs CNN's ten sigmoids, [10]
-    cnn_read: tuple[int, int]   # its two most probable, the more probable first
+    cnn_read: tuple[int, ...]   # the digits it read, the more probable first
     revision: int
-    pens_used: int              # pens with ink: 1 is a single digit
 
 
-def pens_of(redrawn: np.ndarray, layers: np.ndarray) -> tuple[int, int]:
-    """The pen of each of the two redrawn digits [2, 28, 28]: the assignment of the two pens'
-    ink [2, 28, 28] that the two redrawings cover more of, (0, 1) or (1, 0)."""
-    overlap = np.einsum("rhw,phw->rp", redrawn, layers)               # [2 redrawn, 2 pens]
+def pens_of(redrawn: np.ndarray, layers: np.ndarray) -> tuple[int, ...]:
+    """The pen of each redrawn digit [k, 28, 28]: the assignment of the two pens' ink [2, 28, 28]
+    that the redrawings cover more of, (0, 1) or (1, 0) for two; (0,) or (1,) for one."""
+    overlap = np.einsum("rhw,phw->rp", redrawn, layers)               # [k redrawn, 2 pens]
+    if len(redrawn) == 1:
+        return (int(overlap[0].argmax()),)
     return (0, 1) if overlap[0, 0] + overlap[1, 1] >= overlap[0, 1] + overlap[1, 0] else (1, 0)
 
 
@@ -130,24 +138,27 @@ class TwoDigits:
     cnn: BaselineCNN | None
     finding: str                # what pairs.json found, or why there is none (Markdown)
     problem: str | None = None  # why the networks could not be loaded
+    threshold: float = UNMEASURED_THRESHOLD      # the CapsNet's second capsule this long: a second digit
+    cnn_threshold: float = UNMEASURED_THRESHOLD  # the CNN's second probability this high: likewise
 
     def read(self, inks: np.ndarray, revision: int = 0) -> PairReading | None:
         """Both networks on two pens' ink [2, H, W] (any scale) drawn over each other: the overlay
-        made 28x28 as the training pairs were, each digit read redrawn from its own capsule; None
-        for too little ink."""
+        made 28x28 as the training pairs were, one digit read or two (`counted` with each
+        network's threshold), each digit read redrawn from its own capsule; None for too little ink."""
         fields = overlaid_inks_to_mnist(inks)                            # [3, 28, 28]: overlay, pen 1, pen 2
         if fields is None:
             return None
         image = torch.from_numpy(fields[0])[None, None]                  # [1, 1, 28, 28]
         with serving.model_turn(), torch.inference_mode():
             out, cnn = self.capsnet(image), self.cnn(image)
-            read = top_two(out.lengths)                                  # [1, 2]
-            redrawn = self.capsnet.decode(out.capsules, read)[0, :, 0]  # [2, 28, 28]: each its own capsule alone
+            strongest, two = counted(out.lengths, self.threshold)        # [1, 2], [1]
+            read = strongest[0, :1 + int(two)]                           # [1 or 2]
+            redrawn = self.capsnet.decode(out.capsules, read[None])[0, :, 0]   # [k, 28, 28]: each its own capsule alone
         probabilities = scores(cnn)                                      # [1, 10]
-        used = int((inks.reshape(len(inks), -1).max(axis=1) >= PEN_INK).sum())
-        return PairReading(fields[0], fields[1:], out.capsules[0], out.lengths[0].numpy(), tuple(read[0].tolist()),
-                           redrawn.numpy(), probabilities[0].numpy(), tuple(top_two(probabilities)[0].tolist()),
-                           revision, used)
+        cnn_strongest, cnn_two = counted(probabilities, self.cnn_threshold)
+        return PairReading(fields[0], fields[1:], out.capsules[0], out.lengths[0].numpy(), tuple(read.tolist()),
+                           int(strongest[0, 1]), redrawn.numpy(), probabilities[0].numpy(),
+                           tuple(cnn_strongest[0, :1 + int(cnn_two)].tolist()), revision)
 
     def redraw(self, reading: PairReading, digit: int) -> np.ndarray:
         """Capsule ``digit`` of the reading redrawn alone, [28, 28]."""
@@ -157,9 +168,9 @@ class TwoDigits:
     def view(self, reading: PairReading, decode_as: int | None) -> PairView:
         pens = pens_of(reading.redrawn, reading.layers)
         shown = decode_as is not None and decode_as not in reading.read
-        return PairView(reading.image, reading.layers, reading.lengths, reading.read, reading.redrawn,
-                        (PENS[pens[0]], PENS[pens[1]]), PENS, reading.probabilities, reading.cnn_read, reading.revision,
-                        reading.pens_used, decode_as if shown else None,
+        return PairView(reading.image, reading.layers, reading.lengths, reading.read, reading.second, self.threshold,
+                        reading.redrawn, tuple(PENS[pen] for pen in pens), PENS, reading.probabilities,
+                        reading.cnn_read, self.cnn_threshold, reading.revision, decode_as if shown else None,
                         self.redraw(reading, decode_as) if shown else None)
 
     def panel(self, reading: PairReading | None, decode_as: int | None) -> str:
@@ -173,7 +184,7 @@ class TwoDigits:
             digit = checked_decode_as(decode_as)
         except (drawing_pad.DrawingError, PairInputError) as error:
             return gr.skip(), views.message_panel(f"Cannot read these two digits: {error}")
-        reading = self.read(drawing_pad.inks(drawing, pens=len(PENS)), drawing.revision)
+        reading = self.read(pad_inks(drawing), drawing.revision)
         return reading, self.panel(reading, digit)
 
     def decode_again(self, reading: PairReading | None, decode_as) -> str:
@@ -185,10 +196,11 @@ class TwoDigits:
         return self.panel(reading, digit)
 
     def predict_pair(self, image) -> tuple[dict | None, np.ndarray | None]:
-        """/predict_pair: read an image of two overlapping digits (any size, dark ink on light paper
-        or the reverse): the two digits, the ten capsule lengths, the CNN's two and its ten
-        probabilities, and both digits redrawn from their own capsules over the input (Figure 5,
-        280x280, the longer capsule's digit in blue). None for an empty or unreadable image."""
+        """/predict_pair: read an image of one digit or two overlapping (any size, dark ink on light
+        paper or the reverse): how many digits and which, the ten capsule lengths, the CNN's count,
+        digits and ten probabilities, and the digits read redrawn from their own capsules over the
+        input (Figure 5, 280x280, the longer capsule's digit in blue). None for an empty or
+        unreadable image."""
         if self.problem is not None:
             raise gr.Error(f"The pairs networks are not loaded: {self.problem}")
         try:
@@ -199,8 +211,11 @@ class TwoDigits:
         if pixels is None:
             return None, None
         reading = self.read(np.stack([pixels, np.zeros_like(pixels)]))
-        answer = {"digits": list(reading.read), "lengths": [round(float(x), 4) for x in reading.lengths],
-                  "cnn_digits": list(reading.cnn_read), "cnn_probabilities": [round(float(x), 4) for x in reading.probabilities]}
+        answer = {"count": len(reading.read), "digits": list(reading.read),
+                  "lengths": [round(float(x), 4) for x in reading.lengths], "count_threshold": self.threshold,
+                  "cnn_count": len(reading.cnn_read), "cnn_digits": list(reading.cnn_read),
+                  "cnn_probabilities": [round(float(x), 4) for x in reading.probabilities],
+                  "cnn_count_threshold": self.cnn_threshold}
         return answer, views.upscaled(figure5(reading.image, reading.redrawn, PENS), API_PIXEL)
 
     def layout(self, page_event: dict) -> None:
@@ -219,7 +234,7 @@ class TwoDigits:
         reading = gr.State(None)
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=300):
-                pad = drawing_pad.DrawingPad(examples(), colours=PENS, hint="Draw a digit, then another over it with pen 2",
+                pad = drawing_pad.DrawingPad(examples(), colours=PENS, hint="Draw a digit, then another over it with pen 2, or one alone",
                                              examples_caption="or start from an MNIST test pair", elem_id="pair-pad")
             with gr.Column(scale=4, min_width=300):
                 panel = gr.HTML(pair_panel(None, PROMPT), elem_id="pair-panel", js_on_load=views.STRIP_JS,
@@ -243,9 +258,10 @@ PAPER_CLAIM = (
 INTRODUCTION = """
 ## Two digits
 Draw a digit with pen 1, switch to pen 2 and draw another digit over it, or tap an MNIST test
-pair. A CapsNet trained on overlapping pairs reads the overlay (the colours are only for you) and
-redraws each of its two digits from that digit's own capsule alone, in the colour of the pen
-whose ink it redraws; a CNN trained on the same pairs reads beside it.
+pair; or draw one digit alone. A CapsNet trained on overlapping pairs and single digits reads the
+overlay (the colours are only for you): one digit, or two where its second-longest capsule is
+long enough, each redrawn from that digit's own capsule alone, in the colour of the pen whose ink
+it redraws; a CNN trained on the same examples reads beside it.
 
 **Why routing can pull them apart.** Every primary capsule, a part such as a stroke or a loop,
 predicts each digit capsule, and routing sends its vote to the digit whose other parts agree with
@@ -260,6 +276,26 @@ neighbourhood, whichever digit they came from.
 """
 
 
+def pad_inks(drawing: drawing_pad.Drawing) -> np.ndarray:
+    """Each pen's ink [2, H, W]: an example tapped and not drawn over, its 28x28 ink as it is (as
+    the measurement reads it: blown up to the pad and shrunk back, its strokes would blur); else
+    the pad's strokes (over the example, if any) at the pad's resolution."""
+    if drawing.background is not None and not drawing.strokes:
+        return drawing.background.astype(np.float32) / 255
+    return drawing_pad.inks(drawing, pens=len(PENS))
+
+
+def count_thresholds(results: dict) -> tuple[float, float]:
+    """Each network's line between one digit and two, as pairs.json's count chose it on validation
+    examples.
+
+    Raises:
+        KeyError, TypeError: pairs.json holds no count (measured before there was one).
+    """
+    people = results["people"]
+    return float(people["capsnet"]["count"]["threshold"]), float(people["cnn"]["count"]["threshold"])
+
+
 def measured(capsnet_weights: str, cnn_weights: str) -> str:
     """A sentence of what `capsnet.pairs_measurement` found for these weights (pairs.json beside
     the CapsNet's), or why there is none."""
@@ -267,27 +303,45 @@ def measured(capsnet_weights: str, cnn_weights: str) -> str:
         results = load_results(Path(capsnet_weights) / RESULTS_FILE, capsnet_weights, cnn_weights)
         c, n, lead = results["capsnet"], results["cnn"], results["lead"]
         routed = {row["iterations"]: row for row in c["by_routing_iterations"]}
-        unrouted, most = routed[1], routed[max(routed)]
+        unrouted = routed[1]
         who_reads_more = verdict(lead, "the CapsNet reads more pairs, as in the paper",
                                  "unlike in the paper, the CNN reads more pairs", "no clear difference between them")
         what_routing_does = verdict(unrouted["gain"], "it reads more pairs without routing",
                                     "routing helps it, as the paper found", "routing makes no clear difference")
-        return (f"Both networks, trained here on the same pairs on 2 CPU cores, read the same "
+        thresholds = count_thresholds(results)
+        people = results["people"]["capsnet"]
+        return (f"Both networks, trained here on the same examples, read the same "
                 f"{results['test_pairs']:,} MNIST test pairs: both digits right **{percent(c['both_right'])}** "
-                f"for the CapsNet, **{percent(n['both_right'])}** for the CNN (error {percent(1 - c['both_right'])} "
-                f"and {percent(1 - n['both_right'])}; CapsNet − CNN {interval(lead)}): {who_reads_more}, after far "
-                f"fewer pairs than the paper's 60M (docs/pairs.md). Without routing (one iteration instead of the "
-                f"{c['routing_iterations']} it trained with) the CapsNet reads {percent(unrouted['both_right'])} "
-                f"({interval(unrouted['gain'])}): {what_routing_does}; with {max(routed)} iterations, "
-                f"{percent(most['both_right'])}. Each digit redrawn from its own capsule misses "
-                f"{percent(c['redrawn_error'])} of that digit's ink, against {percent(c['overlay_error'])} for the "
-                f"whole overlay. From `{RESULTS_FILE}` (`python -m capsnet.pairs_measurement`).")
+                f"for the CapsNet, **{percent(n['both_right'])}** for the CNN (CapsNet − CNN {interval(lead)}): "
+                f"{who_reads_more}, after far fewer pairs than the paper's 60M (docs/pairs.md). Without routing "
+                f"the CapsNet reads {percent(unrouted['both_right'])} ({interval(unrouted['gain'])}): "
+                f"{what_routing_does}. Other people's digits read worse: of Semeion's, laid in pairs the same way, "
+                f"the CapsNet reads both right in {percent(people['semeion_pairs']['strongest_right']['share'])}, "
+                f"and {percent(people['semeion_singles']['strongest_right']['share'])} of them alone. It reads a "
+                f"second digit where its second-longest capsule is {thresholds[0]:.2f} long or longer (chosen on "
+                f"validation examples): MNIST's single test digits are read as one digit in "
+                f"{percent(people['mnist_singles']['count_right']['share'])}, its test pairs as two in "
+                f"{percent(people['mnist_pairs']['count_right']['share'])}. Each digit redrawn from its own "
+                f"capsule misses {percent(c['redrawn_error'])} of that digit's ink, against "
+                f"{percent(c['overlay_error'])} for the whole overlay. From `{RESULTS_FILE}` "
+                f"(`python -m capsnet.pairs_measurement`).")
     except PairResultsError as error:
         log.warning("The Two-digits section shows no measurement: %s", error)
         return f"Not measured for these weights: {error}"
     except (KeyError, TypeError, ValueError) as error:
         log.warning("The Two-digits section shows no measurement: %s is not a measurement (%s)", RESULTS_FILE, error)
         return f"Not measured for these weights: {RESULTS_FILE} is not a measurement ({error.__class__.__name__})."
+
+
+def measured_thresholds(capsnet_weights: str, cnn_weights: str) -> tuple[float, float] | None:
+    """Each network's count threshold as pairs.json beside these weights chose it; None where it
+    holds none for them (the section then counts with UNMEASURED_THRESHOLD, and says so in the log)."""
+    try:
+        return count_thresholds(load_results(Path(capsnet_weights) / RESULTS_FILE, capsnet_weights, cnn_weights))
+    except (PairResultsError, KeyError, TypeError, ValueError):
+        log.warning("The Two-digits section counts with %s: no count threshold was measured for these weights",
+                    UNMEASURED_THRESHOLD)
+        return None
 
 
 def interval(difference: dict) -> str:
@@ -311,7 +365,10 @@ def section(capsnet_weights: str, cnn_weights: str) -> TwoDigits:
         return TwoDigits(None, None, "Nothing to measure without the networks.",
                          f"{error.problem}. Train them with {TRAIN}, or set CAPSNET_PAIRS_WEIGHTS and "
                          "CAPSNET_PAIRS_CNN_WEIGHTS to folders that hold them.")
-    return TwoDigits(capsnet, cnn, measured(capsnet_weights, cnn_weights))
+    finding, thresholds = measured(capsnet_weights, cnn_weights), measured_thresholds(capsnet_weights, cnn_weights)
+    if thresholds is None:
+        return TwoDigits(capsnet, cnn, finding)
+    return TwoDigits(capsnet, cnn, finding, threshold=thresholds[0], cnn_threshold=thresholds[1])
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -268,7 +268,7 @@ class PairDriver(PadDriver):
             arg=[self.pad, self.panel, before], timeout=timeout * 1000)
 
     def reading(self) -> str:
-        """The two digits the panel shows, the longer capsule's first ("35"); "" before any drawing."""
+        """The digits the panel shows, the longer capsule's first ("35", or "3" for one); "" before any drawing."""
         return "".join(self.page.locator(f"{self.panel} .digits .digit").all_inner_texts())
 
     def digit_colours(self) -> dict[str, str]:
@@ -282,12 +282,12 @@ class PairDriver(PadDriver):
         """The 28x28 picture under "What the networks see", each pen's ink in its colour: uint8 RGB [28, 28, 3]."""
         return rgb_picture(self.page.locator(f"{self.panel} .pair-input img").get_attribute("src"))
 
-    def says_one_pen(self) -> bool:
-        """Whether the panel says that only one pen has drawn."""
-        return self.page.locator(f"{self.panel} .one-digit").count() == 1
+    def count(self) -> int:
+        """How many digits the panel says the CapsNet read (1 or 2)."""
+        return int(self.page.locator(f"{self.panel} .count").get_attribute("data-count"))
 
     def redrawn(self) -> list[np.ndarray]:
-        """Each of the two digits redrawn from its own capsule, as the panel shows it: uint8 RGB [28, 28, 3]."""
+        """Each digit read redrawn from its own capsule, as the panel shows it: uint8 RGB [28, 28, 3]."""
         return [rgb_picture(source) for source in self.page.eval_on_selector_all(
             f"{self.panel} .redrawn-pair img.redrawn", "(images) => images.map((i) => i.src)")]
 

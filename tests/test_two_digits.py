@@ -1,5 +1,6 @@
 """The Two-digits section: an MNIST test pair read as its two digits, each redrawn from its own
-capsule alone in its pen's colour, the CNN beside, Decode as, one digit said; forged values
+capsule alone in its pen's colour, the CNN beside, Decode as, one digit read as one, the examples
+read as the measurement reads them; forged values
 answered in the panel, in process and over HTTP; /predict_pair; the app without the pairs
 networks, and the measurement read for them only."""
 import base64
@@ -27,7 +28,7 @@ PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
 EXAMPLES = sorted(two_digits.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))
 READ_RIGHT = [EXAMPLES[k] for k in (0, 1, 2, 5)]   # 7 and 1, 2 and 1, 1 and 5, 1 and 3: read right by the
                                                    # shipped pairs networks, tapped on the page (4 of the 8)
-PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d)">')
+PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +52,9 @@ def pair_value(layers: np.ndarray | None = None, drawn: list[list[float]] = (), 
 
 
 def read_of(panel: str) -> tuple[int, set[int]]:
-    """The revision and the two digits a pair panel shows."""
+    """The revision and the digits (one or two) a pair panel shows."""
     revision, a, b = PAIR.search(panel).groups()
-    return int(revision), {int(a), int(b)}
+    return int(revision), {int(digit) for digit in (a, b) if digit}
 
 
 def pictures(panel: str) -> list[np.ndarray]:
@@ -68,9 +69,9 @@ def pictures(panel: str) -> list[np.ndarray]:
 def test_an_mnist_test_pair_is_read_as_its_two_digits(section, example):
     reading, panel = section.read_drawing(pair_value(two_digits.example_layers(example), revision=5), two_digits.TWO_READ)
     assert set(reading.read) == classes_of(example) == read_of(panel)[1] and read_of(panel)[0] == 5
-    assert reading.pens_used == 2 and "One pen only" not in panel
-    cnn_two = set(np.argsort(-reading.probabilities)[:2].tolist())
-    assert f"<b>{min(cnn_two)} &amp; {max(cnn_two)}</b>" in panel or f"<b>{max(cnn_two)} &amp; {min(cnn_two)}</b>" in panel
+    assert len(reading.read) == 2 and 'data-count="2"' in panel and "Two digits read" in panel
+    assert set(reading.cnn_read) == classes_of(example)
+    assert f"<b>{reading.cnn_read[0]} &amp; {reading.cnn_read[1]}</b>" in panel
 
 
 def test_each_digit_is_redrawn_from_its_own_capsule_alone(section):
@@ -147,12 +148,42 @@ def test_decode_as_adds_that_capsule_redrawn_and_only_one_not_read(section):
     np.testing.assert_allclose(view.decoded_redrawn, expected)
 
 
-def test_one_pen_s_digit_is_said_to_be_one(section):
+def test_a_digit_drawn_alone_is_read_as_one_digit_and_redrawn_alone(section):
     layers = two_digits.example_layers(READ_RIGHT[0]).copy()
     layers[1] = 0                                                            # the 7 alone
     reading, panel = section.read_drawing(pair_value(layers), two_digits.TWO_READ)
-    assert reading.pens_used == 1 and "One pen only" in panel and "always names two" in panel
-    assert 7 in reading.read
+    assert reading.read == (7,) and reading.cnn_read == (7,) and read_of(panel)[1] == {7}
+    assert 'data-count="1"' in panel and "One digit read" in panel and "&amp;" not in panel.split("pair-input")[0]
+    assert reading.redrawn.shape == (1, 28, 28) and float(reading.lengths[reading.second]) < section.threshold
+    assert len(pictures(panel)) == 1 + 3                                     # its redrawing, the input, Figure 5, no second
+
+
+def test_one_digit_or_two_is_the_second_capsule_against_the_measured_threshold(section):
+    results = json.loads((PAIRS / "pairs.json").read_text())
+    assert (section.threshold, section.cnn_threshold) == two_digits.count_thresholds(results)
+    reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
+    second = float(reading.lengths[reading.second])
+    below = dataclasses.replace(section, threshold=second + 1e-3).read(two_digits.example_layers(READ_RIGHT[0]) / 255)
+    at = dataclasses.replace(section, threshold=second).read(two_digits.example_layers(READ_RIGHT[0]) / 255)
+    assert len(below.read) == 1 and len(at.read) == 2 and below.read[0] == at.read[0]
+
+
+def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, mnist_test):
+    """An example tapped reaches the networks as the test pair it is: the same digits read, the
+    same count, the lengths within the rounding of its ink to bytes."""
+    from capsnet.pairs import TEST_SEED, fixed_pairs, scores
+    from capsnet.pairs_measurement import counted
+    inputs, _, labels, _ = fixed_pairs(mnist_test.data[:len(EXAMPLES)], mnist_test.targets[:len(EXAMPLES)], TEST_SEED)
+    with torch.inference_mode():
+        lengths, probabilities = section.capsnet(inputs).lengths, scores(section.cnn(inputs))
+    read, two = counted(lengths, section.threshold)
+    cnn_read, cnn_two = counted(probabilities, section.cnn_threshold)
+    for k, example in enumerate(EXAMPLES):
+        assert set(labels[k].tolist()) == classes_of(example)
+        reading, _ = section.read_drawing(pair_value(two_digits.example_layers(example)), two_digits.TWO_READ)
+        assert reading.read == tuple(read[k, :1 + int(two[k])].tolist())
+        assert reading.cnn_read == tuple(cnn_read[k, :1 + int(cnn_two[k])].tolist())
+        np.testing.assert_allclose(reading.lengths, lengths[k].numpy(), atol=0.02)
 
 
 def test_drawn_strokes_of_each_pen_are_read_as_the_pen_s_ink(section):
@@ -165,7 +196,7 @@ def test_drawn_strokes_of_each_pen_are_read_as_the_pen_s_ink(section):
              for s, p in ((three, "0" * len(three)), (five, "1" * len(five)))]
     np.testing.assert_array_equal(inks[0], alone[0][0])                      # pen 1's layer: the 3 only
     np.testing.assert_array_equal(inks[1], alone[1][1])                      # pen 2's layer: the 5 only
-    assert read_of(panel) == (8, {3, 5}) and reading.pens_used == 2
+    assert read_of(panel) == (8, {3, 5}) and len(reading.read) == 2
 
 
 def test_an_empty_drawing_asks_for_two_digits(section):
@@ -250,8 +281,8 @@ def test_predict_pair_reads_an_image_file_of_two_digits(app, client, tmp_path):
     path = tmp_path / "pair.png"
     Image.fromarray(255 - overlay).resize((280, 280)).save(path)            # dark ink on white paper
     answer, figure5 = client.predict(handle_file(str(path)), api_name="/predict_pair")
-    assert set(answer["digits"]) == classes_of(example) and len(answer["lengths"]) == 10
-    assert len(answer["cnn_digits"]) == 2 and len(answer["cnn_probabilities"]) == 10
+    assert set(answer["digits"]) == classes_of(example) and len(answer["lengths"]) == 10 and answer["count"] == 2
+    assert answer["cnn_count"] == len(answer["cnn_digits"]) == 2 and len(answer["cnn_probabilities"]) == 10
     assert answer["lengths"][answer["digits"][0]] >= answer["lengths"][answer["digits"][1]]
     here, picture_here = app.TWO_DIGITS.predict_pair(Image.open(path))      # the same image, read in process
     assert answer["digits"] == here["digits"] and answer["cnn_digits"] == here["cnn_digits"]
@@ -264,18 +295,23 @@ def test_predict_pair_reads_an_image_file_of_two_digits(app, client, tmp_path):
     assert client.predict(handle_file(str(blank)), api_name="/predict_pair") == (None, None)
 
 
-def strongest_two(scores: list[float]) -> list[int]:
-    return sorted(range(len(scores)), key=lambda digit: -scores[digit])[:2]
+def strongest(scores: list[float], threshold: float) -> list[int]:
+    """The strongest digit, and the second where it scores ``threshold`` or more."""
+    first, second = sorted(range(len(scores)), key=lambda digit: -scores[digit])[:2]
+    return [first, second] if scores[second] >= threshold else [first]
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda path: path.stem)
-def test_predict_pair_answers_each_network_s_two_strongest(section, example):
+def test_predict_pair_answers_each_network_s_count_and_digits(section, example):
     """Whatever the networks make of an example (some are misread), /predict_pair's answer names
-    each network's own two strongest digits, the stronger first, as the page shows them."""
+    each network's own strongest digit and its second where it reaches that network's threshold,
+    the stronger first, as the page shows them, and how many."""
     picture = Image.fromarray(255 - two_digits.example_layers(example).max(axis=0)).resize((280, 280))
     answer, figure = section.predict_pair(picture)
-    assert answer["digits"] == strongest_two(answer["lengths"])
-    assert answer["cnn_digits"] == strongest_two(answer["cnn_probabilities"])
+    assert answer["digits"] == strongest(answer["lengths"], section.threshold - 1e-4)
+    assert answer["cnn_digits"] == strongest(answer["cnn_probabilities"], section.cnn_threshold - 1e-4)
+    assert answer["count"] == len(answer["digits"]) and answer["cnn_count"] == len(answer["cnn_digits"])
+    assert answer["count_threshold"] == section.threshold and answer["cnn_count_threshold"] == section.cnn_threshold
     assert figure.shape == (280, 280, 3) and figure.dtype == np.uint8
 
 
@@ -313,9 +349,16 @@ def measurement(capsnet: Path, cnn: Path, low: float, high: float, unrouted_low:
                "gain": {"points": -abs(r - 3), "low": -abs(r - 3) - 0.4, "high": -abs(r - 3) + 0.4}} for r in range(1, 6)]
     routed[0]["both_right"] = 0.9081
     routed[0]["gain"] = {"points": (unrouted_low + unrouted_high) / 2, "low": unrouted_low, "high": unrouted_high}
+    def reading(share):
+        return {"strongest_right": {"share": share}, "count_right": {"share": share}}
+
+    people = {"capsnet": {"count": {"threshold": 0.34}, "semeion_pairs": reading(0.6112), "semeion_singles": reading(0.8876),
+                          "mnist_singles": reading(0.9745), "mnist_pairs": reading(0.9901)},
+              "cnn": {"count": {"threshold": 0.22}}}
     return {"test_pairs": 10_000, "capsnet": {"both_right": 0.9123, "redrawn_error": 0.25, "overlay_error": 0.75,
                                               "routing_iterations": 3, "by_routing_iterations": routed},
             "cnn": {"both_right": 0.8771}, "lead": {"points": (low + high) / 2, "low": low, "high": high},
+            "people": people,
             "weights_sha256": {"capsnet": sha256(capsnet / "model.safetensors"), "cnn": sha256(cnn / "model.safetensors")}}
 
 
@@ -331,16 +374,20 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
         shown = two_digits.measured(str(capsnet), str(cnn))
         assert "**91.2%**" in shown and "**87.7%**" in shown and "10,000" in shown and said in shown
         assert "Not measured" not in shown
+        assert "both right in 61.1%, and 88.8% of them alone" in shown and "0.34 long or longer" in shown
+        assert "read as one digit in 97.5%, its test pairs as two in 99.0%" in shown
+        assert two_digits.measured_thresholds(str(capsnet), str(cnn)) == (0.34, 0.22)
     for low, high, said in ((0.3, 1.1, "it reads more pairs without routing"), (-1.9, -0.2, "routing helps it"),
                             (-0.6, 0.2, "routing makes no clear difference")):
         results.write_text(json.dumps(measurement(capsnet, cnn, 1.2, 3.4, low, high)))
         shown = two_digits.measured(str(capsnet), str(cnn))
-        assert "Without routing (one iteration instead of the 3 it trained with) the CapsNet reads 90.8%" in shown
-        assert f"95% interval {low:+.1f} … {high:+.1f}): {said}" in shown and "with 5 iterations, 89.2%" in shown
+        assert "Without routing the CapsNet reads 90.8%" in shown
+        assert f"95% interval {low:+.1f} … {high:+.1f}): {said}" in shown
     other = measurement(capsnet, cnn, 1, 2)
     other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")   # another CNN's
     results.write_text(json.dumps(other))
     assert two_digits.measured(str(capsnet), str(cnn)).startswith("Not measured for these weights")
+    assert two_digits.measured_thresholds(str(capsnet), str(cnn)) is None
     for foreign in ("not JSON", json.dumps({"weights_sha256": measurement(capsnet, cnn, 1, 2)["weights_sha256"]}),
                     json.dumps([1, 2])):
         results.write_text(foreign)
