@@ -86,6 +86,15 @@ def mnist_test(data_dir):
         pytest.skip(f"MNIST is neither in {data_dir} nor downloadable: {error}")
 
 
+@pytest.fixture(scope="session")
+def semeion_path(data_dir) -> Path:
+    """Semeion's digits (other people's handwriting), or a skip that says where they were looked for."""
+    path = data_dir / "semeion" / "semeion.data"
+    if not path.exists():
+        pytest.skip(f"no Semeion digits at {path}")
+    return path
+
+
 def first_mnist_images(folder: Path, mnist_test, data_dir: Path, train_count: int, test_count: int) -> Path:
     """The first MNIST images written as torchvision's raw idx files under ``folder``, a data dir
     of their own: training runs on it take seconds, test evaluation included."""

@@ -1,6 +1,6 @@
 """The networks in other precisions than fp32: `CapsNet().to(dtype)` and the CNN baseline run in
 bf16, fp16 and float64, and the shipped weights read MNIST's test digits there as in fp32, within
-the tolerances docs/api.md states."""
+the tolerances docs/api.md states; on a CUDA GPU too, where there is one."""
 import copy
 
 import pytest
@@ -11,6 +11,7 @@ from capsnet.baseline import BaselineCNN
 from conftest import WEIGHTS
 
 DTYPES = [torch.bfloat16, torch.float16, torch.float64]
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 IMAGES = 32   # the first MNIST test digits: fp32 reads each with a margin of 0.4 or more
 # The largest difference from fp32 allowed, for a capsule's length or a CNN probability, and for a
 # pixel of the reconstruction. Measured on the first 256 test digits (torch 2.11, x86 CPU): lengths
@@ -45,25 +46,27 @@ def test_a_capsnet_in_another_dtype_runs_and_answers_in_it(dtype, batch):
                 assert torch.isfinite(tensor).all(), name
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("count, batch", [(8, 4), (IMAGES, IMAGES)], ids=["routing-u_hat", "routing-from-W"])
-def test_the_trained_capsnet_reads_as_in_fp32(trained_model, digits, dtype, count, batch):
+def test_the_trained_capsnet_reads_as_in_fp32_on_the_cpu(trained_model, digits, device, dtype, count, batch):
     images = digits[:count]
     with torch.inference_mode():
         expected = trained_model(images)
-        model = copy.deepcopy(trained_model).to(dtype)
-        outs = [model(chunk.to(dtype)) for chunk in images.split(batch)]
-    lengths = torch.cat([out.lengths for out in outs]).float()
-    reconstruction = torch.cat([out.reconstruction for out in outs]).float()
-    assert torch.equal(torch.cat([out.prediction for out in outs]), expected.prediction)
+        model = copy.deepcopy(trained_model).to(device, dtype)
+        outs = [model(chunk.to(device, dtype)) for chunk in images.split(batch)]
+    lengths = torch.cat([out.lengths for out in outs]).float().cpu()
+    reconstruction = torch.cat([out.reconstruction for out in outs]).float().cpu()
+    assert torch.equal(torch.cat([out.prediction for out in outs]).cpu(), expected.prediction)
     assert (lengths - expected.lengths).abs().max() <= READING_TOLERANCE[dtype]
     assert (reconstruction - expected.reconstruction).abs().max() <= PIXEL_TOLERANCE[dtype]
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-def test_the_trained_cnn_reads_as_in_fp32(trained_cnn, digits, dtype):
+def test_the_trained_cnn_reads_as_in_fp32_on_the_cpu(trained_cnn, digits, device, dtype):
     with torch.inference_mode():
         expected = trained_cnn(digits)
-        out = copy.deepcopy(trained_cnn).to(dtype)(digits.to(dtype))
-    assert torch.equal(out.prediction, expected.prediction)
-    assert (out.probabilities - expected.probabilities).abs().max() <= READING_TOLERANCE[dtype]
+        out = copy.deepcopy(trained_cnn).to(device, dtype)(digits.to(device, dtype))
+    assert torch.equal(out.prediction.cpu(), expected.prediction)
+    assert (out.probabilities.cpu() - expected.probabilities).abs().max() <= READING_TOLERANCE[dtype]
