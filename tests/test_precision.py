@@ -49,7 +49,7 @@ def test_a_capsnet_in_another_dtype_runs_and_answers_in_it(dtype, batch):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("count, batch", [(8, 4), (IMAGES, IMAGES)], ids=["routing-u_hat", "routing-from-W"])
-def test_the_trained_capsnet_reads_as_in_fp32_on_the_cpu(trained_model, digits, device, dtype, count, batch):
+def test_the_trained_capsnet_reads_as_the_cpu_does_in_fp32(trained_model, digits, device, dtype, count, batch):
     images = digits[:count]
     with torch.inference_mode():
         expected = trained_model(images)
@@ -64,7 +64,7 @@ def test_the_trained_capsnet_reads_as_in_fp32_on_the_cpu(trained_model, digits, 
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-def test_the_trained_cnn_reads_as_in_fp32_on_the_cpu(trained_cnn, digits, device, dtype):
+def test_the_trained_cnn_reads_as_the_cpu_does_in_fp32(trained_cnn, digits, device, dtype):
     with torch.inference_mode():
         expected = trained_cnn(digits)
         out = copy.deepcopy(trained_cnn).to(device, dtype)(digits.to(device, dtype))
