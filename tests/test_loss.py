@@ -1,6 +1,10 @@
+import numpy as np
 import torch
+from PIL import Image
 
+import train
 from capsnet import CapsNetOutput, capsule_loss, margin_loss, reconstruction_loss
+from conftest import EXAMPLES, label_of
 
 
 def test_margin_loss_by_hand():
@@ -34,3 +38,21 @@ def test_capsule_loss_adds_both_terms():
                         reconstruction=reconstruction, couplings=torch.zeros(1, 1152, 2))
     expected = (0.1**2 + 0.5 * 0.2**2) + 0.0005 * 784 * 0.01
     torch.testing.assert_close(capsule_loss(out, images, torch.tensor([1])), torch.tensor(expected))
+
+
+def test_training_masks_the_decoder_by_the_labels_not_by_what_the_network_reads(trained_model):
+    """train.py's CapsNet loss redraws each image from its label's capsule (section 4.1). Each of
+    the app's MNIST test digits is labelled here as the next digit, which the trained network does
+    not read it as: masked by its own reading, the decoder would redraw the digit it sees, a
+    reconstruction error far smaller than the label's."""
+    pages = [Image.open(example).convert("L") for example in EXAMPLES]           # 280x280, ink dark
+    images = torch.stack([torch.from_numpy(255 - np.asarray(page.reduce(10))) for page in pages])
+    images = images.unsqueeze(1).float() / 255                                    # [10, 1, 28, 28]
+    labels = (torch.tensor([label_of(example) for example in EXAMPLES]) + 1) % 10
+    with torch.no_grad():
+        loss, right = train.capsnet_loss(trained_model, images, labels)
+        by_labels = capsule_loss(trained_model(images, labels), images, labels)
+        by_reading = capsule_loss(trained_model(images), images, labels)
+    assert right == 0
+    torch.testing.assert_close(loss, by_labels)
+    assert by_labels - by_reading > 0.01                  # the test can tell the two maskings apart
