@@ -1,10 +1,8 @@
-import numpy as np
 import torch
-from PIL import Image
 
 import train
 from capsnet import CapsNetOutput, capsule_loss, margin_loss, reconstruction_loss
-from conftest import EXAMPLES, label_of
+from conftest import example_digits
 
 
 def test_margin_loss_by_hand():
@@ -45,10 +43,8 @@ def test_training_masks_the_decoder_by_the_labels_not_by_what_the_network_reads(
     the app's MNIST test digits is labelled here as the next digit, which the trained network does
     not read it as: masked by its own reading, the decoder would redraw the digit it sees, a
     reconstruction error far smaller than the label's."""
-    pages = [Image.open(example).convert("L") for example in EXAMPLES]           # 280x280, ink dark
-    images = torch.stack([torch.from_numpy(255 - np.asarray(page.reduce(10))) for page in pages])
-    images = images.unsqueeze(1).float() / 255                                    # [10, 1, 28, 28]
-    labels = (torch.tensor([label_of(example) for example in EXAMPLES]) + 1) % 10
+    images, digits = example_digits()                                             # [10, 1, 28, 28], [10]
+    labels = (digits + 1) % 10
     with torch.no_grad():
         loss, right = train.capsnet_loss(trained_model, images, labels)
         by_labels = capsule_loss(trained_model(images, labels), images, labels)
