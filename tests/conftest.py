@@ -84,22 +84,31 @@ def data_dir() -> Path:
     return Path(os.environ.get("CAPSNET_DATA_DIR", REPO / "data"))
 
 
+def missing_data(reason: str) -> None:
+    """A test's data set is not there: a skip that says why, or, where $CAPSNET_REQUIRE_DATA is 1
+    (CI, .ci/run), a failure: there a skip would let the suite pass without the tests that need it."""
+    if os.environ.get("CAPSNET_REQUIRE_DATA") == "1":
+        pytest.fail(f"{reason} (CAPSNET_REQUIRE_DATA=1: the data must be there)", pytrace=False)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def mnist_test(data_dir):
-    """MNIST's 10,000 test images, or a skip that says why they cannot be had."""
+    """MNIST's 10,000 test images, or a skip (in CI a failure) that says why they cannot be had."""
     from capsnet.data import mnist
     try:
         return mnist(data_dir, train=False)
     except RuntimeError as error:
-        pytest.skip(f"MNIST is neither in {data_dir} nor downloadable: {error}")
+        missing_data(f"MNIST is neither in {data_dir} nor downloadable: {error}")
 
 
 @pytest.fixture(scope="session")
 def semeion_path(data_dir) -> Path:
-    """Semeion's digits (other people's handwriting), or a skip that says where they were looked for."""
+    """Semeion's digits (other people's handwriting), or a skip (in CI a failure) that says where
+    they were looked for."""
     path = data_dir / "semeion" / "semeion.data"
     if not path.exists():
-        pytest.skip(f"no Semeion digits at {path}")
+        missing_data(f"no Semeion digits at {path}")
     return path
 
 
