@@ -83,8 +83,7 @@ class DigitCapsules(nn.Module):
         """Route u [B, 1152, 8] to v [B, 10, 16]; also returns c [B, 1152, 10].
 
         Routing runs in fp32 (fp64 for a float64 network), under autocast and in a bf16 or fp16
-        network alike: its sums over 1152 votes and its softmax lose too much in half precision.
-        v and c come back in the network's dtype, for its decoder.
+        network alike; v and c come back in the network's dtype, for its decoder.
 
         Each routing step reads either u_hat [B, 1152, 10, 16] or W [1152, 10, 16, 8]: below 8
         examples u_hat is the smaller, so it is built once and routed (a single drawing in the
