@@ -32,7 +32,7 @@ def compile_for_one_image(model: CapsNet) -> Callable[[torch.Tensor], CapsNetOut
     side = model.config.image_size
     weight = next(model.parameters())
     compiled = torch.compile(model, dynamic=False)
-    image_made_outside = torch.zeros(1, 1, side, side, device=weight.device, dtype=weight.dtype)  # as the weights are
+    image_made_outside = torch.zeros(1, 1, side, side, device=weight.device, dtype=weight.dtype)  # as W is
     try:
         with torch._inductor.config.patch(freezing=True), torch.inference_mode():
             # Images made outside inference mode and inside it (inference tensors) each need a

@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--semeion", default=None, help="path of semeion.data, to evaluate on it too")
     p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet", help="which network (default: capsnet)")
-    p.add_argument("--device", choices=["cpu", "cuda", "mps"], default="cpu", help="where the network runs (default: cpu)")
+    p.add_argument("--device", choices=["cpu", "cuda", "mps"], default="cpu",
+                   help="where the network runs (default: cpu)")
     args = p.parse_args(argv)
     device = torch.device(args.device)
     model = load_model(args.weights, NETWORKS[args.model]).to(device)

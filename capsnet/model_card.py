@@ -197,7 +197,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--semeion", default=None, help="path of semeion.data, to report it too")
     p.add_argument("--repo", default=None, help="the Hub repo id the card's loading example names (default: the folder)")
-    p.add_argument("--device", choices=["cpu", "cuda", "mps"], default="cpu", help="where the network runs (default: cpu)")
+    p.add_argument("--device", choices=["cpu", "cuda", "mps"], default="cpu",
+                   help="where the network runs (default: cpu)")
     args = p.parse_args(argv)
     write_model_card(args.weights, args.model, args.data_dir, args.semeion, args.repo, torch.device(args.device))
     print(f"wrote {Path(args.weights) / 'README.md'}")

@@ -47,7 +47,7 @@ MAX_IMAGE_PIXELS = 4096 * 4096
 # What an error answer says, where the exception is not one of our own gr.Error messages: nothing
 # of the exception itself, which names the server's files and Python objects.
 UNEXPECTED_ERROR = "Something went wrong on the server while answering this request; it has been logged."
-NOT_AN_IMAGE = "Cannot read this image: the file is not a picture in a format this app reads (PNG, JPEG, WebP, GIF, ...)."
+NOT_AN_IMAGE = "Cannot read this image: the file is not a picture in a format this app reads (PNG, JPEG, GIF, ...)."
 TOO_MANY_PIXELS = f"Cannot read this image: it has more than {2 * MAX_IMAGE_PIXELS:,} pixels."
 NOT_UPLOADED = "This request names a file on the server that was not uploaded by a user."
 BAD_INPUT = "This request's value for a {component} input is not one that input takes."

@@ -142,7 +142,7 @@ def shows_that_dimension_moved(page, selector: str, model, image: np.ndarray, di
             break
         page.wait_for_timeout(200)
     assert errors.argmin() == dimension and errors[dimension] <= PICTURE_TOLERANCE, \
-        f"the picture is not dimension {dimension} moved by {offset:+.3f}; max error per dimension: {errors.round(3)}"
+        f"not dimension {dimension} moved by {offset:+.3f}; the largest error per dimension: {errors.round(3)}"
 
 
 def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser, tmp_path, trained_model):

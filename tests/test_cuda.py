@@ -122,7 +122,8 @@ def test_evaluation_and_the_card_measure_a_network_on_the_gpu_as_on_the_cpu(trai
     cuda, cpu = torch.device("cuda"), torch.device("cpu")
     on_gpu = copy.deepcopy(trained_model).to(cuda)
     test_set = mnist(tiny_mnist, train=False)
-    assert accuracy(on_gpu, batches(test_set, 32, device=cuda), cuda) == accuracy(trained_model, batches(test_set, 32), cpu)
+    on_the_gpu = accuracy(on_gpu, batches(test_set, 32, device=cuda), cuda)
+    assert on_the_gpu == accuracy(trained_model, batches(test_set, 32), cpu)
     few = tmp_path / "semeion.data"
     few.write_text("".join(semeion_path.read_text().splitlines(keepends=True)[:200]))
     np.testing.assert_array_equal(semeion_predictions(on_gpu, few), semeion_predictions(trained_model, few))

@@ -129,7 +129,7 @@ def test_every_command_quoted_names_a_module_or_file_that_exists():
 
 def test_an_installed_module_is_not_taken_for_a_file_of_the_repository_even_in_a_venv_inside_it():
     site_packages = Path(sysconfig.get_path("purelib"))
-    checkout = site_packages.parents[3]              # VENV/lib/python3.X/site-packages: the folder that holds VENV, as CI's checkout holds its .venv
+    checkout = site_packages.parents[3]   # VENV/lib/python3.X/site-packages: VENV's folder, as CI's holds .venv
     assert source_of("-m pytest", repo=checkout) is None
     assert source_of("-m capsnet.evaluate") == REPO / "capsnet" / "evaluate.py"
 

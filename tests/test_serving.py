@@ -121,7 +121,7 @@ def test_an_error_answer_keeps_our_messages_and_says_nothing_else_of_an_exceptio
     (UnidentifiedImageError("cannot identify image file '/tmp/gradio/abc/digit.png'"), serving.NOT_AN_IMAGE),
     (Image.DecompressionBombError("Image size (36000000 pixels) exceeds limit"), serving.TOO_MANY_PIXELS),
     (InvalidPathError("Cannot move /etc/passwd to the gradio cache dir"), serving.NOT_UPLOADED),
-    (TypeError("'<' not supported between instances of 'str' and 'float'"), serving.BAD_INPUT.format(component="slider")),
+    (TypeError("'<' not supported between 'str' and 'float'"), serving.BAD_INPUT.format(component="slider")),
 ], ids=["not-an-image", "too-many-pixels", "not-uploaded", "bad-value"])
 def test_what_a_bad_request_raises_inside_gradio_is_answered_in_our_words(cause, message):
     try:
