@@ -26,18 +26,20 @@ def compile_for_one_image(model: CapsNet) -> Callable[[torch.Tensor], CapsNetOut
     do not train the model afterwards.
 
     Args:
-        model: a CapsNet in eval mode.
+        model: a CapsNet in eval mode, on any device, in any dtype: give the compiled function
+            images on that device, in that dtype.
     """
     side = model.config.image_size
+    weight = next(model.parameters())
     compiled = torch.compile(model, dynamic=False)
-    image_made_outside = torch.zeros(1, 1, side, side)
+    image_made_outside = torch.zeros(1, 1, side, side, device=weight.device, dtype=weight.dtype)  # as W is
     try:
         with torch._inductor.config.patch(freezing=True), torch.inference_mode():
             # Images made outside inference mode and inside it (inference tensors) each need a
             # compilation of their own: both now, rather than one at a caller's first image
             # (and without freezing, several times slower).
             compiled(image_made_outside)
-            compiled(torch.zeros(1, 1, side, side))
+            compiled(torch.zeros_like(image_made_outside))
     except Exception as error:  # torch.compile fails in many ways, all of which leave eager mode
         log.warning("torch.compile is not available here (%s: %s); running the model eagerly",
                     type(error).__name__, str(error).splitlines()[0] if str(error) else "")

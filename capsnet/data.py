@@ -1,4 +1,6 @@
 """Data sets: MNIST through torchvision (with the paper's shift augmentation) and Semeion."""
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +18,8 @@ def mnist(data_dir: str | Path, train: bool, augment: bool = False) -> datasets.
     """torchvision's MNIST from ``data_dir``, downloaded there first when it is missing.
 
     Raises:
-        RuntimeError: the files are missing and cannot be downloaded (no network).
+        RuntimeError: the files are missing and cannot be downloaded (no network); nothing was
+            written into ``data_dir``, nor ``data_dir`` made.
     """
     transform = train_transform if augment else test_transform
     try:
@@ -24,11 +27,23 @@ def mnist(data_dir: str | Path, train: bool, augment: bool = False) -> datasets.
     except RuntimeError:
         pass
     try:
-        return datasets.MNIST(root=str(data_dir), train=train, transform=transform, download=True)
+        download_mnist(Path(data_dir))
     except Exception as error:
         raise RuntimeError(
             f"MNIST is not in {Path(data_dir) / 'MNIST' / 'raw'} and could not be downloaded "
             f"({error}). Point --data-dir at a folder that holds MNIST/raw/, or go online.") from error
+    return datasets.MNIST(root=str(data_dir), train=train, transform=transform, download=False)
+
+
+def download_mnist(data_dir: Path) -> None:
+    """MNIST's four files downloaded into ``data_dir``/MNIST/raw through a temporary folder: a
+    download that fails leaves no empty MNIST/raw behind (in a data dir that was never there, say)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        datasets.MNIST(root=scratch, download=True)
+        raw = data_dir / "MNIST" / "raw"
+        raw.mkdir(parents=True, exist_ok=True)
+        for file in (Path(scratch) / "MNIST" / "raw").iterdir():
+            shutil.move(file, raw / file.name)
 
 
 def validation_split(size: int, val_size: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:

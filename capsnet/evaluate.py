@@ -4,6 +4,7 @@ people's handwriting).
     python -m capsnet.evaluate --weights weights --data-dir ../shared/data \
         --semeion ../shared/data/semeion/semeion.data
     python -m capsnet.evaluate --weights weights/cnn --model cnn --data-dir ../shared/data
+    python -m capsnet.evaluate --weights weights --data-dir ../shared/data --device cuda
 """
 import argparse
 import json
@@ -14,6 +15,12 @@ import torch
 from capsnet.data import batches, load_semeion, mnist
 from capsnet.preprocess import sketch_to_mnist
 from capsnet.pretrained import NETWORKS, load_model
+
+
+def as_network_takes(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
+    """``images`` where the network's weights are, in their dtype: what its first layer takes."""
+    weight = next(model.parameters())
+    return images.to(weight.device, weight.dtype, non_blocking=True)
 
 
 def read_right(output, labels: torch.Tensor) -> torch.Tensor:
@@ -53,7 +60,8 @@ def semeion_predictions(model, path: str) -> np.ndarray:
     strokes = np.zeros(images.shape + (4,), dtype=np.uint8)               # black ink ...
     strokes[..., 3] = images                                              # ... on a transparent canvas
     inputs = torch.from_numpy(np.stack([sketch_to_mnist(s) for s in strokes]))  # [N, 28, 28]
-    return torch.cat([model(chunk.unsqueeze(1)).prediction for chunk in inputs.split(500)]).numpy()
+    return torch.cat([model(as_network_takes(model, chunk.unsqueeze(1))).prediction.cpu()
+                      for chunk in inputs.split(500)]).numpy()
 
 
 def semeion_accuracy(model, path: str) -> float:
@@ -67,10 +75,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--semeion", default=None, help="path of semeion.data, to evaluate on it too")
     p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet", help="which network (default: capsnet)")
+    p.add_argument("--device", choices=["cpu", "cuda", "mps"], default="cpu",
+                   help="where the network runs (default: cpu)")
     args = p.parse_args(argv)
-    model = load_model(args.weights, NETWORKS[args.model])
-    results = {"mnist_test_accuracy": accuracy(model, batches(mnist(args.data_dir, train=False), 500),
-                                               torch.device("cpu"))}
+    device = torch.device(args.device)
+    model = load_model(args.weights, NETWORKS[args.model]).to(device)
+    test_set = batches(mnist(args.data_dir, train=False), 500, device=device)
+    results = {"mnist_test_accuracy": accuracy(model, test_set, device)}
     if args.semeion:
         results["semeion_accuracy"] = semeion_accuracy(model, args.semeion)
     print(json.dumps(results, indent=2))

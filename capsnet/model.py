@@ -76,21 +76,27 @@ class DigitCapsules(nn.Module):
                                                  config.digit_capsule_dim, config.primary_capsule_dim))
 
     def predictions(self, u: torch.Tensor) -> torch.Tensor:
-        """u_hat_j|i = W_ij u_i (eq. 2): [B, 1152, 8] -> [B, 1152, 10, 16]."""
-        return torch.einsum("ijdk,bik->bijd", self.W, u)
+        """u_hat_j|i = W_ij u_i (eq. 2), in u's dtype: [B, 1152, 8] -> [B, 1152, 10, 16]."""
+        return torch.einsum("ijdk,bik->bijd", self.W.to(u.dtype), u)
 
     def forward(self, u: torch.Tensor, iterations: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """Route u [B, 1152, 8] to v [B, 10, 16]; also returns c [B, 1152, 10]. Routing stays in fp32.
+        """Route u [B, 1152, 8] to v [B, 10, 16]; also returns c [B, 1152, 10].
+
+        Routing runs in fp32 (fp64 for a float64 network), under autocast and in a bf16 or fp16
+        network alike; v and c come back in the network's dtype, for its decoder.
 
         Each routing step reads either u_hat [B, 1152, 10, 16] or W [1152, 10, 16, 8]: below 8
         examples u_hat is the smaller, so it is built once and routed (a single drawing in the
         app); from 8 on, the routing works from W and u_hat is never built (training batches).
         """
+        dtype = torch.promote_types(self.W.dtype, torch.float32)
         with torch.autocast(u.device.type, enabled=False):
-            u, W = u.float(), self.W.float()
+            u, W = u.to(dtype), self.W.to(dtype)
             if u.shape[0] < W.shape[-1]:
-                return dynamic_routing(self.predictions(u), iterations)
-            return dynamic_routing_from_weights(u, W, iterations)
+                v, c = dynamic_routing(self.predictions(u), iterations)
+            else:
+                v, c = dynamic_routing_from_weights(u, W, iterations)
+        return v.to(self.W.dtype), c.to(self.W.dtype)
 
 
 class CapsNet(nn.Module, PyTorchModelHubMixin,

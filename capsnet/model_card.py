@@ -20,7 +20,7 @@ import torch
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from capsnet.data import batches, load_semeion, mnist
-from capsnet.evaluate import semeion_predictions
+from capsnet.evaluate import as_network_takes, semeion_predictions
 from capsnet.pretrained import NETWORKS, load_model
 
 PAPER = "https://arxiv.org/abs/1710.09829"
@@ -73,11 +73,13 @@ CODE = "https://github.com/capsule-network-playground"
 
 @torch.inference_mode()
 def mnist_misreadings(model, data_dir: str) -> tuple[float, Counter]:
-    """Accuracy on MNIST's 10,000 test digits and the (true, read) pairs of its mistakes."""
+    """Accuracy on MNIST's 10,000 test digits and the (true, read) pairs of its mistakes, read
+    wherever the network is."""
     model.eval()
     mistakes, correct, total = Counter(), 0, 0
-    for images, labels in batches(mnist(data_dir, train=False), 500):
-        read = model(images).prediction
+    device = next(model.parameters()).device
+    for images, labels in batches(mnist(data_dir, train=False), 500, device=device):
+        read = model(as_network_takes(model, images)).prediction.cpu()
         correct += (read == labels).sum().item()
         total += labels.numel()
         mistakes.update(zip(labels[read != labels].tolist(), read[read != labels].tolist()))
@@ -175,11 +177,11 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
 
 
 def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion_path: str | None = None,
-                     repo: str | None = None) -> ModelCard:
-    """Measure the weights in ``folder`` and write their card to ``folder``/README.md."""
+                     repo: str | None = None, device: torch.device = torch.device("cpu")) -> ModelCard:
+    """Measure the weights in ``folder`` on ``device`` and write their card to ``folder``/README.md."""
     folder = Path(folder)
     metrics = json.loads((folder / "metrics.json").read_text())
-    model = load_model(folder, NETWORKS[model_name])
+    model = load_model(folder, NETWORKS[model_name]).to(device)
     test_accuracy, mistakes = mnist_misreadings(model, data_dir)
     semeion = None
     if semeion_path:
@@ -213,8 +215,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--semeion", default=None, help="path of semeion.data, to report it too")
     p.add_argument("--repo", default=None, help="the Hub repo id the card's loading example names (default: the folder)")
+    p.add_argument("--device", choices=["cpu", "cuda", "mps"], default="cpu",
+                   help="where the network runs (default: cpu)")
     args = p.parse_args(argv)
-    write_model_card(args.weights, args.model, args.data_dir, args.semeion, args.repo)
+    write_model_card(args.weights, args.model, args.data_dir, args.semeion, args.repo, torch.device(args.device))
     print(f"wrote {Path(args.weights) / 'README.md'}")
 
 

@@ -1,19 +1,26 @@
-"""How the playground is served: process settings, a cap on what one request may carry, and a
-workaround for the pinned Gradio (6.31.0).
+"""How the playground is served: process settings, a cap on what one request may carry, what an
+error answer may say, and workarounds for the pinned Gradio (6.31.0).
 
-`configure_process()` applies the process settings and the workaround; `launch_options()` are
+`configure_process()` applies the process settings and the workarounds; `launch_options()` are
 the keyword arguments of `demo.launch`.
 """
 import ctypes
+import logging
 import os
+import re
 import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from gradio import processing_utils
-from PIL import Image
+import gradio as gr
+from gradio import processing_utils, queueing, utils
+from gradio.exceptions import ComponentProcessingError, InvalidPathError
+from gradio_client.exceptions import AppError
+from PIL import Image, UnidentifiedImageError
 from starlette.middleware import Middleware
+
+log = logging.getLogger("playground")
 
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024   # an image file sent to /predict (Gradio's max_file_size) ...
 MAX_UPLOAD_REQUEST_BYTES = MAX_UPLOAD_BYTES + 64 * 1024  # ... and a whole upload request: one file and its form
@@ -37,6 +44,13 @@ SESSIONS_KEPT = 1000
 MAX_IMAGE_PIXELS = 4096 * 4096
 # Gradio 6.31.0 keeps 32 px of margin either side of the page, and prefixes the app's own CSS so
 # that it cannot reach that element (.app); on a phone the drawing pad wants the width.
+# What an error answer says, where the exception is not one of our own gr.Error messages: nothing
+# of the exception itself, which names the server's files and Python objects.
+UNEXPECTED_ERROR = "Something went wrong on the server while answering this request; it has been logged."
+NOT_AN_IMAGE = "Cannot read this image: the file is not a picture in a format this app reads (PNG, JPEG, GIF, ...)."
+TOO_MANY_PIXELS = f"Cannot read this image: it has more than {2 * MAX_IMAGE_PIXELS:,} pixels."
+NOT_UPLOADED = "This request names a file on the server that was not uploaded by a user."
+BAD_INPUT = "This request's value for a {component} input is not one that input takes."
 PAGE_HEAD = ("<style>@media (max-width: 480px) { .gradio-container .main.app "
              "{ padding-left: 6px !important; padding-right: 6px !important; } }</style>")
 
@@ -86,11 +100,52 @@ def model_turn():
         yield
 
 
+def public_error(error: BaseException | None) -> BaseException | None:
+    """What an error answer may say of ``error``: our own gr.Error messages as they are; a bad
+    image, a file not uploaded, or a value an input component cannot take (Gradio raises these
+    before the event's function runs) in words of our own; anything else UNEXPECTED_ERROR, logged
+    here. Never the exception's own text, which names the server's files and Python objects."""
+    if error is None or isinstance(error, AppError):
+        return error
+    causes = [error]
+    while causes[-1].__cause__ is not None:
+        causes.append(causes[-1].__cause__)
+    for cause in causes:
+        if isinstance(cause, UnidentifiedImageError):
+            return gr.Error(NOT_AN_IMAGE)
+        if isinstance(cause, Image.DecompressionBombError):
+            return gr.Error(TOO_MANY_PIXELS)
+        if isinstance(cause, InvalidPathError):
+            return gr.Error(NOT_UPLOADED)
+    bad_input = re.match(r"Could not preprocess input component at index \d+ \(a `(\w+)` component\)", str(error))
+    if isinstance(error, ComponentProcessingError) and bad_input:
+        return gr.Error(BAD_INPUT.format(component=bad_input[1]))
+    log.error("Answered an unexpected %s with the generic error message (Gradio printed its traceback)",
+              type(error).__name__)
+    return gr.Error(UNEXPECTED_ERROR)
+
+
+_gradio_error_payload = utils.error_payload
+
+
+def error_payload_in_our_words(error: BaseException | None, show_error: bool) -> dict:
+    """gradio.utils.error_payload of `public_error(error)`.
+
+    With show_error=True (`launch_options`), Gradio 6.31.0 answers any exception with
+    str(exception): its own object reprs for a request with too few inputs, exception class names
+    and upload-cache paths for a bad image; with False, no message at all for anything but a
+    gr.Error. Drop this when Gradio lets an app say what its error answers carry.
+    """
+    return _gradio_error_payload(public_error(error), show_error)
+
+
 def configure_process() -> None:
-    """Malloc arenas capped, PIL's pixel cap set, Gradio's image cache written atomically."""
+    """Malloc arenas capped, PIL's pixel cap set, Gradio's image cache written atomically, error
+    answers in our words."""
     limit_malloc_arenas()
     Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
     processing_utils.save_pil_to_cache = save_pil_to_cache_atomically
+    utils.error_payload = queueing.error_payload = error_payload_in_our_words   # routes.py reads utils'
 
 
 class RequestSizeLimit:
@@ -146,7 +201,8 @@ class RequestSizeLimit:
 
 def launch_options() -> dict:
     """``demo.launch`` settings: uploads, requests, threads and kept sessions capped, errors shown
-    as messages, no share link (the Space or GRADIO_SERVER_NAME / GRADIO_SERVER_PORT decide where it listens)."""
+    as messages (in our words: `public_error`), no share link (the Space or GRADIO_SERVER_NAME /
+    GRADIO_SERVER_PORT decide where it listens)."""
     return {"max_file_size": MAX_UPLOAD_BYTES, "max_threads": MAX_THREADS, "state_session_capacity": SESSIONS_KEPT,
             "show_error": True, "footer_links": ["api"], "head": PAGE_HEAD,
             "app_kwargs": {"middleware": [Middleware(RequestSizeLimit)]}}

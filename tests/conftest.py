@@ -30,6 +30,14 @@ def example_pixels(example: Path) -> np.ndarray:
     return np.asarray(Image.open(example).convert("RGB"))
 
 
+def example_digits() -> tuple[torch.Tensor, torch.Tensor]:
+    """The examples as the network takes them, [10, 1, 28, 28] floats in [0, 1] (each saved 10x
+    as black on white), and their labels [10]: real MNIST test digits, with no data set needed."""
+    pages = [Image.open(example).convert("L") for example in EXAMPLES]
+    ink = np.stack([255 - np.asarray(page.reduce(page.width // 28)) for page in pages])  # [10, 28, 28]
+    return torch.from_numpy(ink).unsqueeze(1).float() / 255, torch.tensor([label_of(e) for e in EXAMPLES])
+
+
 def pytest_configure(config):
     torch.set_num_threads(min(2, torch.get_num_threads()))
 
@@ -76,14 +84,32 @@ def data_dir() -> Path:
     return Path(os.environ.get("CAPSNET_DATA_DIR", REPO / "data"))
 
 
+def missing_data(reason: str) -> None:
+    """A test's data set is not there: a skip that says why, or, where $CAPSNET_REQUIRE_DATA is 1
+    (CI, .ci/run), a failure: there a skip would let the suite pass without the tests that need it."""
+    if os.environ.get("CAPSNET_REQUIRE_DATA") == "1":
+        pytest.fail(f"{reason} (CAPSNET_REQUIRE_DATA=1: the data must be there)", pytrace=False)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def mnist_test(data_dir):
-    """MNIST's 10,000 test images, or a skip that says why they cannot be had."""
+    """MNIST's 10,000 test images, or a skip (in CI a failure) that says why they cannot be had."""
     from capsnet.data import mnist
     try:
         return mnist(data_dir, train=False)
     except RuntimeError as error:
-        pytest.skip(f"MNIST is neither in {data_dir} nor downloadable: {error}")
+        missing_data(f"MNIST is neither in {data_dir} nor downloadable: {error}")
+
+
+@pytest.fixture(scope="session")
+def semeion_path(data_dir) -> Path:
+    """Semeion's digits (other people's handwriting), or a skip (in CI a failure) that says where
+    they were looked for."""
+    path = data_dir / "semeion" / "semeion.data"
+    if not path.exists():
+        missing_data(f"no Semeion digits at {path}")
+    return path
 
 
 def first_mnist_images(folder: Path, mnist_test, data_dir: Path, train_count: int, test_count: int) -> Path:

@@ -1,14 +1,19 @@
 """The app's attack surface: only /predict and /perturb in the API, no file from the disk beyond
-what it made itself, caps on uploads and requests, and no share link. Against `python app.py` on
-127.0.0.1."""
+what it made itself, caps on uploads and requests, error answers that name none of the server's
+files or objects, and no share link. Against `python app.py` on 127.0.0.1."""
+import io
 import json
+import re
 import urllib.error
 import urllib.request
 
 import httpx
+import numpy as np
 import pytest
+from PIL import Image
 
 from conftest import EXAMPLES, REPO
+from page_clients import event_index
 from playground import serving
 
 MAX_UPLOAD = 10 * 1024 * 1024  # max_file_size: 10 MB
@@ -88,10 +93,59 @@ def call_predict_raw(url: str, image: dict) -> tuple[str, dict]:
     return event, json.loads(data)
 
 
-@pytest.mark.parametrize("path", ["/etc/passwd", str(REPO / "app.py"), str(EXAMPLES[0])])
+def says_nothing_of_the_server(message: str) -> bool:
+    """Whether an error answer names none of the server's files and no Python object."""
+    return not re.search(r" object at 0x|Traceback|/tmp/|/etc/|" + re.escape(str(REPO)), message)
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "app.py", str(REPO / "app.py"), str(EXAMPLES[0])])
 def test_an_input_cannot_name_a_file_on_the_server(url, path):
     event, data = call_predict_raw(url, {"path": path, "meta": {"_type": "gradio.FileData"}})
-    assert event == "error" and "not uploaded by a user" in data["error"]
+    assert event == "error" and data["error"] == serving.NOT_UPLOADED
+
+
+def uploaded(url: str, name: str, content: bytes) -> dict:
+    """``content`` uploaded as the file ``name``, as /predict's image input refers to it."""
+    response = httpx.post(f"{url}gradio_api/upload", files={"files": (name, content, "image/png")}, timeout=300)
+    return {"path": response.json()[0], "meta": {"_type": "gradio.FileData"}}
+
+
+def png_of(pixels: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"this is not a PNG", serving.NOT_AN_IMAGE),
+    (png_of(np.full((6000, 6000), 255, np.uint8)), serving.TOO_MANY_PIXELS),   # 36 Mpx of white in 40 kB
+], ids=["not-an-image", "decompression-bomb"])
+def test_a_bad_upload_is_answered_in_our_words(url, content, message):
+    event, data = call_predict_raw(url, uploaded(url, "digit.png", content))
+    assert event == "error" and data["error"] == message
+
+
+def test_a_request_with_too_few_inputs_gets_one_generic_sentence(url, app):
+    response = httpx.post(f"{url}gradio_api/call/predict", json={"data": []}, timeout=120)
+    stream = httpx.get(f"{url}gradio_api/call/predict/{response.json()['event_id']}", timeout=120).text
+    event, data = (line.split(": ", 1)[1] for line in stream.splitlines()[:2])
+    assert event == "error" and json.loads(data)["error"] == serving.UNEXPECTED_ERROR
+    page = httpx.post(f"{url}gradio_api/run/predict", timeout=120,       # a page event, outside the queue
+                      json={"data": [], "fn_index": event_index(app, app.read_drawing), "session_hash": "few"})
+    assert page.status_code == 500 and page.json()["error"] == serving.UNEXPECTED_ERROR
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (['"winner"'] + ["1e9"] * 16, "Value 1000000000.0 is greater than maximum value 0.25."),   # Gradio's gr.Error
+    (['"sideways"'] + ["0"] * 16, "Value: 'sideways' (type: <class 'str'>) is not in the list of choices"),
+    (['"winner"'] + ["NaN"] * 16, "/perturb takes decode_as, one of"),                          # our gr.Error
+    (['"winner"'] + ['"abc"'] * 16, serving.BAD_INPUT.format(component="slider")),
+], ids=["out-of-range", "not-a-choice", "nan", "not-a-number"])
+def test_validation_messages_stay_and_say_nothing_of_the_server(url, arguments, message):
+    from app_server import call_perturb
+
+    event, data = call_perturb(url, "validation", ", ".join(arguments))
+    assert event == "error" and data["error"].startswith(message) and says_nothing_of_the_server(data["error"])
 
 
 def test_uploads_are_capped(url):

@@ -6,6 +6,7 @@ and draws two digits over each other with the Two-digits section's two pens (on 
 both redrawn in the strip while drawing)."""
 import os
 import shutil
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from PIL import Image
 
 from browser_drawing import (CHROMIUM, DESKTOP, PHONE, PHONE_UNDER_BARS, POINT_STRIDE, TURN_PANEL, PadDriver,
-                             PairDriver, TurnDriver, chromium)
+                             PairDriver, TurnDriver, chromium, picture)
 from digit_strokes import pad_value, random_box, strokes
 from playground.drawing_pad import SIDE
 
@@ -24,6 +25,10 @@ if not CHROMIUM.exists():
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 
 TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
+# A reconstruction on the page against one computed here from the network's input as the page shows
+# it (a PNG, to 1/255): the largest pixel difference was 0.0023 for the dimension moved, 0.99 or more
+# for any other moved alike.
+PICTURE_TOLERANCE = 0.03
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +118,34 @@ def changes(page, selector: str, attribute: str, before: str | None) -> None:
         " return e && e.getAttribute(attribute) !== before; }", arg=[selector, attribute, before])
 
 
-def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser, tmp_path):
+def one_dimension_moved(model, image: np.ndarray, offset: float) -> np.ndarray:
+    """The decoder's pictures of ``image``'s winning capsule with ``offset`` added to each of its
+    dimensions alone in turn, [16, 28, 28] ink in [0, 1]: computed here, from the weights."""
+    import torch
+
+    with torch.inference_mode():
+        out = model(torch.from_numpy(image).float()[None, None])
+        winner = out.prediction.expand(out.capsules.shape[-1])                 # [16]
+        capsules = out.capsules.repeat(len(winner), 1, 1)                      # [16, 10, 16]
+        capsules[torch.arange(len(winner)), winner, torch.arange(len(winner))] += offset
+        return model.decode(capsules, winner)[:, 0].numpy()
+
+
+def shows_that_dimension_moved(page, selector: str, model, image: np.ndarray, dimension: int, offset: float) -> None:
+    """Wait until the picture at ``selector`` is the decoder's with ``offset`` added to ``dimension``
+    (a drag sends several values; the last one's picture comes last), and fail if it is not."""
+    moved = one_dimension_moved(model, image, offset)
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while True:
+        errors = np.abs(moved - picture(page.get_attribute(selector, "src"))).max(axis=(1, 2))   # [16]
+        if errors.argmin() == dimension and errors[dimension] <= PICTURE_TOLERANCE or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(200)
+    assert errors.argmin() == dimension and errors[dimension] <= PICTURE_TOLERANCE, \
+        f"not dimension {dimension} moved by {offset:+.3f}; the largest error per dimension: {errors.round(3)}"
+
+
+def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser, tmp_path, trained_model):
     page = browser.new_page(viewport=DESKTOP)
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(url)
@@ -134,6 +166,9 @@ def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser,
     before = page.get_attribute(reconstruction, "src")
     drag(page, sliders.first, 0.95)
     changes(page, reconstruction, "src", before)
+    dimension = int(sliders.first.get_attribute("data-dimension"))             # the telling one: not the first
+    shows_that_dimension_moved(page, reconstruction, trained_model, person.network_input(), dimension,
+                               float(sliders.first.input_value()))
     assert page.locator("#sliders output").first.inner_text().startswith("+")
     assert person.reading() == "7"                                         # the reading stays
 

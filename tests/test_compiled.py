@@ -39,3 +39,22 @@ def test_without_torch_compile_the_model_runs_eagerly(model, monkeypatch, caplog
     with caplog.at_level(logging.WARNING, logger="capsnet.compiled"):
         assert compile_for_one_image(model.eval()) is model
     assert "running the model eagerly" in caplog.text and "InvalidCxxCompiler" in caplog.text
+
+
+def test_the_warm_up_images_go_where_the_weights_are_as_theirs(model, monkeypatch, caplog):
+    """A network on another device or in another dtype than the CPU's fp32 (here float64, which
+    the CPU can show) is compiled for its own images, not left eager after a failed warm-up."""
+    seen = []
+
+    def eager_compile(network, **kwargs):
+        def forward(image):
+            seen.append((image.device, image.dtype))
+            return network(image)
+        return forward
+
+    monkeypatch.setattr(torch, "compile", eager_compile)
+    network = model.eval().to(torch.float64)
+    with caplog.at_level(logging.WARNING, logger="capsnet.compiled"):
+        assert compile_for_one_image(network) is not network
+    assert "eagerly" not in caplog.text
+    assert seen == [(torch.device("cpu"), torch.float64)] * 2

@@ -5,8 +5,10 @@ tests/test_pairs.py hold the CUDA tests of the data)."""
 import copy
 import json
 import os
+import shutil
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -14,8 +16,12 @@ import train
 from capsnet import capsule_loss, load_model
 from capsnet.baseline import cross_entropy_loss
 from capsnet.checkpoint import load_checkpoint
+from capsnet.compiled import compile_for_one_image
+from capsnet.data import batches, mnist
+from capsnet.evaluate import accuracy, semeion_predictions
+from capsnet.model_card import write_model_card
 from capsnet.pretrained import CONFIGS, NETWORKS
-from conftest import kill_9_during_epoch_2
+from conftest import WEIGHTS, kill_9_during_epoch_2
 
 pytestmark = pytest.mark.gpu
 
@@ -109,3 +115,34 @@ def test_weights_trained_on_cuda_load_on_the_cpu_and_read_as_on_the_gpu(small_mn
     assert on_cpu.lengths.device.type == "cpu"
     assert relative_error(on_cuda.lengths, on_cpu.lengths) < FP32_TOLERANCE
     assert torch.equal(on_cuda.prediction.cpu(), on_cpu.prediction)
+
+
+def test_evaluation_and_the_card_measure_a_network_on_the_gpu_as_on_the_cpu(trained_model, tiny_mnist, semeion_path,
+                                                                           tmp_path, fp32_on_cuda):
+    cuda, cpu = torch.device("cuda"), torch.device("cpu")
+    on_gpu = copy.deepcopy(trained_model).to(cuda)
+    test_set = mnist(tiny_mnist, train=False)
+    on_the_gpu = accuracy(on_gpu, batches(test_set, 32, device=cuda), cuda)
+    assert on_the_gpu == accuracy(trained_model, batches(test_set, 32), cpu)
+    few = tmp_path / "semeion.data"
+    few.write_text("".join(semeion_path.read_text().splitlines(keepends=True)[:200]))
+    np.testing.assert_array_equal(semeion_predictions(on_gpu, few), semeion_predictions(trained_model, few))
+    cards = {}
+    for name, device in (("gpu", cuda), ("cpu", cpu)):
+        folder = tmp_path / name
+        shutil.copytree(WEIGHTS, folder, ignore=shutil.ignore_patterns("cnn", "pairs*"))
+        cards[name] = write_model_card(folder, "capsnet", str(tiny_mnist), str(few), "user/capsnet", device).text
+    assert cards["gpu"] == cards["cpu"]
+
+
+@pytest.mark.slow
+def test_the_network_compiled_on_the_gpu_reads_as_it_does_eagerly(trained_model, mnist_test, fp32_on_cuda, caplog):
+    on_gpu = copy.deepcopy(trained_model).cuda()
+    read_one_image = compile_for_one_image(on_gpu)
+    assert read_one_image is not on_gpu, caplog.text                 # compiled, not left eager
+    image = (mnist_test.data[0][None, None].float() / 255).cuda()      # [1, 1, 28, 28]
+    with torch.inference_mode():
+        compiled, eager = read_one_image(image), on_gpu(image)
+    assert compiled.lengths.device.type == "cuda"
+    assert relative_error(compiled.lengths, eager.lengths) < FP32_TOLERANCE
+    assert compiled.prediction.item() == mnist_test.targets[0].item()

@@ -1,14 +1,19 @@
-"""The validation split and the on-device shifts: what train.py trains, chooses and tests on."""
+"""MNIST's download, the validation split and the on-device shifts: what train.py trains, chooses
+and tests on."""
 import json
+import struct
+import urllib.error
 from collections import Counter
+from pathlib import Path
 
 import pytest
 import torch
+import torchvision.datasets.mnist
 import torchvision.transforms.functional as TF
 from torchvision import transforms
 
 import train
-from capsnet.data import MAX_SHIFT, random_offsets, shift, validation_split
+from capsnet.data import MAX_SHIFT, mnist, random_offsets, shift, validation_split
 
 OFFSETS = [(top, left) for top in range(2 * MAX_SHIFT + 1) for left in range(2 * MAX_SHIFT + 1)]  # 25
 
@@ -168,3 +173,27 @@ def test_a_cuda_run_trains_and_saves(small_mnist, tmp_path, model):
                        "--val-size", "64", "--epochs", "1", "--model", model, "--device", "cuda"]) == 0
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["device"] == "cuda" and metrics["data_on_device"] is True
+
+
+def test_a_failed_download_leaves_no_folder_behind(tmp_path, monkeypatch):
+    def offline(url, download_root, filename, md5):
+        raise urllib.error.URLError("no network")
+
+    monkeypatch.setattr(torchvision.datasets.mnist, "download_and_extract_archive", offline)
+    missing = tmp_path / "nowhere" / "data"
+    with pytest.raises(RuntimeError, match="could not be downloaded"):
+        mnist(missing, train=False)
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_download_lands_in_the_data_dir(tmp_path, monkeypatch):
+    def five_blank_digits(url, download_root, filename, md5):
+        header = struct.pack(">IIII", 2051, 5, 28, 28) if "images" in filename else struct.pack(">II", 2049, 5)
+        (Path(download_root) / filename.removesuffix(".gz")).write_bytes(
+            header + bytes(5 * 28 * 28 if "images" in filename else 5))
+
+    monkeypatch.setattr(torchvision.datasets.mnist, "download_and_extract_archive", five_blank_digits)
+    test_set = mnist(tmp_path / "fresh", train=False)
+    assert len(test_set) == 5 and len(mnist(tmp_path / "fresh", train=True)) == 5
+    assert sorted(p.name for p in (tmp_path / "fresh" / "MNIST" / "raw").iterdir()) == [
+        "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", "train-images-idx3-ubyte", "train-labels-idx1-ubyte"]

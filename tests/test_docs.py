@@ -6,6 +6,7 @@ import importlib.util
 import re
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -72,14 +73,16 @@ def all_commands() -> dict[str, set[str]]:
     return merged
 
 
-def source_of(target: str) -> Path | None:
-    """The repository's file behind a command target, or None for a module from elsewhere (pytest)."""
+def source_of(target: str, repo: Path = REPO) -> Path | None:
+    """The repository's file behind a command target, or None for a module installed in Python's
+    environment (pytest), also where that environment sits inside the checkout (CI's .venv)."""
     if not target.startswith("-m "):
-        return REPO / target
+        return repo / target
     spec = importlib.util.find_spec(target[3:])
     assert spec is not None and spec.origin, f"no module {target[3:]}"
-    origin = Path(spec.origin)
-    return origin if REPO in origin.parents else None
+    origin = Path(spec.origin).resolve()
+    installed = {Path(sysconfig.get_path(name)).resolve() for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return origin if repo.resolve() in origin.parents and not installed & set(origin.parents) else None
 
 
 def test_the_space_front_matter_is_whole_and_pins_gradio_as_requirements_do():
@@ -122,6 +125,13 @@ def test_every_command_quoted_names_a_module_or_file_that_exists():
     for target in quoted:
         source = source_of(target)
         assert source is None or source.is_file(), f"{target}: no {source}"
+
+
+def test_an_installed_module_is_not_taken_for_a_file_of_the_repository_even_in_a_venv_inside_it():
+    site_packages = Path(sysconfig.get_path("purelib"))
+    checkout = site_packages.parents[3]   # VENV/lib/python3.X/site-packages: VENV's folder, as CI's holds .venv
+    assert source_of("-m pytest", repo=checkout) is None
+    assert source_of("-m capsnet.evaluate") == REPO / "capsnet" / "evaluate.py"
 
 
 @pytest.mark.slow

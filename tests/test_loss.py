@@ -1,6 +1,8 @@
 import torch
 
+import train
 from capsnet import CapsNetOutput, capsule_loss, margin_loss, reconstruction_loss
+from conftest import example_digits
 
 
 def test_margin_loss_by_hand():
@@ -34,3 +36,19 @@ def test_capsule_loss_adds_both_terms():
                         reconstruction=reconstruction, couplings=torch.zeros(1, 1152, 2))
     expected = (0.1**2 + 0.5 * 0.2**2) + 0.0005 * 784 * 0.01
     torch.testing.assert_close(capsule_loss(out, images, torch.tensor([1])), torch.tensor(expected))
+
+
+def test_training_masks_the_decoder_by_the_labels_not_by_what_the_network_reads(trained_model):
+    """train.py's CapsNet loss redraws each image from its label's capsule (section 4.1). Each of
+    the app's MNIST test digits is labelled here as the next digit, which the trained network does
+    not read it as: masked by its own reading, the decoder would redraw the digit it sees, a
+    reconstruction error far smaller than the label's."""
+    images, digits = example_digits()                                             # [10, 1, 28, 28], [10]
+    labels = (digits + 1) % 10
+    with torch.no_grad():
+        loss, right = train.capsnet_loss(trained_model, images, labels)
+        by_labels = capsule_loss(trained_model(images, labels), images, labels)
+        by_reading = capsule_loss(trained_model(images), images, labels)
+    assert right == 0
+    torch.testing.assert_close(loss, by_labels)
+    assert by_labels - by_reading > 0.01                  # the test can tell the two maskings apart

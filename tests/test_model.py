@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from capsnet import CapsNet
+from conftest import example_digits
 
 
 def test_parameter_count_matches_the_paper(model):
@@ -31,9 +32,14 @@ def test_couplings_sum_to_one_over_the_digit_capsules(model):
     torch.testing.assert_close(out.couplings.sum(dim=2), torch.ones(2, 1152))
 
 
-def test_one_routing_iteration_gives_uniform_couplings(model):
-    out = model(torch.rand(2, 1, 28, 28), routing_iterations=1)
-    torch.testing.assert_close(out.couplings, torch.full((2, 1152, 10), 0.1))
+@pytest.mark.parametrize("batch", [2, 9], ids=["routing-u_hat", "routing-from-W"])
+def test_one_routing_iteration_gives_uniform_couplings_and_three_do_not(trained_model, batch):
+    # Trained weights: an untrained network's three iterations leave the couplings within ~1e-8 of 0.1.
+    images = example_digits()[0][:batch]
+    with torch.inference_mode():
+        once, thrice = (trained_model(images, routing_iterations=r).couplings for r in (1, 3))
+    torch.testing.assert_close(once, torch.full((batch, 1152, 10), 0.1))
+    assert (thrice - 0.1).abs().max() > 0.1
 
 
 def test_routing_logits_are_per_example(model):

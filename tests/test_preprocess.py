@@ -335,13 +335,10 @@ def test_a_real_sketchpad_value(kind, tmp_path):
     np.testing.assert_array_equal(sketch_to_mnist(value), expected)
 
 
-def test_semeion_digits(data_dir):
+def test_semeion_digits(semeion_path):
     """Semeion's 16x16 binary digits (ink 255 on 0, often touching the border) are read;
     their accuracy is evaluation only and not asserted here."""
-    path = data_dir / "semeion" / "semeion.data"
-    if not path.exists():
-        pytest.skip(f"no Semeion digits at {path}")
     from capsnet.data import load_semeion
-    images, _ = load_semeion(path)
+    images, _ = load_semeion(semeion_path)
     for image in images[:200]:
         assert_mnist_like(sketch_to_mnist(image))
