@@ -1,42 +1,77 @@
-"""Drawn pairs: do two digits drawn over each other on the page reach the pairs networks as the
-training pairs did?
+"""Drawn digits: what do the Two-digits section's networks read when digits are drawn on the pad,
+one alone or two over each other?
 
-The training pairs are MNIST digits overlaid in a 36x36 field, each moved by up to 4 pixels, then
-made 28x28 by `overlaid_inks_to_mnist` (capsnet/pairs.py). A person draws instead: strokes, with
-the pad's pen, at any size and place. This draws ``--pairs`` pairs of two different digits with
-the strokes of tests/digit_strokes.py (one hand, so one shape a digit: a proxy for a person, not a
-person), in two boxes of `overlapping_boxes` (the same size, the second moved from the first by up
-to 8/28 of the box each way, as two digits each moved by up to 4 of 28 pixels), each with its own
-pen, inked as the server inks the pad's strokes, read in-process by the Two-digits section's
-networks exactly as the page's event reads them. Prints, with the CPU:
+A person draws strokes with the pad's pen, at any size and place. This draws, with the pad's pen
+and inked as the server inks the pad's strokes, then read in-process by the section exactly as
+the page's event reads them (each network counting one digit or two with its threshold):
 
-- the pairs CapsNet and the pairs CNN: both digits right;
-- the shipped MNIST CapsNet on each digit drawn alone (how readable these strokes are at all),
-  and both pairs networks on the pairs whose two digits it reads right alone.
+- ``--pairs`` pairs of two different digits, pen 1's digit and pen 2's in two boxes of
+  `overlapping_boxes` (the same size, the second moved from the first by up to 8/28 of the box
+  each way, as two digits each moved by up to 4 of 28 pixels);
+- ``--pairs`` single digits, pen 1 alone, in a box of `random_box`;
 
-    python -m bench.drawn_pairs --pairs 500
+in strokes from two sources:
 
-The figures, with the machine: docs/pairs.md.
+- ``hand``: tests/digit_strokes.py, one hand and one shape a digit (the tests' strokes: a proxy
+  for a person, not a person);
+- ``semeion``: each digit traced from a Semeion digit (other writers, never trained on): its 16x16
+  ink thinned to a skeleton (`capsnet.strokes`) and each skeleton segment drawn as a stroke, the
+  digit's ink box fitted to the drawing box. A different Semeion digit every time.
+
+Prints, with the CPU, for each network and source: pairs both right (its two strongest), read
+exactly (the count and the digits), a digit named that is not drawn, a 1 named where none is
+drawn; single digits read right, read as one digit, a 1 named where none is drawn; and the shipped
+MNIST CapsNet on each digit drawn alone (how readable the strokes are at all).
+
+    python -m bench.drawn_pairs --pairs 500 --data-dir DATA
+
+The figures it measured, with the machine: docs/pairs.md.
 """
 import argparse
 import itertools
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from bench.train_throughput import cpu_model
 from capsnet import ink_to_mnist, load_model
-from capsnet.pairs import both_right, top_two
+from capsnet.data import load_semeion
+from capsnet.strokes import segments, skeletons
 from playground.drawing_pad import SIDE, Drawing, inks
 from playground.two_digits import section
-from tests.digit_strokes import overlapping_boxes, strokes
+from tests.digit_strokes import overlapping_boxes, random_box, strokes
 
-def pair_drawing(first: int, second: int, rng: np.random.Generator) -> Drawing:
-    """``first`` with pen 0 and ``second`` with pen 1 in two boxes of `overlapping_boxes`."""
-    boxes = overlapping_boxes(rng, SIDE)
-    drawn = [(stroke, pen) for pen, (digit, box) in enumerate(zip((first, second), boxes))
-             for stroke in strokes(digit, *box)]
-    return Drawing([np.array(s, dtype=np.float32).reshape(-1, 2) for s, _ in drawn], tuple(pen for _, pen in drawn),
+TRACE_SCALE = 2      # Semeion's 16x16 digits are thinned at 32x32, for a smoother skeleton
+
+
+class SemeionStrokes:
+    """Strokes traced from Semeion's digits: each digit's skeleton segments, in its own ink box."""
+
+    def __init__(self, path: Path):
+        images, self.labels = load_semeion(path)
+        big = torch.from_numpy(images).float().div(255).repeat_interleave(TRACE_SCALE, 1).repeat_interleave(
+            TRACE_SCALE, 2)                                                       # [N, 32, 32]
+        self.ends, self.valid = segments(skeletons(big, threshold=0.5))           # [N, K, 4], [N, K]
+
+    def strokes(self, digit: int, rng: np.random.Generator, box: tuple) -> list[list[float]]:
+        """A Semeion digit of class ``digit``, chosen at random, traced into ``box`` (left, top,
+        width, height): its skeleton's ink box fitted to the box, keeping its aspect ratio."""
+        index = rng.choice(np.flatnonzero(self.labels == digit))
+        ends = self.ends[index][self.valid[index]].numpy().reshape(-1, 2, 2)     # [S, 2 ends, (x, y)]
+        low, high = ends.reshape(-1, 2).min(axis=0), ends.reshape(-1, 2).max(axis=0)
+        left, top, width, height = box
+        scale = min(width / max(high[0] - low[0], 1), height / max(high[1] - low[1], 1))
+        middle = np.array([left + width / 2, top + height / 2])
+        placed = (ends - (low + high) / 2) * scale + middle
+        return [np.round(np.clip(segment, 0, SIDE), 1).ravel().tolist() for segment in placed]
+
+
+def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> Drawing:
+    """Each digit with its own pen (pen k for the k-th) in its box, in strokes of ``source``."""
+    drawn = [(stroke, pen) for pen, (digit, box) in enumerate(zip(digits, boxes))
+             for stroke in (strokes(digit, *box) if source is None else source.strokes(digit, rng, box))]
+    return Drawing([np.array(s, dtype=np.float32).reshape(-1, 2) for s, _ in drawn], tuple(p for _, p in drawn),
                    None, 1, False)
 
 
@@ -46,38 +81,56 @@ def rate(hits: list[bool]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=500, help="pairs drawn (default 500)")
+    parser.add_argument("--pairs", type=int, default=500, help="pairs drawn, and single digits, a source (default 500)")
+    parser.add_argument("--data-dir", default="./data", help="where semeion/semeion.data is (default ./data)")
+    parser.add_argument("--sources", nargs="+", choices=["hand", "semeion"], default=["hand", "semeion"],
+                        help="the strokes drawn (default: both)")
     parser.add_argument("--capsnet", default="weights/pairs", help="the pairs CapsNet (default weights/pairs)")
     parser.add_argument("--cnn", default="weights/pairs-cnn", help="the pairs CNN (default weights/pairs-cnn)")
     parser.add_argument("--mnist", default="weights", help="the MNIST CapsNet for each digit alone (default weights)")
-    parser.add_argument("--seed", type=int, default=0, help="the pairs, their boxes and moves (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="the digits, their boxes and moves (default 0)")
     args = parser.parse_args(argv)
     two_digits, single = section(args.capsnet, args.cnn), load_model(args.mnist)
     if two_digits.problem is not None:
         raise SystemExit(f"bench.drawn_pairs: error: {two_digits.problem}")
-    rng = np.random.default_rng(args.seed)
+    print(f"CPU: {cpu_model()}; {args.pairs} pairs and {args.pairs} single digits a source, seed {args.seed}; "
+          f"counted from {two_digits.threshold:.2f} (CapsNet) and {two_digits.cnn_threshold:.2f} (CNN)")
     classes = list(itertools.permutations(range(10), 2))   # ordered pairs of two different digits
-    capsnet, cnn, alone, readable = [], [], [], []
-    for n in range(args.pairs):
-        first, second = classes[rng.integers(len(classes))]
-        drawing = pair_drawing(first, second, rng)
-        layers = inks(drawing, pens=2)                                      # [2, SIDE, SIDE]
-        reading = two_digits.read(layers)
-        labels = torch.tensor([[first, second]])
-        capsnet.append(bool(both_right(torch.tensor([reading.read]), labels)))
-        cnn.append(bool(both_right(top_two(torch.from_numpy(reading.probabilities)[None]), labels)))
-        with torch.inference_mode():
-            digits = torch.from_numpy(np.stack([ink_to_mnist(layer) for layer in layers]))[:, None]
-            read_alone = single(digits).prediction.tolist()
-        alone += [read_alone[0] == first, read_alone[1] == second]
-        readable.append(read_alone == [first, second])
-    print(f"{args.pairs} drawn pairs (tests/digit_strokes.py, seed {args.seed}); CPU: {cpu_model()}")
-    print(f"  pairs CapsNet, both digits right    {rate(capsnet)}")
-    print(f"  pairs CNN, both digits right        {rate(cnn)}")
-    print(f"  MNIST CapsNet, each digit alone     {rate(alone)} of {len(alone)} digits")
-    kept = [i for i, ok in enumerate(readable) if ok]
-    print(f"  the {len(kept)} pairs whose two digits it reads alone: pairs CapsNet "
-          f"{rate([capsnet[i] for i in kept])}, pairs CNN {rate([cnn[i] for i in kept])}")
+    for name in args.sources:
+        source = None if name == "hand" else SemeionStrokes(Path(args.data_dir) / "semeion" / "semeion.data")
+        rng = np.random.default_rng(args.seed)
+        found = {network: {key: [] for key in ("both", "exact", "absent", "one", "single", "as_one", "single_one")}
+                 for network in ("capsnet", "cnn")}
+        alone = []
+        for _ in range(args.pairs):
+            first, second = classes[rng.integers(len(classes))]
+            layers = inks(drawing([first, second], list(overlapping_boxes(rng, SIDE)), source, rng), pens=2)
+            reading = two_digits.read(layers)
+            for network, read, scores in (("capsnet", reading.read, reading.lengths),
+                                          ("cnn", reading.cnn_read, reading.probabilities)):
+                strongest = set(np.argsort(-scores)[:2].tolist())
+                found[network]["both"].append(strongest == {first, second})
+                found[network]["exact"].append(set(read) == {first, second} and len(read) == 2)
+                found[network]["absent"].append(bool(set(read) - {first, second}))
+                if 1 not in (first, second):
+                    found[network]["one"].append(1 in read)
+            with torch.inference_mode():
+                digits = torch.from_numpy(np.stack([ink_to_mnist(layer) for layer in layers]))[:, None]
+                alone += (single(digits).prediction == torch.tensor([first, second])).tolist()
+            digit = int(rng.integers(10))
+            layers = inks(drawing([digit], [random_box(rng, SIDE)], source, rng), pens=2)
+            reading = two_digits.read(layers)
+            for network, read in (("capsnet", reading.read), ("cnn", reading.cnn_read)):
+                found[network]["single"].append(read[0] == digit)
+                found[network]["as_one"].append(read == (digit,))
+                if digit != 1:
+                    found[network]["single_one"].append(1 in read)
+        print(f"\n{name} strokes; the MNIST CapsNet reads {rate(alone)} of the pairs' {len(alone)} digits drawn alone")
+        for network, hits in found.items():
+            print(f"  pairs {network:7s}: both right (two strongest) {rate(hits['both'])}, read exactly {rate(hits['exact'])}, "
+                  f"a digit not drawn named {rate(hits['absent'])}, a 1 named where none is drawn {rate(hits['one'])}")
+            print(f"  one digit {network:3s}: read right {rate(hits['single'])}, read as that one digit alone "
+                  f"{rate(hits['as_one'])}, a 1 named where none is drawn {rate(hits['single_one'])}")
 
 
 if __name__ == "__main__":

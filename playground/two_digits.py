@@ -146,8 +146,10 @@ class TwoDigits:
         made 28x28 as the training pairs were, one digit read or two (`counted` with each
         network's threshold), each digit read redrawn from its own capsule; None for too little ink."""
         fields = overlaid_inks_to_mnist(inks)                            # [3, 28, 28]: overlay, pen 1, pen 2
-        if fields is None:
-            return None
+        return None if fields is None else self.read_fields(fields, revision)
+
+    def read_fields(self, fields: np.ndarray, revision: int = 0) -> PairReading:
+        """Both networks on the 28x28 input fields[0] whose pens' ink is fields[1:] ([3, 28, 28])."""
         image = torch.from_numpy(fields[0])[None, None]                  # [1, 1, 28, 28]
         with serving.model_turn(), torch.inference_mode():
             out, cnn = self.capsnet(image), self.cnn(image)
@@ -184,7 +186,10 @@ class TwoDigits:
             digit = checked_decode_as(decode_as)
         except (drawing_pad.DrawingError, PairInputError) as error:
             return gr.skip(), views.message_panel(f"Cannot read these two digits: {error}")
-        reading = self.read(pad_inks(drawing), drawing.revision)
+        if drawing.background is not None and not drawing.strokes:      # an example tapped, not drawn over
+            reading = self.read_fields(example_fields(drawing.background), drawing.revision)
+        else:
+            reading = self.read(drawing_pad.inks(drawing, pens=len(PENS)), drawing.revision)
         return reading, self.panel(reading, digit)
 
     def decode_again(self, reading: PairReading | None, decode_as) -> str:
@@ -276,13 +281,12 @@ neighbourhood, whichever digit they came from.
 """
 
 
-def pad_inks(drawing: drawing_pad.Drawing) -> np.ndarray:
-    """Each pen's ink [2, H, W]: an example tapped and not drawn over, its 28x28 ink as it is (as
-    the measurement reads it: blown up to the pad and shrunk back, its strokes would blur); else
-    the pad's strokes (over the example, if any) at the pad's resolution."""
-    if drawing.background is not None and not drawing.strokes:
-        return drawing.background.astype(np.float32) / 255
-    return drawing_pad.inks(drawing, pens=len(PENS))
+def example_fields(background: np.ndarray) -> np.ndarray:
+    """An example's two digits, uint8 [2, 28, 28] as the preprocessing placed them, as the input
+    the measurement reads (their overlay) and each pen's ink: float32 [3, 28, 28]. Blown up to
+    the pad and made 28x28 again, as drawn strokes are, they would blur and move."""
+    layers = background.astype(np.float32) / 255
+    return np.concatenate([layers.max(axis=0, keepdims=True), layers])
 
 
 def count_thresholds(results: dict) -> tuple[float, float]:

@@ -13,8 +13,8 @@ from capsnet.baseline import BaselineCNN, multi_label_loss
 from capsnet.dimensions import sha256
 from capsnet.pairs import (MAX_SHIFT, PAIR_FIELD, TEST_SEED, Pairs, RenderedBatches, both_right, box_overlap,
                            draw_pairs, fixed_pairs, frame_overlap, placed, render, scale, scores, top_two)
-from capsnet.pairs_measurement import (RESULTS_FILE, PairResultsError, load_pair_networks, load_results, main,
-                                       measure, table)
+from capsnet.pairs_measurement import (COUNT_THRESHOLDS, RESULTS_FILE, PairResultsError, count_threshold, counted,
+                                       load_pair_networks, load_results, main, measure, reading_measures, share, table)
 from capsnet.preprocess import overlaid_inks_to_mnist
 from conftest import WEIGHTS
 
@@ -253,10 +253,11 @@ def random_networks(tmp_path_factory) -> tuple[Path, Path]:
 
 
 @pytest.mark.slow
-def test_the_measurement_runs_end_to_end_and_writes_the_same_bytes_twice(tiny_mnist, random_networks, tmp_path,
-                                                                         capsys):
+def test_the_measurement_runs_end_to_end_and_writes_the_same_bytes_twice(tiny_mnist, semeion_path, random_networks,
+                                                                         tmp_path, capsys):
     capsnet, cnn = random_networks
-    flags = ["--data-dir", str(tiny_mnist), "--capsnet", str(capsnet), "--cnn", str(cnn), "--limit", "40"]
+    flags = ["--data-dir", str(tiny_mnist), "--capsnet", str(capsnet), "--cnn", str(cnn), "--limit", "40",
+             "--semeion", str(semeion_path)]
     main([*flags, "--out", str(tmp_path / "a.json")])
     main([*flags, "--out", str(tmp_path / "b.json")])
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
@@ -272,8 +273,49 @@ def test_the_measurement_runs_end_to_end_and_writes_the_same_bytes_twice(tiny_mn
     assert results["only_capsnet"] - results["only_cnn"] == \
         round(40 * (results["capsnet"]["both_right"] - results["cnn"]["both_right"]))
     assert results["lead"]["low"] <= results["lead"]["points"] <= results["lead"]["high"]
+    people = results["people"]
+    assert people["sets"] == {"mnist_pairs": 40, "mnist_singles": 40, "semeion_pairs": 40, "semeion_singles": 40,
+                              "written_test": 40}
+    for name in ("capsnet", "cnn"):
+        assert people[name]["count"]["threshold"] in COUNT_THRESHOLDS
+        for measures in (people[name][set_name] for set_name in people["sets"]):
+            assert all(m["low"] <= m["share"] <= m["high"] for m in measures.values())
     main([*flags, "--out", str(tmp_path / "a.json"), "--show"])
-    assert "| both digits right, 40 test pairs |" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "| both digits right, 40 test pairs |" in shown and "| Semeion pairs (other writers), both digits right (40) |" in shown
+
+
+def test_the_count_threshold_is_the_step_that_tells_one_digit_from_two_best():
+    """Single digits whose second score is at most 0.3, pairs whose second is at least 0.52: the
+    threshold chosen lies between, and counts every example right; a step lower counts some single
+    digits as two."""
+    torch.manual_seed(0)
+    scores = torch.zeros(200, 10)
+    labels = torch.stack([torch.arange(200) % 10, (torch.arange(200) + 3) % 10], dim=1)
+    labels[:50, 1] = labels[:50, 0]                                             # 50 single digits
+    scores[torch.arange(200), labels[:, 0]] = 0.95
+    second = torch.where(torch.arange(200) < 50, 0.3 * torch.rand(200), 0.52 + 0.4 * torch.rand(200))
+    scores[torch.arange(50), (labels[:50, 0] + 1) % 10] = second[:50]           # a single digit's runner-up
+    scores[torch.arange(50, 200), labels[50:, 1]] = second[50:]
+    chosen = count_threshold(scores, labels)
+    assert chosen["threshold"] <= 0.52 and chosen["validation_count_right"] == 1.0
+    assert chosen["threshold"] == min(t for t in COUNT_THRESHOLDS if t > second[:50].max())   # the lowest of equals
+    read, two = counted(scores, chosen["threshold"])
+    assert (two == (labels[:, 0] != labels[:, 1])).all() and (read[:, 0] == labels[:, 0]).all()
+
+
+def test_a_reading_names_a_digit_not_there_or_a_1_only_where_it_does():
+    scores = torch.zeros(4, 10)
+    labels = torch.tensor([[3, 5], [3, 5], [7, 7], [7, 7]])
+    scores[0, [3, 5]] = torch.tensor([0.9, 0.8])                                # both right, two
+    scores[1, [3, 1]] = torch.tensor([0.9, 0.8])                                # a 1 that is not there
+    scores[2, [7, 2]] = torch.tensor([0.9, 0.1])                                # one digit, right
+    scores[3, [7, 1]] = torch.tensor([0.9, 0.5])                                # a second digit, a 1, invented
+    measured = reading_measures(scores, labels, threshold=0.4)
+    assert measured["strongest_right"]["share"] == 0.75 and measured["count_right"]["share"] == 0.75
+    assert measured["exactly_right"]["share"] == 0.5 and measured["names_absent"]["share"] == 0.5
+    assert measured["names_absent_one"]["share"] == 0.5
+    assert share(torch.tensor([True] * 3 + [False]))["low"] < 0.75 < share(torch.tensor([True] * 3 + [False]))["high"]
 
 
 def test_the_measurement_reads_single_digits_and_pairs_right_with_a_network_that_knows(digits):

@@ -26,8 +26,9 @@ from playground.two_digit_views import tinted
 REPO = Path(__file__).resolve().parent.parent
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
 EXAMPLES = sorted(two_digits.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))
-READ_RIGHT = [EXAMPLES[k] for k in (0, 1, 2, 5)]   # 7 and 1, 2 and 1, 1 and 5, 1 and 3: read right by the
-                                                   # shipped pairs networks, tapped on the page (4 of the 8)
+READ_RIGHT = [EXAMPLES[k] for k in (0, 3, 2, 5)]   # 7 and 1, 0 and 9, 1 and 5, 1 and 3: read right by both
+                                                   # shipped pairs networks, tapped on the page (the CapsNet
+                                                   # reads 6 of the 8, the CNN 5)
 PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
 
 
@@ -155,7 +156,7 @@ def test_a_digit_drawn_alone_is_read_as_one_digit_and_redrawn_alone(section):
     assert reading.read == (7,) and reading.cnn_read == (7,) and read_of(panel)[1] == {7}
     assert 'data-count="1"' in panel and "One digit read" in panel and "&amp;" not in panel.split("pair-input")[0]
     assert reading.redrawn.shape == (1, 28, 28) and float(reading.lengths[reading.second]) < section.threshold
-    assert len(pictures(panel)) == 1 + 3                                     # its redrawing, the input, Figure 5, no second
+    assert len(pictures(panel)) == 3                                         # its redrawing, the input, Figure 5
 
 
 def test_one_digit_or_two_is_the_second_capsule_against_the_measured_threshold(section):
@@ -170,10 +171,14 @@ def test_one_digit_or_two_is_the_second_capsule_against_the_measured_threshold(s
 
 def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, mnist_test):
     """An example tapped reaches the networks as the test pair it is: the same digits read, the
-    same count, the lengths within the rounding of its ink to bytes."""
-    from capsnet.pairs import TEST_SEED, fixed_pairs, scores
+    same count, the lengths within 0.05 (the example keeps each digit as the pair's shrink placed
+    it, in bytes; their overlay is not quite the pair shrunk as one: up to 0.18 a pixel)."""
+    from capsnet.pairs import TEST_SEED, draw_pairs, render, scores
     from capsnet.pairs_measurement import counted
-    inputs, _, labels, _ = fixed_pairs(mnist_test.data[:len(EXAMPLES)], mnist_test.targets[:len(EXAMPLES)], TEST_SEED)
+    pairs = draw_pairs(mnist_test.targets, torch.arange(len(mnist_test.targets)),   # fixed_pairs' test pairs
+                       torch.Generator().manual_seed(TEST_SEED))[torch.arange(len(EXAMPLES))]
+    inputs, _ = render(mnist_test.data, pairs)
+    labels = pairs.labels(mnist_test.targets)
     with torch.inference_mode():
         lengths, probabilities = section.capsnet(inputs).lengths, scores(section.cnn(inputs))
     read, two = counted(lengths, section.threshold)
@@ -183,7 +188,7 @@ def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, 
         reading, _ = section.read_drawing(pair_value(two_digits.example_layers(example)), two_digits.TWO_READ)
         assert reading.read == tuple(read[k, :1 + int(two[k])].tolist())
         assert reading.cnn_read == tuple(cnn_read[k, :1 + int(cnn_two[k])].tolist())
-        np.testing.assert_allclose(reading.lengths, lengths[k].numpy(), atol=0.02)
+        np.testing.assert_allclose(reading.lengths, lengths[k].numpy(), atol=0.05)
 
 
 def test_drawn_strokes_of_each_pen_are_read_as_the_pen_s_ink(section):
