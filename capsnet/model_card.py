@@ -128,7 +128,7 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
         lines.append(f"| Semeion (1,593 digits by other writers, 16x16, evaluation only) | {semeion[0]:.2%} |")
     lines += ["", "## How it was trained", "",
               (f"- Command: {how_it_ran(metrics)}." if len(runs) == 1 else
-               f"- Commands, in order, each run going on from the weights the one before chose: "
+               "- Commands, in order, each run going on from the weights the one before chose: "
                + "; ".join(how_it_ran(run) for run in runs)
                + f"; {sum(run['train_seconds'] for run in runs) / 3600:.1f} h in all."),
               (f"- Data: the last run's examples as people write them, earlier runs' overlapping pairs, made afresh "

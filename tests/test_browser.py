@@ -341,9 +341,9 @@ def redrawn_in_their_colours(person: PairDriver) -> None:
     redrawn, colours = person.redrawn(), person.digit_colours()
     assert len(redrawn) == 2 and all(p.shape == (28, 28, 3) for p in redrawn)
     assert np.abs(redrawn[0].astype(int) - redrawn[1].astype(int)).mean() > 5, "both redrawn pictures are the same"
-    for picture, digit in zip(redrawn, person.reading()):
+    for redrawn_digit, digit in zip(redrawn, person.reading()):
         colour = np.array([int(colours[digit][i:i + 2], 16) for i in (1, 3, 5)])
-        assert tint(picture) @ tint(colour[None, None]) > 0.98, f"{digit} is not redrawn in its digit's colour"
+        assert tint(redrawn_digit) @ tint(colour[None, None]) > 0.98, f"{digit} is not redrawn in its digit's colour"
 
 
 def test_two_digits_with_two_pens_clear_and_an_example(url, browser):

@@ -1,5 +1,6 @@
 """Examples as people write them (capsnet.written) and the strokes they are drawn with
 (capsnet.strokes): skeletons, segments, the pen, stroke width, and what train.py makes of them."""
+import dataclasses
 import json
 import math
 
@@ -7,13 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from capsnet import CapsNet, capsule_loss
+from capsnet import capsule_loss
 from capsnet.loss import margin_loss, reconstruction_loss
 from capsnet.pairs import digits_right
-from capsnet.preprocess import INK_THRESHOLD, ink_to_mnist
+from capsnet.preprocess import INK_THRESHOLD
 from capsnet.strokes import pen_ink, segments, skeletons, stroke_width
-from capsnet.written import (PEN_WIDTHS, SINGLE_SHARE, DigitSet, Examples, draw_examples, fixed_examples,
-                             inverse, render)
+from capsnet.written import PEN_WIDTHS, SINGLE_SHARE, DigitSet, draw_examples, fixed_examples, inverse, render
 
 
 def neighbours(skeleton: torch.Tensor) -> torch.Tensor:
@@ -156,8 +156,7 @@ def test_the_mnist_capsnet_still_reads_the_varied_digits_as_themselves(trained_m
     """The variation keeps a digit what it is: the MNIST CapsNet, which never saw these examples,
     reads the single digits right far above chance (measured: 96%, docs/pairs.md)."""
     examples = draw_examples(digit_set.labels, torch.arange(600), torch.Generator().manual_seed(4))
-    single = Examples(**{**{name: getattr(examples, name) for name in examples.__dataclass_fields__},
-                         "two": torch.zeros(600, dtype=torch.bool)})
+    single = dataclasses.replace(examples, two=torch.zeros(600, dtype=torch.bool))     # one digit each
     inputs, labels, _ = render(digit_set, single)
     with torch.inference_mode():
         read = torch.cat([trained_model(batch).prediction for batch in inputs.split(200)])
