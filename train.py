@@ -22,8 +22,9 @@ import os
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -490,42 +491,129 @@ def main(argv: list[str] | None = None) -> int:
             dist.destroy_process_group()
 
 
+class UsageError(Exception):
+    """What the flags, or the checkpoint --resume reads, ask for cannot be done: one line, exit 2."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run's flags, the command line that gave them, its process among torchrun's and its device."""
+    args: argparse.Namespace
+    argv: list[str]
+    processes: Processes
+    device: torch.device
+    bf16: bool                         # bf16 autocast
+
+    @property
+    def show(self) -> bool:
+        """Whether this process prints (rank 0 alone)."""
+        return self.processes.leader
+
+    @property
+    def out_dir(self) -> Path:
+        return Path(self.args.out)
+
+    @property
+    def checkpoint(self) -> Path:
+        return Path(self.args.checkpoint)
+
+    def autocast(self):
+        """The context of a training step: bf16 autocast, or nothing."""
+        return torch.autocast(self.device.type, dtype=torch.bfloat16) if self.bf16 else nullcontext()
+
+
+@dataclass
+class Data:
+    """What a run reads: this process's shard of the training data, its share of the held-out
+    images that choose the epoch (None with --val-size 0), and what reading one right means."""
+    training: TrainingData | PairTrainingData
+    validation: DataLoader | None
+    train_images: int
+    val_images: int
+    right: Callable
+
+
+@dataclass
+class Network:
+    """The network being trained, the moving average of its weights (what is evaluated and
+    saved), Adam and the learning rate's schedule."""
+    model: nn.Module
+    ema: AveragedModel
+    optimizer: torch.optim.Optimizer
+    schedule: torch.optim.lr_scheduler.LRScheduler
+
+
+@dataclass
+class Progress:
+    """Where a run stands: what its checkpoint keeps beside the network, its moving average, Adam
+    and the schedule."""
+    epoch: int                         # the last finished epoch (--start-epoch - 1 before the first)
+    best_accuracy: float = -1.0        # validation accuracy of the weights in --out (with --init-from: of those)
+    best_epoch: int | None = None      # the epoch whose weights this run wrote to --out; None: none yet
+    seconds: float = 0.0               # wall time of the finished epochs
+    history: list[dict] = field(default_factory=list)   # each finished epoch's lr, loss, accuracies, seconds
+    saved_any: bool = False            # whether this run has written weights to --out
+
+
 def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> int:
-    if args.batch_size % processes.world:
-        print(f"train.py: error: --batch-size {args.batch_size} does not split evenly over {processes.world} "
-              "processes: make it a multiple of --nproc_per_node x --nnodes", file=sys.stderr)
+    """One run, step by step: the flags checked, the data, the network, the checkpoint resumed,
+    the epochs, then the chosen weights read once on the test set and what is written beside them."""
+    try:
+        check_flags(args, processes.world)
+        run = start(args, processes, argv)
+        data = load_data(run)
+        network = build_network(run)
+        progress = resume_or_begin(run, data, network)
+        report_start(run, data, progress)
+        train_epochs(run, data, network, progress)
+        return final_read(run, data, progress)
+    except UsageError as error:
+        print(f"train.py: error: {error}", file=sys.stderr)
         return 2
+    except NonFiniteLossError as error:      # from train_epochs: progress is there
+        print(f"train.py: error: {error} {what_is_kept(run, progress)} Train again with a lower --lr.", file=sys.stderr)
+        return 1
+
+
+def check_flags(args: argparse.Namespace, world: int) -> None:
+    """Every flag that argparse cannot check alone.
+
+    Raises:
+        UsageError: a flag the run cannot go on with; the message names it.
+    """
+    if args.batch_size % world:
+        raise UsageError(f"--batch-size {args.batch_size} does not split evenly over {world} processes: make it "
+                         "a multiple of --nproc_per_node x --nnodes")
     if args.pairs_per_epoch is not None and (args.task != "pairs" or args.pairs_per_epoch < 1):
-        print("train.py: error: --pairs-per-epoch needs --task pairs and a positive number", file=sys.stderr)
-        return 2
+        raise UsageError("--pairs-per-epoch needs --task pairs and a positive number")
     if args.routing_iterations is not None and (args.model != "capsnet" or args.routing_iterations < 1):
-        print("train.py: error: --routing-iterations needs --model capsnet and at least 1", file=sys.stderr)
-        return 2
+        raise UsageError("--routing-iterations needs --model capsnet and at least 1")
     if not 1 <= args.start_epoch <= args.epochs:
-        print(f"train.py: error: --start-epoch {args.start_epoch} must be between 1 and --epochs {args.epochs}",
-              file=sys.stderr)
-        return 2
-    torch.manual_seed(args.seed)                  # the initial weights: the same in every process
+        raise UsageError(f"--start-epoch {args.start_epoch} must be between 1 and --epochs {args.epochs}")
+
+
+def start(args: argparse.Namespace, processes: Processes, argv: list[str]) -> Run:
+    """The run's device and whether it computes in bf16."""
     device = pick_device(args.device, processes.local_rank)
-    bf16 = use_bf16(args.amp, device)
-    autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) if bf16 else nullcontext
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True     # the batches' sizes are fixed: cuDNN times its convolutions once
-    on_device = args.device_data == "on"
-    out_dir, checkpoint_path = Path(args.out), Path(args.checkpoint)
-    network = NETWORKS[args.model]
-    show = processes.leader
+    return Run(args, argv, processes, device, use_bf16(args.amp, device))
 
+
+def load_data(run: Run) -> Data:
+    """The training images (or pairs) of this process and its share of the held-out ones.
+
+    Raises:
+        UsageError: MNIST cannot be had, or --val-size leaves nothing to train on.
+    """
+    args, processes, device = run.args, run.processes, run.device
     try:
         train_indices, val_indices = validation_split(len(mnist(args.data_dir, train=True)), args.val_size, args.seed)
     except (RuntimeError, ValueError) as error:
-        print(f"train.py: error: {'--val-size: ' if isinstance(error, ValueError) else ''}{error}", file=sys.stderr)
-        return 2
+        raise UsageError(f"{'--val-size: ' if isinstance(error, ValueError) else ''}{error}") from None
     if args.limit:
         train_indices = train_indices[:args.limit]
-    pairs = args.task == "pairs"
-    right = RIGHT[args.task]
-    if pairs:
+    if args.task == "pairs":
         data = PairTrainingData(args.data_dir, train_indices, args.batch_size // processes.world, args.seed,
                                 processes, device, args.pairs_per_epoch)
         digits = mnist(args.data_dir, train=True)
@@ -533,134 +621,221 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
                                   device) if args.val_size else None
     else:
         data = TrainingData(args.data_dir, train_indices, args.batch_size // processes.world, args.seed,
-                            processes, device, on_device)
+                            processes, device, args.device_data == "on")
         validation = held_out(args.data_dir, val_indices, processes, device) if args.val_size else None
+    return Data(data, validation, len(train_indices), len(val_indices), RIGHT[args.task])
 
+
+def build_network(run: Run) -> Network:
+    """The network (from --init-from, else initialised from --seed, the same in every process) on
+    the run's device, its moving average, Adam and the schedule.
+
+    Raises:
+        UsageError: the --init-from weights cannot be loaded.
+    """
+    args = run.args
+    torch.manual_seed(args.seed)                  # the initial weights: the same in every process
+    network = NETWORKS[args.model]
     try:
         model = load_model(args.init_from, network) if args.init_from else network(CONFIGS[network]())
     except WeightsError as error:
-        print(f"train.py: error: --init-from: {error}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--init-from: {error}") from None
     if args.routing_iterations:
         model = routed_with(model, args.routing_iterations)
-    model = model.to(device)
-    ema = AveragedModel(model)                    # updated by update_moving_average
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, fused=device.type == "cuda")   # one kernel a step
-    schedule = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay)
-    start_epoch, best_accuracy, best_epoch, seconds, history, saved_any = args.start_epoch, -1.0, None, 0.0, [], False
+    model = model.to(run.device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, fused=run.device.type == "cuda")   # one kernel a step
+    return Network(model, AveragedModel(model),   # the average updated by update_moving_average
+                   optimizer, torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay))
+
+
+def resume_or_begin(run: Run, data: Data, network: Network) -> Progress:
+    """With --resume, the checkpoint's network, moving average, Adam, schedule and progress; with
+    --init-from, the starting weights' validation accuracy as the figure to beat.
+
+    Raises:
+        UsageError: the checkpoint is missing, unreadable, or made by another recipe or network.
+    """
+    args = run.args
     if args.resume:
         try:
-            state = resume(checkpoint_path, args, model, ema, optimizer, schedule)
+            state = resume(run.checkpoint, args, network.model, network.ema, network.optimizer, network.schedule)
         except RuntimeError as error:
-            print(f"train.py: error: {error}", file=sys.stderr)
-            return 2
-        start_epoch, best_accuracy, best_epoch = state["epoch"] + 1, state["best_accuracy"], state.get("best_epoch")
-        seconds, history = state["seconds"], state["history"]
-        saved_any = state.get("saved_any", True)   # checkpoints from before --init-from always saved
-        if show:
-            print(f"resumed from {checkpoint_path} after epoch {state['epoch']}")
-    elif args.init_from and validation is not None:  # the starting weights are the ones to beat
-        best_accuracy = shared_accuracy(model, validation, processes, device, right)
-        if show:
-            print(f"starting from {args.init_from}: validation accuracy {best_accuracy:.4%}, the figure to beat")
-    epochs = start_epoch if args.dry_run else args.epochs
-    if start_epoch > epochs and show:
-        print(f"the checkpoint has finished {start_epoch - 1} epochs: nothing left to train, only the test "
-              "(raise --epochs to go on)")
-    trained = model if processes.world == 1 else \
-        DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+            raise UsageError(error) from None
+        if run.show:
+            print(f"resumed from {run.checkpoint} after epoch {state['epoch']}")
+        return Progress(state["epoch"], state["best_accuracy"], state.get("best_epoch"), state["seconds"],
+                        state["history"],
+                        state.get("saved_any", True))   # checkpoints from before --init-from always saved
+    progress = Progress(args.start_epoch - 1)
+    if args.init_from and data.validation is not None:   # the starting weights are the ones to beat
+        progress.best_accuracy = shared_accuracy(network.model, data.validation, run.processes, run.device,
+                                                 data.right)
+        if run.show:
+            print(f"starting from {args.init_from}: validation accuracy {progress.best_accuracy:.4%}, "
+                  "the figure to beat")
+    return progress
 
-    if show:
-        print(f"{args.model} on {args.task}: device {device}, bf16 autocast {'on' if bf16 else 'off'}, "
-              f"data {'pairs made on the CPU' if pairs else 'on the device' if on_device else 'from a DataLoader'}, "
-              f"{processes.world} process(es), "
-              f"global batch {args.batch_size}, {len(train_indices)} training images, "
-              f"{len(val_indices)} for validation, epochs {start_epoch}..{epochs}")
+
+def last_epoch(args: argparse.Namespace, progress: Progress) -> int:
+    """The run's last epoch: --epochs, or a --dry-run's one."""
+    return progress.epoch + 1 if args.dry_run else args.epochs
+
+
+def report_start(run: Run, data: Data, progress: Progress) -> None:
+    args, first, last = run.args, progress.epoch + 1, last_epoch(run.args, progress)
+    if not run.show:
+        return
+    if first > last:
+        print(f"the checkpoint has finished {first - 1} epochs: nothing left to train, only the test "
+              "(raise --epochs to go on)")
+    source = "pairs made on the CPU" if args.task == "pairs" else \
+        "on the device" if args.device_data == "on" else "from a DataLoader"
+    print(f"{args.model} on {args.task}: device {run.device}, bf16 autocast {'on' if run.bf16 else 'off'}, "
+          f"data {source}, "
+          f"{run.processes.world} process(es), "
+          f"global batch {args.batch_size}, {data.train_images} training images, "
+          f"{data.val_images} for validation, epochs {first}..{last}")
+
+
+def train_epochs(run: Run, data: Data, network: Network, progress: Progress) -> None:
+    """The epochs after ``progress.epoch`` up to --epochs: after each, the moving average read on the
+    held-out images, the best weights so far saved to --out, and the checkpoint. Stops early
+    where another epoch would pass --max-minutes; a --dry-run trains one step and saves nothing.
+
+    Raises:
+        NonFiniteLossError: the loss became NaN or infinite; ``progress`` is the last finished epoch's.
+    """
+    args, processes = run.args, run.processes
+    last = last_epoch(args, progress)
+    trained = network.model if processes.world == 1 else \
+        DistributedDataParallel(network.model, device_ids=[run.device.index] if run.device.type == "cuda" else None)
     started = time.monotonic()
-    for epoch in range(start_epoch, epochs + 1):
+    for epoch in range(progress.epoch + 1, last + 1):
         torch.manual_seed(epoch_seed(args.seed, epoch, processes.rank))
         epoch_started = time.monotonic()
-        lr = optimizer.param_groups[0]["lr"]
-        try:
-            sums = train_one_epoch(trained, ema, args.ema_decay, data, optimizer, autocast, epoch, args.dry_run,
-                                   LOSSES[args.model, args.task], show)
-        except NonFiniteLossError as error:
-            kept = (f"The best weights so far (epoch {best_epoch}) are kept in {out_dir}/, "
-                    f"the last finished epoch in {checkpoint_path}." if best_epoch is not None else
-                    "No epoch finished, so nothing was saved.")
-            print(f"train.py: error: {error} {kept} Train again with a lower --lr.", file=sys.stderr)
-            return 1
-        loss_sum, correct, seen = processes.sum(*sums, device=device)
-        schedule.step()
-        val_accuracy = shared_accuracy(ema.module, validation, processes, device, right) if validation else None
+        lr = network.optimizer.param_groups[0]["lr"]
+        sums = train_one_epoch(trained, network.ema, args.ema_decay, data.training, network.optimizer, run.autocast,
+                               epoch, args.dry_run, LOSSES[args.model, args.task], run.show)
+        loss_sum, correct, seen = processes.sum(*sums, device=run.device)
+        network.schedule.step()
+        val_accuracy = shared_accuracy(network.ema.module, data.validation, processes, run.device, data.right) \
+            if data.validation else None
         epoch_seconds = time.monotonic() - epoch_started
-        seconds += epoch_seconds
-        history.append({"epoch": epoch, "lr": lr, "train_loss": round(loss_sum / seen, 6),
-                        "train_accuracy": round(correct / seen, 6), "val_accuracy": val_accuracy,
-                        "seconds": round(epoch_seconds, 1)})
-        if show:
+        progress.seconds += epoch_seconds
+        progress.history.append({"epoch": epoch, "lr": lr, "train_loss": round(loss_sum / seen, 6),
+                                 "train_accuracy": round(correct / seen, 6), "val_accuracy": val_accuracy,
+                                 "seconds": round(epoch_seconds, 1)})
+        if run.show:
             print(f"epoch {epoch}: loss {loss_sum / seen:.4f}, train accuracy {correct / seen:.4%}, "
-                  + (f"validation accuracy {val_accuracy:.4%}, " if validation else "") + f"{epoch_seconds:.0f} s")
+                  + (f"validation accuracy {val_accuracy:.4%}, " if data.validation else "") + f"{epoch_seconds:.0f} s")
         if args.dry_run:
             break                # a dry run checks that everything runs; it overwrites no weights
-        if validation is None or val_accuracy > best_accuracy:
-            best_accuracy, best_epoch, saved_any = (val_accuracy if validation else -1.0), epoch, True
-            if processes.leader:
-                atomic_save_pretrained(ema.module, out_dir)
-        if processes.leader:
-            atomic_torch_save({"model": model.state_dict(), "ema": ema.state_dict(),
-                               "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
-                               "epoch": epoch, "best_accuracy": best_accuracy, "best_epoch": best_epoch,
-                               "seconds": seconds, "history": history, "recipe": recipe(args),
-                               "saved_any": saved_any}, checkpoint_path)
+        progress.epoch = epoch
+        keep_if_best(run, network, progress, val_accuracy)
+        save_checkpoint(run, network, progress)
         elapsed_minutes = (time.monotonic() - started) / 60
-        out_of_time = args.max_minutes is not None and epoch < epochs and \
+        out_of_time = args.max_minutes is not None and epoch < last and \
             elapsed_minutes + epoch_seconds / 60 > args.max_minutes
-        if processes.sum(float(out_of_time), device=device)[0]:   # every process stops, or none
-            if show:
+        if processes.sum(float(out_of_time), device=run.device)[0]:   # every process stops, or none
+            if run.show:
                 print(f"stopping after epoch {epoch}: another epoch would pass --max-minutes {args.max_minutes}")
             break
+
+
+def keep_if_best(run: Run, network: Network, progress: Progress, val_accuracy: float | None) -> None:
+    """Save the moving average to --out where it reads the held-out images better than any epoch
+    before (every epoch without a validation split)."""
+    if val_accuracy is None or val_accuracy > progress.best_accuracy:
+        progress.best_accuracy = -1.0 if val_accuracy is None else val_accuracy
+        progress.best_epoch, progress.saved_any = progress.epoch, True
+        if run.processes.leader:
+            atomic_save_pretrained(network.ema.module, run.out_dir)
+
+
+def save_checkpoint(run: Run, network: Network, progress: Progress) -> None:
+    """What --resume goes on from (rank 0 writes it)."""
+    if run.processes.leader:
+        atomic_torch_save({"model": network.model.state_dict(), "ema": network.ema.state_dict(),
+                           "optimizer": network.optimizer.state_dict(), "schedule": network.schedule.state_dict(),
+                           "epoch": progress.epoch, "best_accuracy": progress.best_accuracy,
+                           "best_epoch": progress.best_epoch, "seconds": progress.seconds,
+                           "history": progress.history, "recipe": recipe(run.args),
+                           "saved_any": progress.saved_any}, run.checkpoint)
+
+
+def what_is_kept(run: Run, progress: Progress) -> str:
+    """After a stop, where the best weights and the last checkpoint are."""
+    return (f"The best weights so far (epoch {progress.best_epoch}) are kept in {run.out_dir}/, "
+            f"the last finished epoch in {run.checkpoint}." if progress.best_epoch is not None else
+            "No epoch finished, so nothing was saved.")
+
+
+def final_read(run: Run, data: Data, progress: Progress) -> int:
+    """The chosen weights read once on the test set (rank 0); metrics.json written beside them,
+    and the weights pushed to the Hub where asked.
+
+    Raises:
+        UsageError: the chosen weights cannot be loaded from --out.
+    """
+    args = run.args
     if args.dry_run:
         return 0
-    if args.init_from and not saved_any:
-        if show:
-            print(f"no epoch beat the starting weights ({best_accuracy:.4%}); nothing written to {out_dir}/")
+    if args.init_from and not progress.saved_any:
+        if run.show:
+            print(f"no epoch beat the starting weights ({progress.best_accuracy:.4%}); nothing written to {run.out_dir}/")
         return 0
-    if processes.leader:
-        try:
-            chosen = load_model(out_dir, network).to(device)
-        except WeightsError as error:
-            print(f"train.py: error: the chosen weights: {error}", file=sys.stderr)
-            return 2
-        test_set = mnist(args.data_dir, train=False)
-        tests = pair_batches(test_set.data, test_set.targets, TEST_SEED, Processes(), device) if pairs else \
-            batches(test_set, EVAL_BATCH, device=device)
-        test_accuracy = accuracy(chosen, tests, device, right)
-        held_out_ones = "the pairs of the" if pairs else "the"
-        test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
-        write_metrics(out_dir, {
-            "model": args.model, "task": args.task, "parameters": sum(p.numel() for p in chosen.parameters()),
-            ("pairs_test_both_right" if pairs else "mnist_test_accuracy"): test_accuracy,
-            "selection": (f"the epoch whose moving average read best {held_out_ones} {args.val_size} training "
-                          f"images held out by seed {args.seed}; {test_ones} read once, at the end, on those weights"
-                          if validation else
-                          f"the last epoch (no validation split); {test_ones} read once, at the end"),
-            "chosen_epoch": best_epoch, "val_size": args.val_size,
-            "val_accuracy": best_accuracy if validation else None, "epochs": history[-1]["epoch"] if history else 0,
-            "train_images": len(train_indices),
-            **({"pairs_per_epoch": data.pairs_from_shard * processes.world} if pairs else {}),
-            "global_batch": args.batch_size, "processes": processes.world,
-            "device": device.type, "data_on_device": on_device, "bf16_autocast": bf16,
-            "torch_version": torch.__version__, "train_seconds": round(seconds, 1),
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": portable_command(argv), "init_from": args.init_from, "start_epoch": args.start_epoch,
-            "history": history, "earlier": earlier_run(args)})
-        print(f"epoch {best_epoch} chosen ({'validation accuracy ' + format(best_accuracy, '.4%') if validation else 'the last'}); "
-              f"test {'pairs with both digits right' if pairs else 'accuracy'} {test_accuracy:.4%}; model in {out_dir}/")
-        if args.push_to_hub:
-            network.from_pretrained(out_dir).push_to_hub(args.push_to_hub)
-            print(f"pushed to https://huggingface.co/{args.push_to_hub}")
+    if not run.processes.leader:
+        return 0
+    network = NETWORKS[args.model]
+    try:
+        chosen = load_model(run.out_dir, network).to(run.device)
+    except WeightsError as error:
+        raise UsageError(f"the chosen weights: {error}") from None
+    test_accuracy = read_test_set(run, data, chosen)
+    write_metrics(run.out_dir, metrics(run, data, progress, sum(p.numel() for p in chosen.parameters()),
+                                       test_accuracy))
+    chosen_by = f"validation accuracy {progress.best_accuracy:.4%}" if data.validation else "the last"
+    print(f"epoch {progress.best_epoch} chosen ({chosen_by}); test "
+          f"{'pairs with both digits right' if args.task == 'pairs' else 'accuracy'} {test_accuracy:.4%}; "
+          f"model in {run.out_dir}/")
+    if args.push_to_hub:
+        network.from_pretrained(run.out_dir).push_to_hub(args.push_to_hub)
+        print(f"pushed to https://huggingface.co/{args.push_to_hub}")
     return 0
+
+
+def read_test_set(run: Run, data: Data, chosen: nn.Module) -> float:
+    """The chosen weights' accuracy on MNIST's test set (its fixed pairs with --task pairs)."""
+    test_set = mnist(run.args.data_dir, train=False)
+    tests = pair_batches(test_set.data, test_set.targets, TEST_SEED, Processes(), run.device) \
+        if run.args.task == "pairs" else batches(test_set, EVAL_BATCH, device=run.device)
+    return accuracy(chosen, tests, run.device, data.right)
+
+
+def metrics(run: Run, data: Data, progress: Progress, parameters: int, test_accuracy: float) -> dict:
+    """What metrics.json says of the run and of the weights it chose."""
+    args, processes, pairs = run.args, run.processes, run.args.task == "pairs"
+    history = progress.history
+    held_out_ones = "the pairs of the" if pairs else "the"
+    test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
+    return {
+        "model": args.model, "task": args.task, "parameters": parameters,
+        ("pairs_test_both_right" if pairs else "mnist_test_accuracy"): test_accuracy,
+        "selection": (f"the epoch whose moving average read best {held_out_ones} {args.val_size} training "
+                      f"images held out by seed {args.seed}; {test_ones} read once, at the end, on those weights"
+                      if data.validation else
+                      f"the last epoch (no validation split); {test_ones} read once, at the end"),
+        "chosen_epoch": progress.best_epoch, "val_size": args.val_size,
+        "val_accuracy": progress.best_accuracy if data.validation else None,
+        "epochs": history[-1]["epoch"] if history else 0,
+        "train_images": data.train_images,
+        **({"pairs_per_epoch": data.training.pairs_from_shard * processes.world} if pairs else {}),
+        "global_batch": args.batch_size, "processes": processes.world,
+        "device": run.device.type, "data_on_device": args.device_data == "on", "bf16_autocast": run.bf16,
+        "torch_version": torch.__version__, "train_seconds": round(progress.seconds, 1),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": portable_command(run.argv), "init_from": args.init_from, "start_epoch": args.start_epoch,
+        "history": history, "earlier": earlier_run(args)}
 
 
 if __name__ == "__main__":
