@@ -33,13 +33,15 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.optim.swa_utils import AveragedModel
 from torch.utils.data import DataLoader, DistributedSampler, Subset
+from huggingface_hub import HfApi
 from tqdm import tqdm
 
 from capsnet import CapsNet, WeightsError, capsule_loss, load_model
 from capsnet.baseline import cross_entropy_loss, multi_label_loss
-from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
+from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, atomic_write_text, load_checkpoint
 from capsnet.data import batches, mnist, random_offsets, shift, validation_split
 from capsnet.evaluate import accuracy, correct_and_total, read_right
+from capsnet.model_card import write_model_card
 from capsnet.pairs import TEST_SEED, RenderedBatches, draw_pairs, fixed_pairs, pair_right
 from capsnet.pretrained import CONFIGS, NETWORKS
 
@@ -437,14 +439,13 @@ def resume(path: Path, args: argparse.Namespace, model, ema, optimizer, schedule
 
 
 def write_metrics(out_dir: Path, metrics: dict) -> None:
-    tmp = out_dir / "metrics.json.tmp"
-    tmp.write_text(json.dumps(metrics, indent=2) + "\n")
-    os.replace(tmp, out_dir / "metrics.json")
+    atomic_write_text(out_dir / "metrics.json", json.dumps(metrics, indent=2) + "\n")
 
 
-def earlier_run(args: argparse.Namespace) -> dict | None:
+def earlier_run(args: argparse.Namespace, first_epoch: int | None = None) -> dict | None:
     """The metrics.json of the --init-from folder where that run trained this network on this task
-    (this run goes on from it), so that the chosen weights' whole history stays beside them."""
+    (this run goes on from it), so that the chosen weights' whole history stays beside them. Read
+    when the run begins and kept in its checkpoint: with --out the same folder, the run replaces it."""
     if not args.init_from or not Path(args.init_from).is_dir():
         return None
     try:
@@ -454,9 +455,10 @@ def earlier_run(args: argparse.Namespace) -> dict | None:
     if not (isinstance(earlier, dict) and earlier.get("model") == args.model
             and earlier.get("task", "digits") == args.task):
         return None
-    # A resumed run whose weights were copied into --init-from meanwhile finds its own earlier
-    # result there: only the runs that ended before this one's first epoch came before it.
-    while earlier and earlier.get("history") and earlier["history"][-1].get("epoch", 0) >= args.start_epoch:
+    # Resuming from a checkpoint that did not keep it: a run whose weights were copied into
+    # --init-from meanwhile finds its own result there; only the runs that ended before this one's
+    # first epoch came before it.
+    while first_epoch and earlier and earlier.get("history") and earlier["history"][-1].get("epoch", 0) >= first_epoch:
         earlier = earlier.get("earlier")
     return earlier
 
@@ -553,6 +555,7 @@ class Progress:
     seconds: float = 0.0               # wall time of the finished epochs
     history: list[dict] = field(default_factory=list)   # each finished epoch's lr, loss, accuracies, seconds
     saved_any: bool = False            # whether this run has written weights to --out
+    earlier: dict | None = None        # metrics.json of the run whose weights --init-from goes on from
 
 
 def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> int:
@@ -665,8 +668,9 @@ def resume_or_begin(run: Run, data: Data, network: Network) -> Progress:
             print(f"resumed from {run.checkpoint} after epoch {state['epoch']}")
         return Progress(state["epoch"], state["best_accuracy"], state.get("best_epoch"), state["seconds"],
                         state["history"],
-                        state.get("saved_any", True))   # checkpoints from before --init-from always saved
-    progress = Progress(args.start_epoch - 1)
+                        state.get("saved_any", True),   # checkpoints from before --init-from always saved
+                        state["earlier"] if "earlier" in state else earlier_run(args, args.start_epoch))
+    progress = Progress(args.start_epoch - 1, earlier=earlier_run(args))   # read before --out is written to
     if args.init_from and data.validation is not None:   # the starting weights are the ones to beat
         progress.best_accuracy = shared_accuracy(network.model, data.validation, run.processes, run.device,
                                                  data.right)
@@ -760,7 +764,7 @@ def save_checkpoint(run: Run, network: Network, progress: Progress) -> None:
                            "epoch": progress.epoch, "best_accuracy": progress.best_accuracy,
                            "best_epoch": progress.best_epoch, "seconds": progress.seconds,
                            "history": progress.history, "recipe": recipe(run.args),
-                           "saved_any": progress.saved_any}, run.checkpoint)
+                           "saved_any": progress.saved_any, "earlier": progress.earlier}, run.checkpoint)
 
 
 def what_is_kept(run: Run, progress: Progress) -> str:
@@ -771,8 +775,8 @@ def what_is_kept(run: Run, progress: Progress) -> str:
 
 
 def final_read(run: Run, data: Data, progress: Progress) -> int:
-    """The chosen weights read once on the test set (rank 0); metrics.json written beside them,
-    and the weights pushed to the Hub where asked.
+    """The chosen weights read once on the test set (rank 0); metrics.json and the model card
+    written beside them, and the folder pushed to the Hub where asked.
 
     Raises:
         UsageError: the chosen weights cannot be loaded from --out.
@@ -786,9 +790,8 @@ def final_read(run: Run, data: Data, progress: Progress) -> int:
         return 0
     if not run.processes.leader:
         return 0
-    network = NETWORKS[args.model]
     try:
-        chosen = load_model(run.out_dir, network).to(run.device)
+        chosen = load_model(run.out_dir, NETWORKS[args.model]).to(run.device)
     except WeightsError as error:
         raise UsageError(f"the chosen weights: {error}") from None
     test_accuracy = read_test_set(run, data, chosen)
@@ -798,9 +801,25 @@ def final_read(run: Run, data: Data, progress: Progress) -> int:
     print(f"epoch {progress.best_epoch} chosen ({chosen_by}); test "
           f"{'pairs with both digits right' if args.task == 'pairs' else 'accuracy'} {test_accuracy:.4%}; "
           f"model in {run.out_dir}/")
-    if args.push_to_hub:
-        network.from_pretrained(run.out_dir).push_to_hub(args.push_to_hub)
-        print(f"pushed to https://huggingface.co/{args.push_to_hub}")
+    write_model_card(run.out_dir, args.model, args.data_dir)
+    return push(run.out_dir, args.push_to_hub) if args.push_to_hub else 0
+
+
+def push(out_dir: Path, repo: str) -> int:
+    """Upload ``out_dir`` as it is (the weights, config.json, the model card, metrics.json) to the
+    Hub repo ``repo``, created where missing. Returns 0, or 1 where the upload fails (no network,
+    no token, no right to the repo): the weights stay in ``out_dir``, and one line says why."""
+    try:
+        api = HfApi()
+        repo_id = api.create_repo(repo, exist_ok=True).repo_id
+        api.upload_folder(repo_id=repo_id, folder_path=out_dir, ignore_patterns=[".*", "*.tmp"],
+                          commit_message="train.py: the chosen weights, their model card and metrics.json")
+    except Exception as error:         # whatever stops the upload, the run itself is done
+        reason = str(error).splitlines()[0] if str(error) else ""
+        print(f"train.py: error: --push-to-hub {repo}: the upload failed ({error.__class__.__name__}: {reason}); "
+              f"the weights are in {out_dir}/", file=sys.stderr)
+        return 1
+    print(f"pushed {out_dir}/ to https://huggingface.co/{repo_id}")
     return 0
 
 
@@ -835,7 +854,7 @@ def metrics(run: Run, data: Data, progress: Progress, parameters: int, test_accu
         "torch_version": torch.__version__, "train_seconds": round(progress.seconds, 1),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": portable_command(run.argv), "init_from": args.init_from, "start_epoch": args.start_epoch,
-        "history": history, "earlier": earlier_run(args)}
+        "history": history, "earlier": progress.earlier}
 
 
 if __name__ == "__main__":
