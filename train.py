@@ -102,7 +102,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's initial learning rate (default: 1e-3)")
     p.add_argument("--lr-decay", type=float, default=0.85, help="exponential decay of the learning rate per epoch (default: 0.85)")
     p.add_argument("--ema-decay", type=float, default=0.999, help="decay of the weights' moving average that is evaluated and saved (default: 0.999)")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default: 1)")
+    p.add_argument("--seed", type=int, default=1, help="random seed, 0 to 2^32 - 1 (default: 1)")
     p.add_argument("--device", choices=["auto", "cuda", "mps", "cpu"], default="auto", help="auto: cuda, then mps, then cpu (default: auto)")
     p.add_argument("--amp", choices=["auto", "bf16", "off"], default="auto",
                    help="bf16 autocast; auto: on CUDA with bf16 and on CPUs with native bf16 (AVX512-BF16/AMX) (default: auto)")
@@ -139,31 +139,49 @@ class Processes:
         return total.tolist()
 
 
-def join_processes(device_name: str) -> Processes:
-    """Join torchrun's process group where torchrun started this process (gloo on the CPU, nccl
-    on CUDA), else a group of one."""
+def torchrun_processes() -> Processes:
+    """Where torchrun placed this process (its environment); rank 0 of 1 without torchrun."""
     if "RANK" not in os.environ:
         return Processes()
-    processes = Processes(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), int(os.environ["LOCAL_RANK"]))
-    cuda = device_name in ("auto", "cuda") and torch.cuda.is_available()
-    if cuda:
-        torch.cuda.set_device(processes.local_rank)
-    dist.init_process_group("nccl" if cuda else "gloo")
-    return processes
+    return Processes(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), int(os.environ["LOCAL_RANK"]))
+
+
+def join_processes(processes: Processes, device: torch.device) -> None:
+    """Join torchrun's process group where there are several processes: nccl on CUDA, gloo else."""
+    if processes.world == 1:
+        return
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+
+
+class UsageError(Exception):
+    """What the flags, or the checkpoint --resume reads, ask for cannot be done: one line, exit 2."""
 
 
 def pick_device(name: str, local_rank: int = 0) -> torch.device:
+    """The device of --device (auto: CUDA, then MPS, then the CPU). Under torchrun, the GPU of the
+    process's LOCAL_RANK where each process sees every GPU of its machine, and the one GPU it sees
+    where it sees one (CUDA_VISIBLE_DEVICES set per process).
+
+    Raises:
+        UsageError: the device is not there, or fewer GPUs than processes are.
+    """
     if name == "auto":
-        if torch.cuda.is_available():
-            return torch.device("cuda", local_rank)
-        if torch.backends.mps.is_available():
-            return torch.device("mps")
-        return torch.device("cpu")
+        name = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
     if name == "cuda" and not torch.cuda.is_available():
-        raise SystemExit("--device cuda: no CUDA GPU is visible to PyTorch")
+        raise UsageError("--device cuda: no CUDA GPU is visible to PyTorch")
     if name == "mps" and not torch.backends.mps.is_available():
-        raise SystemExit("--device mps: MPS is not available on this machine")
-    return torch.device("cuda", local_rank) if name == "cuda" else torch.device(name)
+        raise UsageError("--device mps: MPS is not available on this machine")
+    if name != "cuda":
+        return torch.device(name)
+    visible = torch.cuda.device_count()
+    if visible == 1:
+        return torch.device("cuda", 0)
+    if local_rank >= visible:
+        raise UsageError(f"process {local_rank} of this machine (LOCAL_RANK) has no GPU of its own: it sees "
+                         f"{visible}; start at most {visible} processes a machine (--nproc_per_node)")
+    return torch.device("cuda", local_rank)
 
 
 def use_bf16(amp: str, device: torch.device) -> bool:
@@ -485,16 +503,11 @@ def is_local_path(value: str) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    processes = join_processes(args.device)
     try:
-        return train(args, processes, sys.argv[1:] if argv is None else argv)
+        return train(args, sys.argv[1:] if argv is None else argv)
     finally:
-        if processes.world > 1:
+        if dist.is_initialized():
             dist.destroy_process_group()
-
-
-class UsageError(Exception):
-    """What the flags, or the checkpoint --resume reads, ask for cannot be done: one line, exit 2."""
 
 
 @dataclass(frozen=True)
@@ -558,9 +571,11 @@ class Progress:
     earlier: dict | None = None        # metrics.json of the run whose weights --init-from goes on from
 
 
-def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> int:
-    """One run, step by step: the flags checked, the data, the network, the checkpoint resumed,
-    the epochs, then the chosen weights read once on the test set and what is written beside them."""
+def train(args: argparse.Namespace, argv: list[str]) -> int:
+    """One run, step by step: the flags checked, the device and torchrun's processes, the data,
+    the network, the checkpoint resumed, the epochs, then the chosen weights read once on the test
+    set and what is written beside them."""
+    processes = torchrun_processes()
     try:
         check_flags(args, processes.world)
         run = start(args, processes, argv)
@@ -579,11 +594,24 @@ def train(args: argparse.Namespace, processes: Processes, argv: list[str]) -> in
 
 
 def check_flags(args: argparse.Namespace, world: int) -> None:
-    """Every flag that argparse cannot check alone.
+    """Every flag that argparse cannot check alone, before anything is read or written.
 
     Raises:
         UsageError: a flag the run cannot go on with; the message names it.
     """
+    for flag, value, allowed, meaning in (
+            ("--batch-size", args.batch_size, args.batch_size >= 1, "at least 1"),
+            ("--limit", args.limit, args.limit is None or args.limit >= 1, "at least 1"),
+            ("--val-size", args.val_size, args.val_size >= 0, "0 or more"),
+            ("--epochs", args.epochs, args.epochs >= 1, "at least 1"),
+            ("--seed", args.seed, 0 <= args.seed < 2**32, "from 0 to 2^32 - 1"),
+            ("--lr", args.lr, 0 <= args.lr < math.inf, "a finite number, 0 or more"),
+            ("--lr-decay", args.lr_decay, 0 < args.lr_decay <= 1, "above 0 and at most 1"),
+            ("--ema-decay", args.ema_decay, 0 <= args.ema_decay < 1, "from 0 up to, not including, 1"),
+            ("--max-minutes", args.max_minutes, args.max_minutes is None or 0 < args.max_minutes < math.inf,
+             "a finite number above 0")):
+        if not allowed:         # NaN fails every comparison
+            raise UsageError(f"{flag} {value}: must be {meaning}")
     if args.batch_size % world:
         raise UsageError(f"--batch-size {args.batch_size} does not split evenly over {world} processes: make it "
                          "a multiple of --nproc_per_node x --nnodes")
@@ -596,8 +624,13 @@ def check_flags(args: argparse.Namespace, world: int) -> None:
 
 
 def start(args: argparse.Namespace, processes: Processes, argv: list[str]) -> Run:
-    """The run's device and whether it computes in bf16."""
+    """The run's device, torchrun's process group joined, and whether the run computes in bf16.
+
+    Raises:
+        UsageError: the device of --device is not there.
+    """
     device = pick_device(args.device, processes.local_rank)
+    join_processes(processes, device)
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True     # the batches' sizes are fixed: cuDNN times its convolutions once
     return Run(args, argv, processes, device, use_bf16(args.amp, device))
