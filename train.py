@@ -40,15 +40,19 @@ from capsnet import CapsNet, WeightsError, capsule_loss, load_model
 from capsnet.baseline import cross_entropy_loss, multi_label_loss
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, atomic_write_text, load_checkpoint
 from capsnet.data import batches, mnist, random_offsets, shift, validation_split
+from capsnet.dimensions import sha256
 from capsnet.evaluate import accuracy, correct_and_total, read_right
 from capsnet.model_card import write_model_card
 from capsnet.pairs import TEST_SEED, RenderedBatches, draw_pairs, fixed_pairs, pair_right
-from capsnet.pretrained import CONFIGS, NETWORKS
+from capsnet.pretrained import CONFIGS, NETWORKS, WEIGHTS_FILE
 
 
 RECIPE = ("model", "task", "pairs_per_epoch", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
           "init_from", "start_epoch", "device_data", "routing_iterations")  # what --resume must repeat
 CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accuracy", "seconds", "history")
+CHECKPOINT_TYPES = {"epoch": int, "best_accuracy": (int, float), "seconds": (int, float), "history": list,
+                    "recipe": dict, "best_epoch": (int, type(None)), "saved_any": bool, "earlier": (dict, type(None)),
+                    "weights_sha256": (str, type(None))}   # older checkpoints lack the last five
 PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
 EVAL_BATCH = 500
 READ_EVERY = 50     # training steps between reads of their losses back from the device
@@ -418,19 +422,21 @@ def routed_with(model: CapsNet, iterations: int) -> CapsNet:
     return rerouted
 
 
-def recipe(args: argparse.Namespace) -> dict:
-    """The flags that shape the run's trajectory: a resumed run must repeat them to end where an
-    uninterrupted one would."""
-    return {name: getattr(args, name) for name in RECIPE}
+def recipe(args: argparse.Namespace, device: torch.device, bf16: bool) -> dict:
+    """The flags that shape the run's trajectory, the device's type and bf16 autocast: a resumed
+    run must repeat them to end where an uninterrupted one would (and metrics.json, which records
+    one device and one autocast, stays true)."""
+    return {**{name: getattr(args, name) for name in RECIPE}, "device": device.type, "bf16_autocast": bf16}
 
 
-def resume(path: Path, args: argparse.Namespace, model, ema, optimizer, schedule) -> dict:
+def resume(path: Path, wanted: dict, model, ema, optimizer, schedule) -> dict:
     """Restore model, moving average, optimiser and schedule from the checkpoint at ``path`` (what
     is random in an epoch is drawn from the seed and the epoch: see epoch_seed).
 
     Raises:
-        RuntimeError: the checkpoint is missing or unreadable, was made with other flags, or does
-            not fit this network; the message names the file and what to do.
+        RuntimeError: the checkpoint is missing or unreadable, is not what train.py writes, was
+            made with another recipe (``wanted``: this run's), or does not fit this network; the
+            message names the file and what to do.
     """
     state = load_checkpoint(path)
     if not isinstance(state, dict):
@@ -438,7 +444,16 @@ def resume(path: Path, args: argparse.Namespace, model, ema, optimizer, schedule
     if missing := [key for key in CHECKPOINT_KEYS if key not in state]:
         raise RuntimeError(f"checkpoint {path} lacks {', '.join(missing)}; delete it and train again "
                            "without --resume")
-    made_with, wanted = state.get("recipe", {}), recipe(args)  # checkpoints from before recipes lack one
+    if wrong := [key for key, kind in CHECKPOINT_TYPES.items() if key in state and not isinstance(state[key], kind)
+                 or key == "history" and not all(isinstance(epoch, dict) for epoch in state[key])]:
+        held = ", ".join(f"{key} as {type(state[key]).__name__}" for key in wrong)
+        raise RuntimeError(f"checkpoint {path} holds {held}, not as train.py writes it; delete it and train "
+                           "again without --resume")
+    made_with = state.get("recipe", {})   # checkpoints from before recipes lack one
+    if unknown := [name for name in made_with if name not in wanted]:
+        raise RuntimeError(f"checkpoint {path} was made with {', '.join(map(repr, unknown))}, which this "
+                           "train.py does not know: resume it with the train.py that made it, or train afresh "
+                           "without --resume")
     if changed := [name for name in made_with if made_with[name] != wanted[name]]:
         raise RuntimeError(
             f"checkpoint {path} was made with {', '.join(f'{n}={made_with[n]}' for n in changed)}, this run "
@@ -569,6 +584,7 @@ class Progress:
     history: list[dict] = field(default_factory=list)   # each finished epoch's lr, loss, accuracies, seconds
     saved_any: bool = False            # whether this run has written weights to --out
     earlier: dict | None = None        # metrics.json of the run whose weights --init-from goes on from
+    weights_sha256: str | None = None  # of the model.safetensors this run wrote last (known to rank 0)
 
 
 def train(args: argparse.Namespace, argv: list[str]) -> int:
@@ -694,7 +710,8 @@ def resume_or_begin(run: Run, data: Data, network: Network) -> Progress:
     args = run.args
     if args.resume:
         try:
-            state = resume(run.checkpoint, args, network.model, network.ema, network.optimizer, network.schedule)
+            state = resume(run.checkpoint, recipe(args, run.device, run.bf16), network.model, network.ema,
+                           network.optimizer, network.schedule)
         except RuntimeError as error:
             raise UsageError(error) from None
         if run.show:
@@ -702,7 +719,8 @@ def resume_or_begin(run: Run, data: Data, network: Network) -> Progress:
         return Progress(state["epoch"], state["best_accuracy"], state.get("best_epoch"), state["seconds"],
                         state["history"],
                         state.get("saved_any", True),   # checkpoints from before --init-from always saved
-                        state["earlier"] if "earlier" in state else earlier_run(args, args.start_epoch))
+                        state["earlier"] if "earlier" in state else earlier_run(args, args.start_epoch),
+                        state.get("weights_sha256"))
     progress = Progress(args.start_epoch - 1, earlier=earlier_run(args))   # read before --out is written to
     if args.init_from and data.validation is not None:   # the starting weights are the ones to beat
         progress.best_accuracy = shared_accuracy(network.model, data.validation, run.processes, run.device,
@@ -787,6 +805,7 @@ def keep_if_best(run: Run, network: Network, progress: Progress, val_accuracy: f
         progress.best_epoch, progress.saved_any = progress.epoch, True
         if run.processes.leader:
             atomic_save_pretrained(network.ema.module, run.out_dir)
+            progress.weights_sha256 = sha256(run.out_dir / WEIGHTS_FILE)
 
 
 def save_checkpoint(run: Run, network: Network, progress: Progress) -> None:
@@ -796,8 +815,9 @@ def save_checkpoint(run: Run, network: Network, progress: Progress) -> None:
                            "optimizer": network.optimizer.state_dict(), "schedule": network.schedule.state_dict(),
                            "epoch": progress.epoch, "best_accuracy": progress.best_accuracy,
                            "best_epoch": progress.best_epoch, "seconds": progress.seconds,
-                           "history": progress.history, "recipe": recipe(run.args),
-                           "saved_any": progress.saved_any, "earlier": progress.earlier}, run.checkpoint)
+                           "history": progress.history, "recipe": recipe(run.args, run.device, run.bf16),
+                           "saved_any": progress.saved_any, "earlier": progress.earlier,
+                           "weights_sha256": progress.weights_sha256}, run.checkpoint)
 
 
 def what_is_kept(run: Run, progress: Progress) -> str:
@@ -812,7 +832,7 @@ def final_read(run: Run, data: Data, progress: Progress) -> int:
     written beside them, and the folder pushed to the Hub where asked.
 
     Raises:
-        UsageError: the chosen weights cannot be loaded from --out.
+        UsageError: --out does not hold the weights this run chose, or they cannot be loaded.
     """
     args = run.args
     if args.dry_run:
@@ -823,6 +843,10 @@ def final_read(run: Run, data: Data, progress: Progress) -> int:
         return 0
     if not run.processes.leader:
         return 0
+    weights = run.out_dir / WEIGHTS_FILE
+    if progress.weights_sha256 and (not weights.is_file() or sha256(weights) != progress.weights_sha256):
+        raise UsageError(f"{run.out_dir}/ does not hold the weights this run chose (epoch {progress.best_epoch}): "
+                         "give --out the folder it wrote them to; nothing was written")
     try:
         chosen = load_model(run.out_dir, NETWORKS[args.model]).to(run.device)
     except WeightsError as error:

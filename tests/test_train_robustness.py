@@ -13,6 +13,7 @@ import torch
 from safetensors.torch import load_file
 
 import train
+from capsnet import CapsNet
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from conftest import TINY_MNIST_IMAGES, kill_9_during_epoch_2
 
@@ -132,6 +133,56 @@ def test_resume_with_other_flags_is_refused(tiny_mnist, uninterrupted, tmp_path,
     error = capsys.readouterr().err
     assert f"checkpoint {checkpoint} was made with" in error and f"asks for {changed}" in error
     assert checkpoint.read_bytes() == (uninterrupted / "checkpoints" / "last.pt").read_bytes()
+
+
+def test_resume_with_another_autocast_or_device_is_refused(tiny_mnist, uninterrupted, tmp_path, capsys):
+    """metrics.json records one device and one autocast for the whole run: a resumed run must keep both."""
+    checkpoint = tmp_path / "last.pt"
+    checkpoint.write_bytes((uninterrupted / "checkpoints" / "last.pt").read_bytes())
+    made_with_bf16 = train.use_bf16("auto", torch.device("cpu"))     # the uninterrupted run's --amp auto
+    other_amp = "off" if made_with_bf16 else "bf16"
+    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume",
+                       "--amp", other_amp]) == 2
+    error = capsys.readouterr().err
+    assert f"was made with bf16_autocast={made_with_bf16}" in error and error.count("\n") == 1
+    state = load_checkpoint(checkpoint)
+    atomic_torch_save({**state, "recipe": {**state["recipe"], "device": "cuda"}}, checkpoint)
+    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume"]) == 2
+    assert "was made with device=cuda, this run asks for device=cpu" in capsys.readouterr().err
+    assert not (tmp_path / "weights").exists()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda state: {**state, "recipe": {**state["recipe"], "momentum": 0.9}}, "was made with 'momentum', which this"),
+    (lambda state: {**state, "recipe": [1, 2]}, "holds recipe as list, not as train.py writes it"),
+    (lambda state: {**state, "epoch": "2"}, "holds epoch as str, not as train.py writes it"),
+    (lambda state: {**state, "history": [1]}, "holds history as list, not as train.py writes it"),
+])
+def test_a_checkpoint_with_an_unknown_or_mistyped_entry_is_one_line_and_exit_2(tiny_mnist, uninterrupted, tmp_path,
+                                                                               capsys, edit, message):
+    checkpoint = tmp_path / "checkpoints" / "last.pt"
+    atomic_torch_save(edit(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")), checkpoint)
+    before = checkpoint.read_bytes()
+    assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"train.py: error: checkpoint {checkpoint} ") and message in error
+    assert error.count("\n") == 1 and "without --resume" in error
+    assert checkpoint.read_bytes() == before and not (tmp_path / "weights").exists()
+
+
+def test_resume_with_nothing_left_to_train_reads_only_the_weights_its_run_chose(tiny_mnist, uninterrupted,
+                                                                                  tmp_path, capsys):
+    """A finished run resumed into another --out, which holds other weights: their test accuracy is
+    not this run's, and nothing is written beside them."""
+    other = tmp_path / "other"
+    atomic_save_pretrained(CapsNet(), other)
+    before = {file.name: file.read_bytes() for file in other.iterdir()}
+    checkpoint = uninterrupted / "checkpoints" / "last.pt"
+    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--out", str(other),
+                       "--resume"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"train.py: error: {other}/ does not hold the weights this run chose")
+    assert {file.name: file.read_bytes() for file in other.iterdir()} == before
 
 
 def test_resume_accepts_a_checkpoint_without_a_recorded_recipe(tiny_mnist, uninterrupted, tmp_path, capsys):
