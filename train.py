@@ -128,6 +128,7 @@ class Processes:
     rank: int = 0
     world: int = 1
     local_rank: int = 0
+    host: dist.ProcessGroup | None = None   # every process, over gloo: agreements on the host, no wait for a GPU
 
     @property
     def leader(self) -> bool:
@@ -142,6 +143,11 @@ class Processes:
         dist.all_reduce(total)
         return total.tolist()
 
+    def barrier(self) -> None:
+        """Wait until every process is here."""
+        if self.world > 1:
+            dist.barrier(group=self.host)
+
 
 def torchrun_processes() -> Processes:
     """Where torchrun placed this process (its environment); rank 0 of 1 without torchrun."""
@@ -150,13 +156,15 @@ def torchrun_processes() -> Processes:
     return Processes(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), int(os.environ["LOCAL_RANK"]))
 
 
-def join_processes(processes: Processes, device: torch.device) -> None:
-    """Join torchrun's process group where there are several processes: nccl on CUDA, gloo else."""
+def join_processes(processes: Processes, device: torch.device) -> Processes:
+    """Join torchrun's process group where there are several processes (nccl on CUDA, gloo else),
+    and a gloo group of them all for what they agree on on the host."""
     if processes.world == 1:
-        return
+        return processes
     if device.type == "cuda":
         torch.cuda.set_device(device)
     dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+    return replace(processes, host=dist.new_group(backend="gloo"))
 
 
 class UsageError(Exception):
@@ -364,7 +372,7 @@ def train_one_epoch(model, ema, ema_decay, data, optimizer, autocast, epoch, dry
         first_step = last_step - len(unread) + 1
         for step, value, right, (_, _, size) in zip(itertools.count(first_step), losses, rights, unread):
             if not math.isfinite(value):
-                raise NonFiniteLossError(f"epoch {epoch}, step {step}: the loss became {value}; training stopped.")
+                raise NonFiniteLossError(f"epoch {epoch}, step {step}: the loss became {value}")
             totals["loss"] += value * size
             totals["correct"] += right
             totals["seen"] += size
@@ -585,6 +593,7 @@ class Progress:
     saved_any: bool = False            # whether this run has written weights to --out
     earlier: dict | None = None        # metrics.json of the run whose weights --init-from goes on from
     weights_sha256: str | None = None  # of the model.safetensors this run wrote last (known to rank 0)
+    saved_here: bool = False           # whether this process of the run wrote to --out (not in the checkpoint)
 
 
 def train(args: argparse.Namespace, argv: list[str]) -> int:
@@ -604,8 +613,11 @@ def train(args: argparse.Namespace, argv: list[str]) -> int:
     except UsageError as error:
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
-    except NonFiniteLossError as error:      # from train_epochs: progress is there
-        print(f"train.py: error: {error} {what_is_kept(run, progress)} Train again with a lower --lr.", file=sys.stderr)
+    except NonFiniteLossError as error:      # from train_epochs: the rest is there
+        record_stop(run, data, network, progress, f"stopped: {error}")
+        if run.show:
+            print(f"train.py: error: {error}; training stopped. {what_is_kept(run, progress)} Train again with a "
+                  "lower --lr.", file=sys.stderr)
         return 1
 
 
@@ -646,7 +658,7 @@ def start(args: argparse.Namespace, processes: Processes, argv: list[str]) -> Ru
         UsageError: the device of --device is not there.
     """
     device = pick_device(args.device, processes.local_rank)
-    join_processes(processes, device)
+    processes = join_processes(processes, device)
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True     # the batches' sizes are fixed: cuDNN times its convolutions once
     return Run(args, argv, processes, device, use_bf16(args.amp, device))
@@ -786,7 +798,7 @@ def train_epochs(run: Run, data: Data, network: Network, progress: Progress) -> 
         if args.dry_run:
             break                # a dry run checks that everything runs; it overwrites no weights
         progress.epoch = epoch
-        keep_if_best(run, network, progress, val_accuracy)
+        keep_if_best(run, data, network, progress, val_accuracy)
         save_checkpoint(run, network, progress)
         elapsed_minutes = (time.monotonic() - started) / 60
         out_of_time = args.max_minutes is not None and epoch < last and \
@@ -797,15 +809,18 @@ def train_epochs(run: Run, data: Data, network: Network, progress: Progress) -> 
             break
 
 
-def keep_if_best(run: Run, network: Network, progress: Progress, val_accuracy: float | None) -> None:
+def keep_if_best(run: Run, data: Data, network: Network, progress: Progress, val_accuracy: float | None) -> None:
     """Save the moving average to --out where it reads the held-out images better than any epoch
-    before (every epoch without a validation split)."""
+    before (every epoch without a validation split), with a metrics.json that says so: the run so
+    far, the test set not read yet (a run killed before its end leaves it so)."""
     if val_accuracy is None or val_accuracy > progress.best_accuracy:
         progress.best_accuracy = -1.0 if val_accuracy is None else val_accuracy
-        progress.best_epoch, progress.saved_any = progress.epoch, True
+        progress.best_epoch, progress.saved_any, progress.saved_here = progress.epoch, True, True
         if run.processes.leader:
             atomic_save_pretrained(network.ema.module, run.out_dir)
             progress.weights_sha256 = sha256(run.out_dir / WEIGHTS_FILE)
+            write_metrics(run.out_dir, metrics(run, data, progress, parameters(network.ema.module), None,
+                                               "training: the test set is read when the run ends"))
 
 
 def save_checkpoint(run: Run, network: Network, progress: Progress) -> None:
@@ -820,11 +835,27 @@ def save_checkpoint(run: Run, network: Network, progress: Progress) -> None:
                            "weights_sha256": progress.weights_sha256}, run.checkpoint)
 
 
+def record_stop(run: Run, data: Data, network: Network, progress: Progress, status: str) -> None:
+    """A run that stops before its end: where this process wrote the weights in --out, their
+    metrics.json says how it stopped (``status``), without a test figure; every process waits for
+    rank 0 to have written it (torchrun stops the others when one process ends)."""
+    if progress.saved_here and run.processes.leader:
+        write_metrics(run.out_dir, metrics(run, data, progress, parameters(network.ema.module), None, status))
+    run.processes.barrier()
+
+
 def what_is_kept(run: Run, progress: Progress) -> str:
-    """After a stop, where the best weights and the last checkpoint are."""
-    return (f"The best weights so far (epoch {progress.best_epoch}) are kept in {run.out_dir}/, "
-            f"the last finished epoch in {run.checkpoint}." if progress.best_epoch is not None else
-            "No epoch finished, so nothing was saved.")
+    """After a stop, what --out and the checkpoint hold."""
+    args, out = run.args, run.out_dir
+    if progress.best_epoch is not None:
+        weights = f"The best weights so far (epoch {progress.best_epoch}) are kept in {out}/"
+    elif args.init_from and progress.history:
+        weights = f"No epoch beat the starting weights, so nothing was written to {out}/"
+    elif not args.resume and progress.epoch < args.start_epoch:
+        return "No epoch finished, so nothing was saved."
+    else:
+        weights = f"No weights were written to {out}/"
+    return f"{weights}; {run.checkpoint} holds the run after epoch {progress.epoch}."
 
 
 def final_read(run: Run, data: Data, progress: Progress) -> int:
@@ -852,8 +883,7 @@ def final_read(run: Run, data: Data, progress: Progress) -> int:
     except WeightsError as error:
         raise UsageError(f"the chosen weights: {error}") from None
     test_accuracy = read_test_set(run, data, chosen)
-    write_metrics(run.out_dir, metrics(run, data, progress, sum(p.numel() for p in chosen.parameters()),
-                                       test_accuracy))
+    write_metrics(run.out_dir, metrics(run, data, progress, parameters(chosen), test_accuracy, "finished"))
     chosen_by = f"validation accuracy {progress.best_accuracy:.4%}" if data.validation else "the last"
     print(f"epoch {progress.best_epoch} chosen ({chosen_by}); test "
           f"{'pairs with both digits right' if args.task == 'pairs' else 'accuracy'} {test_accuracy:.4%}; "
@@ -888,15 +918,21 @@ def read_test_set(run: Run, data: Data, chosen: nn.Module) -> float:
     return accuracy(chosen, tests, run.device, data.right)
 
 
-def metrics(run: Run, data: Data, progress: Progress, parameters: int, test_accuracy: float) -> dict:
-    """What metrics.json says of the run and of the weights it chose."""
+def parameters(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+def metrics(run: Run, data: Data, progress: Progress, parameters: int, test_accuracy: float | None,
+            status: str) -> dict:
+    """What metrics.json says of the run and of the weights it chose: ``status`` "finished" with
+    their ``test_accuracy``, or how far the run went (None: the test set not read)."""
     args, processes, pairs = run.args, run.processes, run.args.task == "pairs"
     history = progress.history
     held_out_ones = "the pairs of the" if pairs else "the"
     test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
     return {
         "model": args.model, "task": args.task, "parameters": parameters,
-        ("pairs_test_both_right" if pairs else "mnist_test_accuracy"): test_accuracy,
+        ("pairs_test_both_right" if pairs else "mnist_test_accuracy"): test_accuracy, "status": status,
         "selection": (f"the epoch whose moving average read best {held_out_ones} {args.val_size} training "
                       f"images held out by seed {args.seed}; {test_ones} read once, at the end, on those weights"
                       if data.validation else

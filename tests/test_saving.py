@@ -66,13 +66,15 @@ def test_a_finished_run_writes_its_own_model_card_with_the_test_accuracy(first_r
     assert metrics["command"] in card
 
 
-def nan_in_epoch(epoch: int):
-    """capsule_loss, but NaN from ``epoch`` on (train_one_epoch names the epoch it trains)."""
-    def loss(out, images, labels):
-        value = train_loss(out, images, labels)
-        return value * float("nan") if epochs_begun[-1] >= epoch else value
-    train_loss, epochs_begun = train.capsule_loss, []
-    return loss, epochs_begun
+def nan_after(steps: int):
+    """capsule_loss, NaN after its first ``steps`` calls (training steps: validation reads call none)."""
+    calls = []
+
+    def loss(*args):
+        calls.append(1)
+        return train_loss(*args) * (float("nan") if len(calls) > steps else 1)
+    train_loss = train.capsule_loss
+    return loss
 
 
 def test_a_fine_tune_into_its_own_folder_keeps_the_card_until_it_ends_and_the_history_after(
@@ -82,11 +84,7 @@ def test_a_fine_tune_into_its_own_folder_keeps_the_card_until_it_ends_and_the_hi
     card, earlier = (weights / "README.md").read_text(), json.loads((weights / "metrics.json").read_text())
     fine_tune = flags(tiny_mnist, weights, tmp_path / "last.pt", "--init-from", str(weights), "--val-size", "0",
                       "--epochs", "2", "--lr", "2e-4")
-    loss, epochs_begun = nan_in_epoch(2)
-    monkeypatch.setattr(train, "capsule_loss", loss)
-    epoch_seed = train.epoch_seed
-    monkeypatch.setattr(train, "epoch_seed", lambda seed, epoch, *rank: epochs_begun.append(epoch)
-                        or epoch_seed(seed, epoch, *rank))
+    monkeypatch.setattr(train, "capsule_loss", nan_after((TINY_MNIST_IMAGES - VAL_IMAGES) // BATCH_SIZE))
     assert train.main(fine_tune) == 1                   # epoch 1 saved over the weights, then a NaN
     assert (weights / "model.safetensors").read_bytes() != (first_run / "model.safetensors").read_bytes()
     assert (weights / "README.md").read_text() == card  # the mixin's stub never replaces it

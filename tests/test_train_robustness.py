@@ -228,6 +228,43 @@ def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, 
     assert not (tmp_path / "weights").exists() and not (tmp_path / "checkpoints").exists()
 
 
+def nan_after(steps: int):
+    """capsule_loss, NaN after its first ``steps`` calls (training steps: validation reads call none)."""
+    calls = []
+
+    def loss(*args):
+        calls.append(1)
+        return train_loss(*args) * (float("nan") if len(calls) > steps else 1)
+    train_loss = train.capsule_loss
+    return loss
+
+
+def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_says_so(tiny_mnist, tmp_path,
+                                                                                       capsys, monkeypatch):
+    monkeypatch.setattr(train, "capsule_loss", nan_after(STEPS_PER_EPOCH))
+    assert train.main(flags(tiny_mnist, tmp_path)) == 1
+    assert (tmp_path / "weights" / "model.safetensors").exists()
+    values = json.loads((tmp_path / "weights" / "metrics.json").read_text())
+    assert values["status"] == "stopped: epoch 2, step 1: the loss became nan"
+    assert values["mnist_test_accuracy"] is None and values["chosen_epoch"] == values["epochs"] == 1
+    assert [epoch["epoch"] for epoch in values["history"]] == [1]
+    error = capsys.readouterr().err
+    assert f"kept in {tmp_path / 'weights'}/; {tmp_path / 'checkpoints' / 'last.pt'} holds the run after epoch 1" \
+        in error
+
+
+def test_a_fine_tune_stopped_by_a_nan_says_what_it_kept(tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch):
+    """No epoch beat the starting weights (lr 0: the weights never move), then a NaN: no weights
+    were written, and the checkpoint of epoch 1 was."""
+    monkeypatch.setattr(train, "capsule_loss", nan_after(STEPS_PER_EPOCH))
+    assert train.main([*flags(tiny_mnist, tmp_path), "--init-from", str(uninterrupted / "weights"),
+                       "--lr", "0"]) == 1
+    error = capsys.readouterr().err
+    assert f"No epoch beat the starting weights, so nothing was written to {tmp_path / 'weights'}/; " \
+           f"{tmp_path / 'checkpoints' / 'last.pt'} holds the run after epoch 1." in error
+    assert not (tmp_path / "weights").exists()
+
+
 @pytest.mark.slow
 def test_init_from_starts_at_the_given_weights_and_never_saves_over_them_unbeaten(tiny_mnist, uninterrupted,
                                                                                  tmp_path, capsys):
