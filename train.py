@@ -20,7 +20,9 @@ import json
 import math
 import os
 import shlex
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -52,7 +54,8 @@ RECIPE = ("model", "task", "pairs_per_epoch", "batch_size", "limit", "val_size",
 CHECKPOINT_KEYS = ("model", "ema", "optimizer", "schedule", "epoch", "best_accuracy", "seconds", "history")
 CHECKPOINT_TYPES = {"epoch": int, "best_accuracy": (int, float), "seconds": (int, float), "history": list,
                     "recipe": dict, "best_epoch": (int, type(None)), "saved_any": bool, "earlier": (dict, type(None)),
-                    "weights_sha256": (str, type(None))}   # older checkpoints lack the last five
+                    "weights_sha256": (str, type(None)), "partial": (dict, type(None))}   # older ones lack the last six
+PARTIAL_KEYS = {"epoch", "steps", "loss", "correct", "seen", "seconds", "rng"}   # an interrupted epoch's
 PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
 EVAL_BATCH = 500
 READ_EVERY = 50     # training steps between reads of their losses back from the device
@@ -64,6 +67,44 @@ PAIR_WORKERS = max(1, min(12, USABLE_CORES - 2))
 
 class NonFiniteLossError(RuntimeError):
     """The loss became NaN or infinite: training stops and the best weights so far are kept."""
+
+
+class Interrupted(Exception):
+    """A signal (``signum``) stopped the run where it can go on from."""
+
+    def __init__(self, signum: int, where: str):
+        super().__init__(f"stopped by {signal.Signals(signum).name} {where}")
+        self.signum = signum
+
+
+class StopSignals:
+    """SIGINT (Ctrl-C) and SIGTERM (torchrun, a scheduler) while a run goes on: the first is
+    recorded (``received``), and the run stops where it can go on from, after the step it is in
+    (train_epochs), or before it reads the test set; later ones change nothing. Python delivers
+    signals to its main thread only: a run started from another thread keeps the handlers as
+    they are."""
+
+    def __init__(self):
+        self.received: int | None = None
+        self.previous = {}
+
+    def __enter__(self) -> "StopSignals":
+        if threading.current_thread() is threading.main_thread():
+            self.previous = {signum: signal.signal(signum, self.record) for signum in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.close()
+
+    def record(self, signum: int, frame) -> None:
+        if self.received is None:
+            self.received = signum
+
+    def close(self) -> None:
+        """The signals' handlers back as they were."""
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+        self.previous = {}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -147,6 +188,22 @@ class Processes:
         """Wait until every process is here."""
         if self.world > 1:
             dist.barrier(group=self.host)
+
+    def max(self, value: int) -> int:
+        """The largest of every process's ``value``: the same answer in each."""
+        if self.world == 1:
+            return value
+        largest = torch.tensor([value], dtype=torch.int64)
+        dist.all_reduce(largest, op=dist.ReduceOp.MAX, group=self.host)
+        return int(largest.item())
+
+    def gather(self, tensor: torch.Tensor) -> list[torch.Tensor]:
+        """Every process's ``tensor`` (on the CPU, of one shape in all), by rank."""
+        if self.world == 1:
+            return [tensor]
+        every = [torch.empty_like(tensor) for _ in range(self.world)]
+        dist.all_gather(every, tensor, group=self.host)
+        return every
 
 
 def torchrun_processes() -> Processes:
@@ -347,55 +404,88 @@ def shared_accuracy(model, loader: DataLoader, processes: Processes, device: tor
     return correct / total
 
 
-def train_one_epoch(model, ema, ema_decay, data, optimizer, autocast, epoch, dry_run, loss_fn,
-                    show_progress: bool) -> tuple[float, float, float]:
-    """One pass over this process's shard of ``data`` (TrainingData or PairTrainingData); returns
-    its summed loss, its correct readings and its number of images.
+def rng_state(device: torch.device) -> torch.Tensor:
+    """This process's random state (dropout draws from it): the CPU's, and the GPU's on CUDA."""
+    cpu = torch.get_rng_state()
+    return torch.cat([cpu, torch.cuda.get_rng_state(device)]) if device.type == "cuda" else cpu
+
+
+def set_rng_state(state: torch.Tensor, device: torch.device) -> None:
+    cpu = len(torch.get_rng_state())
+    torch.set_rng_state(state[:cpu])
+    if device.type == "cuda":
+        torch.cuda.set_rng_state(state[cpu:], device)
+
+
+@dataclass
+class EpochSoFar:
+    """An epoch's steps trained so far in this process: where a signal stops it, --resume goes on
+    at the next step."""
+    steps: int = 0             # steps done
+    loss: float = 0.0          # the steps' losses times their images, summed
+    correct: float = 0.0       # images (pairs) read right
+    seen: float = 0.0          # images (pairs)
+    seconds: float = 0.0       # wall time
+
+
+def train_one_epoch(run, network, trained: nn.Module, data, epoch: int, so_far: EpochSoFar,
+                    rng: torch.Tensor | None) -> None:
+    """The steps of ``epoch`` after ``so_far.steps`` over this process's shard of ``data``
+    (TrainingData or PairTrainingData), added to ``so_far``: to the end of the epoch, one with
+    --dry-run, or to the end of the step in which a signal asked the run to stop (the same step in
+    every process). ``rng``: the random state an interrupted epoch stopped with, else None.
 
     The steps' losses stay on the device and are read back READ_EVERY steps at a time: each read
     waits for the GPU to finish every step queued before it, and one a step would idle the GPU
     while Python queues the next. A non-finite loss is still named by its step; the steps after it
     up to the read change only weights that are then thrown away (nothing of the epoch is saved).
-    """
-    model.train()
-    averaged = model.module if isinstance(model, DistributedDataParallel) else model   # what the EMA follows
-    updates = int(ema.n_averaged)          # the moving average's updates so far, counted on the host
-    totals = {"loss": 0.0, "correct": 0.0, "seen": 0.0}
-    unread = []            # (loss, right, images) of each step since the last read, the first two on the device
-    bar = tqdm(data.epoch(epoch), total=len(data), desc=f"epoch {epoch}", unit="batch", leave=False,
-               file=sys.stdout, disable=not show_progress)
 
-    def read(last_step: int) -> None:
-        """Add the unread steps' losses and readings to the totals: one wait for the device."""
+    Raises:
+        NonFiniteLossError: the loss became NaN or infinite.
+    """
+    args = run.args
+    trained.train()
+    loss_fn, ema, optimizer = LOSSES[args.model, args.task], network.ema, network.optimizer
+    updates = int(ema.n_averaged)          # the moving average's updates so far, counted on the host
+    unread = []            # (loss, right, images) of each step since the last read, the first two on the device
+    steps = data.epoch(epoch)
+    for _ in range(so_far.steps):          # an interrupted epoch goes on at its next step, as it would have
+        next(steps)
+    if rng is not None:
+        set_rng_state(rng, run.device)
+    bar = tqdm(steps, total=len(data), initial=so_far.steps, desc=f"epoch {epoch}", unit="batch", leave=False,
+               file=sys.stdout, disable=not run.show)
+
+    def read() -> None:
+        """Add the unread steps' losses and readings to ``so_far``: one wait for the device."""
         losses = torch.stack([loss for loss, _, _ in unread]).tolist()
         rights = torch.stack([right for _, right, _ in unread]).tolist()
-        first_step = last_step - len(unread) + 1
+        first_step = so_far.steps - len(unread) + 1
         for step, value, right, (_, _, size) in zip(itertools.count(first_step), losses, rights, unread):
             if not math.isfinite(value):
                 raise NonFiniteLossError(f"epoch {epoch}, step {step}: the loss became {value}")
-            totals["loss"] += value * size
-            totals["correct"] += right
-            totals["seen"] += size
+            so_far.loss += value * size
+            so_far.correct += right
+            so_far.seen += size
         unread.clear()
-        bar.set_postfix(loss=f"{totals['loss'] / totals['seen']:.4f}", acc=f"{totals['correct'] / totals['seen']:.4f}")
+        bar.set_postfix(loss=f"{so_far.loss / so_far.seen:.4f}", acc=f"{so_far.correct / so_far.seen:.4f}")
 
-    step = 0
-    for step, (images, targets) in enumerate(bar, start=1):
-        with autocast():
-            loss, right = loss_fn(model, images, targets)
+    for images, targets in bar:
+        with run.autocast():
+            loss, right = loss_fn(trained, images, targets)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-        update_moving_average(ema, averaged, ema_decay, updates)
+        update_moving_average(ema, network.model, args.ema_decay, updates)
         updates += 1
+        so_far.steps += 1
         unread.append((loss.detach(), right, len(images)))
         if len(unread) == READ_EVERY:
-            read(step)
-        if dry_run:
+            read()
+        if args.dry_run or run.stop_signal():
             break
     if unread:
-        read(step)
-    return totals["loss"], totals["correct"], totals["seen"]
+        read()
 
 
 def warm_decay(decay: float, updates: int) -> float:
@@ -457,6 +547,10 @@ def resume(path: Path, wanted: dict, model, ema, optimizer, schedule) -> dict:
         held = ", ".join(f"{key} as {type(state[key]).__name__}" for key in wrong)
         raise RuntimeError(f"checkpoint {path} holds {held}, not as train.py writes it; delete it and train "
                            "again without --resume")
+    if (partial := state.get("partial")) is not None and (set(partial) != PARTIAL_KEYS or not isinstance(
+            partial["rng"], list) or partial["epoch"] != state["epoch"] + 1):
+        raise RuntimeError(f"checkpoint {path} holds an unfinished epoch not as train.py writes it; delete it and "
+                           "train again without --resume")
     made_with = state.get("recipe", {})   # checkpoints from before recipes lack one
     if unknown := [name for name in made_with if name not in wanted]:
         raise RuntimeError(f"checkpoint {path} was made with {', '.join(map(repr, unknown))}, which this "
@@ -528,6 +622,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         return train(args, sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:     # Ctrl-C where the run does not stop by itself: the upload to the Hub
+        print("\ntrain.py: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
@@ -541,6 +638,7 @@ class Run:
     processes: Processes
     device: torch.device
     bf16: bool                         # bf16 autocast
+    signals: StopSignals
 
     @property
     def show(self) -> bool:
@@ -558,6 +656,10 @@ class Run:
     def autocast(self):
         """The context of a training step: bf16 autocast, or nothing."""
         return torch.autocast(self.device.type, dtype=torch.bfloat16) if self.bf16 else nullcontext()
+
+    def stop_signal(self) -> int:
+        """The signal that asked a process of the run to stop, 0 if none: the same in every process."""
+        return self.processes.max(self.signals.received or 0)
 
 
 @dataclass
@@ -593,6 +695,7 @@ class Progress:
     saved_any: bool = False            # whether this run has written weights to --out
     earlier: dict | None = None        # metrics.json of the run whose weights --init-from goes on from
     weights_sha256: str | None = None  # of the model.safetensors this run wrote last (known to rank 0)
+    partial: dict | None = None        # the epoch a signal stopped: PARTIAL_KEYS (the sums over every process)
     saved_here: bool = False           # whether this process of the run wrote to --out (not in the checkpoint)
 
 
@@ -601,24 +704,28 @@ def train(args: argparse.Namespace, argv: list[str]) -> int:
     the network, the checkpoint resumed, the epochs, then the chosen weights read once on the test
     set and what is written beside them."""
     processes = torchrun_processes()
-    try:
-        check_flags(args, processes.world)
-        run = start(args, processes, argv)
-        data = load_data(run)
-        network = build_network(run)
-        progress = resume_or_begin(run, data, network)
-        report_start(run, data, progress)
-        train_epochs(run, data, network, progress)
-        return final_read(run, data, progress)
-    except UsageError as error:
-        print(f"train.py: error: {error}", file=sys.stderr)
-        return 2
-    except NonFiniteLossError as error:      # from train_epochs: the rest is there
-        record_stop(run, data, network, progress, f"stopped: {error}")
-        if run.show:
-            print(f"train.py: error: {error}; training stopped. {what_is_kept(run, progress)} Train again with a "
-                  "lower --lr.", file=sys.stderr)
-        return 1
+    with StopSignals() as signals:
+        try:
+            check_flags(args, processes.world)
+            run = start(args, processes, signals, argv)
+            data = load_data(run)
+            network = build_network(run)
+            progress = resume_or_begin(run, data, network)
+            report_start(run, data, progress)
+            train_epochs(run, data, network, progress)
+            return final_read(run, data, progress)
+        except UsageError as error:
+            print(f"train.py: error: {error}", file=sys.stderr)
+            return 2
+        except NonFiniteLossError as error:      # from train_epochs: the rest is there
+            if run.show:
+                print(f"train.py: error: {error}; training stopped. {what_is_kept(run, progress)} Train again "
+                      "with a lower --lr.", file=sys.stderr)
+            return 1
+        except Interrupted as interrupt:         # from train_epochs or final_read
+            if run.show:
+                print(f"train.py: {interrupt}. {what_is_kept(run, progress)}", file=sys.stderr)
+            return 128 + interrupt.signum
 
 
 def check_flags(args: argparse.Namespace, world: int) -> None:
@@ -651,7 +758,7 @@ def check_flags(args: argparse.Namespace, world: int) -> None:
         raise UsageError(f"--start-epoch {args.start_epoch} must be between 1 and --epochs {args.epochs}")
 
 
-def start(args: argparse.Namespace, processes: Processes, argv: list[str]) -> Run:
+def start(args: argparse.Namespace, processes: Processes, signals: StopSignals, argv: list[str]) -> Run:
     """The run's device, torchrun's process group joined, and whether the run computes in bf16.
 
     Raises:
@@ -661,7 +768,7 @@ def start(args: argparse.Namespace, processes: Processes, argv: list[str]) -> Ru
     processes = join_processes(processes, device)
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True     # the batches' sizes are fixed: cuDNN times its convolutions once
-    return Run(args, argv, processes, device, use_bf16(args.amp, device))
+    return Run(args, argv, processes, device, use_bf16(args.amp, device), signals)
 
 
 def load_data(run: Run) -> Data:
@@ -726,13 +833,19 @@ def resume_or_begin(run: Run, data: Data, network: Network) -> Progress:
                            network.optimizer, network.schedule)
         except RuntimeError as error:
             raise UsageError(error) from None
+        partial = state.get("partial")
+        if partial and len(partial["rng"]) != run.processes.world:
+            raise UsageError(f"checkpoint {run.checkpoint} stopped in epoch {partial['epoch']} under "
+                             f"{len(partial['rng'])} process(es), this run has {run.processes.world}: resume it "
+                             f"under {len(partial['rng'])}")
         if run.show:
-            print(f"resumed from {run.checkpoint} after epoch {state['epoch']}")
+            print(f"resumed from {run.checkpoint} after "
+                  + (f"step {partial['steps']} of epoch {partial['epoch']}" if partial else f"epoch {state['epoch']}"))
         return Progress(state["epoch"], state["best_accuracy"], state.get("best_epoch"), state["seconds"],
                         state["history"],
                         state.get("saved_any", True),   # checkpoints from before --init-from always saved
                         state["earlier"] if "earlier" in state else earlier_run(args, args.start_epoch),
-                        state.get("weights_sha256"))
+                        state.get("weights_sha256"), partial)
     progress = Progress(args.start_epoch - 1, earlier=earlier_run(args))   # read before --out is written to
     if args.init_from and data.validation is not None:   # the starting weights are the ones to beat
         progress.best_accuracy = shared_accuracy(network.model, data.validation, run.processes, run.device,
@@ -771,42 +884,80 @@ def train_epochs(run: Run, data: Data, network: Network, progress: Progress) -> 
 
     Raises:
         NonFiniteLossError: the loss became NaN or infinite; ``progress`` is the last finished epoch's.
+        Interrupted: a signal asked the run to stop; it did after the step it was in (or the
+            epoch, where the step was its last), saving a checkpoint --resume goes on from.
     """
     args, processes = run.args, run.processes
     last = last_epoch(args, progress)
     trained = network.model if processes.world == 1 else \
         DistributedDataParallel(network.model, device_ids=[run.device.index] if run.device.type == "cuda" else None)
     started = time.monotonic()
-    for epoch in range(progress.epoch + 1, last + 1):
-        torch.manual_seed(epoch_seed(args.seed, epoch, processes.rank))
-        epoch_started = time.monotonic()
-        lr = network.optimizer.param_groups[0]["lr"]
-        sums = train_one_epoch(trained, network.ema, args.ema_decay, data.training, network.optimizer, run.autocast,
-                               epoch, args.dry_run, LOSSES[args.model, args.task], run.show)
-        loss_sum, correct, seen = processes.sum(*sums, device=run.device)
-        network.schedule.step()
-        val_accuracy = shared_accuracy(network.ema.module, data.validation, processes, run.device, data.right) \
-            if data.validation else None
-        epoch_seconds = time.monotonic() - epoch_started
-        progress.seconds += epoch_seconds
-        progress.history.append({"epoch": epoch, "lr": lr, "train_loss": round(loss_sum / seen, 6),
-                                 "train_accuracy": round(correct / seen, 6), "val_accuracy": val_accuracy,
-                                 "seconds": round(epoch_seconds, 1)})
-        if run.show:
-            print(f"epoch {epoch}: loss {loss_sum / seen:.4f}, train accuracy {correct / seen:.4%}, "
-                  + (f"validation accuracy {val_accuracy:.4%}, " if data.validation else "") + f"{epoch_seconds:.0f} s")
-        if args.dry_run:
-            break                # a dry run checks that everything runs; it overwrites no weights
-        progress.epoch = epoch
-        keep_if_best(run, data, network, progress, val_accuracy)
-        save_checkpoint(run, network, progress)
-        elapsed_minutes = (time.monotonic() - started) / 60
-        out_of_time = args.max_minutes is not None and epoch < last and \
-            elapsed_minutes + epoch_seconds / 60 > args.max_minutes
-        if processes.sum(float(out_of_time), device=run.device)[0]:   # every process stops, or none
+    try:
+        if signum := run.stop_signal():             # while the data and the network were made
+            raise Interrupted(signum, f"before epoch {progress.epoch + 1} began")
+        for epoch in range(progress.epoch + 1, last + 1):
+            so_far, rng = epoch_so_far(run, progress)
+            torch.manual_seed(epoch_seed(args.seed, epoch, processes.rank))
+            epoch_started = time.monotonic() - so_far.seconds
+            lr = network.optimizer.param_groups[0]["lr"]
+            train_one_epoch(run, network, trained, data.training, epoch, so_far, rng)
+            if so_far.steps < len(data.training) and not args.dry_run:    # a signal stopped it
+                so_far.seconds = time.monotonic() - epoch_started
+                save_unfinished_epoch(run, network, progress, epoch, so_far)
+                raise Interrupted(run.stop_signal(),
+                                  f"after step {so_far.steps} of {len(data.training)} of epoch {epoch}")
+            loss_sum, correct, seen = processes.sum(so_far.loss, so_far.correct, so_far.seen, device=run.device)
+            network.schedule.step()
+            val_accuracy = shared_accuracy(network.ema.module, data.validation, processes, run.device, data.right) \
+                if data.validation else None
+            epoch_seconds = time.monotonic() - epoch_started
+            progress.seconds += epoch_seconds
+            progress.history.append({"epoch": epoch, "lr": lr, "train_loss": round(loss_sum / seen, 6),
+                                     "train_accuracy": round(correct / seen, 6), "val_accuracy": val_accuracy,
+                                     "seconds": round(epoch_seconds, 1)})
             if run.show:
-                print(f"stopping after epoch {epoch}: another epoch would pass --max-minutes {args.max_minutes}")
-            break
+                print(f"epoch {epoch}: loss {loss_sum / seen:.4f}, train accuracy {correct / seen:.4%}, "
+                      + (f"validation accuracy {val_accuracy:.4%}, " if data.validation else "")
+                      + f"{epoch_seconds:.0f} s")
+            if args.dry_run:
+                break                # a dry run checks that everything runs; it overwrites no weights
+            progress.epoch, progress.partial = epoch, None
+            keep_if_best(run, data, network, progress, val_accuracy)
+            save_checkpoint(run, network, progress)
+            if signum := run.stop_signal():
+                raise Interrupted(signum, f"after epoch {epoch}")
+            elapsed_minutes = (time.monotonic() - started) / 60
+            out_of_time = args.max_minutes is not None and epoch < last and \
+                elapsed_minutes + epoch_seconds / 60 > args.max_minutes
+            if processes.sum(float(out_of_time), device=run.device)[0]:   # every process stops, or none
+                if run.show:
+                    print(f"stopping after epoch {epoch}: another epoch would pass --max-minutes {args.max_minutes}")
+                break
+    except (NonFiniteLossError, Interrupted) as stop:
+        record_stop(run, data, progress, parameters(network.ema.module),
+                    f"{stop}; --resume goes on from there" if isinstance(stop, Interrupted) else f"stopped: {stop}")
+        processes.barrier()           # rank 0 has written before any process leaves (torchrun stops the rest)
+        raise
+
+
+def epoch_so_far(run: Run, progress: Progress) -> tuple[EpochSoFar, torch.Tensor | None]:
+    """Where the next epoch begins: after the steps a signal stopped it at (their sums carried by
+    rank 0) with this process's random state then, or at its start."""
+    partial = progress.partial
+    if partial is None:
+        return EpochSoFar(), None
+    sums = [partial[name] if run.processes.leader else 0.0 for name in ("loss", "correct", "seen")]
+    return EpochSoFar(partial["steps"], *sums, partial["seconds"]), partial["rng"][run.processes.rank]
+
+
+def save_unfinished_epoch(run: Run, network: Network, progress: Progress, epoch: int, so_far: EpochSoFar) -> None:
+    """The checkpoint of ``epoch`` stopped after ``so_far.steps`` steps: the network, its moving
+    average and Adam as they are, the steps' sums over every process, and each process's random
+    state, so that --resume goes on with the next step as the run would have."""
+    loss, correct, seen = run.processes.sum(so_far.loss, so_far.correct, so_far.seen, device=run.device)
+    progress.partial = {"epoch": epoch, "steps": so_far.steps, "loss": loss, "correct": correct, "seen": seen,
+                        "seconds": so_far.seconds, "rng": run.processes.gather(rng_state(run.device))}
+    save_checkpoint(run, network, progress)
 
 
 def keep_if_best(run: Run, data: Data, network: Network, progress: Progress, val_accuracy: float | None) -> None:
@@ -832,16 +983,14 @@ def save_checkpoint(run: Run, network: Network, progress: Progress) -> None:
                            "best_epoch": progress.best_epoch, "seconds": progress.seconds,
                            "history": progress.history, "recipe": recipe(run.args, run.device, run.bf16),
                            "saved_any": progress.saved_any, "earlier": progress.earlier,
-                           "weights_sha256": progress.weights_sha256}, run.checkpoint)
+                           "weights_sha256": progress.weights_sha256, "partial": progress.partial}, run.checkpoint)
 
 
-def record_stop(run: Run, data: Data, network: Network, progress: Progress, status: str) -> None:
+def record_stop(run: Run, data: Data, progress: Progress, parameters: int, status: str) -> None:
     """A run that stops before its end: where this process wrote the weights in --out, their
-    metrics.json says how it stopped (``status``), without a test figure; every process waits for
-    rank 0 to have written it (torchrun stops the others when one process ends)."""
+    metrics.json says how it stopped (``status``), without a test figure."""
     if progress.saved_here and run.processes.leader:
-        write_metrics(run.out_dir, metrics(run, data, progress, parameters(network.ema.module), None, status))
-    run.processes.barrier()
+        write_metrics(run.out_dir, metrics(run, data, progress, parameters, None, status))
 
 
 def what_is_kept(run: Run, progress: Progress) -> str:
@@ -851,11 +1000,13 @@ def what_is_kept(run: Run, progress: Progress) -> str:
         weights = f"The best weights so far (epoch {progress.best_epoch}) are kept in {out}/"
     elif args.init_from and progress.history:
         weights = f"No epoch beat the starting weights, so nothing was written to {out}/"
-    elif not args.resume and progress.epoch < args.start_epoch:
+    elif not args.resume and progress.epoch < args.start_epoch and progress.partial is None:
         return "No epoch finished, so nothing was saved."
     else:
         weights = f"No weights were written to {out}/"
-    return f"{weights}; {run.checkpoint} holds the run after epoch {progress.epoch}."
+    where = f"step {progress.partial['steps']} of epoch {progress.partial['epoch']}" if progress.partial else \
+        f"epoch {progress.epoch}"
+    return f"{weights}; {run.checkpoint} holds the run after {where}, where --resume goes on."
 
 
 def final_read(run: Run, data: Data, progress: Progress) -> int:
@@ -870,7 +1021,8 @@ def final_read(run: Run, data: Data, progress: Progress) -> int:
         return 0
     if args.init_from and not progress.saved_any:
         if run.show:
-            print(f"no epoch beat the starting weights ({progress.best_accuracy:.4%}); nothing written to {run.out_dir}/")
+            print(f"no epoch beat the starting weights ({progress.best_accuracy:.4%}); nothing written to "
+                  f"{run.out_dir}/")
         return 0
     if not run.processes.leader:
         return 0
@@ -882,13 +1034,22 @@ def final_read(run: Run, data: Data, progress: Progress) -> int:
         chosen = load_model(run.out_dir, NETWORKS[args.model]).to(run.device)
     except WeightsError as error:
         raise UsageError(f"the chosen weights: {error}") from None
-    test_accuracy = read_test_set(run, data, chosen)
+    try:
+        test_accuracy = read_test_set(run, data, chosen)
+    except Interrupted as stop:
+        record_stop(run, data, progress, parameters(chosen), f"{stop}; --resume reads it")
+        raise
     write_metrics(run.out_dir, metrics(run, data, progress, parameters(chosen), test_accuracy, "finished"))
     chosen_by = f"validation accuracy {progress.best_accuracy:.4%}" if data.validation else "the last"
     print(f"epoch {progress.best_epoch} chosen ({chosen_by}); test "
           f"{'pairs with both digits right' if args.task == 'pairs' else 'accuracy'} {test_accuracy:.4%}; "
           f"model in {run.out_dir}/")
     write_model_card(run.out_dir, args.model, args.data_dir)
+    run.signals.close()            # from here, Ctrl-C stops the upload at once
+    if run.signals.received and args.push_to_hub:
+        print(f"train.py: stopped by {signal.Signals(run.signals.received).name} before the upload to the Hub; "
+              f"the run is written in {run.out_dir}/", file=sys.stderr)
+        return 128 + run.signals.received
     return push(run.out_dir, args.push_to_hub) if args.push_to_hub else 0
 
 
@@ -915,7 +1076,19 @@ def read_test_set(run: Run, data: Data, chosen: nn.Module) -> float:
     test_set = mnist(run.args.data_dir, train=False)
     tests = pair_batches(test_set.data, test_set.targets, TEST_SEED, Processes(), run.device) \
         if run.args.task == "pairs" else batches(test_set, EVAL_BATCH, device=run.device)
-    return accuracy(chosen, tests, run.device, data.right)
+    return accuracy(chosen, until_signal(tests, run.signals), run.device, data.right)
+
+
+def until_signal(batches, signals: StopSignals):
+    """``batches`` one by one, until a signal asks the run to stop (rank 0 alone reads the test set).
+
+    Raises:
+        Interrupted: before the batch after the signal.
+    """
+    for batch in batches:
+        if signals.received:
+            raise Interrupted(signals.received, "before the test set was read")
+        yield batch
 
 
 def parameters(model: nn.Module) -> int:
@@ -944,7 +1117,8 @@ def metrics(run: Run, data: Data, progress: Progress, parameters: int, test_accu
         **({"pairs_per_epoch": data.training.pairs_from_shard * processes.world} if pairs else {}),
         "global_batch": args.batch_size, "processes": processes.world,
         "device": run.device.type, "data_on_device": args.device_data == "on", "bf16_autocast": run.bf16,
-        "torch_version": torch.__version__, "train_seconds": round(progress.seconds, 1),
+        "torch_version": torch.__version__,
+        "train_seconds": round(progress.seconds + (progress.partial["seconds"] if progress.partial else 0), 1),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": portable_command(run.argv), "init_from": args.init_from, "start_epoch": args.start_epoch,
         "history": history, "earlier": progress.earlier}

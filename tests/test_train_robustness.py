@@ -1,10 +1,12 @@
-"""train.py survives kill -9, corrupt or mismatched checkpoints, and a non-finite loss.
+"""train.py survives kill -9, SIGINT and SIGTERM, corrupt or mismatched checkpoints, and a
+non-finite loss.
 
 The runs use a tiny copy of MNIST (64 training and 64 test images in torchvision's layout) so that
 each epoch, test evaluation included, takes seconds.
 """
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from safetensors.torch import load_file
 import train
 from capsnet import CapsNet
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
-from conftest import TINY_MNIST_IMAGES, kill_9_during_epoch_2
+from conftest import TINY_MNIST_IMAGES, kill_9_during_epoch_2, send_during_epoch_2
 
 REPO = Path(__file__).resolve().parent.parent
 BATCH_SIZE, EPOCHS = 16, 2
@@ -82,6 +84,113 @@ def test_kill_9_then_resume_ends_where_an_uninterrupted_run_ends(tiny_mnist, uni
     history = without_wall_times(load_checkpoint(run / "checkpoints" / "last.pt")["history"])
     assert history == without_wall_times(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")["history"])
     assert [epoch["epoch"] for epoch in history] == list(range(1, EPOCHS + 1))
+
+
+@pytest.fixture
+def signals_raise():
+    """SIGINT and SIGTERM raise an error in this process while the test runs: a train.py that does
+    not handle them fails the test instead of ending pytest (KeyboardInterrupt stops the session)."""
+    def raise_in_the_test(signum, frame):
+        raise RuntimeError(f"{signal.Signals(signum).name} reached the test: train.py did not handle it")
+    previous = {signum: signal.signal(signum, raise_in_the_test) for signum in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
+def signal_at_call(number: int, signum: int, function):
+    """``function``, which sends this process ``signum`` during its ``number``-th call."""
+    calls = []
+
+    def wrapped(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == number:
+            os.kill(os.getpid(), signum)
+        return function(*args, **kwargs)
+    return wrapped
+
+
+def temporary_files(run) -> list[str]:
+    return [str(path) for path in run.rglob("*") if path.name.endswith(".tmp") or path.name == ".saving"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninterrupted_run_ends(
+        tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch, signals_raise, signum):
+    name = signal.Signals(signum).name
+    # during step 2 of epoch 2: the step is finished, then the run stops
+    monkeypatch.setattr(train, "capsule_loss", signal_at_call(STEPS_PER_EPOCH + 2, signum, train.capsule_loss))
+    assert train.main(flags(tiny_mnist, tmp_path)) == 128 + signum
+    error = capsys.readouterr().err
+    assert error == (f"train.py: stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2. The best weights "
+                     f"so far (epoch 1) are kept in {tmp_path / 'weights'}/; {tmp_path / 'checkpoints' / 'last.pt'} "
+                     "holds the run after step 2 of epoch 2, where --resume goes on.\n")
+    assert temporary_files(tmp_path) == []
+    checkpoint = load_checkpoint(tmp_path / "checkpoints" / "last.pt")
+    assert checkpoint["epoch"] == 1 and checkpoint["partial"]["epoch"] == 2 and checkpoint["partial"]["steps"] == 2
+    stopped = json.loads((tmp_path / "weights" / "metrics.json").read_text())
+    assert stopped["status"] == f"stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2; --resume goes on " \
+                                "from there"
+    assert stopped["mnist_test_accuracy"] is None and [e["epoch"] for e in stopped["history"]] == [1]
+
+    monkeypatch.undo()
+    run_to_the_end(*flags(tiny_mnist, tmp_path), "--resume")
+    assert f"resumed from {tmp_path / 'checkpoints' / 'last.pt'} after step 2 of epoch 2" in capsys.readouterr().out
+    expected, actual = tensors(uninterrupted), tensors(tmp_path)
+    assert expected.keys() == actual.keys()
+    for tensor in expected:
+        assert torch.equal(actual[tensor], expected[tensor]), tensor
+    assert metrics(tmp_path) == metrics(uninterrupted)
+    assert temporary_files(tmp_path) == []
+
+
+def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(tiny_mnist, tmp_path, monkeypatch,
+                                                                        signals_raise):
+    """The CNN's dropout draws from the global random state: an interrupted epoch keeps it."""
+    cnn = ["--model", "cnn", "--amp", "off"]
+    run_to_the_end(*flags(tiny_mnist, tmp_path / "uninterrupted", *cnn))
+    monkeypatch.setattr(train, "cross_entropy_loss",
+                        signal_at_call(STEPS_PER_EPOCH + 1, signal.SIGINT, train.cross_entropy_loss))
+    assert train.main(flags(tiny_mnist, tmp_path / "stopped", *cnn)) == 130
+    assert load_checkpoint(tmp_path / "stopped" / "checkpoints" / "last.pt")["partial"]["steps"] == 1
+    monkeypatch.undo()
+    run_to_the_end(*flags(tiny_mnist, tmp_path / "stopped", *cnn), "--resume")
+    expected, actual = tensors(tmp_path / "uninterrupted"), tensors(tmp_path / "stopped")
+    for tensor in expected:
+        assert torch.equal(actual[tensor], expected[tensor]), tensor
+
+
+def test_a_signal_during_the_test_read_stops_it_and_resume_reads_it(tiny_mnist, uninterrupted, tmp_path, capsys,
+                                                                     monkeypatch, signals_raise):
+    monkeypatch.setattr(train, "accuracy", signal_at_call(1, signal.SIGINT, train.accuracy))
+    assert train.main(flags(tiny_mnist, tmp_path)) == 130
+    error = capsys.readouterr().err
+    assert error.startswith("train.py: stopped by SIGINT before the test set was read. ") and error.count("\n") == 1
+    stopped = json.loads((tmp_path / "weights" / "metrics.json").read_text())
+    assert stopped["status"] == "stopped by SIGINT before the test set was read; --resume reads it"
+    assert stopped["mnist_test_accuracy"] is None and not (tmp_path / "weights" / "README.md").exists()
+
+    monkeypatch.undo()
+    run_to_the_end(*flags(tiny_mnist, tmp_path), "--resume")
+    assert "nothing left to train, only the test" in capsys.readouterr().out
+    assert metrics(tmp_path) == metrics(uninterrupted)
+
+
+@pytest.mark.slow
+def test_sigterm_to_a_train_py_process_exits_143_without_a_traceback_and_it_resumes(tiny_mnist, uninterrupted,
+                                                                                     tmp_path):
+    # As many threads as this process uses, so that the float sums are the same in both.
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(torch.get_num_threads())}
+    returncode, output = send_during_epoch_2([sys.executable, "train.py", *flags(tiny_mnist, tmp_path)], env,
+                                             STEPS_PER_EPOCH, signal.SIGTERM)
+    assert returncode == 143, output
+    assert "Traceback" not in output and "train.py: stopped by SIGTERM after " in output
+    assert temporary_files(tmp_path) == []
+    run_to_the_end(*flags(tiny_mnist, tmp_path), "--resume")
+    expected, actual = tensors(uninterrupted), tensors(tmp_path)
+    for tensor in expected:
+        assert torch.equal(actual[tensor], expected[tensor]), tensor
+    assert metrics(tmp_path) == metrics(uninterrupted)
 
 
 @pytest.mark.parametrize("damage", [
@@ -261,7 +370,7 @@ def test_a_fine_tune_stopped_by_a_nan_says_what_it_kept(tiny_mnist, uninterrupte
                        "--lr", "0"]) == 1
     error = capsys.readouterr().err
     assert f"No epoch beat the starting weights, so nothing was written to {tmp_path / 'weights'}/; " \
-           f"{tmp_path / 'checkpoints' / 'last.pt'} holds the run after epoch 1." in error
+           f"{tmp_path / 'checkpoints' / 'last.pt'} holds the run after epoch 1, where --resume goes on" in error
     assert not (tmp_path / "weights").exists()
 
 
