@@ -150,7 +150,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1, help="random seed, 0 to 2^32 - 1 (default: 1)")
     p.add_argument("--device", choices=["auto", "cuda", "mps", "cpu"], default="auto", help="auto: cuda, then mps, then cpu (default: auto)")
     p.add_argument("--amp", choices=["auto", "bf16", "off"], default="auto",
-                   help="bf16 autocast; auto: on CUDA with bf16 and on CPUs with native bf16 (AVX512-BF16/AMX) (default: auto)")
+                   help="bf16 autocast; auto: where the GPU or CPU computes bf16 natively (Ampere and later, "
+                        "AVX512-BF16/AMX), not emulated (default: auto)")
     p.add_argument("--limit", type=int, default=None,
                    help="train on the first N training images (after the validation split) only (default: all)")
     p.add_argument("--device-data", choices=["on", "off"], default="on",
@@ -205,6 +206,15 @@ class Processes:
         dist.all_gather(every, tensor, group=self.host)
         return every
 
+    def first_non_finite(self, found: tuple[int, float] | None) -> tuple[int, float, int] | None:
+        """The first non-finite loss of any process, from each process's own first (step, loss)
+        or None: (step, loss, rank), or None where there is none; the same answer in each process,
+        so that all stop together (one that stopped alone would leave the others waiting in the
+        next all-reduce)."""
+        every = self.gather(torch.tensor(found or (math.inf, 0.0), dtype=torch.float64))
+        step, rank = min((float(losses[0]), rank) for rank, losses in enumerate(every))
+        return None if step == math.inf else (int(step), float(every[rank][1]), rank)
+
 
 def torchrun_processes() -> Processes:
     """Where torchrun placed this process (its environment); rank 0 of 1 without torchrun."""
@@ -258,7 +268,7 @@ def use_bf16(amp: str, device: torch.device) -> bool:
     if amp != "auto":
         return amp == "bf16"
     if device.type == "cuda":
-        return torch.cuda.is_bf16_supported()
+        return torch.cuda.is_bf16_supported(including_emulation=False)   # Ampere and later
     if device.type == "cpu":
         return torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()
     return False
@@ -441,7 +451,7 @@ def train_one_epoch(run, network, trained: nn.Module, data, epoch: int, so_far: 
     up to the read change only weights that are then thrown away (nothing of the epoch is saved).
 
     Raises:
-        NonFiniteLossError: the loss became NaN or infinite.
+        NonFiniteLossError: the loss became NaN or infinite in some process (in every process alike).
     """
     args = run.args
     trained.train()
@@ -461,9 +471,13 @@ def train_one_epoch(run, network, trained: nn.Module, data, epoch: int, so_far: 
         losses = torch.stack([loss for loss, _, _ in unread]).tolist()
         rights = torch.stack([right for _, right, _ in unread]).tolist()
         first_step = so_far.steps - len(unread) + 1
-        for step, value, right, (_, _, size) in zip(itertools.count(first_step), losses, rights, unread):
-            if not math.isfinite(value):
-                raise NonFiniteLossError(f"epoch {epoch}, step {step}: the loss became {value}")
+        found = next(((step, value) for step, value in zip(itertools.count(first_step), losses)
+                      if not math.isfinite(value)), None)
+        if first := run.processes.first_non_finite(found):
+            step, value, rank = first
+            where = f" in process {rank} of {run.processes.world}" if run.processes.world > 1 else ""
+            raise NonFiniteLossError(f"epoch {epoch}, step {step}: the loss became {value}{where}")
+        for value, right, (_, _, size) in zip(losses, rights, unread):
             so_far.loss += value * size
             so_far.correct += right
             so_far.seen += size

@@ -1,6 +1,7 @@
 """train.py under torchrun: two processes (gloo, on the CPU) train as one does on the same global
-batch, and a run one of whose processes is killed with kill -9 resumes where an uninterrupted one
-ends. Each run is a real `torchrun --standalone --nproc_per_node=2 train.py ...`."""
+batch, a run one of whose processes is killed with kill -9 resumes where an uninterrupted one
+ends, and a NaN loss in one process stops both. Each run is a real `torchrun
+--standalone --nproc_per_node=2 train.py ...`."""
 import os
 import re
 import signal
@@ -32,8 +33,8 @@ def flags(data: Path, run: Path, train_images: int, epochs: int, *extra: str) ->
             "--epochs", str(epochs), "--device", "cpu", "--device-data", "on", "--amp", "off", *extra]
 
 
-def torchrun(*args: str) -> list[str]:
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "train.py", *args]
+def torchrun(*args: str, script: str = "train.py") -> list[str]:
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", script, *args]
 
 
 def run(command: list[str]) -> str:
@@ -111,3 +112,20 @@ def worker_of_rank(launcher_pid: int, rank: int) -> int:
         if f"RANK={rank}".encode() in environment:
             return pid
     raise AssertionError(f"torchrun ({launcher_pid}) has no worker of rank {rank} among {children}")
+
+
+def test_a_nan_loss_in_one_process_stops_every_process_with_the_same_message(small_mnist, tmp_path):
+    """Process 1 alone sees a NaN at its step 3 (its weights stay finite, as do process 0's): both
+    stop after the same read, rank 0 says where, and both return 1; none waits in an all-reduce."""
+    command = torchrun("1", "3", *flags(small_mnist, tmp_path, 4 * BATCH_SIZE, 2),
+                       script="tests/nan_in_one_process.py")
+    result = subprocess.run(command, cwd=REPO, env={**ENV, "PYTHONPATH": str(REPO)}, capture_output=True,
+                            text=True, timeout=600)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "rank 0: train.py returned 1" in output and "rank 1: train.py returned 1" in output, output
+    message = "train.py: error: epoch 1, step 3: the loss became nan in process 1 of 2; training stopped. No epoch " \
+              "finished, so nothing was saved. Train again with a lower --lr."
+    assert output.count(message) == 1, output
+    assert output.count("Traceback") == 1 and "ChildFailedError" in output, output   # torchrun's own report
+    assert not (tmp_path / "weights").exists() and not (tmp_path / "last.pt").exists()

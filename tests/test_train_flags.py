@@ -46,3 +46,13 @@ def test_each_process_takes_the_gpu_it_sees(monkeypatch, name):
     assert train.pick_device(name, local_rank=3) == torch.device("cuda", 3)
     with pytest.raises(train.UsageError, match="LOCAL_RANK"):
         train.pick_device(name, local_rank=4)
+
+
+def test_amp_auto_takes_bf16_on_a_gpu_only_where_it_computes_bf16_natively(monkeypatch):
+    """Before Ampere, CUDA emulates bf16 (torch.cuda.is_bf16_supported() says yes by default): slower
+    than fp32."""
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: including_emulation)
+    assert not train.use_bf16("auto", torch.device("cuda", 0))
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: True)
+    assert train.use_bf16("auto", torch.device("cuda", 0))
+    assert train.use_bf16("bf16", torch.device("cuda", 0)) and not train.use_bf16("off", torch.device("cuda", 0))
