@@ -144,6 +144,16 @@ def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninte
     assert temporary_files(tmp_path) == []
 
 
+def test_a_signal_while_the_checkpoint_is_written_lets_the_write_finish(tiny_mnist, tmp_path, monkeypatch,
+                                                                       signals_raise):
+    """SIGINT during epoch 1's checkpoint: the checkpoint is whole, then the run stops (it was a
+    RuntimeError out of torch.save's writer, exit 1)."""
+    monkeypatch.setattr(torch, "save", signal_at_call(1, signal.SIGINT, torch.save))
+    assert train.main(flags(tiny_mnist, tmp_path)) == 130
+    assert load_checkpoint(tmp_path / "checkpoints" / "last.pt")["epoch"] == 1
+    assert temporary_files(tmp_path) == []
+
+
 def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(tiny_mnist, tmp_path, monkeypatch,
                                                                         signals_raise):
     """The CNN's dropout draws from the global random state: an interrupted epoch keeps it."""
