@@ -75,18 +75,7 @@ def test_a_torchrun_killed_mid_epoch_resumes_where_an_uninterrupted_one_ends(sma
     uninterrupted, killed = tmp_path / "uninterrupted", tmp_path / "killed"
     run(torchrun(*flags(small_mnist, uninterrupted, train_images, epochs)))
 
-    launcher = subprocess.Popen(torchrun(*flags(small_mnist, killed, train_images, epochs)), cwd=REPO, env=ENV,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    output = bytearray()
-    reader = threading.Thread(target=lambda: [output.extend(chunk) for chunk in
-                                              iter(lambda: launcher.stdout.read1(4096), b"")], daemon=True)
-    reader.start()
-    in_epoch_2 = re.compile(rb"epoch 2:.*\| [1-9]\d*/14")     # rank 0's progress bar: a step of epoch 2 done
-    deadline = time.monotonic() + 300
-    while not in_epoch_2.search(bytes(output)):
-        assert launcher.poll() is None, f"torchrun ended before epoch 2 got going:\n{output.decode()}"
-        assert time.monotonic() < deadline, f"epoch 2 did not start in time:\n{output.decode()}"
-        time.sleep(0.05)
+    launcher, output, reader = torchrun_until_epoch_2(flags(small_mnist, killed, train_images, epochs))
     os.kill(worker_of_rank(launcher.pid, killed_rank), signal.SIGKILL)
     assert launcher.wait(timeout=120) != 0            # torchrun stops the other process and fails
     reader.join(timeout=60)
@@ -102,6 +91,45 @@ def test_a_torchrun_killed_mid_epoch_resumes_where_an_uninterrupted_one_ends(sma
         without_wall_times(load_checkpoint(uninterrupted / "last.pt")["history"])
     for file in ("model.safetensors", "config.json"):
         assert (killed / "weights" / file).read_bytes() == (uninterrupted / "weights" / file).read_bytes(), file
+
+
+def test_sigterm_to_torchrun_stops_both_processes_after_one_step_and_resume_ends_where_an_uninterrupted_run_does(
+        small_mnist, tmp_path):
+    train_images, epochs = 448, 2              # 14 steps an epoch, 16 images a process each
+    uninterrupted, stopped = tmp_path / "uninterrupted", tmp_path / "stopped"
+    run(torchrun(*flags(small_mnist, uninterrupted, train_images, epochs)))
+
+    launcher, output, reader = torchrun_until_epoch_2(flags(small_mnist, stopped, train_images, epochs))
+    launcher.send_signal(signal.SIGTERM)       # torchrun sends it on to both processes
+    assert launcher.wait(timeout=120) != 0
+    reader.join(timeout=60)
+    assert re.search(rb"train.py: stopped by SIGTERM after (step \d+ of 14 of )?epoch [12]\.", output), output.decode()
+    assert not [path for path in stopped.rglob("*") if path.name.endswith(".tmp") or path.name == ".saving"]
+
+    run(torchrun(*flags(small_mnist, stopped, train_images, epochs), "--resume"))
+    expected, actual = trained_state(uninterrupted), trained_state(stopped)
+    for name in expected:
+        assert torch.equal(actual[name], expected[name]), name
+    assert [e["val_accuracy"] for e in load_checkpoint(stopped / "last.pt")["history"]] == \
+        [e["val_accuracy"] for e in load_checkpoint(uninterrupted / "last.pt")["history"]]
+
+
+def torchrun_until_epoch_2(train_flags: list[str]) -> tuple[subprocess.Popen, bytearray, threading.Thread]:
+    """torchrun of train.py with two processes, once rank 0's progress bar shows a step of epoch 2
+    done: the launcher, its output so far (still growing) and the thread that reads it."""
+    launcher = subprocess.Popen(torchrun(*train_flags), cwd=REPO, env=ENV, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    output = bytearray()
+    reader = threading.Thread(target=lambda: [output.extend(chunk) for chunk in
+                                              iter(lambda: launcher.stdout.read1(4096), b"")], daemon=True)
+    reader.start()
+    in_epoch_2 = re.compile(rb"epoch 2:.*\| [1-9]\d*/14")     # rank 0's progress bar: a step of epoch 2 done
+    deadline = time.monotonic() + 300
+    while not in_epoch_2.search(bytes(output)):
+        assert launcher.poll() is None, f"torchrun ended before epoch 2 got going:\n{output.decode()}"
+        assert time.monotonic() < deadline, f"epoch 2 did not start in time:\n{output.decode()}"
+        time.sleep(0.05)
+    return launcher, output, reader
 
 
 def worker_of_rank(launcher_pid: int, rank: int) -> int:
