@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-import torch
 import torch.nn as nn
 from huggingface_hub import PyTorchModelHubMixin
 
