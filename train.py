@@ -78,11 +78,11 @@ class Interrupted(Exception):
 
 
 class StopSignals:
-    """SIGINT (Ctrl-C) and SIGTERM (torchrun, a scheduler) while a run goes on: the first is
-    recorded (``received``), and the run stops where it can go on from, after the step it is in
-    (train_epochs), or before it reads the test set; later ones change nothing. Python delivers
-    signals to its main thread only: a run started from another thread keeps the handlers as
-    they are."""
+    """SIGINT (Ctrl-C) and SIGTERM (torchrun, a scheduler) while a run trains and reads the test
+    set (``with``): the first is recorded (``received``), and the run stops where it can go on
+    from, after the step it is in (train_epochs), or before the next batch of the test set; later
+    ones change nothing. Python delivers signals to its main thread only: a run started from
+    another thread keeps the handlers as they are."""
 
     def __init__(self):
         self.received: int | None = None
@@ -652,7 +652,7 @@ class Run:
     processes: Processes
     device: torch.device
     bf16: bool                         # bf16 autocast
-    signals: StopSignals
+    signals: StopSignals               # what stops the epochs and the final read
 
     @property
     def show(self) -> bool:
@@ -718,28 +718,28 @@ def train(args: argparse.Namespace, argv: list[str]) -> int:
     the network, the checkpoint resumed, the epochs, then the chosen weights read once on the test
     set and what is written beside them."""
     processes = torchrun_processes()
-    with StopSignals() as signals:
-        try:
-            check_flags(args, processes.world)
-            run = start(args, processes, signals, argv)
-            data = load_data(run)
-            network = build_network(run)
-            progress = resume_or_begin(run, data, network)
-            report_start(run, data, progress)
+    try:
+        check_flags(args, processes.world)
+        run = start(args, processes, argv)
+        data = load_data(run)
+        network = build_network(run)
+        progress = resume_or_begin(run, data, network)
+        report_start(run, data, progress)
+        with run.signals:                    # before, nothing is written: Ctrl-C stops the run at once
             train_epochs(run, data, network, progress)
             return final_read(run, data, progress)
-        except UsageError as error:
-            print(f"train.py: error: {error}", file=sys.stderr)
-            return 2
-        except NonFiniteLossError as error:      # from train_epochs: the rest is there
-            if run.show:
-                print(f"train.py: error: {error}; training stopped. {what_is_kept(run, progress)} Train again "
-                      "with a lower --lr.", file=sys.stderr)
-            return 1
-        except Interrupted as interrupt:         # from train_epochs or final_read
-            if run.show:
-                print(f"train.py: {interrupt}. {what_is_kept(run, progress)}", file=sys.stderr)
-            return 128 + interrupt.signum
+    except UsageError as error:
+        print(f"train.py: error: {error}", file=sys.stderr)
+        return 2
+    except NonFiniteLossError as error:      # from train_epochs: the rest is there
+        if run.show:
+            print(f"train.py: error: {error}; training stopped. {what_is_kept(run, progress)} Train again "
+                  "with a lower --lr.", file=sys.stderr)
+        return 1
+    except Interrupted as interrupt:         # from train_epochs or final_read
+        if run.show:
+            print(f"train.py: {interrupt}. {what_is_kept(run, progress)}", file=sys.stderr)
+        return 128 + interrupt.signum
 
 
 def check_flags(args: argparse.Namespace, world: int) -> None:
@@ -772,7 +772,7 @@ def check_flags(args: argparse.Namespace, world: int) -> None:
         raise UsageError(f"--start-epoch {args.start_epoch} must be between 1 and --epochs {args.epochs}")
 
 
-def start(args: argparse.Namespace, processes: Processes, signals: StopSignals, argv: list[str]) -> Run:
+def start(args: argparse.Namespace, processes: Processes, argv: list[str]) -> Run:
     """The run's device, torchrun's process group joined, and whether the run computes in bf16.
 
     Raises:
@@ -782,7 +782,7 @@ def start(args: argparse.Namespace, processes: Processes, signals: StopSignals, 
     processes = join_processes(processes, device)
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True     # the batches' sizes are fixed: cuDNN times its convolutions once
-    return Run(args, argv, processes, device, use_bf16(args.amp, device), signals)
+    return Run(args, argv, processes, device, use_bf16(args.amp, device), StopSignals())
 
 
 def load_data(run: Run) -> Data:
@@ -907,8 +907,6 @@ def train_epochs(run: Run, data: Data, network: Network, progress: Progress) -> 
         DistributedDataParallel(network.model, device_ids=[run.device.index] if run.device.type == "cuda" else None)
     started = time.monotonic()
     try:
-        if signum := run.stop_signal():             # while the data and the network were made
-            raise Interrupted(signum, f"before epoch {progress.epoch + 1} began")
         for epoch in range(progress.epoch + 1, last + 1):
             so_far, rng = epoch_so_far(run, progress)
             torch.manual_seed(epoch_seed(args.seed, epoch, processes.rank))

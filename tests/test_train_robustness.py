@@ -7,6 +7,7 @@ each epoch, test evaluation included, takes seconds.
 import json
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -184,6 +185,21 @@ def test_a_signal_during_the_test_read_stops_it_and_resume_reads_it(tiny_mnist, 
     run_to_the_end(*flags(tiny_mnist, tmp_path), "--resume")
     assert "nothing left to train, only the test" in capsys.readouterr().out
     assert metrics(tmp_path) == metrics(uninterrupted)
+
+
+@pytest.mark.slow
+def test_ctrl_c_before_the_first_step_stops_at_once_in_one_line_writing_nothing(tiny_mnist, tmp_path):
+    """While MNIST is read (or downloaded) nothing is written yet: Ctrl-C needs no wait for a step."""
+    sigint_while_reading_mnist = (
+        "import os, signal, sys, train\n"
+        "read = train.mnist\n"
+        "train.mnist = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGINT) or read(*args, **kwargs)\n"
+        f"sys.exit(train.main({flags(tiny_mnist, tmp_path)!r}))\n")
+    result = subprocess.run([sys.executable, "-c", sigint_while_reading_mnist], cwd=REPO, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 130, result.stderr
+    assert result.stderr.strip() == "train.py: interrupted"
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow
