@@ -115,7 +115,8 @@ def temporary_files(run) -> list[str]:
     return [str(path) for path in run.rglob("*") if path.name.endswith(".tmp") or path.name == ".saving"]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("signum", [pytest.param(signal.SIGINT, id="SIGINT"),
+                                    pytest.param(signal.SIGTERM, id="SIGTERM", marks=pytest.mark.slow)])
 def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninterrupted_run_ends(
         tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch, signals_raise, signum):
     name = signal.Signals(signum).name
@@ -155,6 +156,7 @@ def test_a_signal_while_the_checkpoint_is_written_lets_the_write_finish(tiny_mni
     assert temporary_files(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(tiny_mnist, tmp_path, monkeypatch,
                                                                         signals_raise):
     """The CNN's dropout draws from the global random state: an interrupted epoch keeps it."""
