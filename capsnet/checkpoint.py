@@ -1,24 +1,46 @@
-"""Files that are never half-written: write beside the target, then rename over it."""
+"""Files that are never half-written: write beside the target, then rename over it.
+
+The temporary files have fixed names (``NAME.tmp``, the folder ``.saving``) and are removed when a
+write fails, so a process killed while writing leaves at most one of each, which the next write
+replaces.
+"""
 import os
-import tempfile
+import shutil
 from pathlib import Path
 
 import torch
 
+SAVING = ".saving"   # atomic_save_pretrained's temporary folder inside the weights folder
+
 
 def atomic_torch_save(state: dict, path: str | Path) -> None:
-    """torch.save to a temporary file in the same folder, then os.replace it over ``path``."""
+    """torch.save to ``path``.tmp, then os.replace it over ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    tmp = path.with_name(path.name + ".tmp")
     try:
-        with os.fdopen(fd, "wb") as f:
+        with open(tmp, "wb") as f:
             torch.save(state, f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """``text`` written to ``path``.tmp (UTF-8, line endings as given), then os.replace'd over ``path``."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -39,10 +61,17 @@ def load_checkpoint(path: str | Path) -> dict:
 
 
 def atomic_save_pretrained(model, out_dir: str | Path) -> None:
-    """model.save_pretrained into a temporary folder, then rename each file into ``out_dir``."""
+    """model.save_pretrained into ``out_dir``/.saving, then each file it wrote renamed into
+    ``out_dir``, but for the mixin's stub model card: the README.md in ``out_dir`` stays as it is
+    (the card of the run that wrote it: capsnet.model_card)."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=out_dir, prefix=".saving-") as tmp:
+    tmp = out_dir / SAVING
+    shutil.rmtree(tmp, ignore_errors=True)      # left by a process killed while saving
+    try:
+        tmp.mkdir(parents=True)
         model.save_pretrained(tmp)
-        for file in Path(tmp).iterdir():
-            os.replace(file, out_dir / file.name)
+        for file in tmp.iterdir():
+            if file.name != "README.md":
+                os.replace(file, out_dir / file.name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

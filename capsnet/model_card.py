@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
+from capsnet.checkpoint import atomic_write_text
 from capsnet.data import batches, load_semeion, mnist
 from capsnet.evaluate import as_network_takes, semeion_predictions
 from capsnet.pretrained import NETWORKS, load_model
@@ -204,7 +205,7 @@ def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion
     text = card_text(model_name, metrics, sum(p.numel() for p in model.parameters()), routing, test_accuracy,
                      mistakes, semeion, repo or str(folder))
     card = ModelCard(f"---\n{data.to_yaml()}\n---\n\n{text}")
-    card.save(folder / "README.md")
+    atomic_write_text(folder / "README.md", str(card))
     return card
 
 

@@ -156,6 +156,14 @@ def model() -> CapsNet:
 def kill_9_during_epoch_2(command: list[str], env: dict[str, str], steps_per_epoch: int) -> None:
     """Run ``command`` (a `train.py` in its own process) until its progress bar shows a step of
     epoch 2 done, then kill it with SIGKILL."""
+    returncode, _ = send_during_epoch_2(command, env, steps_per_epoch, signal.SIGKILL)
+    assert returncode == -signal.SIGKILL
+
+
+def send_during_epoch_2(command: list[str], env: dict[str, str], steps_per_epoch: int,
+                        signum: int) -> tuple[int, str]:
+    """Run ``command`` (a `train.py` in its own process) until its progress bar shows a step of
+    epoch 2 done, then send it ``signum``; its return code and output once it has ended."""
     process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     output = bytearray()
     reader = threading.Thread(target=lambda: [output.extend(chunk) for chunk in
@@ -167,7 +175,7 @@ def kill_9_during_epoch_2(command: list[str], env: dict[str, str], steps_per_epo
         assert process.poll() is None, f"train.py ended before epoch 2 got going:\n{output.decode()}"
         assert time.monotonic() < deadline, f"epoch 2 did not start in time:\n{output.decode()}"
         time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=60)
+    process.send_signal(signum)
+    process.wait(timeout=120)
     reader.join(timeout=60)
-    assert process.returncode == -signal.SIGKILL
+    return process.returncode, output.decode()

@@ -1,6 +1,7 @@
 """train.py under torchrun: two processes (gloo, on the CPU) train as one does on the same global
-batch, and a run one of whose processes is killed with kill -9 resumes where an uninterrupted one
-ends. Each run is a real `torchrun --standalone --nproc_per_node=2 train.py ...`."""
+batch, a run one of whose processes is killed with kill -9 resumes where an uninterrupted one
+ends, and a NaN loss in one process stops both. Each run is a real `torchrun
+--standalone --nproc_per_node=2 train.py ...`."""
 import os
 import re
 import signal
@@ -32,8 +33,8 @@ def flags(data: Path, run: Path, train_images: int, epochs: int, *extra: str) ->
             "--epochs", str(epochs), "--device", "cpu", "--device-data", "on", "--amp", "off", *extra]
 
 
-def torchrun(*args: str) -> list[str]:
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "train.py", *args]
+def torchrun(*args: str, script: str = "train.py") -> list[str]:
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", script, *args]
 
 
 def run(command: list[str]) -> str:
@@ -74,18 +75,7 @@ def test_a_torchrun_killed_mid_epoch_resumes_where_an_uninterrupted_one_ends(sma
     uninterrupted, killed = tmp_path / "uninterrupted", tmp_path / "killed"
     run(torchrun(*flags(small_mnist, uninterrupted, train_images, epochs)))
 
-    launcher = subprocess.Popen(torchrun(*flags(small_mnist, killed, train_images, epochs)), cwd=REPO, env=ENV,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    output = bytearray()
-    reader = threading.Thread(target=lambda: [output.extend(chunk) for chunk in
-                                              iter(lambda: launcher.stdout.read1(4096), b"")], daemon=True)
-    reader.start()
-    in_epoch_2 = re.compile(rb"epoch 2:.*\| [1-9]\d*/14")     # rank 0's progress bar: a step of epoch 2 done
-    deadline = time.monotonic() + 300
-    while not in_epoch_2.search(bytes(output)):
-        assert launcher.poll() is None, f"torchrun ended before epoch 2 got going:\n{output.decode()}"
-        assert time.monotonic() < deadline, f"epoch 2 did not start in time:\n{output.decode()}"
-        time.sleep(0.05)
+    launcher, output, reader = torchrun_until_epoch_2(flags(small_mnist, killed, train_images, epochs))
     os.kill(worker_of_rank(launcher.pid, killed_rank), signal.SIGKILL)
     assert launcher.wait(timeout=120) != 0            # torchrun stops the other process and fails
     reader.join(timeout=60)
@@ -103,6 +93,45 @@ def test_a_torchrun_killed_mid_epoch_resumes_where_an_uninterrupted_one_ends(sma
         assert (killed / "weights" / file).read_bytes() == (uninterrupted / "weights" / file).read_bytes(), file
 
 
+def test_sigterm_to_torchrun_stops_both_processes_after_one_step_and_resume_ends_where_an_uninterrupted_run_does(
+        small_mnist, tmp_path):
+    train_images, epochs = 448, 2              # 14 steps an epoch, 16 images a process each
+    uninterrupted, stopped = tmp_path / "uninterrupted", tmp_path / "stopped"
+    run(torchrun(*flags(small_mnist, uninterrupted, train_images, epochs)))
+
+    launcher, output, reader = torchrun_until_epoch_2(flags(small_mnist, stopped, train_images, epochs))
+    launcher.send_signal(signal.SIGTERM)       # torchrun sends it on to both processes
+    assert launcher.wait(timeout=120) != 0
+    reader.join(timeout=60)
+    assert re.search(rb"train.py: stopped by SIGTERM after (step \d+ of 14 of )?epoch [12]\.", output), output.decode()
+    assert not [path for path in stopped.rglob("*") if path.name.endswith(".tmp") or path.name == ".saving"]
+
+    run(torchrun(*flags(small_mnist, stopped, train_images, epochs), "--resume"))
+    expected, actual = trained_state(uninterrupted), trained_state(stopped)
+    for name in expected:
+        assert torch.equal(actual[name], expected[name]), name
+    assert [e["val_accuracy"] for e in load_checkpoint(stopped / "last.pt")["history"]] == \
+        [e["val_accuracy"] for e in load_checkpoint(uninterrupted / "last.pt")["history"]]
+
+
+def torchrun_until_epoch_2(train_flags: list[str]) -> tuple[subprocess.Popen, bytearray, threading.Thread]:
+    """torchrun of train.py with two processes, once rank 0's progress bar shows a step of epoch 2
+    done: the launcher, its output so far (still growing) and the thread that reads it."""
+    launcher = subprocess.Popen(torchrun(*train_flags), cwd=REPO, env=ENV, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    output = bytearray()
+    reader = threading.Thread(target=lambda: [output.extend(chunk) for chunk in
+                                              iter(lambda: launcher.stdout.read1(4096), b"")], daemon=True)
+    reader.start()
+    in_epoch_2 = re.compile(rb"epoch 2:.*\| [1-9]\d*/14")     # rank 0's progress bar: a step of epoch 2 done
+    deadline = time.monotonic() + 300
+    while not in_epoch_2.search(bytes(output)):
+        assert launcher.poll() is None, f"torchrun ended before epoch 2 got going:\n{output.decode()}"
+        assert time.monotonic() < deadline, f"epoch 2 did not start in time:\n{output.decode()}"
+        time.sleep(0.05)
+    return launcher, output, reader
+
+
 def worker_of_rank(launcher_pid: int, rank: int) -> int:
     """The pid of torchrun's worker process of ``rank`` (read from each child's environment)."""
     children = Path(f"/proc/{launcher_pid}/task/{launcher_pid}/children").read_text().split()
@@ -111,3 +140,20 @@ def worker_of_rank(launcher_pid: int, rank: int) -> int:
         if f"RANK={rank}".encode() in environment:
             return pid
     raise AssertionError(f"torchrun ({launcher_pid}) has no worker of rank {rank} among {children}")
+
+
+def test_a_nan_loss_in_one_process_stops_every_process_with_the_same_message(small_mnist, tmp_path):
+    """Process 1 alone sees a NaN at its step 3 (its weights stay finite, as do process 0's): both
+    stop after the same read, rank 0 says where, and both return 1; none waits in an all-reduce."""
+    command = torchrun("1", "3", *flags(small_mnist, tmp_path, 4 * BATCH_SIZE, 2),
+                       script="tests/nan_in_one_process.py")
+    result = subprocess.run(command, cwd=REPO, env={**ENV, "PYTHONPATH": str(REPO)}, capture_output=True,
+                            text=True, timeout=600)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "rank 0: train.py returned 1" in output and "rank 1: train.py returned 1" in output, output
+    message = "train.py: error: epoch 1, step 3: the loss became nan in process 1 of 2; training stopped. No epoch " \
+              "finished, so nothing was saved. Train again with a lower --lr."
+    assert output.count(message) == 1, output
+    assert output.count("Traceback") == 1 and "ChildFailedError" in output, output   # torchrun's own report
+    assert not (tmp_path / "weights").exists() and not (tmp_path / "last.pt").exists()

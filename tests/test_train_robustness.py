@@ -1,10 +1,13 @@
-"""train.py survives kill -9, corrupt or mismatched checkpoints, and a non-finite loss.
+"""train.py survives kill -9, SIGINT and SIGTERM, corrupt or mismatched checkpoints, and a
+non-finite loss.
 
 The runs use a tiny copy of MNIST (64 training and 64 test images in torchvision's layout) so that
 each epoch, test evaluation included, takes seconds.
 """
 import json
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,8 +16,9 @@ import torch
 from safetensors.torch import load_file
 
 import train
+from capsnet import CapsNet
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
-from conftest import TINY_MNIST_IMAGES, kill_9_during_epoch_2
+from conftest import TINY_MNIST_IMAGES, kill_9_during_epoch_2, send_during_epoch_2
 
 REPO = Path(__file__).resolve().parent.parent
 BATCH_SIZE, EPOCHS = 16, 2
@@ -83,6 +87,140 @@ def test_kill_9_then_resume_ends_where_an_uninterrupted_run_ends(tiny_mnist, uni
     assert [epoch["epoch"] for epoch in history] == list(range(1, EPOCHS + 1))
 
 
+@pytest.fixture
+def signals_raise():
+    """SIGINT and SIGTERM raise an error in this process while the test runs: a train.py that does
+    not handle them fails the test instead of ending pytest (KeyboardInterrupt stops the session)."""
+    def raise_in_the_test(signum, frame):
+        raise RuntimeError(f"{signal.Signals(signum).name} reached the test: train.py did not handle it")
+    previous = {signum: signal.signal(signum, raise_in_the_test) for signum in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
+def signal_at_call(number: int, signum: int, function):
+    """``function``, which sends this process ``signum`` during its ``number``-th call."""
+    calls = []
+
+    def wrapped(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == number:
+            os.kill(os.getpid(), signum)
+        return function(*args, **kwargs)
+    return wrapped
+
+
+def temporary_files(run) -> list[str]:
+    return [str(path) for path in run.rglob("*") if path.name.endswith(".tmp") or path.name == ".saving"]
+
+
+@pytest.mark.parametrize("signum", [pytest.param(signal.SIGINT, id="SIGINT"),
+                                    pytest.param(signal.SIGTERM, id="SIGTERM", marks=pytest.mark.slow)])
+def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninterrupted_run_ends(
+        tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch, signals_raise, signum):
+    name = signal.Signals(signum).name
+    # during step 2 of epoch 2: the step is finished, then the run stops
+    monkeypatch.setattr(train, "capsule_loss", signal_at_call(STEPS_PER_EPOCH + 2, signum, train.capsule_loss))
+    assert train.main(flags(tiny_mnist, tmp_path)) == 128 + signum
+    error = capsys.readouterr().err
+    assert error == (f"train.py: stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2. The best weights "
+                     f"so far (epoch 1) are kept in {tmp_path / 'weights'}/; {tmp_path / 'checkpoints' / 'last.pt'} "
+                     "holds the run after step 2 of epoch 2, where --resume goes on.\n")
+    assert temporary_files(tmp_path) == []
+    checkpoint = load_checkpoint(tmp_path / "checkpoints" / "last.pt")
+    assert checkpoint["epoch"] == 1 and checkpoint["partial"]["epoch"] == 2 and checkpoint["partial"]["steps"] == 2
+    stopped = json.loads((tmp_path / "weights" / "metrics.json").read_text())
+    assert stopped["status"] == f"stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2; --resume goes on " \
+                                "from there"
+    assert stopped["mnist_test_accuracy"] is None and [e["epoch"] for e in stopped["history"]] == [1]
+
+    monkeypatch.undo()
+    run_to_the_end(*flags(tiny_mnist, tmp_path), "--resume")
+    assert f"resumed from {tmp_path / 'checkpoints' / 'last.pt'} after step 2 of epoch 2" in capsys.readouterr().out
+    expected, actual = tensors(uninterrupted), tensors(tmp_path)
+    assert expected.keys() == actual.keys()
+    for tensor in expected:
+        assert torch.equal(actual[tensor], expected[tensor]), tensor
+    assert metrics(tmp_path) == metrics(uninterrupted)
+    assert temporary_files(tmp_path) == []
+
+
+def test_a_signal_while_the_checkpoint_is_written_lets_the_write_finish(tiny_mnist, tmp_path, monkeypatch,
+                                                                       signals_raise):
+    """SIGINT during epoch 1's checkpoint: the checkpoint is whole, then the run stops (it was a
+    RuntimeError out of torch.save's writer, exit 1)."""
+    monkeypatch.setattr(torch, "save", signal_at_call(1, signal.SIGINT, torch.save))
+    assert train.main(flags(tiny_mnist, tmp_path)) == 130
+    assert load_checkpoint(tmp_path / "checkpoints" / "last.pt")["epoch"] == 1
+    assert temporary_files(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(tiny_mnist, tmp_path, monkeypatch,
+                                                                        signals_raise):
+    """The CNN's dropout draws from the global random state: an interrupted epoch keeps it."""
+    cnn = ["--model", "cnn", "--amp", "off"]
+    run_to_the_end(*flags(tiny_mnist, tmp_path / "uninterrupted", *cnn))
+    monkeypatch.setattr(train, "cross_entropy_loss",
+                        signal_at_call(STEPS_PER_EPOCH + 1, signal.SIGINT, train.cross_entropy_loss))
+    assert train.main(flags(tiny_mnist, tmp_path / "stopped", *cnn)) == 130
+    assert load_checkpoint(tmp_path / "stopped" / "checkpoints" / "last.pt")["partial"]["steps"] == 1
+    monkeypatch.undo()
+    run_to_the_end(*flags(tiny_mnist, tmp_path / "stopped", *cnn), "--resume")
+    expected, actual = tensors(tmp_path / "uninterrupted"), tensors(tmp_path / "stopped")
+    for tensor in expected:
+        assert torch.equal(actual[tensor], expected[tensor]), tensor
+
+
+def test_a_signal_during_the_test_read_stops_it_and_resume_reads_it(tiny_mnist, uninterrupted, tmp_path, capsys,
+                                                                     monkeypatch, signals_raise):
+    monkeypatch.setattr(train, "accuracy", signal_at_call(1, signal.SIGINT, train.accuracy))
+    assert train.main(flags(tiny_mnist, tmp_path)) == 130
+    error = capsys.readouterr().err
+    assert error.startswith("train.py: stopped by SIGINT before the test set was read. ") and error.count("\n") == 1
+    stopped = json.loads((tmp_path / "weights" / "metrics.json").read_text())
+    assert stopped["status"] == "stopped by SIGINT before the test set was read; --resume reads it"
+    assert stopped["mnist_test_accuracy"] is None and not (tmp_path / "weights" / "README.md").exists()
+
+    monkeypatch.undo()
+    run_to_the_end(*flags(tiny_mnist, tmp_path), "--resume")
+    assert "nothing left to train, only the test" in capsys.readouterr().out
+    assert metrics(tmp_path) == metrics(uninterrupted)
+
+
+@pytest.mark.slow
+def test_ctrl_c_before_the_first_step_stops_at_once_in_one_line_writing_nothing(tiny_mnist, tmp_path):
+    """While MNIST is read (or downloaded) nothing is written yet: Ctrl-C needs no wait for a step."""
+    sigint_while_reading_mnist = (
+        "import os, signal, sys, train\n"
+        "read = train.mnist\n"
+        "train.mnist = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGINT) or read(*args, **kwargs)\n"
+        f"sys.exit(train.main({flags(tiny_mnist, tmp_path)!r}))\n")
+    result = subprocess.run([sys.executable, "-c", sigint_while_reading_mnist], cwd=REPO, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 130, result.stderr
+    assert result.stderr.strip() == "train.py: interrupted"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_sigterm_to_a_train_py_process_exits_143_without_a_traceback_and_it_resumes(tiny_mnist, uninterrupted,
+                                                                                     tmp_path):
+    # As many threads as this process uses, so that the float sums are the same in both.
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(torch.get_num_threads())}
+    returncode, output = send_during_epoch_2([sys.executable, "train.py", *flags(tiny_mnist, tmp_path)], env,
+                                             STEPS_PER_EPOCH, signal.SIGTERM)
+    assert returncode == 143, output
+    assert "Traceback" not in output and "train.py: stopped by SIGTERM after " in output
+    assert temporary_files(tmp_path) == []
+    run_to_the_end(*flags(tiny_mnist, tmp_path), "--resume")
+    expected, actual = tensors(uninterrupted), tensors(tmp_path)
+    for tensor in expected:
+        assert torch.equal(actual[tensor], expected[tensor]), tensor
+    assert metrics(tmp_path) == metrics(uninterrupted)
+
+
 @pytest.mark.parametrize("damage", [
     pytest.param(lambda data: data[: len(data) // 2], id="truncated"),
     pytest.param(lambda data: b"", id="empty"),
@@ -134,6 +272,56 @@ def test_resume_with_other_flags_is_refused(tiny_mnist, uninterrupted, tmp_path,
     assert checkpoint.read_bytes() == (uninterrupted / "checkpoints" / "last.pt").read_bytes()
 
 
+def test_resume_with_another_autocast_or_device_is_refused(tiny_mnist, uninterrupted, tmp_path, capsys):
+    """metrics.json records one device and one autocast for the whole run: a resumed run must keep both."""
+    checkpoint = tmp_path / "last.pt"
+    checkpoint.write_bytes((uninterrupted / "checkpoints" / "last.pt").read_bytes())
+    made_with_bf16 = train.use_bf16("auto", torch.device("cpu"))     # the uninterrupted run's --amp auto
+    other_amp = "off" if made_with_bf16 else "bf16"
+    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume",
+                       "--amp", other_amp]) == 2
+    error = capsys.readouterr().err
+    assert f"was made with bf16_autocast={made_with_bf16}" in error and error.count("\n") == 1
+    state = load_checkpoint(checkpoint)
+    atomic_torch_save({**state, "recipe": {**state["recipe"], "device": "cuda"}}, checkpoint)
+    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume"]) == 2
+    assert "was made with device=cuda, this run asks for device=cpu" in capsys.readouterr().err
+    assert not (tmp_path / "weights").exists()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda state: {**state, "recipe": {**state["recipe"], "momentum": 0.9}}, "was made with 'momentum', which this"),
+    (lambda state: {**state, "recipe": [1, 2]}, "holds recipe as list, not as train.py writes it"),
+    (lambda state: {**state, "epoch": "2"}, "holds epoch as str, not as train.py writes it"),
+    (lambda state: {**state, "history": [1]}, "holds history as list, not as train.py writes it"),
+])
+def test_a_checkpoint_with_an_unknown_or_mistyped_entry_is_one_line_and_exit_2(tiny_mnist, uninterrupted, tmp_path,
+                                                                               capsys, edit, message):
+    checkpoint = tmp_path / "checkpoints" / "last.pt"
+    atomic_torch_save(edit(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")), checkpoint)
+    before = checkpoint.read_bytes()
+    assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"train.py: error: checkpoint {checkpoint} ") and message in error
+    assert error.count("\n") == 1 and "without --resume" in error
+    assert checkpoint.read_bytes() == before and not (tmp_path / "weights").exists()
+
+
+def test_resume_with_nothing_left_to_train_reads_only_the_weights_its_run_chose(tiny_mnist, uninterrupted,
+                                                                                  tmp_path, capsys):
+    """A finished run resumed into another --out, which holds other weights: their test accuracy is
+    not this run's, and nothing is written beside them."""
+    other = tmp_path / "other"
+    atomic_save_pretrained(CapsNet(), other)
+    before = {file.name: file.read_bytes() for file in other.iterdir()}
+    checkpoint = uninterrupted / "checkpoints" / "last.pt"
+    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--out", str(other),
+                       "--resume"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"train.py: error: {other}/ does not hold the weights this run chose")
+    assert {file.name: file.read_bytes() for file in other.iterdir()} == before
+
+
 def test_resume_accepts_a_checkpoint_without_a_recorded_recipe(tiny_mnist, uninterrupted, tmp_path, capsys):
     state = load_checkpoint(uninterrupted / "checkpoints" / "last.pt")
     del state["recipe"]  # as written by train.py before it recorded the flags
@@ -175,6 +363,43 @@ def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, 
     assert train.main(flags(tiny_mnist, tmp_path)) == 1
     assert "No epoch finished, so nothing was saved" in capsys.readouterr().err
     assert not (tmp_path / "weights").exists() and not (tmp_path / "checkpoints").exists()
+
+
+def nan_after(steps: int):
+    """capsule_loss, NaN after its first ``steps`` calls (training steps: validation reads call none)."""
+    calls = []
+
+    def loss(*args):
+        calls.append(1)
+        return train_loss(*args) * (float("nan") if len(calls) > steps else 1)
+    train_loss = train.capsule_loss
+    return loss
+
+
+def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_says_so(tiny_mnist, tmp_path,
+                                                                                       capsys, monkeypatch):
+    monkeypatch.setattr(train, "capsule_loss", nan_after(STEPS_PER_EPOCH))
+    assert train.main(flags(tiny_mnist, tmp_path)) == 1
+    assert (tmp_path / "weights" / "model.safetensors").exists()
+    values = json.loads((tmp_path / "weights" / "metrics.json").read_text())
+    assert values["status"] == "stopped: epoch 2, step 1: the loss became nan"
+    assert values["mnist_test_accuracy"] is None and values["chosen_epoch"] == values["epochs"] == 1
+    assert [epoch["epoch"] for epoch in values["history"]] == [1]
+    error = capsys.readouterr().err
+    assert f"kept in {tmp_path / 'weights'}/; {tmp_path / 'checkpoints' / 'last.pt'} holds the run after epoch 1" \
+        in error
+
+
+def test_a_fine_tune_stopped_by_a_nan_says_what_it_kept(tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch):
+    """No epoch beat the starting weights (lr 0: the weights never move), then a NaN: no weights
+    were written, and the checkpoint of epoch 1 was."""
+    monkeypatch.setattr(train, "capsule_loss", nan_after(STEPS_PER_EPOCH))
+    assert train.main([*flags(tiny_mnist, tmp_path), "--init-from", str(uninterrupted / "weights"),
+                       "--lr", "0"]) == 1
+    error = capsys.readouterr().err
+    assert f"No epoch beat the starting weights, so nothing was written to {tmp_path / 'weights'}/; " \
+           f"{tmp_path / 'checkpoints' / 'last.pt'} holds the run after epoch 1, where --resume goes on" in error
+    assert not (tmp_path / "weights").exists()
 
 
 @pytest.mark.slow
