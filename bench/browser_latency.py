@@ -12,12 +12,17 @@ event to the animation frame after the turn panel (the turned digit, both networ
 pose's moves) shows it.
 With --pairs, the Two-digits section follows, scrolled to: pairs of digits drawn over each other,
 pen 1's digit then pen 2's moved by up to 8/28 of its box each way (one or two strokes each), with
-Clear between pairs, every stroke timed likewise until the pair panel (the two digits, their
-redrawings, the input, Figure 5, the lengths and the CNN) shows it; its figures are printed apart.
+Clear between pairs, every stroke timed likewise until the pair panel (the digits read, their
+redrawings, the input, Figure 5, the lengths and the CNN) shows it; its figures are printed apart,
+with the pairs read wrong and those read with a 1 that was not drawn. --singles draws that many
+single digits there too (pen 1 alone), each to be read as that one digit. --pair-strokes semeion
+draws them in strokes traced from Semeion's digits (other writers; bench/drawn_pairs.py) instead
+of tests/digit_strokes.py's.
 
     python -m bench.browser_latency --drawings 40
     python -m bench.browser_latency --drawings 20 --phone        # 390x844, drawn with a finger
     python -m bench.browser_latency --drawings 40 --pairs 20     # then 20 pairs of two digits
+    python -m bench.browser_latency --drawings 0 --pairs 20 --singles 20 --pair-strokes semeion --data-dir DATA
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
@@ -25,9 +30,11 @@ import argparse
 import statistics
 import time
 from contextlib import nullcontext
+from pathlib import Path
 
 import numpy as np
 
+from bench.drawn_pairs import SemeionStrokes
 from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
 from tests.app_server import serving_app
@@ -46,26 +53,32 @@ def kept_up(drawing: dict) -> str:
             f"of strokes, one every {drawing['ms'] / max(drawing['readings'], 1):.0f} ms")
 
 
-def draw_pairs(page, count: int, rng: np.random.Generator, touch: bool) -> tuple[list, list, dict, float]:
-    """Scroll to the Two-digits section and draw ``count`` pairs, Clear between them; returns every
-    stroke's latency (ms), the misread pairs, how the readings kept up, and the seconds it took."""
+def draw_pairs(page, count: int, singles: int, rng: np.random.Generator, touch: bool,
+               source=None) -> tuple[list, list, list, dict, float]:
+    """Scroll to the Two-digits section and draw ``count`` pairs, then ``singles`` single digits
+    (pen 1), Clear between them, in tests/digit_strokes.py's strokes or ``source``'s; returns every
+    stroke's latency (ms), what was misread (drawn, read), what was read with a 1 not drawn, how the
+    readings kept up, and the seconds it took."""
     from playground.drawing_pad import SIDE
 
     person = PairDriver(page, touch=touch)
     page.locator("#two-digits").scroll_into_view_if_needed()
-    latencies, wrong = [], []
+    latencies, wrong, invented_one = [], [], []
     started = time.perf_counter()
-    for drawn in range(count):
+    for drawn in range(count + singles):
         first = drawn % 10
-        second = (first + rng.integers(1, 10)) % 10                      # another digit
-        boxes = overlapping_boxes(rng, SIDE)
+        digits = [first, (first + rng.integers(1, 10)) % 10] if drawn < count else [first]   # another digit
+        boxes = overlapping_boxes(rng, SIDE) if drawn < count else [random_box(rng, SIDE)]
         person.clear()
-        for pen, (digit, box) in enumerate(zip((first, second), boxes)):
+        for pen, (digit, box) in enumerate(zip(digits, boxes)):
             person.choose_pen(pen)
-            latencies += person.draw(strokes(digit, *box))
-        if sorted(person.reading()) != sorted(f"{first}{second}"):
-            wrong.append((f"{first}{second}", person.reading()))
-    return latencies, wrong, person.drawing(), time.perf_counter() - started
+            latencies += person.draw(strokes(digit, *box) if source is None else source.strokes(digit, rng, box))
+        expected, read = "".join(map(str, digits)), person.reading()
+        if sorted(read) != sorted(expected):
+            wrong.append((expected, read))
+        if "1" in read and "1" not in expected:
+            invented_one.append((expected, read))
+    return latencies, wrong, invented_one, person.drawing(), time.perf_counter() - started
 
 
 def main() -> None:
@@ -80,6 +93,12 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=0,
                         help="pairs of overlapping digits drawn in the Two-digits section after the "
                              "digits, each stroke timed (default 0: none)")
+    parser.add_argument("--singles", type=int, default=0,
+                        help="single digits drawn with pen 1 in the Two-digits section after the pairs (default 0)")
+    parser.add_argument("--pair-strokes", choices=["hand", "semeion"], default="hand",
+                        help="the Two-digits section's strokes: tests/digit_strokes.py's, or traced from Semeion's "
+                             "digits (default: hand)")
+    parser.add_argument("--data-dir", default="./data", help="where semeion/semeion.data is (default ./data)")
     parser.add_argument("--seed", type=int, default=0, help="sizes and places of the digits, of the slider's "
                                                             "moves and of the pairs (default 0)")
     args = parser.parse_args()
@@ -109,26 +128,30 @@ def main() -> None:
                 moves += turner.drag("rotation", rng.uniform(0.05, 0.95, args.moves).tolist())
         seconds = time.perf_counter() - started
         drawing = person.drawing()
-        if args.pairs:
-            pairs, pairs_wrong, pairs_drawing, pairs_seconds = draw_pairs(
-                page, args.pairs, np.random.default_rng(args.seed), args.phone)
+        if args.pairs or args.singles:
+            source = None if args.pair_strokes == "hand" else \
+                SemeionStrokes(Path(args.data_dir) / "semeion" / "semeion.data")
+            pairs, pairs_wrong, invented_one, pairs_drawing, pairs_seconds = draw_pairs(
+                page, args.pairs, args.singles, np.random.default_rng(args.seed), args.phone, source)
 
     page_kind = "390x844, touch" if args.phone else "1300x1100, mouse"
     print(f"CPU: {cpu_model()}; page {page_kind}; {args.drawings} digits, {len(latencies)} strokes "
           f"in {seconds:.0f} s")
-    print(f"stroke end -> digit, bars, network input and reconstruction on the page: {summary(latencies)}")
-    print(kept_up(drawing))
-    print(f"misread: {len(wrong)} of {args.drawings} {wrong if wrong else ''}")
+    if latencies:
+        print(f"stroke end -> digit, bars, network input and reconstruction on the page: {summary(latencies)}")
+        print(kept_up(drawing))
+        print(f"misread: {len(wrong)} of {args.drawings} {wrong if wrong else ''}")
     if moves:
         print(f"rotation slider move -> turned digit, both readings and the pose's moves on the page: "
               f"{summary(moves)} over {len(moves)} moves")
-    if args.pairs:
-        print(f"\nTwo digits. CPU: {cpu_model()}; page {page_kind}; {args.pairs} pairs, {len(pairs)} strokes "
-              f"in {pairs_seconds:.0f} s")
-        print(f"stroke end -> the two digits, their redrawings, the input, Figure 5, the lengths and the CNN "
+    if args.pairs or args.singles:
+        print(f"\nTwo digits. CPU: {cpu_model()}; page {page_kind}; {args.pairs} pairs and {args.singles} single "
+              f"digits in {args.pair_strokes} strokes, {len(pairs)} strokes in {pairs_seconds:.0f} s")
+        print(f"stroke end -> the digits read, their redrawings, the input, Figure 5, the lengths and the CNN "
               f"on the page: {summary(pairs)}")
         print(kept_up(pairs_drawing))
-        print(f"misread pairs: {len(pairs_wrong)} of {args.pairs} {pairs_wrong if pairs_wrong else ''}")
+        print(f"misread (drawn, read): {len(pairs_wrong)} of {args.pairs + args.singles} {pairs_wrong or ''}")
+        print(f"read with a 1 not drawn: {len(invented_one)} {invented_one or ''}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ in strokes from two sources:
 - ``hand``: tests/digit_strokes.py, one hand and one shape a digit (the tests' strokes: a proxy
   for a person, not a person);
 - ``semeion``: each digit traced from a Semeion digit (other writers, never trained on): its 16x16
-  ink thinned to a skeleton (`capsnet.strokes`) and each skeleton segment drawn as a stroke, the
+  ink thinned to a skeleton (`capsnet.strokes`), the skeleton's segments joined into strokes, the
   digit's ink box fitted to the drawing box. A different Semeion digit every time.
 
 Prints, with the CPU, for each network and source: pairs both right (its two strongest), read
@@ -45,8 +45,33 @@ from tests.digit_strokes import overlapping_boxes, random_box, strokes
 TRACE_SCALE = 2      # Semeion's 16x16 digits are thinned at 32x32, for a smoother skeleton
 
 
+def polylines(segments: np.ndarray) -> list[np.ndarray]:
+    """Segments [S, 2 ends, 2] joined end to end into polylines, as a pen would trace them: each
+    starts at a loose end where there is one, and follows unused segments from its last point."""
+    points = [tuple(p) for p in np.round(segments.reshape(-1, 2), 3)]
+    ends = [(points[2 * k], points[2 * k + 1]) for k in range(len(segments))]
+    unused = set(range(len(ends)))
+    touching: dict = {}
+    for k, (a, b) in enumerate(ends):
+        touching.setdefault(a, []).append(k)
+        touching.setdefault(b, []).append(k)
+    lines = []
+    while unused:
+        loose = [k for k in sorted(unused) if any(len(touching[p]) == 1 for p in ends[k])]
+        k = loose[0] if loose else min(unused)
+        a, b = ends[k]
+        line = [b, a] if len(touching[b]) == 1 else [a, b]
+        unused.discard(k)
+        while (nxt := next((j for j in touching[line[-1]] if j in unused), None)) is not None:
+            unused.discard(nxt)
+            a, b = ends[nxt]
+            line.append(b if a == line[-1] else a)
+        lines.append(np.array(line, dtype=np.float64))
+    return lines
+
+
 class SemeionStrokes:
-    """Strokes traced from Semeion's digits: each digit's skeleton segments, in its own ink box."""
+    """Strokes traced from Semeion's digits: each digit's skeleton, in its own ink box."""
 
     def __init__(self, path: Path):
         images, self.labels = load_semeion(path)
@@ -63,8 +88,8 @@ class SemeionStrokes:
         left, top, width, height = box
         scale = min(width / max(high[0] - low[0], 1), height / max(high[1] - low[1], 1))
         middle = np.array([left + width / 2, top + height / 2])
-        placed = (ends - (low + high) / 2) * scale + middle
-        return [np.round(np.clip(segment, 0, SIDE), 1).ravel().tolist() for segment in placed]
+        return [np.round(np.clip((line - (low + high) / 2) * scale + middle, 0, SIDE), 1).ravel().tolist()
+                for line in polylines(ends)]
 
 
 def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> Drawing:
