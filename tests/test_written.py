@@ -234,3 +234,16 @@ def test_train_py_trains_on_written_examples_chooses_on_them_and_reads_mnist_pai
     assert 0 <= metrics["written_test_right"] <= 1 and 0 <= metrics["pairs_test_both_right"] <= 1
     assert 0 <= metrics["history"][0]["val_mnist_pairs"] <= 1
     assert train.main([*flags, "--epochs", "2", "--resume", "--examples", "mnist-pairs"]) == 2   # another recipe
+
+
+@pytest.mark.gpu
+def test_written_examples_drawn_on_cuda_are_those_drawn_on_the_cpu(mnist_test):
+    """The same seed gives the same examples on any device: drawn on a GPU they are the CPU's,
+    to float rounding (the skeletons, the labels and which pixels hold ink the same)."""
+    on = {device: DigitSet.of(mnist_test.data[:300], mnist_test.targets[:300], device) for device in ("cpu", "cuda")}
+    assert torch.equal(on["cpu"].valid, on["cuda"].valid.cpu()) and torch.equal(on["cpu"].ends, on["cuda"].ends.cpu())
+    examples = draw_examples(on["cpu"].labels, torch.arange(300), torch.Generator().manual_seed(7))
+    cpu, cuda = render(on["cpu"], examples), [t.cpu() for t in render(on["cuda"], examples)]
+    assert torch.equal(cpu[1], cuda[1])
+    torch.testing.assert_close(cuda[0], cpu[0], atol=2e-3, rtol=0)
+    torch.testing.assert_close(cuda[2], cpu[2], atol=2e-3, rtol=0)
