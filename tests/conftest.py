@@ -179,3 +179,16 @@ def send_during_epoch_2(command: list[str], env: dict[str, str], steps_per_epoch
     process.wait(timeout=120)
     reader.join(timeout=60)
     return process.returncode, output.decode()
+
+
+def nan_after(steps: int):
+    """train.py's capsule_loss, NaN after its first ``steps`` calls (training steps: validation
+    reads call none): monkeypatch it over train.capsule_loss."""
+    import train
+    calls = []
+    train_loss = train.capsule_loss
+
+    def loss(*args):
+        calls.append(1)
+        return train_loss(*args) * (float("nan") if len(calls) > steps else 1)
+    return loss

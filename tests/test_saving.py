@@ -11,7 +11,7 @@ from huggingface_hub import PyTorchModelHubMixin
 
 import train
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, atomic_write_text
-from conftest import TINY_MNIST_IMAGES
+from conftest import TINY_MNIST_IMAGES, nan_after
 
 VAL_IMAGES, BATCH_SIZE = 16, 16
 
@@ -63,17 +63,6 @@ def test_a_finished_run_writes_its_own_model_card_with_the_test_accuracy(first_r
     metrics = json.loads((first_run / "metrics.json").read_text())
     assert "model-index" in card and f"value: {round(metrics['mnist_test_accuracy'], 4)}" in card
     assert metrics["command"] in card
-
-
-def nan_after(steps: int):
-    """capsule_loss, NaN after its first ``steps`` calls (training steps: validation reads call none)."""
-    calls = []
-
-    def loss(*args):
-        calls.append(1)
-        return train_loss(*args) * (float("nan") if len(calls) > steps else 1)
-    train_loss = train.capsule_loss
-    return loss
 
 
 def test_a_fine_tune_into_its_own_folder_keeps_the_card_until_it_ends_and_the_history_after(

@@ -18,7 +18,7 @@ from safetensors.torch import load_file
 import train
 from capsnet import CapsNet
 from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
-from conftest import TINY_MNIST_IMAGES, kill_9_during_epoch_2, send_during_epoch_2
+from conftest import TINY_MNIST_IMAGES, kill_9_during_epoch_2, nan_after, send_during_epoch_2
 
 REPO = Path(__file__).resolve().parent.parent
 BATCH_SIZE, EPOCHS = 16, 2
@@ -363,17 +363,6 @@ def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, 
     assert train.main(flags(tiny_mnist, tmp_path)) == 1
     assert "No epoch finished, so nothing was saved" in capsys.readouterr().err
     assert not (tmp_path / "weights").exists() and not (tmp_path / "checkpoints").exists()
-
-
-def nan_after(steps: int):
-    """capsule_loss, NaN after its first ``steps`` calls (training steps: validation reads call none)."""
-    calls = []
-
-    def loss(*args):
-        calls.append(1)
-        return train_loss(*args) * (float("nan") if len(calls) > steps else 1)
-    train_loss = train.capsule_loss
-    return loss
 
 
 def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_says_so(tiny_mnist, tmp_path,
