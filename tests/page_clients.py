@@ -18,6 +18,8 @@ once both are drawn) with the capsule Decode as names redrawn where it is not on
 All the people run as asyncio tasks in one process, sharing one httpx client.
 """
 import asyncio
+import base64
+import io
 import json
 import re
 import time
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 
 import httpx
 import numpy as np
+from PIL import Image
 
 from playground import turn_it, two_digits
 from playground.drawing_pad import SIDE
@@ -44,7 +47,8 @@ PAIR_OFFSET = 40.0            # pad units: the second digit's centre within this
 DECODE_SHARE = 0.5            # of the pairs drawn, those after which Decode as is changed
 HTTP_TIMEOUT = 60.0           # seconds for one request; longer is recorded as an error
 DIGIT = re.compile(r'<div class="digit">(\d)</div>')
-PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d)">')
+PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
+PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="data:image/png;base64,([^"]+)"', re.S)
 EVENTS = {                    # what each event of a person is, as the reports name it
     "final": "reading at a stroke's end, pen up -> shown",
     "live": "reading while a stroke is drawn",
@@ -150,22 +154,32 @@ def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], st
     return problem
 
 
+def pens_in_the_input(panel: str) -> set[int]:
+    """The pens whose ink the pair panel's "What the networks see" picture shows (each pen's ink in
+    its colour: more than 1% of its pixels within 40 of that colour in each channel)."""
+    picture = np.asarray(Image.open(io.BytesIO(base64.b64decode(PAIR_INPUT.search(panel).group(1)))).convert("RGB"))
+    return {pen for pen, colour in enumerate(two_digits.PENS)
+            if (np.abs(picture.astype(int) - [int(colour[i:i + 2], 16) for i in (1, 3, 5)]).max(axis=-1)
+                <= 40).mean() > 0.01}
+
+
 def pair_problem(revision: int, decode_as: str, two: bool = False) -> Callable[[list], str | None]:
-    """The check of a Two-digits answer: the pair panel of the pad's value ``revision``, naming two
-    digits of both pens where ``two``, with the capsule ``decode_as`` names redrawn besides where
-    it is not one of the two read, and none otherwise."""
+    """The check of a Two-digits answer: the pair panel of the pad's value ``revision``, the
+    networks' input holding both pens' ink where ``two`` (both digits drawn: whether the networks
+    then read one digit or two is theirs to say), with the capsule ``decode_as`` names redrawn
+    besides where it is not one of those read, and none otherwise."""
     def problem(outputs: list) -> str | None:
         panel = outputs[-1]
         shown = PAIR.match(panel)
         if shown is None or shown.group(1) != str(revision):
             return f"not the pair panel of revision {revision}: {panel[:200]}"
-        read = shown.group(2, 3)
-        if two and (read[0] == read[1] or 'class="one-digit"' in panel):
-            return f"both digits drawn, the panel reads one: {panel[:200]}"
+        read = tuple(digit for digit in shown.group(2, 3) if digit)
+        if two and pens_in_the_input(panel) != {0, 1}:
+            return f"both digits drawn, the networks' input lacks a pen's ink: {panel[:200]}"
         besides = decode_as if decode_as != two_digits.TWO_READ and decode_as not in read else None
         if (f"<figcaption>Capsule {besides} redrawn" not in panel if besides else 'class="decoded"' in panel):
             return (f"decoded as {decode_as!r} and read {''.join(read)}, yet {'no' if besides else 'a'} "
-                    "capsule is redrawn besides the two")
+                    "capsule is redrawn besides those read")
         return None
     return problem
 

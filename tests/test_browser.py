@@ -404,7 +404,7 @@ def test_two_digits_with_a_finger_on_a_phone_seen_in_the_strip(url, browser):
 
         first, second = strokes(4, *FIRST_BOX)
         person.draw([first])
-        for seen in redrawn:
+        for seen in redrawn[:len(person.reading())]:                       # one digit read, or two
             assert in_the_strip(page, seen), f"{seen} is not in the strip while a finger draws the first digit"
         person.draw([second])
         person.choose_pen(1)
