@@ -31,10 +31,9 @@ from PIL import Image
 from capsnet.baseline import BaselineCNN
 from capsnet.model import CapsNet
 from capsnet.pairs import TEST_SEED, fixed_pairs, scores
-from capsnet.pairs_measurement import counted
-from capsnet.pairs_measurement import (PAPER, RESULTS_FILE, PairResultsError, load_pair_networks,
+from capsnet.pairs_measurement import (PAPER, RESULTS_FILE, PairResultsError, counted, load_pair_networks,
                                        load_results)
-from capsnet.preprocess import SketchError, overlaid_inks_to_mnist, sketch_to_mnist
+from capsnet.preprocess import MIN_CONTRAST, SketchError, overlaid_inks_to_mnist, sketch_to_mnist
 from capsnet.pretrained import WeightsError
 from capsnet.robustness import percent
 from playground import drawing_pad, serving, views
@@ -46,7 +45,6 @@ PENS = ("#1f6fd1", "#e66100")   # blue and orange, each pen's (and the digit it 
                                 # paper's Figure 5 uses red and green, which many people cannot tell apart
 TWO_READ = "the two read"
 DECODE_CHOICES = [TWO_READ] + [str(digit) for digit in range(10)]
-PEN_INK = 0.2                   # a pen has drawn when some of its ink is this strong
 API_PIXEL = 10                  # /predict_pair's picture is 280x280
 EXAMPLES_FOLDER = Path(__file__).parent.parent / "assets" / "pairs"
 EXAMPLE_NAME = re.compile(r"mnist_test_pair_(\d+)_(\d)_(\d)\.png")   # mnist_test_pair_0003_0_7.png
@@ -187,7 +185,8 @@ class TwoDigits:
         except (drawing_pad.DrawingError, PairInputError) as error:
             return gr.skip(), views.message_panel(f"Cannot read these two digits: {error}")
         if drawing.background is not None and not drawing.strokes:      # an example tapped, not drawn over
-            reading = self.read_fields(example_fields(drawing.background), drawing.revision)
+            fields = example_fields(drawing.background)
+            reading = None if fields is None else self.read_fields(fields, drawing.revision)
         else:
             reading = self.read(drawing_pad.inks(drawing, pens=len(PENS)), drawing.revision)
         return reading, self.panel(reading, digit)
@@ -281,11 +280,14 @@ neighbourhood, whichever digit they came from.
 """
 
 
-def example_fields(background: np.ndarray) -> np.ndarray:
+def example_fields(background: np.ndarray) -> np.ndarray | None:
     """An example's two digits, uint8 [2, 28, 28] as the preprocessing placed them, as the input
-    the measurement reads (their overlay) and each pen's ink: float32 [3, 28, 28]. Blown up to
-    the pad and made 28x28 again, as drawn strokes are, they would blur and move."""
+    the measurement reads (their overlay) and each pen's ink: float32 [3, 28, 28]; None for too
+    little ink (as `overlaid_inks_to_mnist`). Blown up to the pad and made 28x28 again, as drawn
+    strokes are, they would blur and move."""
     layers = background.astype(np.float32) / 255
+    if layers.max() < MIN_CONTRAST:
+        return None
     return np.concatenate([layers.max(axis=0, keepdims=True), layers])
 
 

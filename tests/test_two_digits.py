@@ -207,6 +207,8 @@ def test_drawn_strokes_of_each_pen_are_read_as_the_pen_s_ink(section):
 def test_an_empty_drawing_asks_for_two_digits(section):
     reading, panel = section.read_drawing(pair_value(), two_digits.TWO_READ)
     assert reading is None and panel == section.panel(None, None) and "pen 2" in panel
+    blank = np.zeros((2, 28, 28), dtype=np.uint8)                            # a background without ink
+    assert section.read_drawing(pair_value(blank), two_digits.TWO_READ) == (None, section.panel(None, None))
 
 
 # Forged values: the reason in the panel, nothing else touched.
