@@ -6,6 +6,7 @@ replaces.
 """
 import os
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -13,35 +14,34 @@ import torch
 SAVING = ".saving"   # atomic_save_pretrained's temporary folder inside the weights folder
 
 
+@contextmanager
+def replacing(path: Path, mode: str, **open_options):
+    """A file opened as ``path``.tmp for the ``with`` block, then flushed to disk and os.replace'd
+    over ``path``; removed instead where the block (or the write) fails."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, mode, **open_options) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def atomic_torch_save(state: dict, path: str | Path) -> None:
     """torch.save to ``path``.tmp, then os.replace it over ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as f:
-            torch.save(state, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with replacing(path, "wb") as f:
+        torch.save(state, f)
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     """``text`` written to ``path``.tmp (UTF-8, line endings as given), then os.replace'd over ``path``."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with replacing(Path(path), "w", encoding="utf-8", newline="") as f:
+        f.write(text)
 
 
 def load_checkpoint(path: str | Path) -> dict:
