@@ -107,6 +107,8 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
     """The card's markdown, below its metadata."""
     pairs = metrics.get("task") == "pairs"
     written = pairs and metrics.get("examples") == "written"
+    made = ("the last run's examples as people write them, earlier runs' overlapping pairs," if written else
+            "overlapping pairs")
     runs = stages(metrics)
     val = " | ".join(", ".join(f"{e['val_accuracy']:.2%}" for e in run.get("history", [])
                                if e.get("val_accuracy") is not None) for run in runs).strip(" |")
@@ -132,13 +134,8 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
                "- Commands, in order, each run going on from the weights the one before chose: "
                + "; ".join(how_it_ran(run) for run in runs)
                + f"; {sum(run['train_seconds'] for run in runs) / 3600:.1f} h in all."),
-              (f"- Data: the last run's examples as people write them, earlier runs' overlapping pairs, made afresh "
-               f"every epoch from MNIST's training set, {metrics['train_images']:,} digits; "
-               f"{'starting from the weights in `' + runs[0]['init_from'] + '`; ' if runs[0].get('init_from') else ''}"
-               "Adam, the learning rate decayed per epoch; an exponential moving average of the weights is what "
-               "is evaluated and saved." if written else
-               f"- Data: overlapping pairs made afresh every epoch from MNIST's training set, "
-               f"{metrics['train_images']:,} digits, each pair of two classes; "
+              (f"- Data: {made} made afresh every epoch from MNIST's training set, {metrics['train_images']:,} "
+               f"digits{'' if written else ', each pair of two classes'}; "
                f"{'starting from the weights in `' + runs[0]['init_from'] + '`; ' if runs[0].get('init_from') else ''}"
                "Adam, the learning rate decayed per epoch; an exponential moving average of the weights is what "
                "is evaluated and saved." if pairs else
