@@ -42,8 +42,6 @@ SESSIONS_KEPT = 1000
 # PIL refuses to decode uploads of more than twice this many pixels (a 10 MB PNG can hold 90 Mpx
 # of a single colour, 360 MB once decoded to RGBA); the network needs 28x28 of them.
 MAX_IMAGE_PIXELS = 4096 * 4096
-# Gradio 6.31.0 keeps 32 px of margin either side of the page, and prefixes the app's own CSS so
-# that it cannot reach that element (.app); on a phone the drawing pad wants the width.
 # What an error answer says, where the exception is not one of our own gr.Error messages: nothing
 # of the exception itself, which names the server's files and Python objects.
 UNEXPECTED_ERROR = "Something went wrong on the server while answering this request; it has been logged."
@@ -51,6 +49,8 @@ NOT_AN_IMAGE = "Cannot read this image: the file is not a picture in a format th
 TOO_MANY_PIXELS = f"Cannot read this image: it has more than {2 * MAX_IMAGE_PIXELS:,} pixels."
 NOT_UPLOADED = "This request names a file on the server that was not uploaded by a user."
 BAD_INPUT = "This request's value for a {component} input is not one that input takes."
+# Gradio 6.31.0 keeps 32 px of margin either side of the page, and prefixes the app's own CSS so
+# that it cannot reach that element (.app); on a phone the drawing pad wants the width.
 PAGE_HEAD = ("<style>@media (max-width: 480px) { .gradio-container .main.app "
              "{ padding-left: 6px !important; padding-right: 6px !important; } }</style>")
 
