@@ -1118,7 +1118,7 @@ def final_read(run: Run, data: Data, progress: Progress) -> int:
           f"{'pairs with both digits right' if args.task == 'pairs' else 'accuracy'} {test_accuracy:.4%}"
           + (f", test examples as people write them read right {written_test:.4%}" if written_test is not None else "")
           + f"; model in {run.out_dir}/")
-    write_model_card(run.out_dir, args.model, args.data_dir)
+    write_model_card(run.out_dir, args.model, args.data_dir, device=run.device)
     run.signals.close()            # from here, Ctrl-C stops the upload at once
     if run.signals.received and args.push_to_hub:
         print(f"train.py: stopped by {signal.Signals(run.signals.received).name} before the upload to the Hub; "
