@@ -93,7 +93,8 @@ class SemeionStrokes:
 
 
 def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> Drawing:
-    """Each digit with its own pen (pen k for the k-th) in its box, in strokes of ``source``."""
+    """Each digit with its own pen (pen k for the k-th) in its box, in strokes of ``source`` (None:
+    tests/digit_strokes.py's)."""
     drawn = [(stroke, pen) for pen, (digit, box) in enumerate(zip(digits, boxes))
              for stroke in (strokes(digit, *box) if source is None else source.strokes(digit, rng, box))]
     return Drawing([np.array(s, dtype=np.float32).reshape(-1, 2) for s, _ in drawn], tuple(p for _, p in drawn),

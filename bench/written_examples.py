@@ -19,14 +19,15 @@ from dataclasses import replace
 import numpy as np
 import torch
 
+from bench.drawn_pairs import drawing
 from bench.train_throughput import cpu_model
 from capsnet import load_model
 from capsnet.data import load_semeion, mnist
 from capsnet.preprocess import ink_to_mnist, overlaid_inks_to_mnist
 from capsnet.strokes import stroke_width
 from capsnet.written import DigitSet, draw_examples, render
-from playground.drawing_pad import SIDE, Drawing, inks
-from tests.digit_strokes import overlapping_boxes, random_box, strokes
+from playground.drawing_pad import SIDE, inks
+from tests.digit_strokes import overlapping_boxes, random_box
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
@@ -36,13 +37,6 @@ def widths(name: str, images) -> None:
     measured = stroke_width(torch.as_tensor(np.asarray(images), dtype=torch.float32))
     values = measured.nanquantile(torch.tensor(QUANTILES)).tolist()
     print(f"  {name:46s} " + "  ".join(f"{v:4.2f}" for v in values) + f"   ({len(measured):,})")
-
-
-def drawn(digits: list[int], boxes: list[tuple]) -> Drawing:
-    """Each digit with its own pen in its box, in tests/digit_strokes.py's strokes."""
-    made = [(s, pen) for pen, (digit, box) in enumerate(zip(digits, boxes)) for s in strokes(digit, *box)]
-    return Drawing([np.array(s, dtype=np.float32).reshape(-1, 2) for s, _ in made], tuple(p for _, p in made),
-                   None, 1, False)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -58,10 +52,10 @@ def main(argv: list[str] | None = None) -> None:
     rng = np.random.default_rng(0)
     singles, pairs, pair_digits = [], [], []
     for _ in range(min(args.count, 500)):
-        singles.append(ink_to_mnist(inks(drawn([int(rng.integers(10))], [random_box(rng, SIDE)]))[0]))
+        singles.append(ink_to_mnist(inks(drawing([int(rng.integers(10))], [random_box(rng, SIDE)], None, rng))[0]))
         first, second = rng.choice(10, 2, replace=False)
-        fields = overlaid_inks_to_mnist(inks(drawn([int(first), int(second)], list(overlapping_boxes(rng, SIDE))),
-                                             pens=2))
+        fields = overlaid_inks_to_mnist(inks(drawing([int(first), int(second)], list(overlapping_boxes(rng, SIDE)),
+                                                     None, rng), pens=2))
         pairs.append(fields[0])
         pair_digits += [fields[1], fields[2]]
     digits = DigitSet.of(images, labels)
