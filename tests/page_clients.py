@@ -154,13 +154,18 @@ def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], st
     return problem
 
 
+def pen_pixels(picture: np.ndarray, colour: str, tolerance: int = 8) -> float:
+    """The share of a picture's pixels [h, w, 3] painted in ``colour`` ("#rrggbb"), up to
+    ``tolerance`` in each channel (anti-aliasing, ink not quite full)."""
+    rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+    return float((np.abs(picture.astype(int) - rgb).max(axis=-1) <= tolerance).mean())
+
+
 def pens_in_the_input(panel: str) -> set[int]:
     """The pens whose ink the pair panel's "What the networks see" picture shows (each pen's ink in
     its colour: more than 1% of its pixels within 40 of that colour in each channel)."""
     picture = np.asarray(Image.open(io.BytesIO(base64.b64decode(PAIR_INPUT.search(panel).group(1)))).convert("RGB"))
-    return {pen for pen, colour in enumerate(two_digits.PENS)
-            if (np.abs(picture.astype(int) - [int(colour[i:i + 2], 16) for i in (1, 3, 5)]).max(axis=-1)
-                <= 40).mean() > 0.01}
+    return {pen for pen, colour in enumerate(two_digits.PENS) if pen_pixels(picture, colour, 40) > 0.01}
 
 
 def pair_problem(revision: int, decode_as: str, two: bool = False) -> Callable[[list], str | None]:

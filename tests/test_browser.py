@@ -17,6 +17,7 @@ from PIL import Image
 from browser_drawing import (CHROMIUM, DESKTOP, PHONE, PHONE_UNDER_BARS, POINT_STRIDE, TURN_PANEL, PadDriver,
                              PairDriver, TurnDriver, chromium, picture)
 from digit_strokes import pad_value, random_box, strokes
+from page_clients import pen_pixels
 from playground.drawing_pad import SIDE
 
 pytestmark = pytest.mark.browser
@@ -313,13 +314,6 @@ def test_the_readme_screenshot_is_made_from_the_page(url, browser, tmp_path):
 # units each way (checked in-process with two_digits.section(...).read: the pair's second capsule
 # 0.84 long or more, the third 0.15 or less).
 FIRST_BOX, SECOND_BOX = (60, 30, 140, 200), (95, 50, 140, 200)      # the second 35 across and 20 down
-
-
-def pen_pixels(picture: np.ndarray, colour: str, tolerance: int = 8) -> float:
-    """The share of a picture's pixels [h, w, 3] painted in ``colour`` ("#rrggbb"), up to
-    ``tolerance`` in each channel (anti-aliasing, ink not quite full)."""
-    rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
-    return float((np.abs(picture.astype(int) - rgb).max(axis=-1) <= tolerance).mean())
 
 
 def both_pens_read(person: PairDriver, pens: tuple[str, str]) -> None:
