@@ -29,11 +29,12 @@ import numpy as np
 import torch
 from PIL import Image
 
-from capsnet import ink_to_mnist, load_model, sketch_to_mnist
-from capsnet.agreement import MAX_ITERATIONS, RoutingTrace, agreement, routing_by_iterations, vote_heatmap
-from capsnet.dimensions import (PAPER_RANGE, SWEEP, DimensionNames, DimensionNamesError, load_dimension_names,
-                                perturb as perturb_capsule, sweep_reconstructions)
-from capsnet.preprocess import SketchError
+from capsnet import load_model
+from capsnet.data.preprocess import ink_to_mnist, sketch_to_mnist
+from capsnet.data.preprocess import SketchError
+from capsnet.dimensions import PAPER_RANGE, SWEEP, perturb as perturb_capsule, sweep_reconstructions
+from capsnet.studies.agreement import MAX_ITERATIONS, RoutingTrace, agreement, routing_by_iterations, vote_heatmap
+from capsnet.studies.dimension_names import DimensionNames, DimensionNamesError, load_dimension_names
 from playground import dimension_sliders, drawing_pad, serving, turn_it, two_digits, views
 
 log = logging.getLogger("playground")
@@ -387,7 +388,7 @@ EXPLANATION = """
   measured: ink, width, height, slant, position, and where they change. A slider is named after
   what explains the change ("wider →": dragging right makes the digit wider); "changes shape" or
   "local change" where no single measure does. The sliders and the grid's rows are ordered by how
-  much the digit changes, most first (`python -m capsnet.dimensions`; `weights/dimensions.json`).
+  much the digit changes, most first (`python -m capsnet.studies.dimension_names`; `weights/dimensions.json`).
 """
 
 ROUTING_EXPLANATION = (

@@ -40,14 +40,14 @@ from tqdm import tqdm
 
 from capsnet import CapsNet, WeightsError, capsule_loss, load_model
 from capsnet.baseline import cross_entropy_loss, multi_label_loss
-from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, atomic_write_text, load_checkpoint
-from capsnet.data import batches, mnist, random_offsets, shift, validation_split
-from capsnet.dimensions import sha256
+from capsnet.data.datasets import batches, mnist, random_offsets, shift, validation_split
+from capsnet.data.pairs import TEST_SEED, RenderedBatches, digits_right, draw_pairs, fixed_pairs, pair_right
+from capsnet.data.written import DigitSet, draw_examples, fixed_examples, render
 from capsnet.evaluate import accuracy, correct_and_total, read_right
 from capsnet.model_card import write_model_card
-from capsnet.pairs import TEST_SEED, RenderedBatches, digits_right, draw_pairs, fixed_pairs, pair_right
 from capsnet.pretrained import CONFIGS, NETWORKS, WEIGHTS_FILE
-from capsnet.written import DigitSet, draw_examples, fixed_examples, render
+from capsnet.saving import atomic_save_pretrained, atomic_torch_save, atomic_write_text, load_checkpoint
+from capsnet.saving import sha256
 
 
 RECIPE = ("model", "task", "examples", "pairs_per_epoch", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
@@ -114,14 +114,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="capsnet: the paper's CapsNet; cnn: its CNN baseline (default: capsnet)")
     p.add_argument("--task", choices=["digits", "pairs"], default="digits",
                    help="digits: MNIST, one digit an image; pairs: two overlapping digits of different classes "
-                        "(the paper's MultiMNIST, made on the fly: capsnet/pairs.py), one pair for each training "
+                        "(the paper's MultiMNIST, made on the fly: capsnet/data/pairs.py), one pair for each training "
                         "digit an epoch, the epoch chosen on pairs of the held-out digits, the test pairs of "
                         "MNIST's test digits read once (default: digits)")
     p.add_argument("--examples", choices=["written", "mnist-pairs"], default="written",
-                   help="--task pairs: written: examples as people write them (capsnet/written.py: one digit or "
+                   help="--task pairs: written: examples as people write them (capsnet/data/written.py: one digit or "
                         "two, each turned, slanted, scaled and stretched, in MNIST's ink or redrawn with a pen of "
                         "random width), the epoch chosen on such examples of the held-out digits; mnist-pairs: "
-                        "the paper's MultiMNIST pairs alone (capsnet/pairs.py) (default: written)")
+                        "the paper's MultiMNIST pairs alone (capsnet/data/pairs.py) (default: written)")
     p.add_argument("--pairs-per-epoch", type=int, default=None,
                    help="--task pairs: pairs in an epoch, their first digits a fresh random choice of the training "
                         "digits each epoch; shorter epochs checkpoint, validate and decay the learning rate more "
@@ -361,7 +361,7 @@ class PairTrainingData:
     """The overlapping pairs of one epoch, this process's shard, in batches of this process's
     share: each training digit comes first in one pair, its partner (of another class) and both
     digits' shifts drawn from the seed and the epoch, so that 1 and N processes, and a resumed run,
-    see the same pairs. They are made on the CPU (capsnet.pairs.render), on CUDA by PAIR_WORKERS
+    see the same pairs. They are made on the CPU (capsnet.data.pairs.render), on CUDA by PAIR_WORKERS
     worker processes while the GPU trains, and moved to the device."""
 
     def __init__(self, data_dir: str, indices: torch.Tensor, batch_size: int, seed: int,
@@ -393,7 +393,7 @@ class PairTrainingData:
 
 
 class WrittenTrainingData:
-    """The examples of one epoch as people write them (capsnet.written), this process's shard, in
+    """The examples of one epoch as people write them (capsnet.data.written), this process's shard, in
     batches of this process's share: each training digit comes first in one example, everything
     else about it drawn from the seed and the epoch on the CPU (so that 1 and N processes, and a
     resumed run, see the same examples), and drawn on the training device in the training loop
@@ -427,7 +427,7 @@ class WrittenTrainingData:
 def written_batches(images: torch.Tensor, labels: torch.Tensor, seed: int, processes: Processes,
                     device: torch.device) -> DataLoader:
     """This process's share of one fixed example as people write them for each digit
-    (capsnet.written.fixed_examples): inputs and their classes ((d, d) for a single digit d)."""
+    (capsnet.data.written.fixed_examples): inputs and their classes ((d, d) for a single digit d)."""
     inputs, example_labels, _ = fixed_examples(DigitSet.of(images, labels, device), seed)
     share = slice(processes.rank, None, processes.world)
     return batches(torch.utils.data.TensorDataset(inputs[share].cpu(), example_labels[share].cpu()), EVAL_BATCH,
@@ -436,7 +436,7 @@ def written_batches(images: torch.Tensor, labels: torch.Tensor, seed: int, proce
 
 def pair_batches(images: torch.Tensor, labels: torch.Tensor, seed: int, processes: Processes,
                  device: torch.device) -> DataLoader:
-    """This process's share of one fixed overlapping pair for each digit (capsnet.pairs.fixed_pairs):
+    """This process's share of one fixed overlapping pair for each digit (capsnet.data.pairs.fixed_pairs):
     inputs and their two classes."""
     inputs, _, pair_labels, _ = fixed_pairs(images, labels, seed)
     share = slice(processes.rank, None, processes.world)

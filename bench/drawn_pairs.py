@@ -15,7 +15,7 @@ in strokes from two sources:
 - ``hand``: tests/digit_strokes.py, one hand and one shape a digit (the tests' strokes: a proxy
   for a person, not a person);
 - ``semeion``: each digit traced from a Semeion digit (other writers, never trained on): its 16x16
-  ink thinned to a skeleton (`capsnet.strokes`), the skeleton's segments joined into strokes, the
+  ink thinned to a skeleton (`capsnet.data.strokes`), the skeleton's segments joined into strokes, the
   digit's ink box fitted to the drawing box. A different Semeion digit every time.
 
 Prints, with the CPU, for each network and source: pairs both right (its two strongest), read
@@ -35,9 +35,10 @@ import numpy as np
 import torch
 
 from bench.train_throughput import cpu_model
-from capsnet import ink_to_mnist, load_model
-from capsnet.data import load_semeion
-from capsnet.strokes import segments, skeletons
+from capsnet import load_model
+from capsnet.data.datasets import load_semeion
+from capsnet.data.preprocess import ink_to_mnist
+from capsnet.data.strokes import segments, skeletons
 from playground.drawing_pad import SIDE, Drawing, inks
 from playground.two_digits import section
 from tests.digit_strokes import overlapping_boxes, random_box, strokes

@@ -1,5 +1,5 @@
-"""How fast training examples are made: the examples as people write them (`capsnet.written.render`,
-batched tensor operations on the training device) against the paper's pairs (`capsnet.pairs.render`,
+"""How fast training examples are made: the examples as people write them (`capsnet.data.written.render`,
+batched tensor operations on the training device) against the paper's pairs (`capsnet.data.pairs.render`,
 one pair at a time through PIL, on one CPU core), and how long thinning the training digits takes.
 Prints examples/s with the CPU (and the GPU):
 
@@ -12,10 +12,10 @@ import time
 import torch
 
 from bench.train_throughput import cpu_model
-from capsnet.data import mnist
-from capsnet.pairs import draw_pairs
-from capsnet.pairs import render as render_pairs
-from capsnet.written import DigitSet, draw_examples, render
+from capsnet.data.datasets import mnist
+from capsnet.data.pairs import draw_pairs
+from capsnet.data.pairs import render as render_pairs
+from capsnet.data.written import DigitSet, draw_examples, render
 
 
 def synchronised(device: torch.device) -> None:
@@ -51,13 +51,13 @@ def main(argv: list[str] | None = None) -> None:
         render(digits, examples)
     synchronised(device)
     rate = args.batches * args.batch_size / (time.perf_counter() - started)
-    print(f"examples as people write them (capsnet.written), batch {args.batch_size} on {device}: {rate:,.0f} a second")
+    print(f"examples as people write them (capsnet.data.written), batch {args.batch_size} on {device}: {rate:,.0f} a second")
 
     torch.set_num_threads(1)
     pairs = draw_pairs(train.targets, torch.arange(args.pairs), torch.Generator().manual_seed(0))
     started = time.perf_counter()
     render_pairs(train.data, pairs)
-    print(f"the paper's pairs (capsnet.pairs), one CPU core: {args.pairs / (time.perf_counter() - started):,.0f} a second")
+    print(f"the paper's pairs (capsnet.data.pairs), one CPU core: {args.pairs / (time.perf_counter() - started):,.0f} a second")
 
 
 if __name__ == "__main__":

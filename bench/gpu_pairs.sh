@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Both pairs networks trained further on a GPU that is only lent for minutes, in one call: the
 # CapsNet and the CNN baseline side by side on the one card, each on half of its host's cores, on
-# the same new examples as people write them (capsnet/written.py: one digit or two, varied, in
+# the same new examples as people write them (capsnet/data/written.py: one digit or two, varied, in
 # MNIST's ink or a pen's line, drawn on the GPU) from the same epoch on, from the shipped pairs
 # weights, with a warm restart of the learning rate sized to the time there is. First an MNIST
 # epoch, timed as bench/gpu_checks.sh times it (the card's epoch figure), and how fast the

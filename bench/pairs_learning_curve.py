@@ -3,8 +3,8 @@
 the last, read from the runs' own metrics.json (each run's "earlier" holds the one it went on from).
 
 The curve is MNIST's validation pairs of the 5,000 held-out training digits, the same pairs in
-every run (`capsnet.pairs.fixed_pairs`, seed 1): the CPU runs chose their epochs on them
-(val_accuracy); the runs on the written examples (`capsnet.written`) chose on written validation
+every run (`capsnet.data.pairs.fixed_pairs`, seed 1): the CPU runs chose their epochs on them
+(val_accuracy); the runs on the written examples (`capsnet.data.written`) chose on written validation
 examples and read these pairs beside them (val_mnist_pairs), drawn dashed from there on. Draws
 assets/pairs_learning_curve.png with PIL and prints the curve at each run's end:
 

@@ -2,12 +2,12 @@
 
 Prints, with the CPU:
 
-- how wide strokes are in the network's 28x28 field (`capsnet.strokes.stroke_width`, quantiles
+- how wide strokes are in the network's 28x28 field (`capsnet.data.strokes.stroke_width`, quantiles
   5/25/50/75/95%): MNIST's test digits; Semeion's digits made MNIST-style (`ink_to_mnist`); digits
   drawn on the page's pad (tests/digit_strokes.py at `random_box` sizes, inked as the server inks
   them, through `ink_to_mnist`); pairs drawn with two pens (`overlapping_boxes`, through
   `overlaid_inks_to_mnist`), the overlay and each digit; and the written training examples
-  (`capsnet.written`), in a pen's line and in MNIST's ink, single digits;
+  (`capsnet.data.written`), in a pen's line and in MNIST's ink, single digits;
 - the shipped MNIST CapsNet on written single digits made from MNIST's test digits (the variation
   keeps a digit what it is where it still reads it): all, in a pen's line, in MNIST's ink.
 
@@ -22,10 +22,10 @@ import torch
 from bench.drawn_pairs import drawing
 from bench.train_throughput import cpu_model
 from capsnet import load_model
-from capsnet.data import load_semeion, mnist
-from capsnet.preprocess import ink_to_mnist, overlaid_inks_to_mnist
-from capsnet.strokes import stroke_width
-from capsnet.written import DigitSet, draw_examples, render
+from capsnet.data.datasets import load_semeion, mnist
+from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
+from capsnet.data.strokes import stroke_width
+from capsnet.data.written import DigitSet, draw_examples, render
 from playground.drawing_pad import SIDE, inks
 from tests.digit_strokes import overlapping_boxes, random_box
 

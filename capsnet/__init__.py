@@ -1,11 +1,23 @@
-"""A faithful, fast CapsNet (Sabour, Frosst & Hinton 2017, "Dynamic Routing Between Capsules")."""
+"""A faithful, fast CapsNet (Sabour, Frosst & Hinton 2017, "Dynamic Routing Between Capsules").
+
+The paper's network is this folder's top level, read in this order: squash (eq. 1), routing
+(Procedure 1), model (Conv1, PrimaryCaps, DigitCaps, the decoder), loss (eq. 4 and the
+reconstruction), dimensions (Figure 4's perturbed capsules); beside it the CNN baseline (baseline),
+the network compiled for one image (compiled), its saving and loading (saving, pretrained,
+model_card) and its test accuracy (evaluate). Nothing here imports from the rooms below it:
+
+    data/      what the networks read: MNIST and Semeion, a drawing made an MNIST digit, pairs of
+               digits, examples as people write them, strokes, affine changes
+    training/  the machinery of a train.py run: processes and devices, signals, sharded training
+               data, the moving average, random state, the checkpoint and metrics.json
+    studies/   what was measured about the trained networks: robustness, dimension names, pairs,
+               routing agreement; the statistics and shape measures they share
+"""
 from capsnet.loss import capsule_loss, margin_loss, reconstruction_loss
 from capsnet.model import CapsNet, CapsNetConfig, CapsNetOutput
 from capsnet.pretrained import WeightsError, load_model
-from capsnet.preprocess import ink_to_mnist, sketch_to_mnist
 from capsnet.routing import dynamic_routing
 from capsnet.squash import squash
 
 __all__ = ["CapsNet", "CapsNetConfig", "CapsNetOutput", "WeightsError", "capsule_loss", "dynamic_routing",
-           "ink_to_mnist", "load_model", "margin_loss", "reconstruction_loss", "sketch_to_mnist",
-           "squash"]
+           "load_model", "margin_loss", "reconstruction_loss", "squash"]

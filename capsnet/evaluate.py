@@ -12,8 +12,8 @@ import json
 import numpy as np
 import torch
 
-from capsnet.data import batches, load_semeion, mnist
-from capsnet.preprocess import sketch_to_mnist
+from capsnet.data.datasets import batches, load_semeion, mnist
+from capsnet.data.preprocess import sketch_to_mnist
 from capsnet.pretrained import NETWORKS, load_model
 
 
@@ -33,7 +33,7 @@ def read_right(output, labels: torch.Tensor) -> torch.Tensor:
 def correct_and_total(model, loader: torch.utils.data.DataLoader, device: torch.device,
                       right=read_right) -> tuple[int, int]:
     """How many of the loader's images the network reads right (``right(output, labels)``; for
-    overlapping pairs, `capsnet.pairs.pair_right`), and how many there are."""
+    overlapping pairs, `capsnet.data.pairs.pair_right`), and how many there are."""
     model.eval()
     correct = total = 0
     for images, labels in loader:

@@ -45,7 +45,7 @@ def capsule_loss(output, images: torch.Tensor, labels: torch.Tensor) -> torch.Te
         images: what the decoder should redraw: the input, [B, 1, 28, 28]; for two overlapping
             digits (labels [B, 2]), each digit alone, [B, 2, 1, 28, 28].
         labels: the classes, [B], or [B, 2] for two overlapping digits, (d, d) for a single digit
-            d among them (`capsnet.written`): its capsule is present and redrawn once.
+            d among them (`capsnet.data.written`): its capsule is present and redrawn once.
     """
     if labels.ndim == 1:
         return margin_loss(output.lengths, labels) + reconstruction_loss(output.reconstruction, images)

@@ -19,10 +19,10 @@ import numpy as np
 import torch
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
-from capsnet.checkpoint import atomic_write_text
-from capsnet.data import batches, load_semeion, mnist
+from capsnet.data.datasets import batches, load_semeion, mnist
 from capsnet.evaluate import as_network_takes, semeion_predictions
 from capsnet.pretrained import NETWORKS, load_model
+from capsnet.saving import atomic_write_text
 
 PAPER = "https://arxiv.org/abs/1710.09829"
 NAMES = {"capsnet": "CapsNet (Sabour, Frosst & Hinton 2017) on MNIST",
@@ -31,11 +31,11 @@ PAIR_NAMES = {"capsnet": "CapsNet (Sabour, Frosst & Hinton 2017) on two overlapp
               "cnn": "The CNN baseline of Sabour, Frosst & Hinton 2017 on two overlapping MNIST digits"}
 PAIRS_ABOUT = (
     "Trained on two overlapping digits of different classes (the paper's MultiMNIST, section 6, made on the fly "
-    "by `capsnet/pairs.py`): each digit moved by up to 4 pixels in a 36x36 field, the brighter pixel winning "
+    "by `capsnet/data/pairs.py`): each digit moved by up to 4 pixels in a 36x36 field, the brighter pixel winning "
     "where they meet, then the playground's preprocessing into 28x28 (crop to the ink, fit into 20x20, centre "
     "of mass at the centre). It reads the two digits as its two strongest outputs{how}.")
 WRITTEN_ABOUT = (
-    "Trained last on examples as people write them (`capsnet/written.py`, made on the fly): a quarter of them "
+    "Trained last on examples as people write them (`capsnet/data/written.py`, made on the fly): a quarter of them "
     "one digit, the rest two of different classes laid over each other as in the paper's MultiMNIST (section 6), "
     "each digit turned, slanted, scaled and stretched, in MNIST's ink thinned or thickened or redrawn from its "
     "skeleton with a pen 1 to 4 pixels wide, then the playground's preprocessing into 28x28. It reads the digits "
@@ -196,7 +196,7 @@ def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion
               *(["multimnist", "overlapping-digits"] if pairs else []), "pytorch_model_hub_mixin"],
         datasets=["ylecun/mnist"],
         eval_results=[EvalResult(task_type="image-classification", dataset_type="ylecun/mnist",
-                                 dataset_name="MNIST, overlapping pairs (capsnet.pairs)" if pairs else "MNIST",
+                                 dataset_name="MNIST, overlapping pairs (capsnet.data.pairs)" if pairs else "MNIST",
                                  dataset_split="test", metric_type="accuracy",
                                  metric_value=round(metrics["pairs_test_both_right"] if pairs else test_accuracy, 4))])
     text = card_text(model_name, metrics, sum(p.numel() for p in model.parameters()), routing, test_accuracy,

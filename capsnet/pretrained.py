@@ -24,6 +24,9 @@ NETWORKS = {"capsnet": CapsNet, "cnn": BaselineCNN}   # the commands' --model
 CONFIGS = {CapsNet: CapsNetConfig, BaselineCNN: BaselineConfig}
 FIX = ("Fix: train a model with `python train.py --data-dir DATA --out FOLDER`, or set CAPSNET_WEIGHTS "
        f"to a folder or Hugging Face Hub repo id that holds {WEIGHTS_FILE} and {CONFIG_FILE}.")
+PAIRS_FIX = ("Fix: train them with `python train.py --task pairs --init-from weights --data-dir DATA --out "
+             "weights/pairs` (the CapsNet) and `python train.py --task pairs --model cnn --data-dir DATA --out "
+             "weights/pairs-cnn` (the CNN), or point --capsnet / --cnn at folders that hold them")
 
 
 class WeightsError(RuntimeError):
@@ -147,3 +150,15 @@ def check_tensor_shapes(weights_file: Path, model_on_meta) -> None:
         if found[name] != shape:
             raise WeightsError(f"{weights_file}: tensor {name} has shape {list(found[name])} but "
                                f"{weights_file.parent / CONFIG_FILE} implies {list(shape)}")
+
+
+def load_pair_networks(capsnet_folder, cnn_folder) -> tuple:
+    """The pairs CapsNet and the pairs CNN, eval mode.
+
+    Raises:
+        WeightsError: a folder or file is missing or wrong; the message names it and how to train them.
+    """
+    try:
+        return load_model(capsnet_folder), load_model(cnn_folder, BaselineCNN)
+    except WeightsError as error:
+        raise WeightsError(error.problem, PAIRS_FIX) from None

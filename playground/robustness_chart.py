@@ -4,7 +4,7 @@ section draws its rotation curve (the CapsNet solid in the page's accent, the CN
 orange), and a last panel with the affNIST-range changes.
 
 It reads the measurement, checked against both networks' weights like `python -m
-capsnet.robustness --show`, and draws it with PIL, measuring nothing; the PNG records the sha256
+capsnet.studies.robustness --show`, and draws it with PIL, measuring nothing; the PNG records the sha256
 of the robustness.json it was drawn from, so a test can tell when the two part ways.
 
     python -m playground.robustness_chart               # writes assets/robustness.png
@@ -15,8 +15,9 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 from PIL.PngImagePlugin import PngInfo
 
-from capsnet.dimensions import sha256
-from capsnet.robustness import RESULTS_FILE, SWEEPS, load_results, percent, points
+from capsnet.saving import sha256
+from capsnet.studies.robustness import RESULTS_FILE, SWEEPS, load_results
+from capsnet.studies.statistics import percent, points
 from playground.turn_it import LABELS
 
 OUT = Path(__file__).resolve().parent.parent / "assets" / "robustness.png"

@@ -4,7 +4,7 @@ CNN reads beside it.
 `TurnIt.layout` lays the section out inside the app's Blocks and wires its events: the transform
 sliders (`TransformSliders`, one gr.HTML), the turn panel (one gr.HTML, the only output of a
 slider's move) and the rotation sweep. What is turned is the network's 28x28 input of the current
-drawing, changed by `capsnet.affine.transform`, the change the robustness measurement makes to
+drawing, changed by `capsnet.data.affine.transform`, the change the robustness measurement makes to
 MNIST's test digits (`weights/robustness.json`).
 
 The sliders' value, which a page can forge like any other (`change_of` checks it):
@@ -23,12 +23,13 @@ import numpy as np
 import torch
 
 from capsnet import WeightsError, load_model
-from capsnet.affine import AffineChange, transform
 from capsnet.baseline import BaselineCNN
-from capsnet.dimensions import PAPER_RANGE, DimensionNames
+from capsnet.data.affine import AffineChange, transform
+from capsnet.dimensions import PAPER_RANGE
 from capsnet.model import CapsNet
-from capsnet.robustness import (RESULTS_FILE, SWEEPS, RobustnessResultsError, load_results, percent,
-                                signed_points)
+from capsnet.studies.dimension_names import DimensionNames
+from capsnet.studies.robustness import RESULTS_FILE, SWEEPS, RobustnessResultsError, load_results
+from capsnet.studies.statistics import percent, signed_points
 from playground import serving, turn_views
 from playground.drawing_pad import MAX_REVISION
 
@@ -60,7 +61,7 @@ FULL_TURN = (-180, 180)
 
 def slider_range(field: str) -> tuple[float, float]:
     """A slider's ends: as far as the measurement changed MNIST's test digits
-    (capsnet.robustness.SWEEPS), and the turn all the way round (a 6 to a 9)."""
+    (capsnet.studies.robustness.SWEEPS), and the turn all the way round (a 6 to a 9)."""
     if field == "rotation":
         return FULL_TURN
     values, _ = SWEEPS[field]
@@ -281,7 +282,7 @@ PAPER_CLAIM = (
 INTRODUCTION = """
 ## Turn it
 Turn, stretch, shear or move your digit (the 28x28 image the network reads, changed as
-`capsnet.affine.transform` changes it) and watch two networks read it: the CapsNet, and the
+`capsnet.data.affine.transform` changes it) and watch two networks read it: the CapsNet, and the
 paper's CNN baseline, trained on the same MNIST digits.
 
 **Equivariance against invariance.** A capsule's length says whether its digit is there, its
@@ -303,7 +304,7 @@ def lead(paired: dict) -> str:
 
 
 def measured(capsnet_weights: str, cnn_weights: str) -> tuple[turn_views.Curve | None, str]:
-    """The rotation curve over MNIST's test digits that `capsnet.robustness` measured for these
+    """The rotation curve over MNIST's test digits that `capsnet.studies.robustness` measured for these
     weights, and a sentence of what it found; None and why not where it did not.
 
     Args:
@@ -327,7 +328,7 @@ def measured(capsnet_weights: str, cnn_weights: str) -> tuple[turn_views.Curve |
             f"turned {turn_views.degrees(curve.angles[0])} … {turn_views.degrees(curve.angles[-1])}, on average "
             f"over the steps {percent(curve.capsnet.mean())} and {percent(curve.cnn.mean())} "
             f"({lead(results['sweeps']['rotation']['mean_paired'])}). The curves below come from "
-            f"`{RESULTS_FILE}` (`python -m capsnet.robustness`).")
+            f"`{RESULTS_FILE}` (`python -m capsnet.studies.robustness`).")
     except RobustnessResultsError as error:
         log.warning("The Turn-it section shows no measurement over MNIST: %s", error)
         return None, f"Not measured for these weights: {error}"

@@ -2,18 +2,18 @@
 trained on overlapping pairs and single digits read them and redraw each from its own capsule (the
 paper's section 6, Figure 5), beside a CNN trained on the same examples. Each network reads its
 strongest digit, and a second one where its second-strongest score reaches the threshold chosen on
-validation examples (pairs.json's count, `capsnet.pairs_measurement`).
+validation examples (pairs.json's count, `capsnet.studies.pairs_measurement`).
 
 `TwoDigits.layout` lays the section out inside the app's Blocks and wires its events: a drawing
 pad of two pens (`DrawingPad` with two colours: each stroke's pen travels with it, and the networks
 read the overlay of both pens' ink, the colours only for the person), the section's panel (one
 gr.HTML, the only output the page updates while a stroke is drawn), *Decode as*, and the API's
 `/predict_pair`. The pair goes through `overlaid_inks_to_mnist`, the step the training examples
-went through (`capsnet.pairs.render`; `capsnet.written` does the same in tensors), so a drawn pair
+went through (`capsnet.data.pairs.render`; `capsnet.data.written` does the same in tensors), so a drawn pair
 reaches the network as the training pairs did.
 
 The examples are MNIST test pairs, `assets/pairs/`: the first test pairs of
-`capsnet.pairs.fixed_pairs` (the ones `capsnet.pairs_measurement` reads), whatever the networks
+`capsnet.data.pairs.fixed_pairs` (the ones `capsnet.studies.pairs_measurement` reads), whatever the networks
 make of them; `python -m playground.two_digits --data-dir DATA` makes them again. An example tapped
 and not drawn over is read from its 28x28 ink as it is, as the measurement reads it.
 """
@@ -29,13 +29,12 @@ import torch
 from PIL import Image
 
 from capsnet.baseline import BaselineCNN
+from capsnet.data.pairs import TEST_SEED, fixed_pairs, scores
+from capsnet.data.preprocess import MIN_CONTRAST, SketchError, overlaid_inks_to_mnist, sketch_to_mnist
 from capsnet.model import CapsNet
-from capsnet.pairs import TEST_SEED, fixed_pairs, scores
-from capsnet.pairs_measurement import (PAPER, RESULTS_FILE, PairResultsError, counted, load_pair_networks,
-                                       load_results)
-from capsnet.preprocess import MIN_CONTRAST, SketchError, overlaid_inks_to_mnist, sketch_to_mnist
-from capsnet.pretrained import WeightsError
-from capsnet.robustness import percent
+from capsnet.pretrained import WeightsError, load_pair_networks
+from capsnet.studies.pairs_measurement import PAPER, RESULTS_FILE, PairResultsError, counted, load_results
+from capsnet.studies.statistics import percent
 from playground import drawing_pad, serving, views
 from playground.two_digit_views import PairView, figure5, pair_panel, tinted
 
@@ -118,7 +117,7 @@ def examples() -> list[drawing_pad.Example]:
 def save_examples(data_dir: str, out: Path = EXAMPLES_FOLDER, count: int = EXAMPLE_COUNT) -> None:
     """Write the first ``count`` test pairs, each digit alone as the network's preprocessing
     placed it, side by side as a 56x28 PNG of black ink on white."""
-    from capsnet.data import mnist   # torchvision is slow to import, and the app never needs it
+    from capsnet.data.datasets import mnist   # torchvision is slow to import, and the app never needs it
     test = mnist(data_dir, train=False)
     _, digits, labels, _ = fixed_pairs(test.data, test.targets, TEST_SEED)     # digits [N, 2, 1, 28, 28]
     out.mkdir(parents=True, exist_ok=True)
@@ -303,7 +302,7 @@ def count_thresholds(results: dict) -> tuple[float, float]:
 
 
 def measured(capsnet_weights: str, cnn_weights: str) -> str:
-    """A sentence of what `capsnet.pairs_measurement` found for these weights (pairs.json beside
+    """A sentence of what `capsnet.studies.pairs_measurement` found for these weights (pairs.json beside
     the CapsNet's), or why there is none."""
     try:
         results = load_results(Path(capsnet_weights) / RESULTS_FILE, capsnet_weights, cnn_weights)
@@ -330,7 +329,7 @@ def measured(capsnet_weights: str, cnn_weights: str) -> str:
                 f"{percent(people['mnist_pairs']['count_right']['share'])}. Each digit redrawn from its own "
                 f"capsule misses {percent(c['redrawn_error'])} of that digit's ink, against "
                 f"{percent(c['overlay_error'])} for the whole overlay. From `{RESULTS_FILE}` "
-                f"(`python -m capsnet.pairs_measurement`).")
+                f"(`python -m capsnet.studies.pairs_measurement`).")
     except PairResultsError as error:
         log.warning("The Two-digits section shows no measurement: %s", error)
         return f"Not measured for these weights: {error}"

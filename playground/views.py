@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from capsnet.agreement import GRID, IMAGE_SIZE, PRIMARY_STRIDE, RECEPTIVE_FIELD, receptive_field
+from capsnet.studies.agreement import GRID, IMAGE_SIZE, PRIMARY_STRIDE, RECEPTIVE_FIELD, receptive_field
 
 
 def paper(ink: np.ndarray | torch.Tensor) -> np.ndarray:
@@ -215,7 +215,7 @@ def heatmap_overlay(image: np.ndarray, heat: torch.Tensor | np.ndarray, scale: i
 
     Args:
         image: the 28x28 input, floats in [0, 1] with 1 for ink (MNIST polarity).
-        heat: [6, 6], e.g. from ``capsnet.agreement.vote_heatmap``; non-negative.
+        heat: [6, 6], e.g. from ``capsnet.studies.agreement.vote_heatmap``; non-negative.
         scale: display pixels per input pixel, a positive even number (cells start half-way
             through input pixels).
 

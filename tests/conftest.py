@@ -95,7 +95,7 @@ def missing_data(reason: str) -> None:
 @pytest.fixture(scope="session")
 def mnist_test(data_dir):
     """MNIST's 10,000 test images, or a skip (in CI a failure) that says why they cannot be had."""
-    from capsnet.data import mnist
+    from capsnet.data.datasets import mnist
     try:
         return mnist(data_dir, train=False)
     except RuntimeError as error:
@@ -115,7 +115,7 @@ def semeion_path(data_dir) -> Path:
 def first_mnist_images(folder: Path, mnist_test, data_dir: Path, train_count: int, test_count: int) -> Path:
     """The first MNIST images written as torchvision's raw idx files under ``folder``, a data dir
     of their own: training runs on it take seconds, test evaluation included."""
-    from capsnet.data import mnist
+    from capsnet.data.datasets import mnist
     raw = folder / "MNIST" / "raw"
     raw.mkdir(parents=True)
     for prefix, dataset, count in (("train", mnist(data_dir, train=True), train_count),

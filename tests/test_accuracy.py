@@ -4,7 +4,7 @@ import json
 import pytest
 import torch
 
-from capsnet.data import batches
+from capsnet.data.datasets import batches
 from capsnet.evaluate import accuracy
 from conftest import WEIGHTS
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from capsnet.affine import AffineChange, affine_matrices, transform
-from capsnet.shape_measures import measure
+from capsnet.data.affine import AffineChange, affine_matrices, transform
+from capsnet.studies.shape_measures import measure
 
 
 def digit_like(seed: int = 0, size: tuple[int, int] = (28, 28)) -> torch.Tensor:

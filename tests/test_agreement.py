@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from capsnet import dynamic_routing
-from capsnet.agreement import GRID, TYPES, agreement, receptive_field, routing_by_iterations, vote_heatmap
+from capsnet.studies.agreement import GRID, TYPES, agreement, receptive_field, routing_by_iterations, vote_heatmap
 from conftest import example_digits
 
 

@@ -59,7 +59,7 @@ def as_drawn(drawn: list[list[float]]) -> list[list[float]]:
 
 def network_input_of(drawn: list[list[float]]) -> np.ndarray:
     """The 28x28 image the network should see for these strokes, computed here."""
-    from capsnet import ink_to_mnist
+    from capsnet.data.preprocess import ink_to_mnist
     from playground import drawing_pad
 
     return ink_to_mnist(drawing_pad.ink(drawing_pad.parse(pad_value(as_drawn(drawn)))))
@@ -204,10 +204,10 @@ def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser,
 
 def turned_as_transform_turns(person: PadDriver, turner: TurnDriver, rotation: float) -> None:
     """The turn panel shows the network's input on the page turned by ``rotation``, as
-    capsnet.affine.transform turns it (up to the PNGs' grey levels)."""
+    capsnet.data.affine.transform turns it (up to the PNGs' grey levels)."""
     import torch
 
-    from capsnet.affine import AffineChange, transform
+    from capsnet.data.affine import AffineChange, transform
 
     expected = transform(torch.from_numpy(person.network_input()), AffineChange(rotation=rotation)).numpy()
     assert np.abs(turner.turned_input() - expected).max() <= 2 / 255 + 1e-6

@@ -15,12 +15,12 @@ import torch
 import train
 from capsnet import capsule_loss, load_model
 from capsnet.baseline import cross_entropy_loss
-from capsnet.checkpoint import load_checkpoint
 from capsnet.compiled import compile_for_one_image
-from capsnet.data import batches, mnist
+from capsnet.data.datasets import batches, mnist
 from capsnet.evaluate import accuracy, semeion_predictions
 from capsnet.model_card import write_model_card
 from capsnet.pretrained import CONFIGS, NETWORKS
+from capsnet.saving import load_checkpoint
 from conftest import WEIGHTS, kill_9_during_epoch_2
 
 pytestmark = pytest.mark.gpu

@@ -13,7 +13,7 @@ import torchvision.transforms.functional as TF
 from torchvision import transforms
 
 import train
-from capsnet.data import MAX_SHIFT, mnist, random_offsets, shift, validation_split
+from capsnet.data.datasets import MAX_SHIFT, mnist, random_offsets, shift, validation_split
 
 OFFSETS = [(top, left) for top in range(2 * MAX_SHIFT + 1) for left in range(2 * MAX_SHIFT + 1)]  # 25
 
@@ -51,7 +51,7 @@ def shifted_versions(digits: torch.Tensor) -> set[bytes]:
 
 @pytest.mark.parametrize("on_device", [True, False], ids=["on-device", "dataloader"])
 def test_training_data_holds_exactly_the_training_indices(small_mnist, on_device):
-    from capsnet.data import mnist
+    from capsnet.data.datasets import mnist
     training, held_out = validation_split(512, 64, seed=1)
     data = train.TrainingData(str(small_mnist), training, 32, seed=1, processes=train.Processes(),
                               device=torch.device("cpu"), on_device=on_device)
@@ -110,7 +110,7 @@ def test_on_device_offsets_are_distributed_as_randomcrops():
 @pytest.fixture
 def reads(monkeypatch) -> list[bool]:
     """The ``train`` flag of every MNIST set train.py loads, in order (False: the test set)."""
-    from capsnet.data import mnist
+    from capsnet.data.datasets import mnist
     loaded = []
     monkeypatch.setattr(train, "mnist", lambda data_dir, train, **kw: loaded.append(train) or mnist(data_dir, train, **kw))
     return loaded

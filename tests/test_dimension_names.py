@@ -8,9 +8,11 @@ import pytest
 import torch
 
 from capsnet import WeightsError
-from capsnet.dimensions import (MEASURES, NAMES_FILE, SWEEP, DimensionNamesError, class_entries,
-                                explained_fractions, load_dimension_names, main, name_dimension,
-                                sweep_dimensions, region_name, sha256)
+from capsnet.dimensions import SWEEP
+from capsnet.saving import sha256
+from capsnet.studies.dimension_names import (MEASURES, NAMES_FILE, DimensionNamesError, class_entries,
+                                             explained_fractions, load_dimension_names, main, name_dimension,
+                                             region_name, sweep_dimensions)
 from conftest import WEIGHTS
 
 DIMENSION, DIGIT = 5, 3   # the synthetic decoders read dimension 5 of capsule 3
@@ -151,7 +153,7 @@ def test_region_name_needs_a_third_of_the_box_to_hold_most_of_the_change():
 @pytest.fixture(scope="module")
 def shipped() -> dict:
     if not (WEIGHTS / NAMES_FILE).exists():
-        pytest.fail(f"{WEIGHTS / NAMES_FILE} is missing: python -m capsnet.dimensions --weights weights")
+        pytest.fail(f"{WEIGHTS / NAMES_FILE} is missing: python -m capsnet.studies.dimension_names --weights weights")
     return json.loads((WEIGHTS / NAMES_FILE).read_text(encoding="utf-8"))
 
 
@@ -237,7 +239,7 @@ def expect_error(folder: Path, *fragments: str) -> None:
         load_dimension_names(folder)
     assert isinstance(raised.value, WeightsError)
     message = str(raised.value)
-    for fragment in (*fragments, f"python -m capsnet.dimensions --weights {folder}"):
+    for fragment in (*fragments, f"python -m capsnet.studies.dimension_names --weights {folder}"):
         assert fragment in message, message
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from capsnet.checkpoint import load_checkpoint
+from capsnet.saving import load_checkpoint
 from conftest import REPO
 
 pytestmark = pytest.mark.slow

@@ -121,7 +121,7 @@ def test_the_readme_keeps_the_two_commands():
 
 def test_every_command_quoted_names_a_module_or_file_that_exists():
     quoted = all_commands()
-    assert {"app.py", "train.py", "-m pytest", "-m capsnet.robustness", "-m bench.screenshot"} <= set(quoted)
+    assert {"app.py", "train.py", "-m pytest", "-m capsnet.studies.robustness", "-m bench.screenshot"} <= set(quoted)
     for target in quoted:
         source = source_of(target)
         assert source is None or source.is_file(), f"{target}: no {source}"
@@ -162,7 +162,7 @@ def test_the_readmes_library_example_runs():
 
 
 def test_every_docs_page_the_code_points_to_exists():
-    sources = [REPO / "app.py", REPO / "train.py", *(REPO / "capsnet").glob("*.py"), *(REPO / "playground").glob("*.py"),
+    sources = [REPO / "app.py", REPO / "train.py", *(REPO / "capsnet").rglob("*.py"), *(REPO / "playground").glob("*.py"),
                *(REPO / "bench").glob("*.py")]
     pointed = {(source.name, page) for source in sources
                for page in re.findall(r"docs/[\w-]+\.md", source.read_text(encoding="utf-8"))}

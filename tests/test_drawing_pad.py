@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsnet import ink_to_mnist
+from capsnet.data.preprocess import ink_to_mnist
 from digit_strokes import pad_value, strokes
 from playground import drawing_pad
 from playground.drawing_pad import BRUSH, MAX_POINTS, MAX_STROKES, SIDE, DrawingError, parse

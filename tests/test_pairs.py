@@ -1,5 +1,5 @@
 """Two overlapping digits: the pairs, the losses that train on them, train.py --task pairs, and the
-measurement of both networks (capsnet.pairs, capsnet.pairs_measurement)."""
+measurement of both networks (capsnet.data.pairs, capsnet.studies.pairs_measurement)."""
 import json
 from pathlib import Path
 
@@ -8,14 +8,17 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from capsnet import CapsNet, CapsNetConfig, WeightsError, capsule_loss, ink_to_mnist, margin_loss
+from capsnet import CapsNet, CapsNetConfig, WeightsError, capsule_loss, margin_loss
 from capsnet.baseline import BaselineCNN, multi_label_loss
-from capsnet.dimensions import sha256
-from capsnet.pairs import (MAX_SHIFT, PAIR_FIELD, TEST_SEED, Pairs, RenderedBatches, both_right, box_overlap,
+from capsnet.data.pairs import (MAX_SHIFT, PAIR_FIELD, TEST_SEED, Pairs, RenderedBatches, both_right, box_overlap,
                            draw_pairs, fixed_pairs, frame_overlap, placed, render, scale, scores, top_two)
-from capsnet.pairs_measurement import (COUNT_THRESHOLDS, RESULTS_FILE, PairResultsError, count_threshold, counted,
-                                       load_pair_networks, load_results, main, measure, reading_measures, share, table)
-from capsnet.preprocess import overlaid_inks_to_mnist
+from capsnet.data.preprocess import ink_to_mnist
+from capsnet.data.preprocess import overlaid_inks_to_mnist
+from capsnet.pretrained import load_pair_networks
+from capsnet.saving import sha256
+from capsnet.studies.pairs_measurement import (COUNT_THRESHOLDS, RESULTS_FILE, PairResultsError, count_threshold,
+                                               counted, load_results, main, measure, reading_measures, table)
+from capsnet.studies.statistics import share
 from conftest import WEIGHTS
 
 PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS = WEIGHTS / "pairs", WEIGHTS / "pairs-cnn"
@@ -364,7 +367,7 @@ def test_missing_or_wrong_pairs_weights_name_the_file_and_how_to_train_them(tmp_
 
 def test_results_from_other_weights_or_none_are_a_clear_error(tmp_path, random_networks):
     capsnet, cnn = random_networks
-    with pytest.raises(PairResultsError, match="is missing.*python -m capsnet.pairs_measurement"):
+    with pytest.raises(PairResultsError, match="is missing.*python -m capsnet.studies.pairs_measurement"):
         load_results(tmp_path / "none.json", capsnet, cnn)
     (tmp_path / "other.json").write_text(json.dumps({"weights_sha256": {"capsnet": "ab" * 32, "cnn": "cd" * 32}}))
     with pytest.raises(PairResultsError, match="measured with other weights"):

@@ -4,8 +4,8 @@ import pytest
 import torch
 from PIL import Image
 
-from capsnet import sketch_to_mnist
-from capsnet.preprocess import BOX, CENTRE, FIELD, SketchError
+from capsnet.data.preprocess import sketch_to_mnist
+from capsnet.data.preprocess import BOX, CENTRE, FIELD, SketchError
 
 CANVAS = 800        # gr.Sketchpad's default canvas is 800x800
 REDRAWN = 300       # MNIST test digits redrawn per form
@@ -338,7 +338,7 @@ def test_a_real_sketchpad_value(kind, tmp_path):
 def test_semeion_digits(semeion_path):
     """Semeion's 16x16 binary digits (ink 255 on 0, often touching the border) are read;
     their accuracy is evaluation only and not asserted here."""
-    from capsnet.data import load_semeion
+    from capsnet.data.datasets import load_semeion
     images, _ = load_semeion(semeion_path)
     for image in images[:200]:
         assert_mnist_like(sketch_to_mnist(image))

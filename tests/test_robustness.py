@@ -7,12 +7,13 @@ import pytest
 import torch
 
 from capsnet import CapsNet, load_model
-from capsnet.affine import AffineChange
 from capsnet.baseline import BaselineCNN
-from capsnet.dimensions import sha256
-from capsnet.robustness import (AFFNIST, MEASURES, PAIRED_MEASURES, RESULTS_FILE, SWEEPS, RobustnessResultsError,
-                                affnist_matrices, capsnet_readings, first_digits, load_results, main, measure,
-                                measure_change, paired, points, steps_table, summary_table, to_json)
+from capsnet.data.affine import AffineChange
+from capsnet.saving import sha256
+from capsnet.studies.robustness import (AFFNIST, MEASURES, PAIRED_MEASURES, RESULTS_FILE, SWEEPS,
+                                        RobustnessResultsError, affnist_matrices, capsnet_readings, first_digits,
+                                        load_results, main, measure, measure_change, steps_table, summary_table)
+from capsnet.studies.statistics import paired, points, to_json
 from conftest import WEIGHTS
 
 CNN_WEIGHTS = WEIGHTS / "cnn"
@@ -181,7 +182,7 @@ def expect_error(path: Path, capsnet: Path, cnn: Path, fragment: str) -> None:
     with pytest.raises(RobustnessResultsError) as raised:
         load_results(path, capsnet, cnn)
     message = str(raised.value)
-    assert fragment in message and "python -m capsnet.robustness" in message, message
+    assert fragment in message and "python -m capsnet.studies.robustness" in message, message
 
 
 def test_results_are_checked_against_both_networks_weights(tmp_path):
@@ -204,7 +205,7 @@ def test_results_from_another_capsnet_or_none_at_all_are_a_clear_error(tmp_path)
 
 @pytest.mark.slow
 def test_the_command_writes_the_same_bytes_twice_and_shows_them(tiny_mnist, networks, tmp_path, monkeypatch, capsys):
-    import capsnet.robustness as robustness
+    import capsnet.studies.robustness as robustness
     monkeypatch.setattr(robustness, "DIGITS_PER_CLASS", 1)
     monkeypatch.setattr(robustness, "TRANSFORMS_PER_DIGIT", 1)
     monkeypatch.setattr(robustness, "SWEEPS", {name: (values[::3], unit) for name, (values, unit) in SWEEPS.items()})
@@ -217,7 +218,7 @@ def test_the_command_writes_the_same_bytes_twice_and_shows_them(tiny_mnist, netw
     main([*args, "--out", str(tmp_path / "again.json")])
     assert (tmp_path / "again.json").read_bytes() == written
     results = json.loads(written)
-    from capsnet.data import mnist
+    from capsnet.data.datasets import mnist
     digits = len(first_digits(mnist(tiny_mnist, train=False), 1)[0])     # a class may be missing from the tiny set
     assert results["digit_count"] == results["affnist"]["images"] == digits > 5
     assert results["capsnet_weights_sha256"] == sha256(tmp_path / "capsnet" / "model.safetensors")
@@ -237,7 +238,7 @@ def shipped() -> dict:
 
 
 def test_the_shipped_results_belong_to_the_shipped_weights(shipped):
-    from capsnet.robustness import DIGITS_PER_CLASS, TRANSFORMS_PER_DIGIT
+    from capsnet.studies.robustness import DIGITS_PER_CLASS, TRANSFORMS_PER_DIGIT
     assert shipped["digit_count"] == 10 * DIGITS_PER_CLASS
     assert {name: [step["value"] for step in sweep["steps"]] for name, sweep in shipped["sweeps"].items()} == \
         {name: values for name, (values, _) in SWEEPS.items()}
@@ -255,7 +256,7 @@ def test_show_prints_the_shipped_tables(shipped, capsys):
 
 @pytest.mark.slow
 def test_recomputing_a_step_reproduces_the_shipped_figures(shipped, mnist_test):
-    from capsnet.robustness import DIGITS_PER_CLASS
+    from capsnet.studies.robustness import DIGITS_PER_CLASS
     capsnet, cnn = load_model(WEIGHTS), load_model(CNN_WEIGHTS, BaselineCNN)
     images, labels = first_digits(mnist_test, DIGITS_PER_CLASS)
     step = next(s for s in shipped["sweeps"]["rotation"]["steps"] if s["value"] == 30)

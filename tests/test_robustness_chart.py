@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from PIL import Image, ImageColor
 
-from capsnet.dimensions import sha256
-from capsnet.robustness import SWEEPS
+from capsnet.saving import sha256
+from capsnet.studies.robustness import SWEEPS
 from conftest import REPO, WEIGHTS
 from playground import robustness_chart
 from playground.robustness_chart import CAPSNET, CNN, SOURCE_KEY, plot_box, robustness_chart as chart

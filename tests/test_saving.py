@@ -10,7 +10,7 @@ import torch.nn as nn
 from huggingface_hub import PyTorchModelHubMixin
 
 import train
-from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, atomic_write_text
+from capsnet.saving import atomic_save_pretrained, atomic_torch_save, atomic_write_text
 from conftest import TINY_MNIST_IMAGES, nan_after
 
 VAL_IMAGES, BATCH_SIZE = 16, 16

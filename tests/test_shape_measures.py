@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from capsnet.shape_measures import MEASURES, measure, moments, region_shares, thicken, transform
+from capsnet.studies.shape_measures import MEASURES, measure, moments, region_shares, thicken, transform
 
 
 def rectangle(top: int, left: int, height: int, width: int) -> torch.Tensor:

@@ -17,7 +17,7 @@ from safetensors.torch import load_file
 
 import train
 from capsnet import CapsNet
-from capsnet.checkpoint import atomic_save_pretrained, atomic_torch_save, load_checkpoint
+from capsnet.saving import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from conftest import TINY_MNIST_IMAGES, kill_9_during_epoch_2, nan_after, send_during_epoch_2
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""The Turn-it section: the sliders' value checked, each change applied as capsnet.affine.transform
+"""The Turn-it section: the sliders' value checked, each change applied as capsnet.data.affine.transform
 applies it, both networks' readings and the capsule's move, the rotation sweep, the runner-up in
 the reading panel; forged values answered in the turn panel, in process and over HTTP."""
 import html
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsnet.affine import AffineChange, transform
+from capsnet.data.affine import AffineChange, transform
 from browser_drawing import picture
 from digit_strokes import pad_value, strokes
 from page_clients import outputs_of, page_event
@@ -244,16 +244,17 @@ def test_over_http_the_section_follows_the_reading_when_asked(app, url):
     assert "Your 1, turned" in sweep and 'data-reading="9"' in sweep
 
 
-# The measurement over MNIST's test digits (capsnet.robustness), read for the app's weights.
+# The measurement over MNIST's test digits (capsnet.studies.robustness), read for the app's weights.
 
 @pytest.fixture(scope="module")
 def measured_folder(app, mnist_test, tmp_path_factory):
-    """A CapsNet folder (the app's weights, linked) with a robustness.json that capsnet.robustness
+    """A CapsNet folder (the app's weights, linked) with a robustness.json that capsnet.studies.robustness
     measured on 20 test digits, turned only."""
     from pathlib import Path
 
-    from capsnet.dimensions import sha256
-    from capsnet.robustness import RESULTS_FILE, SWEEPS, first_digits, measure, to_json
+    from capsnet.saving import sha256
+    from capsnet.studies.robustness import RESULTS_FILE, SWEEPS, first_digits, measure
+    from capsnet.studies.statistics import to_json
 
     folder = tmp_path_factory.mktemp("measured")
     weights = Path(app.WEIGHTS) / "model.safetensors"

@@ -17,7 +17,7 @@ import pytest
 import torch
 from PIL import Image
 
-from capsnet.dimensions import sha256
+from capsnet.saving import sha256
 from digit_strokes import strokes
 from page_clients import outputs_of, page_event
 from playground import drawing_pad, two_digits
@@ -173,8 +173,8 @@ def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, 
     """An example tapped reaches the networks as the test pair it is: the same digits read, the
     same count, the lengths within 0.05 (the example keeps each digit as the pair's shrink placed
     it, in bytes; their overlay is not quite the pair shrunk as one: up to 0.18 a pixel)."""
-    from capsnet.pairs import TEST_SEED, draw_pairs, render, scores
-    from capsnet.pairs_measurement import counted
+    from capsnet.data.pairs import TEST_SEED, draw_pairs, render, scores
+    from capsnet.studies.pairs_measurement import counted
     pairs = draw_pairs(mnist_test.targets, torch.arange(len(mnist_test.targets)),   # fixed_pairs' test pairs
                        torch.Generator().manual_seed(TEST_SEED))[torch.arange(len(EXAMPLES))]
     inputs, _ = render(mnist_test.data, pairs)
@@ -406,7 +406,7 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
 
 def test_the_shipped_measurement_is_shown_for_the_shipped_weights(section):
     if not (PAIRS / "pairs.json").exists():
-        pytest.skip("no weights/pairs/pairs.json yet (python -m capsnet.pairs_measurement)")
+        pytest.skip("no weights/pairs/pairs.json yet (python -m capsnet.studies.pairs_measurement)")
     results = json.loads((PAIRS / "pairs.json").read_text())
     shipped = two_digits.measured(str(PAIRS), str(PAIRS_CNN))
     assert f"**{results['capsnet']['both_right']:.1%}**" in shipped and "Not measured" not in shipped

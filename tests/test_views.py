@@ -8,7 +8,7 @@ import pytest
 import torch
 from PIL import Image
 
-from capsnet.agreement import GRID, receptive_field
+from capsnet.studies.agreement import GRID, receptive_field
 from playground import views
 from playground.views import FIELD_OUTLINE, cell_edges, heatmap_overlay
 

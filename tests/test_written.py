@@ -1,5 +1,5 @@
-"""Examples as people write them (capsnet.written) and the strokes they are drawn with
-(capsnet.strokes): skeletons, segments, the pen, stroke width, and what train.py makes of them."""
+"""Examples as people write them (capsnet.data.written) and the strokes they are drawn with
+(capsnet.data.strokes): skeletons, segments, the pen, stroke width, and what train.py makes of them."""
 import dataclasses
 import json
 import math
@@ -9,11 +9,11 @@ import pytest
 import torch
 
 from capsnet import capsule_loss
+from capsnet.data.pairs import digits_right
+from capsnet.data.preprocess import INK_THRESHOLD
+from capsnet.data.strokes import pen_ink, segments, skeletons, stroke_width
+from capsnet.data.written import PEN_WIDTHS, SINGLE_SHARE, DigitSet, draw_examples, fixed_examples, inverse, render
 from capsnet.loss import margin_loss, reconstruction_loss
-from capsnet.pairs import digits_right
-from capsnet.preprocess import INK_THRESHOLD
-from capsnet.strokes import pen_ink, segments, skeletons, stroke_width
-from capsnet.written import PEN_WIDTHS, SINGLE_SHARE, DigitSet, draw_examples, fixed_examples, inverse, render
 
 
 def neighbours(skeleton: torch.Tensor) -> torch.Tensor:
@@ -190,7 +190,7 @@ def test_the_pairs_loss_masks_the_decoder_by_the_labels_not_by_what_the_network_
     batch the pairs CapsNet misreads differs from one masked by its own two longest capsules."""
     import train
     from capsnet import load_model
-    from capsnet.pairs import TEST_SEED, fixed_pairs, top_two
+    from capsnet.data.pairs import TEST_SEED, fixed_pairs, top_two
     model = load_model("weights/pairs").eval()
     inputs, digits, labels, _ = fixed_pairs(mnist_test.data[:100], mnist_test.targets[:100], TEST_SEED)
     with torch.no_grad():

@@ -4,7 +4,7 @@ segments redrawn with a round pen of any width, and how wide a digit's strokes a
 A digit drawn on the playground's pad reaches the network as a clean line of one width (the pad's
 pen, shrunk with the digit into MNIST's 20x20 box), while MNIST's digits are scanned ink of every
 width. Thinning an MNIST digit to its skeleton and drawing the skeleton again with a pen of a
-chosen width gives training digits in the page's own ink (`capsnet.written`).
+chosen width gives training digits in the page's own ink (`capsnet.data.written`).
 
 - Thinning: Zhang & Suen (1984), "A fast parallel algorithm for thinning digital patterns", CACM
   27(3): two sub-iterations that peel the boundary pixels whose removal keeps the shape connected,

@@ -4,7 +4,7 @@ Sabour et al. 2017, section 6: on MultiMNIST (two digits of different classes, e
 4 pixels, their 28x28 frames overlapping 80% on average) the CapsNet misread 5.0% of the pairs,
 the baseline CNN 8.1%. Here both networks trained on pairs (`train.py --task pairs`) read the SAME
 test pairs: one for each of MNIST's 10,000 test digits, its partner a test digit of another
-class, fixed by `capsnet.pairs.TEST_SEED` (`capsnet.pairs.fixed_pairs`). A pair is read right when
+class, fixed by `capsnet.data.pairs.TEST_SEED` (`capsnet.data.pairs.fixed_pairs`). A pair is read right when
 the network's two strongest digits (the CapsNet's two longest capsules, the CNN's two largest
 sigmoids) are its two classes, as in the paper. Also:
 
@@ -13,7 +13,7 @@ sigmoids) are its two classes, as in the paper. Also:
 - the CapsNet's pairs read with 1 to 5 routing iterations (it trained with 3, the paper's): what
   routing by agreement does for overlapping digits;
 - the pairs only one network read right, and the CapsNet's lead with a 95% interval from a
-  bootstrap over the pairs (`capsnet.robustness.paired`);
+  bootstrap over the pairs (`capsnet.studies.statistics.paired`);
 - each pairs network's accuracy on MNIST's single test digits (the strongest digit);
 - how well the CapsNet redraws each digit from its own capsule alone (the other masked): pixel
   error against that digit alone, beside the error of the whole overlay against it;
@@ -21,19 +21,18 @@ sigmoids) are its two classes, as in the paper. Also:
   threshold chosen on written validation examples of the held-out training digits (train.py's),
   two otherwise; and with that count, how each reads other people's digits (Semeion, pairs and
   singles, evaluation only), MNIST's single test digits, and written test examples
-  (`capsnet.written`), how often it names a digit that is not there, and a 1 where there is none.
+  (`capsnet.data.written`), how often it names a digit that is not there, and a 1 where there is none.
 
 The results go to pairs.json beside the pairs CapsNet's weights, tied to both networks' weights by
 their sha256; the command reproduces it byte for byte.
 
-    python -m capsnet.pairs_measurement --data-dir ../shared/data   # writes weights/pairs/pairs.json
-    python -m capsnet.pairs_measurement --show                       # prints docs/pairs.md's table
+    python -m capsnet.studies.pairs_measurement --data-dir ../shared/data   # writes weights/pairs/pairs.json
+    python -m capsnet.studies.pairs_measurement --show                       # prints docs/pairs.md's table
 
 The results and what they show: docs/pairs.md.
 """
 import argparse
 import json
-import math
 import time
 from pathlib import Path
 
@@ -41,41 +40,21 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from capsnet.baseline import BaselineCNN
-from capsnet.dimensions import sha256
-from capsnet.pairs import (TEST_SEED, box_overlap, fixed_pairs, frame_overlap, pair_right, scale, scores,
+from capsnet.data.pairs import (TEST_SEED, box_overlap, fixed_pairs, frame_overlap, pair_right, scale, scores,
                            strongest_right, top_two)
-from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_model
-from capsnet.robustness import correlation, ink_error, paired, percent, to_json
+from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_pair_networks
+from capsnet.saving import sha256
+from capsnet.studies.statistics import correlation, ink_error, paired, percent, rounded, share, to_json
 
 RESULTS_FILE = "pairs.json"
 BATCH = 250                                   # the same batches every run, so the same sums
-DECIMALS = 4
 OVERLAP_BANDS = (0.0, 0.25, 0.5, 0.75, 1.0)   # the share of each ink box the other covers
 SCALE_BANDS = (0.5, 0.75, 0.85, 0.95, 1.25)   # BOX / the pair's ink box side: 36 px gives 0.56, 16 px 1.25
 ROUTING_ITERATIONS = (1, 2, 3, 4, 5)          # the CapsNet's pairs read with each r (1: no routing)
 WORST_CLASS_PAIRS = 5
 COUNT_THRESHOLDS = [round(0.02 * k, 2) for k in range(1, 50)]   # tried on the second-strongest score
 VALIDATION_SIZE, VALIDATION_SEED = 5000, 1    # train.py's held-out digits and the seed of their examples
-WILSON_Z = 1.959964                           # a 95% interval for a share
 PAPER = {"capsnet_error": 0.050, "cnn_error": 0.081, "frame_overlap": 0.80}
-PAIRS_FIX = ("Fix: train them with `python train.py --task pairs --init-from weights --data-dir DATA --out "
-             "weights/pairs` (the CapsNet) and `python train.py --task pairs --model cnn --data-dir DATA --out "
-             "weights/pairs-cnn` (the CNN), or point --capsnet / --cnn at folders that hold them")
-
-
-def load_pair_networks(capsnet_folder, cnn_folder) -> tuple:
-    """The pairs CapsNet and the pairs CNN, eval mode.
-
-    Raises:
-        WeightsError: a folder or file is missing or wrong; the message names it and how to train them.
-    """
-    try:
-        return load_model(capsnet_folder), load_model(cnn_folder, BaselineCNN)
-    except WeightsError as error:
-        raise WeightsError(error.problem, PAIRS_FIX) from None
-
-
 @torch.inference_mode()
 def readings(model, inputs: torch.Tensor, progress: bool = False, routing_iterations: int | None = None) -> list:
     """The network's outputs on ``inputs`` [N, 1, 28, 28], BATCH at a time (a CapsNet's capsules
@@ -85,11 +64,6 @@ def readings(model, inputs: torch.Tensor, progress: bool = False, routing_iterat
                                                       leave=False, disable=not progress)]
 
 
-def rounded(value: float) -> float:
-    return round(float(value), DECIMALS) + 0.0   # + 0.0: no -0.0
-
-
-@torch.inference_mode()
 def redraw_errors(capsnet, capsules: torch.Tensor, inputs: torch.Tensor, digits: torch.Tensor,
                   labels: torch.Tensor) -> dict[str, float]:
     """Each digit redrawn from its own (true) capsule alone, against that digit alone: mean pixel
@@ -137,7 +111,7 @@ def by_routing_iterations(capsnet, inputs: torch.Tensor, labels: torch.Tensor, a
 
 
 def in_points(difference: dict) -> dict:
-    """A difference of `capsnet.robustness.paired` and its 95% interval, in points (2 decimals)."""
+    """A difference of `capsnet.studies.statistics.paired` and its 95% interval, in points (2 decimals)."""
     return {bound: round(100 * difference[key], 2) + 0.0
             for bound, key in (("points", "difference"), ("low", "low"), ("high", "high"))}
 
@@ -191,14 +165,6 @@ def measure(capsnet, cnn, test_images: torch.Tensor, test_labels: torch.Tensor, 
     }
 
 
-def share(hits: torch.Tensor) -> dict:
-    """The share of ``hits`` (bool [N]) and its 95% Wilson score interval."""
-    n, p = len(hits), hits.double().mean().item()
-    centre = (p + WILSON_Z**2 / (2 * n)) / (1 + WILSON_Z**2 / n)
-    half = WILSON_Z / (1 + WILSON_Z**2 / n) * math.sqrt(p * (1 - p) / n + WILSON_Z**2 / (4 * n**2))
-    return {"share": rounded(p), "low": rounded(max(0.0, centre - half)), "high": rounded(min(1.0, centre + half))}
-
-
 def counted(scores: torch.Tensor, threshold: float) -> tuple[torch.Tensor, torch.Tensor]:
     """The digits a network names in each image: its strongest, and its second-strongest where that
     scores ``threshold`` or more. Returns the two strongest [N, 2] and whether both are named [N]."""
@@ -249,9 +215,9 @@ def people_sets(train, test_images: torch.Tensor, test_labels: torch.Tensor, sem
     most half a small set), and the sets `people_measures` reads: MNIST's test pairs and single test
     digits, Semeion's digits made MNIST-style (`ink_to_mnist`) alone and in pairs laid as MNIST's
     are (the first ``limit`` of each), and a written test example for each test digit."""
-    from capsnet.data import load_semeion, validation_split
-    from capsnet.preprocess import ink_to_mnist
-    from capsnet.written import DigitSet, fixed_examples
+    from capsnet.data.datasets import load_semeion, validation_split
+    from capsnet.data.preprocess import ink_to_mnist
+    from capsnet.data.written import DigitSet, fixed_examples
     _, held_out = validation_split(len(train.data), min(VALIDATION_SIZE, len(train.data) // 2), VALIDATION_SEED)
     inputs, labels, _ = fixed_examples(DigitSet.of(train.data[held_out], train.targets[held_out]), VALIDATION_SEED)
     semeion_ink, semeion_labels = load_semeion(semeion)
@@ -278,7 +244,7 @@ class PairResultsError(RuntimeError):
     """pairs.json is missing, unreadable or measured with other weights; says how to remake it."""
 
     def __init__(self, problem: str):
-        super().__init__(f"{problem}. Fix: python -m capsnet.pairs_measurement --data-dir DATA --capsnet CAPSNET "
+        super().__init__(f"{problem}. Fix: python -m capsnet.studies.pairs_measurement --data-dir DATA --capsnet CAPSNET "
                          "--cnn CNN writes it for these weights.")
 
 
@@ -403,18 +369,18 @@ def main(argv: list[str] | None = None) -> None:
             return
         capsnet, cnn = load_pair_networks(args.capsnet, args.cnn)
     except (WeightsError, PairResultsError) as error:
-        raise SystemExit(f"capsnet.pairs_measurement: error: {error}") from None
+        raise SystemExit(f"capsnet.studies.pairs_measurement: error: {error}") from None
     semeion = Path(args.semeion or Path(args.data_dir) / "semeion" / "semeion.data")
     if not semeion.is_file():
-        raise SystemExit(f"capsnet.pairs_measurement: error: no Semeion digits at {semeion}: point --semeion at "
+        raise SystemExit(f"capsnet.studies.pairs_measurement: error: no Semeion digits at {semeion}: point --semeion at "
                          "semeion.data (UCI's Semeion Handwritten Digit data set)")
-    from capsnet.data import mnist  # torchvision is slow to import, and --show never needs it
+    from capsnet.data.datasets import mnist  # torchvision is slow to import, and --show never needs it
     start = time.perf_counter()
     test = mnist(args.data_dir, train=False)
     images, labels = test.data[:args.limit], test.targets[:args.limit]
     results = {"weights_sha256": {"capsnet": sha256(Path(args.capsnet) / WEIGHTS_FILE),
                                   "cnn": sha256(Path(args.cnn) / WEIGHTS_FILE)},
-               "pairs": f"capsnet.pairs.fixed_pairs of the first {len(images)} MNIST test digits, seed {TEST_SEED}: "
+               "pairs": f"capsnet.data.pairs.fixed_pairs of the first {len(images)} MNIST test digits, seed {TEST_SEED}: "
                         "each with a test digit of another class, each moved by up to 4 pixels in a 36x36 field, "
                         "the brighter pixel wins, then the playground's preprocessing into 28x28",
                "paper": PAPER, **measure(capsnet, cnn, images, labels, progress=True)}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from capsnet.preprocess import BOX, INK_THRESHOLD, crop_to_ink, overlaid_inks_to_mnist
+from capsnet.data.preprocess import BOX, INK_THRESHOLD, crop_to_ink, overlaid_inks_to_mnist
 
 MAX_SHIFT = 4                # each digit moved by up to 4 pixels in each direction ...
 PAIR_FIELD = 28 + 2 * MAX_SHIFT   # ... inside a 36x36 field, as the paper's MultiMNIST
@@ -192,7 +192,7 @@ def pair_right(output, labels: torch.Tensor) -> torch.Tensor:
 
 def strongest_right(scores: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Whether the strongest digits of ``scores`` [B, 10], as many as each example holds, are its
-    digits, bool [B]: the strongest for a single digit d (labels (d, d), `capsnet.written`), the
+    digits, bool [B]: the strongest for a single digit d (labels (d, d), `capsnet.data.written`), the
     two strongest for a pair (then the same as `pair_right`). How many there are is not asked."""
     read = top_two(scores)
     single = labels[:, 0] == labels[:, 1]

@@ -3,7 +3,7 @@ sheared, stretched or moved?
 
 Sabour et al. 2017, section 5.2, trained both networks on padded and translated MNIST and tested
 them on affNIST: 79% for the CapsNet, 66% for the CNN. Here both trained networks read the SAME
-transformed images of MNIST test digits (``capsnet.affine.transform`` about the image centre,
+transformed images of MNIST test digits (``capsnet.data.affine.transform`` about the image centre,
 bilinear, zeros outside the frame):
 
 - one change at a time, swept over SWEEPS: rotation -90..+90 degrees in steps of 10; scale,
@@ -36,8 +36,8 @@ CPU cores), the same for both networks.
 The results go to robustness.json beside the CapsNet's weights, with the sha256 of both networks'
 weights; the command reproduces the file byte for byte.
 
-    python -m capsnet.robustness --data-dir ../shared/data   # writes weights/robustness.json
-    python -m capsnet.robustness --show                       # prints docs/robustness.md's tables from it
+    python -m capsnet.studies.robustness --data-dir ../shared/data   # writes weights/robustness.json
+    python -m capsnet.studies.robustness --show                       # prints docs/robustness.md's tables from it
 
 The results and what they show: docs/robustness.md (`python -m playground.robustness_chart` draws
 them there, beside the app: what draws is not the library's).
@@ -50,19 +50,18 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from capsnet.affine import AffineChange, affine_matrices, transform
 from capsnet.baseline import BaselineCNN
-from capsnet.dimensions import sha256
+from capsnet.data.affine import AffineChange, affine_matrices, transform
 from capsnet.pretrained import WEIGHTS_FILE, load_model
-from capsnet.shape_measures import EPS
+from capsnet.saving import sha256
+from capsnet.studies.statistics import (BOOTSTRAP_RESAMPLES, DECIMALS, correlation, ink_error, paired, percent,
+                                        points, to_json)
 
 RESULTS_FILE = "robustness.json"
 DIGITS_PER_CLASS = 50    # 500 test digits: the whole measurement in minutes on two CPU cores
 BATCH = 250              # images per forward pass: the same batches every run, so the same sums
 TRANSFORMS_PER_DIGIT = 4  # random affNIST-range changes of each digit: 2,000 changed images
-SEED = 0                 # of the affNIST-range draws and of the bootstrap's resamples
-BOOTSTRAP_RESAMPLES = 10_000
-DECIMALS = 4
+SEED = 0                 # of the affNIST-range draws
 
 
 def evenly_spaced(low: float, high: float, step: float) -> list[float]:
@@ -133,34 +132,6 @@ def affnist_matrices(count: int, seed: int = SEED) -> torch.Tensor:
     return affine_matrices(**values)
 
 
-def correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Pearson correlation over the pixels of each pair of images [N, 1, H, W] -> [N]."""
-    a = a.flatten(1) - a.flatten(1).mean(1, keepdim=True)
-    b = b.flatten(1) - b.flatten(1).mean(1, keepdim=True)
-    return (a * b).sum(1) / ((a * a).sum(1) * (b * b).sum(1)).sqrt().clamp_min(EPS)
-
-
-def ink_error(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """sum |a - b| / sum b over the pixels of each pair of images [N, 1, H, W] -> [N]."""
-    return (a - b).abs().sum((1, 2, 3)) / b.sum((1, 2, 3)).clamp_min(EPS)
-
-
-def paired(capsnet_right: torch.Tensor, cnn_right: torch.Tensor) -> dict[str, float]:
-    """PAIRED_MEASURES of both networks on the same changed digits.
-
-    Args:
-        capsnet_right, cnn_right: bool [C, N], whether each network read the c-th change of digit
-            n as its digit. The bootstrap resamples the N digits, each with all C of its changes.
-    """
-    per_digit = (capsnet_right.double() - cnn_right.double()).mean(0)                # [N]
-    generator = torch.Generator().manual_seed(SEED)
-    picks = torch.randint(len(per_digit), (BOOTSTRAP_RESAMPLES, len(per_digit)), generator=generator)
-    low, high = per_digit[picks].mean(1).quantile(torch.tensor([0.025, 0.975], dtype=torch.float64)).tolist()
-    return {"only_capsnet": int((capsnet_right & ~cnn_right).sum()), "only_cnn": int((cnn_right & ~capsnet_right).sum()),
-            "difference": round(per_digit.mean().item(), DECIMALS) + 0.0,
-            "low": round(low, DECIMALS) + 0.0, "high": round(high, DECIMALS) + 0.0}
-
-
 def capsnet_readings(model, images: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The capsule lengths [N, 10] and the winner's reconstruction [N, 1, 28, 28] of each image."""
     outputs = [model(batch) for batch in images.split(BATCH)]
@@ -202,7 +173,7 @@ def measure_change(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor, rec
         capsnet, cnn: the trained networks, in eval mode.
         images: the unchanged digits [N, 1, 28, 28]; labels: their classes [N].
         reconstructions: the CapsNet's reconstruction of each unchanged digit [N, 1, 28, 28].
-        matrices: the change, [2, 3] for every digit or [N, 2, 3] (``capsnet.affine``).
+        matrices: the change, [2, 3] for every digit or [N, 2, 3] (``capsnet.data.affine``).
         changes_per_digit: C where the images are C changes of each of N / C digits, the c-th
             change of digit n at c * N / C + n (``images.repeat``), for the bootstrap.
 
@@ -266,24 +237,11 @@ def measure(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor, sweeps: di
     return results
 
 
-def to_json(results: dict) -> str:
-    """robustness.json's text: keys sorted, two-space nesting, each sweep step on one line."""
-    def render(value, depth: int) -> str:
-        pad = " " * depth
-        if isinstance(value, dict):
-            items = [f"{pad} {json.dumps(key)}: {render(item, depth + 1)}" for key, item in sorted(value.items())]
-            return "{\n" + ",\n".join(items) + f"\n{pad}}}"
-        if isinstance(value, list) and value and isinstance(value[0], dict):   # sweep steps
-            return "[\n" + ",\n".join(f"{pad} {json.dumps(step, sort_keys=True)}" for step in value) + f"\n{pad}]"
-        return json.dumps(value)
-    return render(results, 0) + "\n"
-
-
 class RobustnessResultsError(RuntimeError):
     """robustness.json is missing, unreadable or measured with other weights; says how to remake it."""
 
     def __init__(self, problem: str):
-        super().__init__(f"{problem}. Fix: python -m capsnet.robustness --data-dir DATA --capsnet CAPSNET "
+        super().__init__(f"{problem}. Fix: python -m capsnet.studies.robustness --data-dir DATA --capsnet CAPSNET "
                          "--cnn CNN writes it for these weights.")
 
 
@@ -310,21 +268,6 @@ def load_results(path: str | Path, capsnet_folder: str | Path, cnn_folder: str |
             raise RobustnessResultsError(f"{path} was measured with other weights than {weights} (it records "
                                          f"{str(recorded)[:12]}…, the file is {actual[:12]}…)")
     return results
-
-
-def percent(fraction: float) -> str:
-    return f"{100 * fraction:.1f}%"
-
-
-def signed_points(fraction: float) -> str:
-    """"+0.9": a difference of accuracies in points, signed, one decimal."""
-    return f"{round(100 * fraction, 1) + 0.0:+.1f}"   # + 0.0: no -0.0
-
-
-def points(paired_measures: dict) -> str:
-    """"+1.0 [+0.1, +1.9]": the CapsNet's lead in accuracy points and its 95% interval."""
-    lead, low, high = (signed_points(paired_measures[key]) for key in ("difference", "low", "high"))
-    return f"{lead} [{low}, {high}]"
 
 
 def summary_table(results: dict) -> str:
@@ -389,7 +332,7 @@ def main(argv: list[str] | None = None) -> None:
         results = load_results(out, args.capsnet, args.cnn)
         print(summary_table(results), steps_table(results), sep="\n\n")
         return
-    from capsnet.data import mnist  # torchvision is slow to import, and --show never needs it
+    from capsnet.data.datasets import mnist  # torchvision is slow to import, and --show never needs it
     start = time.perf_counter()
     capsnet, cnn = load_model(args.capsnet), load_model(args.cnn, BaselineCNN)
     images, labels = first_digits(mnist(args.data_dir, train=False), DIGITS_PER_CLASS)
@@ -398,7 +341,7 @@ def main(argv: list[str] | None = None) -> None:
                "digits": f"the first {DIGITS_PER_CLASS} of each class in MNIST's test set; both networks read "
                          "the same changed images",
                "digit_count": len(images),
-               "change": "capsnet.affine.transform: about the image centre, bilinear, zero outside the frame",
+               "change": "capsnet.data.affine.transform: about the image centre, bilinear, zero outside the frame",
                "affnist_source": "https://www.cs.toronto.edu/~tijmen/affNIST/ (rotation, shear and scaling ranges); "
                                  "translation adapted from its 40x40 frame to MNIST's 4-pixel edge in 28x28",
                "measures": MEASURES, "paired_measures": PAIRED_MEASURES, "bootstrap_resamples": BOOTSTRAP_RESAMPLES,

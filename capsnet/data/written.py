@@ -1,13 +1,13 @@
 """Training examples as people write them: one digit, or two overlapping, each varied as hands vary,
 in MNIST's scanned ink or in a pen's clean line of one width, made on the fly on any device.
 
-The pairs networks trained on the paper's MultiMNIST alone (`capsnet.pairs`) read MNIST's pairs
+The pairs networks trained on the paper's MultiMNIST alone (`capsnet.data.pairs`) read MNIST's pairs
 but not people's: a pair drawn on the page, whose strokes reach the network as clean lines of one
 width, was often read with a 1 that was not there, and a single digit always got a second one.
 Each example here is made as a pair of MultiMNIST is (two digits of different classes, each moved
 by up to 4 pixels in a 36x36 field, the brighter ink winning where they meet, the overlay cropped
 to its ink, fitted into 20x20 and its centre of mass put at the centre of 28x28, as
-`capsnet.preprocess.overlaid_inks_to_mnist` makes a drawing), with these differences:
+`capsnet.data.preprocess.overlaid_inks_to_mnist` makes a drawing), with these differences:
 
 - SINGLE_SHARE of the examples hold one digit, their target that class alone (labels (d, d)), so
   that a capsule's length says whether its digit is there, as the margin loss means it (eq. 4:
@@ -15,7 +15,7 @@ to its ink, fitted into 20x20 and its centre of mass put at the centre of 28x28,
 - each digit is turned, sheared, scaled and stretched on its own before it is laid down (ranges
   below, kept where the MNIST CapsNet still reads the digit as itself: docs/pairs.md);
 - PEN_SHARE of the examples are drawn in a pen's ink: each digit thinned to its skeleton
-  (`capsnet.strokes`) and drawn again with a round pen whose line is PEN_WIDTHS wide *in the
+  (`capsnet.data.strokes`) and drawn again with a round pen whose line is PEN_WIDTHS wide *in the
   network's 28x28 field*, after the shrink into 20x20 (where the page's strokes land: a pen drawn
   on the pad and then shrunk with its pair can be thin); the others keep MNIST's ink, thinned or
   thickened by up to INK_WIDTH_CHANGE of a pixel's 3x3 erosion or dilation, also in the field.
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from capsnet.pairs import MAX_SHIFT, draw_pairs
-from capsnet.preprocess import BOX, CENTRE, FIELD, INK_THRESHOLD
-from capsnet.strokes import pen_ink, segments, skeletons
+from capsnet.data.pairs import MAX_SHIFT, draw_pairs
+from capsnet.data.preprocess import BOX, CENTRE, FIELD, INK_THRESHOLD
+from capsnet.data.strokes import pen_ink, segments, skeletons
 
 SINGLE_SHARE = 0.25            # examples that hold one digit
 PEN_SHARE = 0.5                # examples drawn in a pen's clean line (both digits), the rest in MNIST's ink
@@ -51,7 +51,7 @@ class DigitSet:
     """Digits to make examples of, on the device the examples are drawn on.
 
     images: float32 [M, 28, 28] in [0, 1]; labels: int64 [M]; ends, valid: each digit's skeleton
-    as segments (`capsnet.strokes.segments`), [M, K, 4] and bool [M, K].
+    as segments (`capsnet.data.strokes.segments`), [M, K, 4] and bool [M, K].
     """
     images: torch.Tensor
     labels: torch.Tensor
@@ -292,7 +292,7 @@ def _width_changed(ink: torch.Tensor, change: torch.Tensor) -> torch.Tensor:
 
 def centred(fields: torch.Tensor) -> torch.Tensor:
     """Fields [N, L, 28, 28] moved by whole pixels so that the first's centre of mass lies on pixel
-    (14, 14), as `capsnet.preprocess` places a drawing (by at most 4 pixels each way: the ink
+    (14, 14), as `capsnet.data.preprocess` places a drawing (by at most 4 pixels each way: the ink
     fills the middle 20x20 before)."""
     count, _, height, width = fields.shape
     mass = fields[:, 0].flatten(1).sum(dim=1).clamp_min(1e-6)

@@ -1,9 +1,11 @@
-"""Files that are never half-written: write beside the target, then rename over it.
+"""Files on disk: never half-written (written beside the target, then renamed over it), and known by
+their SHA-256.
 
 The temporary files have fixed names (``NAME.tmp``, the folder ``.saving``) and are removed when a
 write fails, so a process killed while writing leaves at most one of each, which the next write
 replaces.
 """
+import hashlib
 import os
 import shutil
 from contextlib import contextmanager
@@ -75,3 +77,12 @@ def atomic_save_pretrained(model, out_dir: str | Path) -> None:
                 os.replace(file, out_dir / file.name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def sha256(path: Path) -> str:
+    """The hex SHA-256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,337 @@
+"""What the 16 dimensions of a digit capsule encode: nudge them, decode (capsnet.dimensions), measure
+and name the change.
+
+Sabour et al. 2017, section 5.1: "we can see what the individual dimensions represent by making
+use of the decoder network and feeding it a perturbed version of the activity vector". The paper
+tweaks one dimension at a time by intervals of 0.05 in the range [-0.25, 0.25] (its Figure 4) and
+names a few by eye. Here every class's 16 dimensions are named from measurements instead:
+
+1. take the capsule v_j the network gives each of the first DIGITS_PER_CLASS test digits of class
+   j, sweep one dimension over a range in 11 steps, and decode;
+2. measure each decoded image (``capsnet.studies.shape_measures``: ink, width, height, slant, x, y) and fit
+   each measure's change over the sweep (a least-squares line through the 11 steps);
+3. ask how much of the pixel change between the sweep's ends each measure explains: the change
+   that its pure transformation (a shift, a stretch, a shear, a dilation) by the measured amount
+   makes to the unperturbed reconstruction, against the decoder's own;
+4. name the dimension after the visible measure that explains most ("wider →": what dragging the
+   slider to the right does), or the pair of them, when the pair explains clearly more; when
+   neither explains a quarter of the change, name where it happens ("local change: top-left",
+   "changes shape: whole digit"), or say that the dimension barely changes the digit.
+
+Two ranges: the paper's +-0.25 for every dimension, and +-3 standard deviations of the dimension
+over the class's digits (SPREAD_RANGE), since the dimensions' spreads differ up to tenfold within a class.
+
+    python -m capsnet.studies.dimension_names --weights weights --data-dir ../shared/data  # writes weights/dimensions.json
+
+What the names say of the shipped weights, beside the paper's: docs/dimensions.md.
+"""
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
+from capsnet.model import CapsNet
+from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_model
+from capsnet.saving import sha256
+from capsnet.studies.shape_measures import EPS, MEASURES, measure, region_shares, transform
+
+SPREAD_RANGE = 3.0       # the other sweep: -3 .. 3 standard deviations of the dimension over the class
+DIGITS_PER_CLASS = 100   # the first 100 test digits of each class: all 10 x 16 names in under a minute on 2 cores
+NAMES_FILE = "dimensions.json"
+EFFECT_SIZE = ("sum over pixels of |x(+range) - x(-range)| / sum of x(0): the grey-level change between "
+               "the sweep's ends as a fraction of the unperturbed reconstruction's ink, mean over the digits")
+UNITS = {"ink": "ink_percent", "width": "width_px", "height": "height_px", "slant": "slant_degrees",
+         "x": "x_px", "y": "y_px"}  # each measure's change over the sweep, as dimensions.json names it
+
+# The smallest change of each measure over a sweep that can name a dimension: at the app's 10 screen
+# pixels per image pixel each is visible, and each alone changes a reconstruction of the shipped
+# weights by an effect of 0.1-0.2 (the median over 300 test digits).
+VISIBLE = {"ink": 20.0,                   # percent of the digit's ink
+           "width": 1.0, "height": 1.0,   # pixels (of 4 sigma)
+           "slant": 5.0,                  # degrees: the top of a 20-pixel-tall digit moves 1.7 pixels
+           "x": 0.5, "y": 0.5}            # pixels
+EXPLAINS = 0.25  # a measure, or a pair, names a dimension when its pure change reproduces 25% of the pixel change
+JOINS = 0.10     # a pair is preferred to its best single measure when it reproduces 10 points more
+BARELY = 0.25    # an effect below this, no measure naming it: "barely changes" (a 1-pixel shift makes 0.2-0.7)
+LOCAL = 0.55     # a third of the box (rows or columns) with 55% of the change makes it local (even: 33%)
+PHRASES = {"ink": ("thinner strokes", "thicker strokes"), "width": ("narrower", "wider"),
+           "height": ("shorter", "taller"), "slant": ("slants left", "slants right"),
+           "x": ("moves left", "moves right"), "y": ("moves up", "moves down")}  # (falls, rises)
+REGIONS = {(None, None): "whole digit", (0, None): "top", (1, None): "middle", (2, None): "bottom",
+           (None, 0): "left", (None, 1): "centre", (None, 2): "right",
+           (0, 0): "top-left", (0, 1): "top", (0, 2): "top-right",
+           (1, 0): "left", (1, 1): "centre", (1, 2): "right",
+           (2, 0): "bottom-left", (2, 1): "bottom", (2, 2): "bottom-right"}  # (row third, column third)
+
+
+@dataclass(frozen=True)
+class DimensionSweep:
+    """What sweeping one dimension over a range does to the decoded digits, on average over them."""
+    name: str                    # e.g. "wider →": what moving the dimension up does
+    effect: float                # how much the image changes over the sweep (EFFECT_SIZE)
+    changes: dict[str, float]    # each measure's change over the sweep: ink in percent, slant in degrees, else pixels
+    explained: dict[str, float]  # the fraction of the pixel change each measure's pure change reproduces
+    region: str                  # where the change is: "top-left", ..., "whole digit"
+
+
+def class_capsules(model: CapsNet, dataset, digit: int) -> torch.Tensor:
+    """The capsules v the network gives the first DIGITS_PER_CLASS test digits of class ``digit``.
+
+    Args:
+        model: the trained network.
+        dataset: torchvision's MNIST test set (its ``data`` and ``targets``).
+        digit: the class, 0..9.
+
+    Returns:
+        [N, 10, 16], computed as one batch (so always by the same routing code).
+    """
+    index = (dataset.targets == digit).nonzero()[:DIGITS_PER_CLASS, 0]
+    images = dataset.data[index].unsqueeze(1).float() / 255           # [N, 1, 28, 28], as ToTensor gives
+    return model(images).capsules
+
+
+def sweep_dimensions(model: CapsNet, capsules: torch.Tensor, digit: int,
+                     offsets: torch.Tensor) -> list[DimensionSweep]:
+    """Sweep every dimension of capsule ``digit``, decode, measure and name (the module's steps 1-4).
+
+    Args:
+        model: supplies the decoder.
+        capsules: v for N digits of class ``digit``, [N, 10, 16].
+        digit: the class, 0..9.
+        offsets: the sweep of each dimension, [16, S], symmetric about 0 with S odd (the middle is 0).
+
+    Returns:
+        16 sweeps, in dimension order.
+    """
+    n, (dims, steps) = len(capsules), offsets.shape
+    images = torch.stack([sweep_reconstructions(model, v, digit, offsets) for v in capsules])  # [N, 16, S, 28, 28]
+    measures = measure(images)                                             # each [N, 16, S]
+    t = offsets - offsets.mean(-1, keepdim=True)                           # [16, S]
+    span = offsets[:, -1] - offsets[:, 0]                                  # [16]
+    middle, delta = images[:, :, steps // 2], images[:, :, -1] - images[:, :, 0]  # [N, 16, 28, 28]
+    ink = measures["ink"][:, :, steps // 2].clamp_min(EPS)                 # [N, 16]
+    # Least-squares slope of each measure against the offset, times the span: change over the sweep.
+    change = {k: (m * t).sum(-1) / (t * t).sum(-1) * span for k, m in measures.items()}  # each [N, 16]
+    pure = torch.stack([(transform(middle.flatten(0, 1), k, change[k].flatten() / 2)
+                         - transform(middle.flatten(0, 1), k, -change[k].flatten() / 2)).view_as(delta)
+                        for k in MEASURES])                                # [6, N, 16, 28, 28]
+    explained = explained_fractions(delta, pure)                           # [16, 6, 6]
+    effect = (delta.abs().sum((-2, -1)) / ink).mean(0)                     # [16]
+    shares = region_shares(delta.flatten(0, 1), middle.flatten(0, 1)).view(n, dims, 3, 3).mean(0)  # [16, 3, 3]
+    change["ink"] = 100 * change["ink"] / ink                              # percent of each digit's ink
+    sweeps = []
+    for d in range(dims):
+        changes = {k: change[k][:, d].mean().item() for k in MEASURES}
+        region = region_name(shares[d])
+        sweeps.append(DimensionSweep(name=name_dimension(changes, explained[d], effect[d].item(), region),
+                                     effect=effect[d].item(), changes=changes,
+                                     explained={k: explained[d, i, i].item() for i, k in enumerate(MEASURES)},
+                                     region=region))
+    return sweeps
+
+
+def explained_fractions(delta: torch.Tensor, pure: torch.Tensor) -> torch.Tensor:
+    """1 - |delta - predicted|^2 / |delta|^2 over all digits, the prediction being one measure's
+    pure change (the diagonal) or the sum of two (off the diagonal).
+
+    Args:
+        delta: the decoder's change between the sweep's ends, [N, 16, H, W].
+        pure: each measure's pure change, [6, N, 16, H, W].
+
+    Returns:
+        [16, 6, 6], symmetric, in [0, 1]: 1 is a perfect explanation, 0 none (a prediction worse
+        than none counts 0, and so does a dimension that changes nothing).
+    """
+    total = (delta**2).sum((0, 2, 3))                                      # [16]
+    along = torch.einsum("ndhw,kndhw->dk", delta, pure)                    # [16, 6]
+    gram = torch.einsum("kndhw,lndhw->dkl", pure, pure)                    # [16, 6, 6]
+    single = gram.diagonal(dim1=1, dim2=2)                                 # [16, 6]
+    # |delta - a - b|^2 = |delta|^2 - 2 delta.a - 2 delta.b + |a|^2 + |b|^2 + 2 a.b
+    pair = (total[:, None, None] - 2 * along[:, :, None] - 2 * along[:, None, :]
+            + single[:, :, None] + single[:, None, :] + 2 * gram)          # [16, 6, 6]
+    pair.diagonal(dim1=1, dim2=2).copy_(total[:, None] - 2 * along + single)
+    fraction = (1 - pair / total.clamp_min(EPS)[:, None, None]).clamp_min(0)
+    return torch.where(total[:, None, None] > 0, fraction, 0.0)
+
+
+def name_dimension(changes: dict[str, float], explained: torch.Tensor, effect: float, region: str) -> str:
+    """The name a dimension earns from its measurements (the module's step 4).
+
+    Args:
+        changes: each measure's change over the sweep (DimensionSweep.changes).
+        explained: [6, 6] fractions of the pixel change explained (``explained_fractions``).
+        effect: how much the image changes (EFFECT_SIZE).
+        region: where it changes (``region_name``).
+    """
+    visible = [i for i, k in enumerate(MEASURES) if abs(changes[k]) >= VISIBLE[k]]
+    explanations = [(i,) for i in visible] + [(i, j) for i in visible for j in visible if i < j]
+    if explanations:
+        fraction = lambda e: explained[e[0], e[-1]].item()  # a single measure is on the diagonal
+        best = max(explanations, key=lambda e: fraction(e) - JOINS * (len(e) - 1))  # a pair must gain JOINS
+        if fraction(best) >= EXPLAINS:
+            chosen = sorted(best, key=lambda i: -explained[i, i])                   # the better one first
+            phrases = [PHRASES[MEASURES[i]][changes[MEASURES[i]] > 0] for i in chosen]
+            if sorted(phrases) in (["taller", "wider"], ["narrower", "shorter"]):
+                phrases = ["larger" if changes["width"] > 0 else "smaller"]
+            elif all(phrase.startswith("moves ") for phrase in phrases):  # "moves left and down"
+                phrases[1:] = [phrase.removeprefix("moves ") for phrase in phrases[1:]]
+            return " and ".join(phrases) + " →"
+    if effect < BARELY:
+        return "barely changes"
+    return "changes shape: whole digit" if region == REGIONS[None, None] else f"local change: {region}"
+
+
+def region_name(shares: torch.Tensor) -> str:
+    """Where a change sits in the digit's box, from its shares over the 3x3 thirds [3, 3]."""
+    rows, columns = shares.sum(1), shares.sum(0)                           # [3], [3]
+    row = int(rows.argmax()) if rows.max() >= LOCAL else None
+    column = int(columns.argmax()) if columns.max() >= LOCAL else None
+    return REGIONS[row, column]
+
+
+def class_entries(model: CapsNet, dataset, digit: int) -> list[dict]:
+    """dimensions.json's 16 entries for class ``digit``: both ranges' sweeps and the spread sd.
+
+    Args:
+        model: the trained network.
+        dataset: torchvision's MNIST test set.
+        digit: the class, 0..9.
+    """
+    v = class_capsules(model, dataset, digit)                              # [N, 10, 16]
+    sd = v[:, digit].std(0)                                                # [16]
+    ranges = {"paper": SWEEP.expand(len(sd), -1),                          # [16, S] each
+              "spread": SPREAD_RANGE * sd[:, None] * SWEEP / PAPER_RANGE}
+    sweeps = {scale: sweep_dimensions(model, v, digit, offsets) for scale, offsets in ranges.items()}
+    return [{"dimension": d, "sd": round(sd[d].item(), 4),
+             **{scale: {"name": r[d].name, "effect": round(r[d].effect, 3), "region": r[d].region,
+                        "measures": {UNITS[k]: round(r[d].changes[k], 1) for k in MEASURES},
+                        "explained": {k: round(r[d].explained[k], 2) for k in MEASURES}}
+                for scale, r in sweeps.items()}}
+            for d in range(len(sd))]
+
+
+def to_json(names: dict) -> str:
+    """dimensions.json's text: the header indented, then one line per dimension, so that a diff
+    shows which dimensions' names changed."""
+    header = json.dumps({key: value for key, value in names.items() if key != "classes"},
+                        indent=1, ensure_ascii=False)
+    classes = ",\n".join(f'  "{digit}": [\n' + ",\n".join(f"   {json.dumps(entry, ensure_ascii=False)}"
+                                                           for entry in entries) + "\n  ]"
+                         for digit, entries in names["classes"].items())
+    return f'{header[:-2]},\n "classes": {{\n{classes}\n }}\n}}\n'
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description="Measure and name what each digit capsule dimension encodes, "
+                                            f"for every class, and write {NAMES_FILE} beside the weights (docs/dimensions.md).")
+    p.add_argument("--weights", default="weights", help=f"a folder holding {WEIGHTS_FILE} (default: weights)")
+    p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
+    p.add_argument("--out", default=None, help=f"the JSON file to write (default: WEIGHTS/{NAMES_FILE})")
+    p.add_argument("--show", type=int, nargs="+", metavar="DIGIT", default=None,
+                   help=f"print the names in WEIGHTS/{NAMES_FILE} for these digits as a table, the largest "
+                        "effects first, instead of measuring (default: measure)")
+    args = p.parse_args(argv)
+    if args.show:
+        print(names_table(load_dimension_names(args.weights), args.show))
+        return
+    from capsnet.data.datasets import mnist  # torchvision is slow to import, and the app, which imports this module, never needs it
+    folder = Path(args.weights)
+    model, dataset = load_model(folder), mnist(args.data_dir, train=False)
+    with torch.inference_mode():
+        classes = {str(digit): class_entries(model, dataset, digit) for digit in range(model.config.num_classes)}
+    names = {"weights_file": WEIGHTS_FILE, "weights_sha256": sha256(folder / WEIGHTS_FILE),
+             "digits_per_class": DIGITS_PER_CLASS,
+             "digits": f"the first {DIGITS_PER_CLASS} of each class in MNIST's test set; v is the capsule of their class",
+             "sweep_steps": len(SWEEP), "offset_range": PAPER_RANGE, "spread_range_sd": SPREAD_RANGE,
+             "ranges": {"paper": f"every dimension moved by -{PAPER_RANGE} .. {PAPER_RANGE}, the paper's",
+                        "spread": f"each dimension moved by -{SPREAD_RANGE:g} .. {SPREAD_RANGE:g} sd, its "
+                                  "standard deviation over the class's digits"},
+             "effect_size": EFFECT_SIZE, "classes": classes}
+    out = Path(args.out) if args.out else folder / NAMES_FILE
+    out.write_text(to_json(names), encoding="utf-8")
+    print(f"wrote {out}")
+
+
+@dataclass(frozen=True)
+class DimensionName:
+    name: str      # what moving the dimension up does, e.g. "wider →", or "barely changes"
+    effect: float  # how much the image changes over the range (EFFECT_SIZE)
+
+
+@dataclass(frozen=True)
+class DimensionNames:
+    """dimensions.json, checked against the weights beside it. Per class, 16 entries in dimension order."""
+    paper: tuple[tuple[DimensionName, ...], ...]   # [class][dimension], over the paper's +-0.25
+    spread: tuple[tuple[DimensionName, ...], ...]  # [class][dimension], over +-spread_range sd
+    sd: tuple[tuple[float, ...], ...]              # [class][dimension]: the spread of v_j over the class's digits
+    spread_range: float                            # the spread range in sd (3)
+
+    def by_effect(self, digit: int, scale: str = "paper") -> tuple[int, ...]:
+        """The dimensions of ``digit`` ordered by effect size, largest first; ``scale``: "paper" or "spread"."""
+        names = {"paper": self.paper, "spread": self.spread}[scale][digit]
+        return tuple(sorted(range(len(names)), key=lambda d: -names[d].effect))
+
+
+class DimensionNamesError(WeightsError):
+    """dimensions.json is missing, malformed or computed from other weights; the message says how to rebuild it."""
+
+    def __init__(self, problem: str, folder: Path):  # its own fix, not WeightsError's (train or point elsewhere)
+        super().__init__(problem, f"Fix: python -m capsnet.studies.dimension_names --weights {folder} --data-dir DATA writes it "
+                                  "for these weights.")
+
+
+def load_dimension_names(folder: str | Path) -> DimensionNames:
+    """The dimension names shipped beside the weights in ``folder`` (a local folder).
+
+    Raises:
+        DimensionNamesError: dimensions.json is missing or malformed, or its weights_sha256 is not
+            the SHA-256 of the folder's model.safetensors.
+    """
+    folder = Path(folder)
+    path, weights = folder / NAMES_FILE, folder / WEIGHTS_FILE
+    try:
+        names = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DimensionNamesError(f"{path} is missing", folder) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise DimensionNamesError(f"{path} cannot be read as JSON ({error})", folder) from None
+    try:
+        recorded = names["weights_sha256"]
+        classes = [names["classes"][str(digit)] for digit in range(len(names["classes"]))]
+        if any([entry["dimension"] for entry in entries] != list(range(len(entries))) for entries in classes):
+            raise ValueError("each class must list its dimensions in order, 0 first")
+        result = DimensionNames(
+            **{scale: tuple(tuple(DimensionName(entry[scale]["name"], float(entry[scale]["effect"]))
+                                  for entry in entries) for entries in classes)
+               for scale in ("paper", "spread")},
+            sd=tuple(tuple(float(entry["sd"]) for entry in entries) for entries in classes),
+            spread_range=float(names["spread_range_sd"]))
+    except (KeyError, TypeError, ValueError) as error:
+        raise DimensionNamesError(f"{path} is not a dimensions file ({error.__class__.__name__}: {error})",
+                                  folder) from None
+    if not weights.is_file():
+        raise DimensionNamesError(f"{weights} is missing, so {path} cannot be checked against it", folder)
+    if recorded != (actual := sha256(weights)):
+        raise DimensionNamesError(f"{path} was computed from other weights than {weights} (its "
+                                  f"weights_sha256 is {str(recorded)[:12]}…, the file's {actual[:12]}…)", folder)
+    return result
+
+
+def names_table(names: "DimensionNames", digits: list[int], rows: int = 5) -> str:
+    """A Markdown table: for each digit, its ``rows`` dimensions of largest effect over the
+    paper's range, named over both ranges."""
+    lines = [f"| digit | dimension | over ±{PAPER_RANGE:g} (the paper's) | effect | "
+             f"over ±{names.spread_range:g} sd of MNIST |",
+             "| --- | --- | --- | --- | --- |"]
+    for digit in digits:
+        for d in names.by_effect(digit)[:rows]:
+            paper, spread = names.paper[digit][d], names.spread[digit][d]
+            lines.append(f"| {digit} | d{d + 1} | {paper.name} | {paper.effect:.2f} | {spread.name} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
