@@ -18,17 +18,22 @@ to its ink, fitted into 20x20 and its centre of mass put at the centre of 28x28,
   (`capsnet.data.strokes`) and drawn again with a round pen whose line is PEN_WIDTHS wide *in the
   network's 28x28 field*, after the shrink into 20x20 (where the page's strokes land: a pen drawn
   on the pad and then shrunk with its pair can be thin); the others keep MNIST's ink, thinned or
-  thickened by up to INK_WIDTH_CHANGE of a pixel's 3x3 erosion or dilation, also in the field.
+  thickened by up to INK_WIDTH_CHANGE of a pixel's 3x3 erosion or dilation, also in the field;
+- and as other writers' and scanners' ink differs from MNIST's (`capsnet.data.ink`), each drawn on
+  its own: SQUARING_SHARE of the examples have each digit stretched part or all of the way to fill
+  a square box, COARSE_SHARE are drawn at COARSE_SIDES pixels a side and enlarged, BILEVEL_SHARE
+  are hard-edged, ink or paper at a level of BILEVEL_LEVELS (at the coarse resolution where coarse).
 
 Everything random is drawn on the CPU from a seeded generator (`draw_examples`), so the same seed
 gives the same examples on any device; `render` draws them on the device of the digits.
 """
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 import torch.nn.functional as F
 
+from capsnet.data.ink import bilevel, coarse, squaring, thickness_changed
 from capsnet.data.pairs import MAX_SHIFT, draw_pairs
 from capsnet.data.preprocess import BOX, CENTRE, FIELD, INK_THRESHOLD
 from capsnet.data.strokes import pen_ink, segments, skeletons
@@ -44,6 +49,11 @@ INK_WIDTH_CHANGE = (-0.6, 1.0)  # MNIST's ink moved this far towards its 3x3 ero
 SUPERSAMPLE = 3                # MNIST's ink is sampled 3x3 times a field pixel and averaged (area averaging)
 DIGIT_CENTRE = FIELD / 2       # a 28x28 digit turns about its centre (pixel edges at 0..28)
 PEN_EDGE = 0.3                 # a pen's ink is INK_THRESHOLD strong this far outside its radius
+SQUARING_SHARE = 0.3           # examples whose digits are stretched towards a square box, uniformly 0..all the way
+COARSE_SHARE = 0.3             # examples drawn at a low resolution and enlarged ...
+COARSE_SIDES = (14, 22)        # ... the 28x28 field drawn at this many pixels a side (the digit at 10..16), uniform
+BILEVEL_SHARE = 0.3            # examples in hard-edged ink ...
+BILEVEL_LEVELS = (0.3, 0.6)    # ... ink where the grey level reaches this fraction of the strongest, uniform
 
 
 @dataclass(frozen=True)
@@ -51,20 +61,22 @@ class DigitSet:
     """Digits to make examples of, on the device the examples are drawn on.
 
     images: float32 [M, 28, 28] in [0, 1]; labels: int64 [M]; ends, valid: each digit's skeleton
-    as segments (`capsnet.data.strokes.segments`), [M, K, 4] and bool [M, K].
+    as segments (`capsnet.data.strokes.segments`), [M, K, 4] and bool [M, K]; squaring: [M], the
+    stretch of its width that makes its ink box square (`capsnet.data.ink.squaring`).
     """
     images: torch.Tensor
     labels: torch.Tensor
     ends: torch.Tensor
     valid: torch.Tensor
+    squaring: torch.Tensor
 
     @classmethod
     def of(cls, images: torch.Tensor, labels: torch.Tensor, device: torch.device | str = "cpu") -> "DigitSet":
         """The set of MNIST-style digits ``images`` (uint8 [M, 28, 28]) and their ``labels``, thinned
-        on ``device`` (MNIST's 60,000: about 20 s on two CPU cores, 0.4 s on an H100)."""
+        on ``device``."""
         pixels = images.to(device).float() / 255
         ends, valid = segments(skeletons(pixels))
-        return cls(pixels, labels.to(device), ends, valid)
+        return cls(pixels, labels.to(device), ends, valid, squaring(pixels))
 
 
 @dataclass(frozen=True)
@@ -74,7 +86,10 @@ class Examples:
     first, second: indices into the set [N] (second of another class; unused where not ``two``);
     two: bool [N], whether the example holds two digits; shifts: [N, 2, 2] (down, right) in -4..4;
     turns, shears, scales, aspects: [N, 2] each digit's; pen: bool [N], drawn in a pen's line;
-    widths: [N] the pen's line width (pixels); ink_change: [N] MNIST's ink's change (pen False).
+    widths: [N] the pen's line width (pixels); ink_change: [N] MNIST's ink's change (pen False);
+    squared: [N] how far each digit is stretched towards a square box (0: not at all, 1: all the way);
+    coarse: [N] the side the field is drawn at (0: not coarse); level: [N] the bilevel ink's level
+    (0: grey levels).
     """
     first: torch.Tensor
     second: torch.Tensor
@@ -87,6 +102,9 @@ class Examples:
     pen: torch.Tensor
     widths: torch.Tensor
     ink_change: torch.Tensor
+    squared: torch.Tensor
+    coarse: torch.Tensor
+    level: torch.Tensor
 
     def __len__(self) -> int:
         return len(self.first)
@@ -120,9 +138,14 @@ def uniform(low: float, high: float, shape, generator: torch.Generator) -> torch
 
 def draw_examples(labels: torch.Tensor, first: torch.Tensor, generator: torch.Generator) -> Examples:
     """An example for each digit of ``first`` (indices into a set whose classes are ``labels``
-    [M]), everything about it drawn from ``generator`` (the same seed, the same examples)."""
+    [M]), everything about it drawn from ``generator`` (the same seed, the same examples; the draws
+    of other writers' ink come last, so that the examples drawn before them stay as they were)."""
     pairs = draw_pairs(labels.cpu(), first.cpu(), generator)
     count = len(first)
+
+    def some(share: float, values: torch.Tensor) -> torch.Tensor:   # values where a share of them is drawn, else 0
+        return torch.where(torch.rand(count, generator=generator) < share, values, torch.zeros_like(values))
+
     return Examples(
         first=pairs.first, second=pairs.second, shifts=pairs.shifts,
         two=torch.rand(count, generator=generator) >= SINGLE_SHARE,
@@ -132,7 +155,10 @@ def draw_examples(labels: torch.Tensor, first: torch.Tensor, generator: torch.Ge
         aspects=uniform(*map(math.log, ASPECTS), (count, 2), generator).exp(),
         pen=torch.rand(count, generator=generator) < PEN_SHARE,
         widths=uniform(*PEN_WIDTHS, (count,), generator),
-        ink_change=uniform(*INK_WIDTH_CHANGE, (count,), generator))
+        ink_change=uniform(*INK_WIDTH_CHANGE, (count,), generator),
+        squared=some(SQUARING_SHARE, torch.rand(count, generator=generator)),
+        coarse=some(COARSE_SHARE, torch.randint(COARSE_SIDES[0], COARSE_SIDES[1] + 1, (count,), generator=generator)),
+        level=some(BILEVEL_SHARE, uniform(*BILEVEL_LEVELS, (count,), generator)))
 
 
 def fixed_examples(digits: DigitSet, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -186,17 +212,41 @@ def render(digits: DigitSet, examples: Examples) -> tuple[torch.Tensor, torch.Te
     device = digits.images.device
     count = len(examples)
     fields = torch.zeros(count, 2, FIELD, FIELD, device=device)
-    placed = examples.to(device)
+    placed = squared(examples.to(device), digits)
     for drawn, draw in ((examples.pen, _pen_digits), (~examples.pen, _ink_digits)):   # split on the CPU
         if drawn.any():
             chosen = on(drawn.nonzero().squeeze(1), device)
             fields[chosen] = draw(digits, placed[chosen])
     fields[:, 1] = torch.where(placed.two.view(-1, 1, 1), fields[:, 1], fields[:, 0])
+    fields = other_inks(fields, examples, placed)
     overlay = fields.amax(dim=1)                                                   # [N, 28, 28]
     strongest = overlay.flatten(1).amax(dim=1).clamp_min(1e-6).view(-1, 1, 1, 1)
     fields, overlay = fields / strongest, overlay / strongest.view(-1, 1, 1)
     moved = centred(torch.cat([overlay.unsqueeze(1), fields], dim=1))              # [N, 3, 28, 28]
     return moved[:, :1], placed.labels(digits.labels), moved[:, 1:].unsqueeze(2)
+
+
+def squared(examples: Examples, digits: DigitSet) -> Examples:
+    """``examples`` (on the digits' device) with each digit's aspect multiplied by its ``squaring``
+    to the power ``squared``: stretched that far towards filling a square box."""
+    indices = torch.stack([examples.first, examples.second], dim=1)                  # [N, 2]
+    stretch = digits.squaring[indices] ** examples.squared.unsqueeze(1)
+    return replace(examples, aspects=examples.aspects * stretch)
+
+
+def other_inks(fields: torch.Tensor, examples: Examples, placed: Examples) -> torch.Tensor:
+    """Both digits' fields [N, 2, 28, 28] drawn coarse and enlarged, and hard-edged, where
+    ``examples`` (on the CPU, to split on) and ``placed`` (the same on the fields' device) say so."""
+    changed = fields.clone()
+    hard = examples.level > 0
+    for side in examples.coarse.unique().tolist():
+        for hard_edged in (False, True):
+            chosen = ((examples.coarse == side) & (hard == hard_edged)).nonzero().squeeze(1)
+            if len(chosen) and (side or hard_edged):
+                chosen = on(chosen, fields.device)
+                level = placed.level[chosen] if hard_edged else None
+                changed[chosen] = coarse(fields[chosen], side, level) if side else bilevel(fields[chosen], level)
+    return changed
 
 
 def _box_maps(low: torch.Tensor, high: torch.Tensor, margin: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -251,7 +301,7 @@ def _ink_digits(digits: DigitSet, examples: Examples) -> torch.Tensor:
     change = examples.ink_change
     k, t = _box_maps(low.float(), high.float(), change.clamp_min(0))   # room for the dilation's growth
     ink = _sampled(sources, a, offset, k, t, side=FIELD, supersample=SUPERSAMPLE) * present[..., None, None]
-    return _width_changed(ink, change)
+    return thickness_changed(ink, change)
 
 
 def _first(mask: torch.Tensor, place: torch.Tensor) -> torch.Tensor:
@@ -278,16 +328,6 @@ def _sampled(sources: torch.Tensor, a: torch.Tensor, offset: torch.Tensor, k: to
     grid = (source / DIGIT_CENTRE - 1).view(2 * count, fine, fine, 2)                # pixel edges 0..28 -> -1..1
     samples = F.grid_sample(sources, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
     return F.avg_pool2d(samples, supersample).view(count, 2, side, side)
-
-
-def _width_changed(ink: torch.Tensor, change: torch.Tensor) -> torch.Tensor:
-    """Ink [N, 2, H, W] moved ``change`` [N] of the way towards its 3x3 dilation (change > 0:
-    thicker) or its 3x3 erosion (change < 0: thinner)."""
-    flat = ink.flatten(0, 1).unsqueeze(1)
-    thicker = F.max_pool2d(flat, 3, stride=1, padding=1).view_as(ink)
-    thinner = -F.max_pool2d(-flat, 3, stride=1, padding=1).view_as(ink)
-    change = change.view(-1, 1, 1, 1)
-    return ink + change.clamp_min(0) * (thicker - ink) + change.clamp_max(0) * (ink - thinner)
 
 
 def centred(fields: torch.Tensor) -> torch.Tensor:
