@@ -22,6 +22,7 @@ def test_bilevel_ink_is_ink_or_paper_at_a_level_of_each_images_strongest():
     assert hard[0].sum() == 40                        # the rim (0.5 of 1) is below 0.6: paper
     assert hard[1].sum() == 12 * 6                    # the rim (0.25 of 0.5) reaches 0.4 of the strongest
     assert torch.equal(bilevel(images, 0.6)[0], hard[0])
+    assert bilevel(images, 0.5)[0].sum() == 12 * 6            # the rim reaches half the strongest: ink
 
 
 def test_coarse_ink_loses_what_is_finer_than_its_pixels():
