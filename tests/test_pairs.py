@@ -12,12 +12,12 @@ from capsnet import CapsNet, CapsNetConfig, WeightsError, capsule_loss, margin_l
 from capsnet.baseline import BaselineCNN, multi_label_loss
 from capsnet.data.pairs import (MAX_SHIFT, PAIR_FIELD, TEST_SEED, Pairs, RenderedBatches, both_right, box_overlap,
                            draw_pairs, fixed_pairs, frame_overlap, placed, render, scale, scores, top_two)
-from capsnet.data.preprocess import ink_to_mnist
-from capsnet.data.preprocess import overlaid_inks_to_mnist
+from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
+from capsnet.digit_count import SECOND_LINES, CountRule
 from capsnet.pretrained import load_pair_networks
 from capsnet.saving import sha256
-from capsnet.studies.pairs_measurement import (COUNT_THRESHOLDS, RESULTS_FILE, PairResultsError, count_threshold,
-                                               counted, load_results, main, measure, reading_measures, table)
+from capsnet.studies.pairs_measurement import (RESULTS_FILE, PairResultsError, count_rule, counted, load_results, main,
+                                               measure, reading_measures, rule_of, table)
 from capsnet.studies.statistics import share
 from conftest import WEIGHTS
 
@@ -280,7 +280,8 @@ def test_the_measurement_runs_end_to_end_and_writes_the_same_bytes_twice(tiny_mn
     assert people["sets"] == {"mnist_pairs": 40, "mnist_singles": 40, "semeion_pairs": 40, "semeion_singles": 40,
                               "written_test": 40}
     for name in ("capsnet", "cnn"):
-        assert people[name]["count"]["threshold"] in COUNT_THRESHOLDS
+        assert people[name]["count"]["second"] in SECOND_LINES
+        assert (people[name]["count"]["second_ink"] is None) == (name == "cnn")
         for measures in (people[name][set_name] for set_name in people["sets"]):
             assert all(m["low"] <= m["share"] <= m["high"] for m in measures.values())
     main([*flags, "--out", str(tmp_path / "a.json"), "--show"])
@@ -288,10 +289,10 @@ def test_the_measurement_runs_end_to_end_and_writes_the_same_bytes_twice(tiny_mn
     assert "| both digits right, 40 test pairs |" in shown and "| Semeion pairs (other writers), both digits right (40) |" in shown
 
 
-def test_the_count_threshold_is_the_step_that_tells_one_digit_from_two_best():
+def test_the_count_rule_is_chosen_on_validation_and_counts_as_it_says():
     """Single digits whose second score is at most 0.3, pairs whose second is at least 0.52: the
-    threshold chosen lies between, and counts every example right; a step lower counts some single
-    digits as two."""
+    rule chosen (the CNN's: the second score alone) lies between, counts every example right and is
+    the lowest line that does; with the ink only the second redrawing covers, it asks for that too."""
     torch.manual_seed(0)
     scores = torch.zeros(200, 10)
     labels = torch.stack([torch.arange(200) % 10, (torch.arange(200) + 3) % 10], dim=1)
@@ -300,11 +301,18 @@ def test_the_count_threshold_is_the_step_that_tells_one_digit_from_two_best():
     second = torch.where(torch.arange(200) < 50, 0.3 * torch.rand(200), 0.52 + 0.4 * torch.rand(200))
     scores[torch.arange(50), (labels[:50, 0] + 1) % 10] = second[:50]           # a single digit's runner-up
     scores[torch.arange(50, 200), labels[50:, 1]] = second[50:]
-    chosen = count_threshold(scores, labels)
-    assert chosen["threshold"] <= 0.52 and chosen["validation_count_right"] == 1.0
-    assert chosen["threshold"] == min(t for t in COUNT_THRESHOLDS if t > second[:50].max())   # the lowest of equals
-    read, two = counted(scores, chosen["threshold"])
+    chosen = count_rule(scores, None, labels)
+    assert chosen["second_ink"] is None and chosen["second"] <= 0.52
+    assert chosen["validation_count_right"] == chosen["validation_singles_counted_one"] == 1.0
+    assert chosen["second"] == min(s for s in SECOND_LINES if s > second[:50].max())   # the lowest of equals
+    read, two = counted(scores, rule_of(chosen))
     assert (two == (labels[:, 0] != labels[:, 1])).all() and (read[:, 0] == labels[:, 0]).all()
+    # Ten single digits with a long second capsule, whose redrawing covers no ink the first left.
+    scores[torch.arange(10), (labels[:10, 0] + 1) % 10] = 0.8
+    ink = torch.where(torch.arange(200) < 50, 0.01, 0.2)
+    chosen = count_rule(scores, ink, labels)
+    assert 0.01 < chosen["second_ink"] <= 0.2 and chosen["validation_count_right"] == 1.0
+    assert count_rule(scores, None, labels)["validation_singles_counted_one"] < 1.0
 
 
 def test_a_reading_names_a_digit_not_there_or_a_1_only_where_it_does():
@@ -314,7 +322,7 @@ def test_a_reading_names_a_digit_not_there_or_a_1_only_where_it_does():
     scores[1, [3, 1]] = torch.tensor([0.9, 0.8])                                # a 1 that is not there
     scores[2, [7, 2]] = torch.tensor([0.9, 0.1])                                # one digit, right
     scores[3, [7, 1]] = torch.tensor([0.9, 0.5])                                # a second digit, a 1, invented
-    measured = reading_measures(scores, labels, threshold=0.4)
+    measured = reading_measures(scores, labels, CountRule(0.4))
     assert measured["strongest_right"]["share"] == 0.75 and measured["count_right"]["share"] == 0.75
     assert measured["exactly_right"]["share"] == 0.5 and measured["names_absent"]["share"] == 0.5
     assert measured["names_absent_one"]["share"] == 0.5

@@ -17,9 +17,9 @@ sigmoids) are its two classes, as in the paper. Also:
 - each pairs network's accuracy on MNIST's single test digits (the strongest digit);
 - how well the CapsNet redraws each digit from its own capsule alone (the other masked): pixel
   error against that digit alone, beside the error of the whole overlay against it;
-- how many digits each network says are there: one when its second-strongest score is below a
-  threshold chosen on written validation examples of the held-out training digits (train.py's),
-  two otherwise; and with that count, how each reads other people's digits (Semeion, pairs and
+- how many digits each network says are there (`capsnet.digit_count`: two where its second-strongest
+  score, and for the CapsNet the ink only that capsule's redrawing covers, reach lines chosen on
+  written validation examples of the held-out training digits, train.py's); and with that count, how each reads other people's digits (Semeion, pairs and
   singles, evaluation only), MNIST's single test digits, and written test examples
   (`capsnet.data.written`), how often it names a digit that is not there, and a 1 where there is none.
 
@@ -41,7 +41,9 @@ import torch
 from tqdm import tqdm
 
 from capsnet.data.pairs import (TEST_SEED, box_overlap, fixed_pairs, frame_overlap, pair_right, scale, scores,
-                           strongest_right, top_two)
+                                strongest_right, top_two)
+from capsnet.digit_count import CountRule, balanced_right, choose_rule, second_ink
+from capsnet.model import CapsNetOutput
 from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_pair_networks
 from capsnet.saving import sha256
 from capsnet.studies.statistics import correlation, ink_error, paired, percent, rounded, share, to_json
@@ -52,7 +54,6 @@ OVERLAP_BANDS = (0.0, 0.25, 0.5, 0.75, 1.0)   # the share of each ink box the ot
 SCALE_BANDS = (0.5, 0.75, 0.85, 0.95, 1.25)   # BOX / the pair's ink box side: 36 px gives 0.56, 16 px 1.25
 ROUTING_ITERATIONS = (1, 2, 3, 4, 5)          # the CapsNet's pairs read with each r (1: no routing)
 WORST_CLASS_PAIRS = 5
-COUNT_THRESHOLDS = [round(0.02 * k, 2) for k in range(1, 50)]   # tried on the second-strongest score
 VALIDATION_SIZE, VALIDATION_SEED = 5000, 1    # train.py's held-out digits and the seed of their examples
 PAPER = {"capsnet_error": 0.050, "cnn_error": 0.081, "frame_overlap": 0.80}
 @torch.inference_mode()
@@ -165,28 +166,51 @@ def measure(capsnet, cnn, test_images: torch.Tensor, test_labels: torch.Tensor, 
     }
 
 
-def counted(scores: torch.Tensor, threshold: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """The digits a network names in each image: its strongest, and its second-strongest where that
-    scores ``threshold`` or more. Returns the two strongest [N, 2] and whether both are named [N]."""
+@torch.inference_mode()
+def count_readings(model, inputs: torch.Tensor, progress: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """What a network counts digits by (`capsnet.digit_count`), for each of ``inputs`` [N, 1, 28, 28]:
+    its scores [N, 10] and, for a CapsNet, the share of the ink that only its second-strongest
+    capsule's redrawing covers [N] (None for the CNN, which redraws nothing)."""
+    all_scores, inks = [], []
+    for batch in tqdm(inputs.split(BATCH), desc=type(model).__name__, unit="batch", leave=False, disable=not progress):
+        out = model(batch)
+        all_scores.append(scores(out))
+        if isinstance(out, CapsNetOutput):
+            inks.append(second_ink(batch, model.decode(out.capsules, top_two(out.lengths))))
+    return torch.cat(all_scores), torch.cat(inks) if inks else None
+
+
+def counted(scores: torch.Tensor, rule: CountRule, ink: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The digits a network names in each image: its strongest, and its second-strongest where
+    ``rule`` reads two (from that score and ``ink``, the share only its redrawing covers). Returns the
+    two strongest [N, 2] and whether both are named [N]."""
     read = top_two(scores)
-    return read, scores.gather(1, read[:, 1:]).squeeze(1) >= threshold
+    return read, rule.two(scores.gather(1, read[:, 1:]).squeeze(1), ink)
 
 
-def count_threshold(scores: torch.Tensor, labels: torch.Tensor) -> dict:
-    """The COUNT_THRESHOLDS step that tells one digit from two best on validation examples (scores
-    [N, 10], labels [N, 2] with (d, d) for one digit d; the lowest of equals), and how often it does."""
-    two = labels[:, 0] != labels[:, 1]
-    right = [(counted(scores, t)[1] == two).double().mean().item() for t in COUNT_THRESHOLDS]
-    best = max(range(len(right)), key=lambda k: (right[k], -k))
-    return {"threshold": COUNT_THRESHOLDS[best], "validation_count_right": rounded(right[best])}
+def count_rule(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.Tensor) -> dict:
+    """The `CountRule` chosen on validation examples (scores [N, 10], ``ink`` as `count_readings`,
+    labels [N, 2] with (d, d) for one digit d), and how well it counts them."""
+    truly_two = labels[:, 0] != labels[:, 1]
+    rule = choose_rule(scores.topk(2, dim=1).values[:, 1], ink, truly_two)
+    _, two = counted(scores, rule, ink)
+    return {"second": rule.second, "second_ink": rule.second_ink,
+            "validation_count_right": rounded(balanced_right(two, truly_two)),
+            "validation_singles_counted_one": rounded((~two[~truly_two]).double().mean()),
+            "validation_pairs_counted_two": rounded(two[truly_two].double().mean())}
 
 
-def reading_measures(scores: torch.Tensor, labels: torch.Tensor, threshold: float) -> dict:
+def rule_of(count: dict) -> CountRule:
+    """The `CountRule` that pairs.json's ``count`` of a network records."""
+    return CountRule(count["second"], count["second_ink"])
+
+
+def reading_measures(scores: torch.Tensor, labels: torch.Tensor, rule: CountRule, ink: torch.Tensor | None = None) -> dict:
     """How a network reads a set of one- and two-digit images (labels [N, 2], (d, d) for one d),
-    counting with ``threshold``: its strongest digits right (as many as the image holds: both right
+    counting with ``rule``: its strongest digits right (as many as the image holds: both right
     for a pair), the count right, the digits named exactly the image's, a digit named that is not
     there, a 1 named where there is none; each a share with its 95% interval."""
-    read, two = counted(scores, threshold)
+    read, two = counted(scores, rule, ink)
     named = torch.where(two.unsqueeze(1), read, read[:, :1])                 # the one digit named twice
     absent = (named.unsqueeze(2) != labels.unsqueeze(1)).all(dim=2).any(dim=1)
     one_absent = ((named == 1).any(dim=1)) & ~(labels == 1).any(dim=1)
@@ -197,15 +221,15 @@ def reading_measures(scores: torch.Tensor, labels: torch.Tensor, threshold: floa
 
 
 def people_measures(networks: dict, validation: tuple, sets: dict, progress: bool = False) -> dict:
-    """Each network's count threshold, chosen on the ``validation`` examples (inputs, labels), and
-    its `reading_measures` on each of ``sets`` (name: inputs [N, 1, 28, 28], labels [N, 2])."""
+    """Each network's count rule, chosen on the ``validation`` examples (inputs, labels), and its
+    `reading_measures` on each of ``sets`` (name: inputs [N, 1, 28, 28], labels [N, 2])."""
     results = {}
     for name, model in networks.items():
-        def read(inputs):
-            return torch.cat([scores(out) for out in readings(model, inputs, progress)])
-        count = count_threshold(read(validation[0]), validation[1])
-        results[name] = {"count": count, **{set_name: reading_measures(read(inputs), labels, count["threshold"])
-                                            for set_name, (inputs, labels) in sets.items()}}
+        count = count_rule(*count_readings(model, validation[0], progress), validation[1])
+        results[name] = {"count": count}
+        for set_name, (inputs, labels) in sets.items():
+            set_scores, ink = count_readings(model, inputs, progress)
+            results[name][set_name] = reading_measures(set_scores, labels, rule_of(count), ink)
     return results
 
 
@@ -299,15 +323,22 @@ PEOPLE_ROWS = (   # (set, measure, what the row says)
 )
 
 
+def rule_text(count: dict) -> str:
+    """A network's count rule in words: "second ≥ 0.38, its redrawing ≥ 4% of the ink"."""
+    text = f"second ≥ {count['second']:.2f}"
+    return text if count["second_ink"] is None else f"{text}, its redrawing ≥ {percent(count['second_ink'])} of the ink"
+
+
 def people_table(results: dict) -> str:
     """docs/pairs.md's table of how both networks count and read other people's digits."""
     people = results["people"]
     c, n = people["capsnet"], people["cnn"]
     rows = ["| with the count | CapsNet | CNN baseline |", "| --- | --- | --- |",
-            f"| a second digit read from (chosen on {VALIDATION_SIZE:,} written validation examples) | "
-            f"{c['count']['threshold']:.2f} | {n['count']['threshold']:.2f} |",
-            f"| written validation examples, the count right | {percent(c['count']['validation_count_right'])} | "
-            f"{percent(n['count']['validation_count_right'])} |",
+            f"| a second digit read where (chosen on {VALIDATION_SIZE:,} written validation examples) | "
+            f"{rule_text(c['count'])} | {rule_text(n['count'])} |",
+            *(f"| written validation examples, {what} | {percent(c['count'][key])} | {percent(n['count'][key])} |"
+              for key, what in (("validation_singles_counted_one", "single digits read as one"),
+                                ("validation_pairs_counted_two", "pairs read as two"))),
             *(f"| {what} ({people['sets'][name]:,}) | {shown(c[name][measure])} | {shown(n[name][measure])} |"
               for name, measure, what in PEOPLE_ROWS)]
     return "\n".join(rows) + "\n\n95% Wilson intervals. Semeion is read for evaluation only."
