@@ -8,8 +8,11 @@ Prints, with the CPU:
   them, through `ink_to_mnist`); pairs drawn with two pens (`overlapping_boxes`, through
   `overlaid_inks_to_mnist`), the overlay and each digit; and the written training examples
   (`capsnet.data.written`), in a pen's line and in MNIST's ink, single digits;
+- how wide the digits' ink boxes are against their height (|log(width / height)|, 0 for a square):
+  MNIST, Semeion made MNIST-style, and the written examples, as drawn and squared all the way;
 - the shipped MNIST CapsNet on written single digits made from MNIST's test digits (the variation
-  keeps a digit what it is where it still reads it): all, in a pen's line, in MNIST's ink.
+  keeps a digit what it is where it still reads it): all, in a pen's line, in MNIST's ink, and in
+  each of other writers' inks alone (`capsnet.data.ink`: squared, coarse, hard-edged) and all three.
 
     python -m bench.written_examples --data-dir DATA
 """
@@ -25,7 +28,8 @@ from capsnet import load_model
 from capsnet.data.datasets import load_semeion, mnist
 from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
 from capsnet.data.strokes import stroke_width
-from capsnet.data.written import DigitSet, draw_examples, render
+from capsnet.data.ink import squaring
+from capsnet.data.written import BILEVEL_LEVELS, DigitSet, draw_examples, render
 from playground.drawing_pad import SIDE, inks
 from tests.digit_strokes import overlapping_boxes, random_box
 
@@ -37,6 +41,27 @@ def widths(name: str, images) -> None:
     measured = stroke_width(torch.as_tensor(np.asarray(images), dtype=torch.float32))
     values = measured.nanquantile(torch.tensor(QUANTILES)).tolist()
     print(f"  {name:46s} " + "  ".join(f"{v:4.2f}" for v in values) + f"   ({len(measured):,})")
+
+
+def other_inks(examples):
+    """``examples`` (single digits) in each of other writers' inks alone and all three, every digit so:
+    name -> (examples, what it is)."""
+    count = len(examples)
+    plain = replace(examples, squared=torch.zeros(count), coarse=torch.zeros(count, dtype=torch.long),
+                    level=torch.zeros(count))
+    squared, coarse = torch.ones(count), torch.full((count,), 18)
+    level = torch.full((count,), sum(BILEVEL_LEVELS) / 2)
+    return {"squared": (replace(plain, squared=squared), "stretched all the way to a square"),
+            "coarse": (replace(plain, coarse=coarse), "the field at 18 pixels a side"),
+            "hard-edged": (replace(plain, level=level), f"at {level[0]:.2f} of the strongest"),
+            "all three": (replace(plain, squared=squared, coarse=coarse, level=level), "all of these")}
+
+
+def box_shapes(name: str, images) -> None:
+    """Print the quantiles of |log(width / height)| of the ink boxes of ``images`` [N, 28, 28]."""
+    shape = squaring(torch.as_tensor(np.asarray(images), dtype=torch.float32)).log().abs()
+    values = shape.quantile(torch.tensor(QUANTILES)).tolist()
+    print(f"  {name:46s} " + "  ".join(f"{v:4.2f}" for v in values) + f"   ({len(shape):,})")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -65,21 +90,36 @@ def main(argv: list[str] | None = None) -> None:
 
     print("stroke width in the 28x28 field, pixels, at the quantiles " + ", ".join(f"{q:.0%}" for q in QUANTILES))
     widths("MNIST test digits", images.float() / 255)
-    widths("Semeion digits, made MNIST-style", [ink_to_mnist(ink.astype(np.float32) / 255) for ink in semeion])
+    semeion_mnist = [ink_to_mnist(ink.astype(np.float32) / 255) for ink in semeion]
+    widths("Semeion digits, made MNIST-style", semeion_mnist)
     widths("the page's pad: one digit", singles)
     widths("the page's pad: a pair, the overlay", pairs)
     widths("the page's pad: a pair, each digit", pair_digits)
     widths("written examples, one digit, a pen's line", written[examples.pen, 0])
     widths("written examples, one digit, MNIST's ink", written[~examples.pen, 0])
+    for name, (kind, _) in other_inks(examples).items():
+        widths(f"written examples, one digit, {name}", render(digits, kind)[0][:, 0])
+
+    print("the ink box's shape, |log(width / height)| (0: square), at the same quantiles")
+    box_shapes("MNIST test digits", images.float() / 255)
+    box_shapes("Semeion digits, made MNIST-style", semeion_mnist)
+    box_shapes("the page's pad: one digit", singles)
+    box_shapes("written examples, one digit, as drawn", written[:, 0])
+    box_shapes("written examples, one digit, squared all the way", render(digits, other_inks(examples)["squared"][0])[0][:, 0])
 
     model = load_model(args.mnist).eval()
     with torch.inference_mode():
         right = torch.cat([model(batch).prediction for batch in written.split(500)]) == labels
         as_they_are = torch.cat([model(batch).prediction for batch in (images.float() / 255).unsqueeze(1).split(500)])
+        kinds = {name: (torch.cat([model(batch).prediction for batch in render(digits, kind)[0].split(500)]) == labels)
+                 for name, (kind, _) in other_inks(examples).items()}
     print(f"the MNIST CapsNet ({args.mnist}) on written single digits of MNIST's first {len(labels):,} test digits: "
           f"{right.double().mean():.1%} (a pen's line {right[examples.pen].double().mean():.1%}, MNIST's ink "
           f"{right[~examples.pen].double().mean():.1%}); on the same digits as they are "
           f"{(as_they_are == labels).double().mean():.1%}")
+    print("  in each of other writers' inks, every digit so: " + ", ".join(
+        f"{name} ({what}) {right.double().mean():.1%}" for (name, (_, what)), right in zip(other_inks(examples).items(),
+                                                                                         kinds.values())))
 
 
 if __name__ == "__main__":
