@@ -29,7 +29,7 @@ MALLOC_ARENAS = 2
 MODEL_TURNS = 2                   # readings computed at once; more wait their turn
 # Gradio's worker threads, for every event and the API alike (Gradio's default is 40). The server
 # is bound by Python's GIL at about one core, so more threads only make more requests wait on it
-# at once: with 4, more people drawing together get their readings within a second (measured by
+# at once: with 4, more people drawing together get their readings sooner (measured by
 # bench/app_load.py; so was leaving torch its default of one thread per core, which served more
 # than one thread did; the figures: docs/benchmarks.md, "People at once").
 MAX_THREADS = 4
