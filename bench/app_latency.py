@@ -28,7 +28,7 @@ import torch
 
 import app
 from bench.train_throughput import cpu_model
-from playground import turn_it
+from playground import transform_sliders
 from tests.app_server import call_perturb, serving_app
 from tests.digit_strokes import pad_value, strokes
 from tests.page_clients import event_index
@@ -63,7 +63,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     moves = [value | {"offsets": rng.uniform(-0.25, 0.25, app.DIMENSIONS).round(2).tolist()}
              for value in sliders * 7][:64]
-    turns = [{**turn_it.UNCHANGED, "rotation": float(round(rng.uniform(-180, 180))), "revision": i + 1}
+    turns = [{**transform_sliders.UNCHANGED, "rotation": float(round(rng.uniform(-180, 180))), "revision": i + 1}
              for i in range(64)]
 
     print(f"CPU: {cpu_model()}; torch {torch.__version__}, {torch.get_num_threads()} threads; "

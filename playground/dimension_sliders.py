@@ -1,8 +1,8 @@
 """The sliders of a capsule's dimensions, all in one component.
 
-One gr.HTML component rather than one gr.Slider per dimension: Gradio's page does a few
-milliseconds of work per output component for every event, so sixteen sliders reset after
-every reading cost the page more than the reading itself. Its value:
+One gr.HTML component rather than one gr.Slider per dimension: Gradio's page does work for
+every output component of every event, so sixteen sliders reset after every reading would
+cost the page sixteen components' work where one does. Its value:
 
     {"offsets": [16 numbers],                              # dimension order
      "rows": [{"dimension": d, "label": "...", "limit": x}, ...],   # the order shown

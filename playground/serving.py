@@ -2,7 +2,7 @@
 error answer may say, and workarounds for the pinned Gradio (6.31.0).
 
 `configure_process()` applies the process settings and the workarounds; `launch_options()` are
-the keyword arguments of `demo.launch`.
+the keyword arguments of `demo.launch`; `PAGE_EVENT` those of every event the page sends.
 """
 import ctypes
 import logging
@@ -29,7 +29,7 @@ MALLOC_ARENAS = 2
 MODEL_TURNS = 2                   # readings computed at once; more wait their turn
 # Gradio's worker threads, for every event and the API alike (Gradio's default is 40). The server
 # is bound by Python's GIL at about one core, so more threads only make more requests wait on it
-# at once: with 4, more people drawing together get their readings within a second (measured by
+# at once: with 4, more people drawing together get their readings sooner (measured by
 # bench/app_load.py; so was leaving torch its default of one thread per core, which served more
 # than one thread did; the figures: docs/benchmarks.md, "People at once").
 MAX_THREADS = 4
@@ -49,6 +49,12 @@ NOT_AN_IMAGE = "Cannot read this image: the file is not a picture in a format th
 TOO_MANY_PIXELS = f"Cannot read this image: it has more than {2 * MAX_IMAGE_PIXELS:,} pixels."
 NOT_UPLOADED = "This request names a file on the server that was not uploaded by a user."
 BAD_INPUT = "This request's value for a {component} input is not one that input takes."
+# How the page's events are wired (each section's `layout` takes it). They skip Gradio's queue: one
+# POST each, no event stream, less of the page's own work per reading (`model_turn` limits how many
+# run the network at once). They take their inputs as sent (no preprocessing): Gradio's own checks
+# of a slider's or a radio's value answer a forged one with HTTP 500, which a page shows nowhere; the
+# event functions check every value themselves and say in the page what is wrong.
+PAGE_EVENT = {"api_visibility": "private", "show_progress": "hidden", "queue": False, "preprocess": False}
 # Gradio 6.31.0 keeps 32 px of margin either side of the page, and prefixes the app's own CSS so
 # that it cannot reach that element (.app); on a phone the drawing pad wants the width.
 PAGE_HEAD = ("<style>@media (max-width: 480px) { .gradio-container .main.app "
@@ -94,7 +100,7 @@ _model_turns = threading.BoundedSemaphore(MODEL_TURNS)
 @contextmanager
 def model_turn():
     """Hold one of MODEL_TURNS turns at the network while in the with block. The page's events
-    skip Gradio's queue (app.py), so this is what keeps many people's readings from all running
+    skip Gradio's queue (PAGE_EVENT), so this is what keeps many people's readings from all running
     on the CPU's cores at once."""
     with _model_turns:
         yield

@@ -2,76 +2,31 @@
 CNN reads beside it.
 
 `TurnIt.layout` lays the section out inside the app's Blocks and wires its events: the transform
-sliders (`TransformSliders`, one gr.HTML), the turn panel (one gr.HTML, the only output of a
-slider's move) and the rotation sweep. What is turned is the network's 28x28 input of the current
-drawing, changed by `capsnet.data.affine.transform`, the change the robustness measurement makes to
-MNIST's test digits (`weights/robustness.json`).
-
-The sliders' value, which a page can forge like any other (`change_of` checks it):
-
-    {"rotation": degrees counter-clockwise, "scale": ..., "shear": ..., "stretch_x": ...,
-     "stretch_y": ..., "shift_x": pixels right, "shift_y": pixels down,   # AffineChange's fields
-     "revision": n}                                                        # counts the page's moves
+sliders (`transform_sliders.TransformSliders`, one gr.HTML), the turn panel (one gr.HTML, the only
+output of a slider's move) and the rotation sweep. What is turned is the network's 28x28 input of
+the current drawing, changed by `capsnet.data.affine.transform`, the change the robustness
+measurement makes to MNIST's test digits (`weights/robustness.json`).
 """
 import logging
-import numbers
-from dataclasses import dataclass, fields
-from pathlib import Path
+from dataclasses import dataclass
 
 import gradio as gr
 import numpy as np
 import torch
 
-from capsnet import WeightsError, load_model
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange, transform
 from capsnet.dimensions import PAPER_RANGE
 from capsnet.model import CapsNet
 from capsnet.studies.dimension_names import DimensionNames
-from capsnet.studies.robustness import RESULTS_FILE, SWEEPS, RobustnessResultsError, load_results
+from capsnet.studies.robustness import RESULTS_FILE, SWEEPS
 from capsnet.studies.statistics import percent, signed_points
 from playground import serving, turn_views
-from playground.drawing_pad import MAX_REVISION
+from playground.networks import Measurement
+from playground.transform_sliders import TransformSliders, TurnError, change_of
 
 log = logging.getLogger("playground")
-_HERE = Path(__file__).parent
 
-
-@dataclass(frozen=True)
-class Slider:
-    field: str     # the AffineChange field it sets
-    label: str
-    low: float
-    high: float
-    step: float
-    unit: str      # how the page shows its value: "°", "×" (a factor), "px", or "" (a number)
-
-
-LABELS = {   # AffineChange field: (label, step, unit)
-    "rotation": ("turn (counter-clockwise)", 1, "°"),
-    "scale": ("size", 0.01, "×"),
-    "shear": ("shear (+: the top leans left)", 0.01, ""),
-    "stretch_x": ("stretch across", 0.01, "×"),
-    "stretch_y": ("stretch up and down", 0.01, "×"),
-    "shift_x": ("move right", 0.5, "px"),
-    "shift_y": ("move down", 0.5, "px"),
-}
-FULL_TURN = (-180, 180)
-
-
-def slider_range(field: str) -> tuple[float, float]:
-    """A slider's ends: as far as the measurement changed MNIST's test digits
-    (capsnet.studies.robustness.SWEEPS), and the turn all the way round (a 6 to a 9)."""
-    if field == "rotation":
-        return FULL_TURN
-    values, _ = SWEEPS[field]
-    return values[0], values[-1]
-
-
-SLIDERS = tuple(Slider(field, label, *slider_range(field), step, unit) for field, (label, step, unit) in LABELS.items())
-FIELDS = tuple(field.name for field in fields(AffineChange))
-KEYS = {*FIELDS, "revision"}
-UNCHANGED = {field: getattr(AffineChange(), field) for field in FIELDS}
 SWEEP_ANGLES = np.array(SWEEPS["rotation"][0])   # degrees: a drawing's rotation sweep, the measurement's steps
 POSE_LIMIT = PAPER_RANGE               # a dimension's move that fills its bar: the paper's slider range
 PROMPT = "Draw a digit above, then turn it here."
@@ -112,87 +67,15 @@ new MutationObserver(follow).observe(readingPanel, {childList: true, subtree: tr
 watch("value", follow);
 follow();
 """
-ROW = ('<label class="transform"><span>{label}</span><output></output><input type="range" name="{field}" '
-       'min="{low:g}" max="{high:g}" step="{step:g}" value="{identity:g}" data-identity="{identity:g}" '
-       'data-unit="{unit}"></label>')
-
-
-class TurnError(ValueError):
-    """The sliders' value is not one the page sends; the message says what is wrong."""
-
-
-class CNNWeightsError(WeightsError):
-    """The CNN baseline's weights cannot be loaded; the message names the file and its own fix."""
-
-    def __init__(self, problem: str):  # its own fix, not the CapsNet's (WeightsError's)
-        super().__init__(problem, "Fix: train the CNN baseline with `python train.py --model cnn --data-dir DATA "
-                                  "--out weights/cnn`, or set CAPSNET_CNN_WEIGHTS to a folder or Hugging Face Hub "
-                                  "repo id that holds its model.safetensors and config.json.")
-
-
-def load_cnn(source: str) -> BaselineCNN:
-    """The CNN baseline that reads beside the CapsNet, in eval mode.
-
-    Raises:
-        CNNWeightsError: as load_model's WeightsError, with the CNN's fix.
-    """
-    try:
-        return load_model(source, BaselineCNN)
-    except WeightsError as error:
-        raise CNNWeightsError(error.problem) from None
-
-
-class TransformSliders(gr.HTML):
-    """Sliders that turn, scale, shear, stretch and move the digit (SLIDERS), with a Straighten
-    button; moving one fires the component's input event with the whole change (the module's
-    docstring has the value)."""
-
-    def __init__(self, **kwargs):
-        # The sliders are written into the template rather than built by the page from props:
-        # Gradio's page copies every prop on every change of the value, once a move here.
-        rows = "".join(ROW.format(identity=UNCHANGED[slider.field], **vars(slider)) for slider in SLIDERS)
-        super().__init__(
-            value={**UNCHANGED, "revision": 0},
-            html_template=f'<div class="transforms">{rows}</div>'
-                          '<button type="button" class="straighten">Straighten</button>',
-            css_template=(_HERE / "turn_it.css").read_text(encoding="utf-8"),
-            js_on_load=(_HERE / "turn_it.js").read_text(encoding="utf-8"),
-            apply_default_css=False, **kwargs)
-
-    def api_info(self) -> dict:
-        return {"type": "object", "properties": {key: {"type": "number"} for key in sorted(KEYS)}}
-
-
-def change_of(value) -> tuple[AffineChange, int]:
-    """The change and the revision in a value the page sent, every part checked.
-
-    Raises:
-        TurnError: not an object of exactly the sliders' keys; a field that is not a finite
-            number within AffineChange.RANGES; a revision that is not an integer in 0..2^53.
-    """
-    if not isinstance(value, dict):
-        raise TurnError(f"expected the sliders' value, an object with keys {sorted(KEYS)}, "
-                        f"got {type(value).__name__}")
-    if value.keys() != KEYS:
-        wrong = [f"missing {sorted(KEYS - value.keys())}"] if KEYS - value.keys() else []
-        wrong += [f"unknown {sorted(str(key)[:40] for key in value.keys() - KEYS)[:5]}"] if value.keys() - KEYS else []
-        raise TurnError(f"the sliders' value has the keys {sorted(KEYS)}: {', '.join(wrong)}")
-    revision = value["revision"]
-    if not isinstance(revision, numbers.Integral) or isinstance(revision, bool) or not 0 <= revision <= MAX_REVISION:
-        raise TurnError(f"the revision must be an integer in 0..2^53, got {revision!r:.40}")
-    try:
-        change = AffineChange(**{field: value[field] for field in FIELDS})
-    except ValueError as error:
-        raise TurnError(str(error)[:200]) from None
-    return change, int(revision)
 
 
 @dataclass(frozen=True, eq=False)
 class TurnIt:
     """The Turn-it section over the app's CapsNet and the CNN baseline.
 
-    The event functions take the app's Reading of the current drawing (gr.State): its ``image``
-    (the network's input, [28, 28] in [0, 1]), ``capsules`` ([10, 16]), ``lengths`` and ``winner``.
+    The event functions take the reading of the current drawing (`reading.Reading`, gr.State):
+    its ``image`` (the network's input, [28, 28] in [0, 1]), ``capsules`` ([10, 16]), ``lengths``
+    and ``winner``.
     """
     capsnet: CapsNet
     cnn: BaselineCNN
@@ -303,16 +186,18 @@ def lead(paired: dict) -> str:
     return f"CapsNet − CNN: {value} points, 95% interval {low} … {high}"
 
 
-def measured(capsnet_weights: str, cnn_weights: str) -> tuple[turn_views.Curve | None, str]:
-    """The rotation curve over MNIST's test digits that `capsnet.studies.robustness` measured for these
-    weights, and a sentence of what it found; None and why not where it did not.
+def measured(measurement: Measurement) -> tuple[turn_views.Curve | None, str]:
+    """The rotation curve over MNIST's test digits that `capsnet.studies.robustness` measured for the
+    networks the app reads with, and a sentence of what it found; None and why not where it did not.
 
     Args:
-        capsnet_weights, cnn_weights: the folders of the networks the app reads with; the
-            measurement is robustness.json beside the CapsNet's, checked against both.
+        measurement: robustness.json beside the CapsNet's weights, checked against both networks'
+            (`networks.robustness_results`).
     """
+    if measurement.results is None:
+        return None, f"Not measured for these weights: {measurement.why_not}"
+    results = measurement.results
     try:
-        results = load_results(Path(capsnet_weights) / RESULTS_FILE, capsnet_weights, cnn_weights)
         steps = results["sweeps"]["rotation"]["steps"]
         curve = turn_views.Curve(np.array([step["value"] for step in steps], dtype=float),
                                  np.array([step["capsnet"]["accuracy"] for step in steps], dtype=float),
@@ -329,9 +214,6 @@ def measured(capsnet_weights: str, cnn_weights: str) -> tuple[turn_views.Curve |
             f"over the steps {percent(curve.capsnet.mean())} and {percent(curve.cnn.mean())} "
             f"({lead(results['sweeps']['rotation']['mean_paired'])}). The curves below come from "
             f"`{RESULTS_FILE}` (`python -m capsnet.studies.robustness`).")
-    except RobustnessResultsError as error:
-        log.warning("The Turn-it section shows no measurement over MNIST: %s", error)
-        return None, f"Not measured for these weights: {error}"
     except (KeyError, TypeError, ValueError, IndexError) as error:
         log.warning("The Turn-it section shows no measurement over MNIST: %s is not a measurement (%s: %s)",
                     RESULTS_FILE, error.__class__.__name__, error)
@@ -340,9 +222,8 @@ def measured(capsnet_weights: str, cnn_weights: str) -> tuple[turn_views.Curve |
     return curve, finding
 
 
-def section(capsnet: CapsNet, cnn: BaselineCNN, names: DimensionNames | None, capsnet_weights: str,
-            cnn_weights: str) -> TurnIt:
-    """The Turn-it section over these networks (loaded from the two folders), with the measurement
-    over MNIST's test digits where there is one for them."""
-    curve, finding = measured(capsnet_weights, cnn_weights)
+def section(capsnet: CapsNet, cnn: BaselineCNN, names: DimensionNames | None, robustness: Measurement) -> TurnIt:
+    """The Turn-it section over these networks, with the measurement over MNIST's test digits where
+    there is one for them."""
+    curve, finding = measured(robustness)
     return TurnIt(capsnet, cnn, names, curve, finding)

@@ -14,10 +14,9 @@ reaches the network as the training pairs did.
 
 The examples are MNIST test pairs, `assets/pairs/`: the first test pairs of
 `capsnet.data.pairs.fixed_pairs` (the ones `capsnet.studies.pairs_measurement` reads), whatever the networks
-make of them; `python -m playground.two_digits --data-dir DATA` makes them again. An example tapped
+make of them; `python -m bench.pair_examples --data-dir DATA` makes them again. An example tapped
 and not drawn over is read from its 28x28 ink as it is, as the measurement reads it.
 """
-import argparse
 import logging
 import re
 from dataclasses import dataclass
@@ -29,13 +28,13 @@ import torch
 from PIL import Image
 
 from capsnet.baseline import BaselineCNN
-from capsnet.data.pairs import TEST_SEED, fixed_pairs, scores
+from capsnet.data.pairs import scores
 from capsnet.data.preprocess import MIN_CONTRAST, SketchError, overlaid_inks_to_mnist, sketch_to_mnist
 from capsnet.model import CapsNet
-from capsnet.pretrained import WeightsError, load_pair_networks
-from capsnet.studies.pairs_measurement import PAPER, RESULTS_FILE, PairResultsError, counted, load_results
+from capsnet.studies.pairs_measurement import PAPER, RESULTS_FILE, counted
 from capsnet.studies.statistics import percent
 from playground import drawing_pad, serving, views
+from playground.networks import Measurement, PairNetworks
 from playground.two_digit_views import PairView, figure5, pair_panel, tinted
 
 log = logging.getLogger("playground")
@@ -47,13 +46,9 @@ DECODE_CHOICES = [TWO_READ] + [str(digit) for digit in range(10)]
 API_PIXEL = 10                  # /predict_pair's picture is 280x280
 EXAMPLES_FOLDER = Path(__file__).parent.parent / "assets" / "pairs"
 EXAMPLE_NAME = re.compile(r"mnist_test_pair_(\d+)_(\d)_(\d)\.png")   # mnist_test_pair_0003_0_7.png
-EXAMPLE_COUNT = 8
 PROMPT = ("Draw a digit with pen 1, then another over it with pen 2, or one digit alone (or tap an MNIST test "
           "pair): each capsule redraws its own.")
 UNMEASURED_THRESHOLD = 0.5   # without pairs.json's count: halfway between the margin loss's m+ and m- (eq. 4)
-TRAIN = ("`python train.py --task pairs --init-from weights --data-dir DATA --out weights/pairs` and "
-         "`python train.py --task pairs --model cnn --init-from weights/cnn --data-dir DATA --out "
-         "weights/pairs-cnn` (docs/pairs.md)")
 
 
 class PairInputError(ValueError):
@@ -112,19 +107,6 @@ def examples() -> list[drawing_pad.Example]:
         pairs.append(drawing_pad.Example(f"{a} and {b}", f"MNIST test pair: {a} (pen 1) and {b} (pen 2)",
                                          layers, tinted(layers / 255, list(PENS))))
     return pairs
-
-
-def save_examples(data_dir: str, out: Path = EXAMPLES_FOLDER, count: int = EXAMPLE_COUNT) -> None:
-    """Write the first ``count`` test pairs, each digit alone as the network's preprocessing
-    placed it, side by side as a 56x28 PNG of black ink on white."""
-    from capsnet.data.datasets import mnist   # torchvision is slow to import, and the app never needs it
-    test = mnist(data_dir, train=False)
-    _, digits, labels, _ = fixed_pairs(test.data, test.targets, TEST_SEED)     # digits [N, 2, 1, 28, 28]
-    out.mkdir(parents=True, exist_ok=True)
-    for index in range(count):
-        ink = np.rint(digits[index, :, 0].numpy() * 255).astype(np.uint8)      # [2, 28, 28]
-        a, b = labels[index].tolist()
-        Image.fromarray(255 - np.concatenate(list(ink), axis=1)).save(out / f"mnist_test_pair_{index:04d}_{a}_{b}.png")
 
 
 @dataclass(frozen=True, eq=False)
@@ -301,11 +283,13 @@ def count_thresholds(results: dict) -> tuple[float, float]:
     return float(people["capsnet"]["count"]["threshold"]), float(people["cnn"]["count"]["threshold"])
 
 
-def measured(capsnet_weights: str, cnn_weights: str) -> str:
-    """A sentence of what `capsnet.studies.pairs_measurement` found for these weights (pairs.json beside
-    the CapsNet's), or why there is none."""
+def measured(measurement: Measurement) -> str:
+    """A sentence of what `capsnet.studies.pairs_measurement` found for the pairs networks
+    (pairs.json beside the CapsNet's weights, `networks.pairs_results`), or why there is none."""
+    if measurement.results is None:
+        return f"Not measured for these weights: {measurement.why_not}"
+    results = measurement.results
     try:
-        results = load_results(Path(capsnet_weights) / RESULTS_FILE, capsnet_weights, cnn_weights)
         c, n, lead = results["capsnet"], results["cnn"], results["lead"]
         routed = {row["iterations"]: row for row in c["by_routing_iterations"]}
         unrouted = routed[1]
@@ -330,23 +314,22 @@ def measured(capsnet_weights: str, cnn_weights: str) -> str:
                 f"capsule misses {percent(c['redrawn_error'])} of that digit's ink, against "
                 f"{percent(c['overlay_error'])} for the whole overlay. From `{RESULTS_FILE}` "
                 f"(`python -m capsnet.studies.pairs_measurement`).")
-    except PairResultsError as error:
-        log.warning("The Two-digits section shows no measurement: %s", error)
-        return f"Not measured for these weights: {error}"
     except (KeyError, TypeError, ValueError) as error:
         log.warning("The Two-digits section shows no measurement: %s is not a measurement (%s)", RESULTS_FILE, error)
         return f"Not measured for these weights: {RESULTS_FILE} is not a measurement ({error.__class__.__name__})."
 
 
-def measured_thresholds(capsnet_weights: str, cnn_weights: str) -> tuple[float, float] | None:
-    """Each network's count threshold as pairs.json beside these weights chose it; None where it
-    holds none for them (the section then counts with UNMEASURED_THRESHOLD, and says so in the log)."""
+def measured_thresholds(measurement: Measurement) -> tuple[float, float] | None:
+    """Each network's count threshold as pairs.json chose it; None where it holds none for these
+    networks (the section then counts with UNMEASURED_THRESHOLD, and says so in the log)."""
     try:
-        return count_thresholds(load_results(Path(capsnet_weights) / RESULTS_FILE, capsnet_weights, cnn_weights))
-    except (PairResultsError, KeyError, TypeError, ValueError):
+        thresholds = None if measurement.results is None else count_thresholds(measurement.results)
+    except (KeyError, TypeError, ValueError):
+        thresholds = None
+    if thresholds is None:
         log.warning("The Two-digits section counts with %s: no count threshold was measured for these weights",
                     UNMEASURED_THRESHOLD)
-        return None
+    return thresholds
 
 
 def interval(difference: dict) -> str:
@@ -360,28 +343,12 @@ def verdict(difference: dict, above: str, below: str, neither: str) -> str:
     return above if difference["low"] > 0 else below if difference["high"] < 0 else neither
 
 
-def section(capsnet_weights: str, cnn_weights: str) -> TwoDigits:
-    """The Two-digits section over the pairs networks in these folders; without them, one that
-    says why and how to train them."""
-    try:
-        capsnet, cnn = load_pair_networks(capsnet_weights, cnn_weights)
-    except WeightsError as error:
-        log.warning("The Two-digits section cannot read: %s", error)
-        return TwoDigits(None, None, "Nothing to measure without the networks.",
-                         f"{error.problem}. Train them with {TRAIN}, or set CAPSNET_PAIRS_WEIGHTS and "
-                         "CAPSNET_PAIRS_CNN_WEIGHTS to folders that hold them.")
-    finding, thresholds = measured(capsnet_weights, cnn_weights), measured_thresholds(capsnet_weights, cnn_weights)
+def section(pairs: PairNetworks) -> TwoDigits:
+    """The Two-digits section over the pairs networks; without them, one that says why and how to
+    train them."""
+    if pairs.problem is not None:
+        return TwoDigits(None, None, "Nothing to measure without the networks.", pairs.problem)
+    finding, thresholds = measured(pairs.measurement), measured_thresholds(pairs.measurement)
     if thresholds is None:
-        return TwoDigits(capsnet, cnn, finding)
-    return TwoDigits(capsnet, cnn, finding, threshold=thresholds[0], cnn_threshold=thresholds[1])
-
-
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=f"Write the Two-digits section's examples, the first {EXAMPLE_COUNT} "
-                                            f"MNIST test pairs, to {EXAMPLES_FOLDER}.")
-    p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
-    save_examples(p.parse_args(argv).data_dir)
-
-
-if __name__ == "__main__":
-    main()
+        return TwoDigits(pairs.capsnet, pairs.cnn, finding)
+    return TwoDigits(pairs.capsnet, pairs.cnn, finding, threshold=thresholds[0], cnn_threshold=thresholds[1])

@@ -4,8 +4,8 @@ lengths, 28x28 pictures, the Figure-4 grid with its row names, the routing heatm
 Pictures go to the page inline, as PNG data URLs inside HTML: a 28x28 PNG is a few hundred bytes,
 the browser scales it up crisp (CSS `image-rendering: pixelated`), and nothing is written to disk
 or fetched in a second request. Everything one event changes is one piece of HTML, so the page
-updates one component per event: each of Gradio's output components costs the browser a few
-milliseconds of work per event, whatever it shows. The reading panel carries `data-revision`,
+updates one component per event: each of Gradio's output components costs the browser work
+per event, whatever it shows. The reading panel carries `data-revision`,
 the drawing pad's revision it was read from, so the page (and its tests) can tell which drawing
 it shows.
 """

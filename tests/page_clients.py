@@ -30,7 +30,7 @@ import httpx
 import numpy as np
 from PIL import Image
 
-from playground import turn_it, two_digits
+from playground import transform_sliders, two_digits
 from playground.drawing_pad import SIDE
 from tests.digit_strokes import pad_value
 
@@ -110,7 +110,7 @@ class Page:
                    event_index(app, app.move_dimensions), event_index(app, app.TURN_IT.turn),
                    event_index(app, app.TURN_IT.show), app.sliders_at_zero(None, app.PAPER), app.WINNER,
                    app.PAPER, app.CONFIG.routing_iterations, app.ALL_TYPES,
-                   {**turn_it.UNCHANGED, "revision": 0},
+                   {**transform_sliders.UNCHANGED, "revision": 0},
                    event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
                    event_index(app, app.TWO_DIGITS.decode_again) if pairs else None)
 

@@ -1,4 +1,4 @@
-"""The picture of the CNN comparison (playground.robustness_chart): each curve where its accuracy
+"""The picture of the CNN comparison (bench.robustness_chart): each curve where its accuracy
 is, and the shipped assets/robustness.png drawn from the shipped weights/robustness.json."""
 import numpy as np
 import pytest
@@ -7,8 +7,8 @@ from PIL import Image, ImageColor
 from capsnet.saving import sha256
 from capsnet.studies.robustness import SWEEPS
 from conftest import REPO, WEIGHTS
-from playground import robustness_chart
-from playground.robustness_chart import CAPSNET, CNN, SOURCE_KEY, plot_box, robustness_chart as chart
+from bench import robustness_chart
+from bench.robustness_chart import CAPSNET, CNN, SOURCE_KEY, plot_box, robustness_chart as chart
 
 SHIPPED = REPO / "assets" / "robustness.png"
 
@@ -54,7 +54,7 @@ def test_the_affnist_bars_are_as_long_as_the_accuracies():
 def test_the_shipped_picture_is_drawn_from_the_shipped_measurement():
     recorded = Image.open(SHIPPED).text.get(SOURCE_KEY)
     assert recorded == sha256(WEIGHTS / "robustness.json"), (
-        "assets/robustness.png was drawn from another robustness.json: python -m playground.robustness_chart")
+        "assets/robustness.png was drawn from another robustness.json: python -m bench.robustness_chart")
 
 
 def test_the_command_draws_from_the_measurement_and_records_it(tmp_path):

@@ -13,14 +13,15 @@ from capsnet.data.affine import AffineChange, transform
 from browser_drawing import picture
 from digit_strokes import pad_value, strokes
 from page_clients import outputs_of, page_event
-from playground import turn_it, turn_views
+from capsnet.pretrained import WeightsError
+from playground import networks, transform_sliders, turn_it, turn_views
 
-UNCHANGED = {**turn_it.UNCHANGED, "revision": 1}
+UNCHANGED = {**transform_sliders.UNCHANGED, "revision": 1}
 
 
 def sliders(revision: int = 1, **change) -> dict:
     """The transform sliders' value as the page sends it."""
-    return {**turn_it.UNCHANGED, **change, "revision": revision}
+    return {**transform_sliders.UNCHANGED, **change, "revision": revision}
 
 
 def pictures(html: str) -> list[np.ndarray]:
@@ -31,16 +32,16 @@ def pictures(html: str) -> list[np.ndarray]:
 # The sliders' value, checked (no network needed).
 
 def test_the_page_s_sliders_lie_within_the_change_s_ranges_around_no_change():
-    assert {slider.field for slider in turn_it.SLIDERS} == set(turn_it.FIELDS)
-    for slider in turn_it.SLIDERS:
+    assert {slider.field for slider in transform_sliders.SLIDERS} == set(transform_sliders.FIELDS)
+    for slider in transform_sliders.SLIDERS:
         low, high = AffineChange.RANGES[slider.field]
-        assert low <= slider.low < turn_it.UNCHANGED[slider.field] < slider.high <= high
-        middle = turn_it.UNCHANGED[slider.field]
+        assert low <= slider.low < transform_sliders.UNCHANGED[slider.field] < slider.high <= high
+        middle = transform_sliders.UNCHANGED[slider.field]
         assert slider.high - middle == pytest.approx(middle - slider.low)
 
 
 def test_a_value_the_page_sends_is_its_change_and_revision():
-    change, revision = turn_it.change_of(sliders(7, rotation=30, scale=1.2, shift_y=-2.5))
+    change, revision = transform_sliders.change_of(sliders(7, rotation=30, scale=1.2, shift_y=-2.5))
     assert change == AffineChange(rotation=30, scale=1.2, shift_y=-2.5) and revision == 7
 
 
@@ -68,8 +69,8 @@ FORGED = {
 
 @pytest.mark.parametrize("value, reason", FORGED.values(), ids=FORGED.keys())
 def test_a_forged_value_is_refused_with_its_reason(value, reason):
-    with pytest.raises(turn_it.TurnError, match=re.escape(reason)):
-        turn_it.change_of(value)
+    with pytest.raises(transform_sliders.TurnError, match=re.escape(reason)):
+        transform_sliders.change_of(value)
 
 
 @pytest.mark.parametrize("readings, expected", [
@@ -100,8 +101,8 @@ def test_a_pose_bar_fills_its_half_at_the_limit_and_is_marked_beyond():
 
 
 def test_a_missing_cnn_names_its_own_variable_and_fix(tmp_path):
-    with pytest.raises(turn_it.CNNWeightsError) as raised:
-        turn_it.load_cnn(str(tmp_path / "nowhere"))
+    with pytest.raises(WeightsError) as raised:
+        networks.load_cnn(str(tmp_path / "nowhere"))
     message = str(raised.value)
     assert "nowhere does not exist" in message and "CAPSNET_CNN_WEIGHTS" in message and "--model cnn" in message
     assert "CAPSNET_WEIGHTS " not in message
@@ -114,7 +115,7 @@ def reading(app):
     return app.read_drawing(pad_value(strokes(7, 70, 30, 140, 220)))[0]
 
 
-CHANGES = {slider.field: {slider.field: slider.high} for slider in turn_it.SLIDERS}
+CHANGES = {slider.field: {slider.field: slider.high} for slider in transform_sliders.SLIDERS}
 CHANGES.update(low_rotation={"rotation": -45}, all_at_once={"rotation": 20, "scale": 0.8, "shear": 0.3,
                                                            "stretch_x": 1.2, "stretch_y": 0.9, "shift_x": 2,
                                                            "shift_y": -1.5})
@@ -270,7 +271,7 @@ def measured_folder(app, mnist_test, tmp_path_factory):
 @pytest.mark.slow
 def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_folder):
     folder, results = measured_folder
-    curve, finding = turn_it.measured(str(folder), app.CNN_WEIGHTS)
+    curve, finding = turn_it.measured(networks.robustness_results(str(folder), app.CNN_WEIGHTS))
     steps = results["sweeps"]["rotation"]["steps"]
     np.testing.assert_array_equal(curve.angles, [step["value"] for step in steps])
     np.testing.assert_array_equal(curve.capsnet, [step["capsnet"]["accuracy"] for step in steps])
@@ -289,7 +290,7 @@ def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_fol
 @pytest.mark.slow
 def test_a_measurement_of_other_weights_is_not_shown(app, measured_folder, tmp_path):
     folder, _ = measured_folder
-    curve, finding = turn_it.measured(str(folder), str(tmp_path))          # no CNN there
+    curve, finding = turn_it.measured(networks.robustness_results(str(folder), str(tmp_path)))   # no CNN there
     assert curve is None and "Not measured for these weights" in finding and "missing" in finding
-    curve, finding = turn_it.measured(str(tmp_path), app.CNN_WEIGHTS)     # no robustness.json there
+    curve, finding = turn_it.measured(networks.robustness_results(str(tmp_path), app.CNN_WEIGHTS))   # no robustness.json there
     assert curve is None and "robustness.json is missing" in finding

@@ -20,7 +20,8 @@ from PIL import Image
 from capsnet.saving import sha256
 from digit_strokes import strokes
 from page_clients import outputs_of, page_event
-from playground import drawing_pad, two_digits
+from bench.pair_examples import EXAMPLE_COUNT
+from playground import drawing_pad, networks, two_digits
 from playground.two_digit_views import tinted
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,7 +37,7 @@ PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)
 def section():
     if not (PAIRS / "model.safetensors").exists() or not (PAIRS_CNN / "model.safetensors").exists():
         pytest.skip("no pairs networks in weights/pairs and weights/pairs-cnn (train.py --task pairs)")
-    return two_digits.section(str(PAIRS), str(PAIRS_CNN))
+    return two_digits.section(networks.pair_networks(str(PAIRS), str(PAIRS_CNN)))
 
 
 def classes_of(example: Path) -> set[int]:
@@ -325,7 +326,7 @@ def test_predict_pair_answers_each_network_s_count_and_digits(section, example):
 # Without the pairs networks, and the measurement only for the weights it was made with.
 
 def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them():
-    missing = two_digits.section("/nonexistent/pairs", "/nonexistent/pairs-cnn")
+    missing = two_digits.section(networks.pair_networks("/nonexistent/pairs", "/nonexistent/pairs-cnn"))
     assert missing.capsnet is None and "/nonexistent/pairs" in missing.problem
     assert "--task pairs" in missing.problem and "CAPSNET_PAIRS_WEIGHTS" in missing.problem
     with gr.Blocks() as page:
@@ -340,11 +341,11 @@ def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them()
 def test_a_pairs_folder_without_its_weights_file_is_named(tmp_path):
     if not (PAIRS_CNN / "model.safetensors").exists():
         pytest.skip("no pairs CNN in weights/pairs-cnn (train.py --task pairs --model cnn)")
-    missing = two_digits.section(str(tmp_path), str(PAIRS_CNN))                # the CNN there, the CapsNet not
+    missing = two_digits.section(networks.pair_networks(str(tmp_path), str(PAIRS_CNN)))   # the CNN there, the CapsNet not
     assert missing.capsnet is None and f"{tmp_path / 'model.safetensors'} is missing" in missing.problem
     assert missing.finding.startswith("Nothing to measure")
     if (PAIRS / "model.safetensors").exists():
-        no_cnn = two_digits.section(str(PAIRS), str(tmp_path / "pairs-cnn"))   # the CapsNet there, the CNN not
+        no_cnn = two_digits.section(networks.pair_networks(str(PAIRS), str(tmp_path / "pairs-cnn")))   # the CapsNet there, the CNN not
         assert no_cnn.cnn is None and str(tmp_path / "pairs-cnn") in no_cnn.problem
 
 
@@ -378,29 +379,29 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
     for low, high, said in ((1.2, 3.4, "the CapsNet reads more pairs"), (-2.7, -1.4, "the CNN reads more pairs"),
                             (-0.5, 0.8, "no clear difference")):
         results.write_text(json.dumps(measurement(capsnet, cnn, low, high)))
-        shown = two_digits.measured(str(capsnet), str(cnn))
+        shown = two_digits.measured(networks.pairs_results(str(capsnet), str(cnn)))
         assert "**91.2%**" in shown and "**87.7%**" in shown and "10,000" in shown and said in shown
         assert "Not measured" not in shown
         assert "both right in 61.1%, and 88.8% of them alone" in shown and "0.34 long or longer" in shown
         assert "read as one digit in 97.5%, its test pairs as two in 99.0%" in shown
-        assert two_digits.measured_thresholds(str(capsnet), str(cnn)) == (0.34, 0.22)
+        assert two_digits.measured_thresholds(networks.pairs_results(str(capsnet), str(cnn))) == (0.34, 0.22)
     for low, high, said in ((0.3, 1.1, "it reads more pairs without routing"), (-1.9, -0.2, "routing helps it"),
                             (-0.6, 0.2, "routing makes no clear difference")):
         results.write_text(json.dumps(measurement(capsnet, cnn, 1.2, 3.4, low, high)))
-        shown = two_digits.measured(str(capsnet), str(cnn))
+        shown = two_digits.measured(networks.pairs_results(str(capsnet), str(cnn)))
         assert "Without routing the CapsNet reads 90.8%" in shown
         assert f"95% interval {low:+.1f} … {high:+.1f}): {said}" in shown
     other = measurement(capsnet, cnn, 1, 2)
     other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")   # another CNN's
     results.write_text(json.dumps(other))
-    assert two_digits.measured(str(capsnet), str(cnn)).startswith("Not measured for these weights")
-    assert two_digits.measured_thresholds(str(capsnet), str(cnn)) is None
+    assert two_digits.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith("Not measured for these weights")
+    assert two_digits.measured_thresholds(networks.pairs_results(str(capsnet), str(cnn))) is None
     for foreign in ("not JSON", json.dumps({"weights_sha256": measurement(capsnet, cnn, 1, 2)["weights_sha256"]}),
                     json.dumps([1, 2])):
         results.write_text(foreign)
-        assert two_digits.measured(str(capsnet), str(cnn)).startswith("Not measured for these weights")
+        assert two_digits.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith("Not measured for these weights")
     results.unlink()
-    shown = two_digits.measured(str(capsnet), str(cnn))
+    shown = two_digits.measured(networks.pairs_results(str(capsnet), str(cnn)))
     assert shown.startswith("Not measured for these weights") and "is missing" in shown
 
 
@@ -408,14 +409,14 @@ def test_the_shipped_measurement_is_shown_for_the_shipped_weights(section):
     if not (PAIRS / "pairs.json").exists():
         pytest.skip("no weights/pairs/pairs.json yet (python -m capsnet.studies.pairs_measurement)")
     results = json.loads((PAIRS / "pairs.json").read_text())
-    shipped = two_digits.measured(str(PAIRS), str(PAIRS_CNN))
+    shipped = two_digits.measured(networks.pairs_results(str(PAIRS), str(PAIRS_CNN)))
     assert f"**{results['capsnet']['both_right']:.1%}**" in shipped and "Not measured" not in shipped
     assert f"the CapsNet reads {results['capsnet']['by_routing_iterations'][0]['both_right']:.1%}" in shipped
     assert section.finding == shipped
 
 
 def test_the_examples_are_the_first_test_pairs_in_two_layers():
-    assert [path.name.split("_")[3] for path in EXAMPLES] == [f"{n:04d}" for n in range(two_digits.EXAMPLE_COUNT)]
+    assert [path.name.split("_")[3] for path in EXAMPLES] == [f"{n:04d}" for n in range(EXAMPLE_COUNT)]
     for example in two_digits.examples():
         assert example.ink.shape == (2, 28, 28) and example.picture.shape == (28, 28, 3)
         assert (example.ink.reshape(2, -1).max(axis=1) > 200).all()           # a digit in each layer

@@ -7,7 +7,7 @@ It reads the measurement, checked against both networks' weights like `python -m
 capsnet.studies.robustness --show`, and draws it with PIL, measuring nothing; the PNG records the sha256
 of the robustness.json it was drawn from, so a test can tell when the two part ways.
 
-    python -m playground.robustness_chart               # writes assets/robustness.png
+    python -m bench.robustness_chart                    # writes assets/robustness.png
 """
 import argparse
 from pathlib import Path
@@ -18,7 +18,7 @@ from PIL.PngImagePlugin import PngInfo
 from capsnet.saving import sha256
 from capsnet.studies.robustness import RESULTS_FILE, SWEEPS, load_results
 from capsnet.studies.statistics import percent, points
-from playground.turn_it import LABELS
+from playground.transform_sliders import LABELS
 
 OUT = Path(__file__).resolve().parent.parent / "assets" / "robustness.png"
 SOURCE_KEY = "robustness.json sha256"   # the PNG text chunk naming the file it was drawn from

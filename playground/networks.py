@@ -1,0 +1,132 @@
+"""Every network the page reads with, and what was measured about them, loaded in one place as the
+app starts (`load`), each through the library.
+
+The environment names where each comes from, a folder (or a Hugging Face Hub repo id):
+
+    CAPSNET_WEIGHTS            the CapsNet (default `weights`); beside it the measured names of its
+                               dimensions (dimensions.json) and the robustness measurement
+                               (robustness.json, made with both networks)
+    CAPSNET_CNN_WEIGHTS        the CNN baseline that reads beside it in the Turn-it section (`weights/cnn`)
+    CAPSNET_PAIRS_WEIGHTS      the networks trained on two overlapping digits, for the Two-digits
+    CAPSNET_PAIRS_CNN_WEIGHTS  section (`weights/pairs`, `weights/pairs-cnn`); beside the CapsNet
+                               the pairs measurement (pairs.json)
+
+A CapsNet or CNN that cannot be loaded stops the app with WeightsError's message, which names the
+file and the fix. Without the pairs networks the app still starts, and the Two-digits section says
+why; without the names the sliders are numbered; without a measurement its section says why.
+"""
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from capsnet.baseline import BaselineCNN
+from capsnet.model import CapsNet
+from capsnet.pretrained import WeightsError, load_model, load_pair_networks
+from capsnet.studies import pairs_measurement, robustness
+from capsnet.studies.dimension_names import DimensionNames, DimensionNamesError, load_dimension_names
+
+log = logging.getLogger("playground")
+
+CNN_FIX = ("Fix: train the CNN baseline with `python train.py --model cnn --data-dir DATA --out weights/cnn`, or set "
+           "CAPSNET_CNN_WEIGHTS to a folder or Hugging Face Hub repo id that holds its model.safetensors and "
+           "config.json.")
+PAIRS_FIX = ("Train them with `python train.py --task pairs --init-from weights --data-dir DATA --out weights/pairs` "
+             "and `python train.py --task pairs --model cnn --init-from weights/cnn --data-dir DATA --out "
+             "weights/pairs-cnn` (docs/pairs.md), or set CAPSNET_PAIRS_WEIGHTS and CAPSNET_PAIRS_CNN_WEIGHTS to "
+             "folders that hold them.")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A study's results file for the weights the page reads with, or why there is none."""
+    results: dict | None     # the file as the study's load_results read it, checked against the weights
+    why_not: str = ""        # where results is None: the study's error message (what is wrong, and the fix)
+
+
+@dataclass(frozen=True)
+class PairNetworks:
+    """The CapsNet and the CNN trained on pairs and pairs.json measured on them; or why they cannot
+    be loaded (``problem``: which file, and how to train them)."""
+    capsnet: CapsNet | None
+    cnn: BaselineCNN | None
+    measurement: Measurement | None      # None without the networks
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Networks:
+    """What the page reads with."""
+    weights: str                 # where the CapsNet came from
+    capsnet: CapsNet
+    cnn_weights: str             # where the CNN baseline came from
+    cnn: BaselineCNN
+    names: DimensionNames | None             # the measured names of the CapsNet's dimensions, or None
+    robustness: Measurement                  # robustness.json, for the CapsNet and the CNN
+    pairs: PairNetworks
+
+
+def load_cnn(source: str) -> BaselineCNN:
+    """The CNN baseline that reads beside the CapsNet, in eval mode.
+
+    Raises:
+        WeightsError: as load_model's, with the CNN's own fix (CAPSNET_CNN_WEIGHTS, not CAPSNET_WEIGHTS).
+    """
+    try:
+        return load_model(source, BaselineCNN)
+    except WeightsError as error:
+        raise WeightsError(error.problem, CNN_FIX) from None
+
+
+def dimension_names(weights: str) -> DimensionNames | None:
+    """The measured names of the dimensions shipped beside the weights, or None (plain numbered
+    sliders) where there are none for these weights."""
+    try:
+        return load_dimension_names(weights)
+    except DimensionNamesError as error:
+        log.warning("The sliders are numbered, not named: %s", error)
+        return None
+
+
+def robustness_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
+    """robustness.json beside the CapsNet's weights, checked against both networks' weights."""
+    try:
+        return Measurement(robustness.load_results(Path(capsnet_weights) / robustness.RESULTS_FILE,
+                                                    capsnet_weights, cnn_weights))
+    except robustness.RobustnessResultsError as error:
+        log.warning("The Turn-it section shows no measurement over MNIST: %s", error)
+        return Measurement(None, str(error))
+
+
+def pairs_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
+    """pairs.json beside the pairs CapsNet's weights, checked against both pairs networks' weights."""
+    try:
+        return Measurement(pairs_measurement.load_results(Path(capsnet_weights) / pairs_measurement.RESULTS_FILE,
+                                                          capsnet_weights, cnn_weights))
+    except pairs_measurement.PairResultsError as error:
+        log.warning("The Two-digits section shows no measurement: %s", error)
+        return Measurement(None, str(error))
+
+
+def pair_networks(capsnet_weights: str, cnn_weights: str) -> PairNetworks:
+    """The pairs networks in these folders and their measurement; without them, why and how to train them."""
+    try:
+        capsnet, cnn = load_pair_networks(capsnet_weights, cnn_weights)
+    except WeightsError as error:
+        log.warning("The Two-digits section cannot read: %s", error)
+        return PairNetworks(None, None, None, f"{error.problem}. {PAIRS_FIX}")
+    return PairNetworks(capsnet, cnn, pairs_results(capsnet_weights, cnn_weights))
+
+
+def load() -> Networks:
+    """Every network the page reads with, from where the environment says (the module's docstring).
+
+    Raises:
+        WeightsError: the CapsNet or the CNN baseline cannot be loaded.
+    """
+    weights = os.environ.get("CAPSNET_WEIGHTS", "weights")
+    cnn_weights = os.environ.get("CAPSNET_CNN_WEIGHTS", "weights/cnn")
+    return Networks(weights, load_model(weights), cnn_weights, load_cnn(cnn_weights), dimension_names(weights),
+                    robustness_results(weights, cnn_weights),
+                    pair_networks(os.environ.get("CAPSNET_PAIRS_WEIGHTS", "weights/pairs"),
+                                  os.environ.get("CAPSNET_PAIRS_CNN_WEIGHTS", "weights/pairs-cnn")))

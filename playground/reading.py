@@ -1,0 +1,201 @@
+"""Draw a digit and watch the network read it: the drawing pad with MNIST test digits under it, the
+reading panel (the digit, the ten capsule lengths, the 28x28 image the network sees, the
+reconstruction and the runner-up's), *Decode as*; and the API's /predict and /perturb, which read an
+image and move the capsules of that reading.
+
+`ReadingSection.layout` lays the section out inside the app's Blocks and wires the pad's event: the
+reading panel is the one component the page updates while a stroke is drawn. The reading of the
+current drawing (`Reading`) is kept per user (gr.State): the other sections decode, route and turn
+it without running the network's convolutions again.
+"""
+import numbers
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import gradio as gr
+import numpy as np
+import torch
+from PIL import Image
+
+from capsnet.data.preprocess import FIELD, SketchError, ink_to_mnist, sketch_to_mnist
+from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
+from capsnet.model import CapsNet
+from capsnet.studies.agreement import RoutingTrace, routing_by_iterations
+from playground import drawing_pad, serving, views
+
+WINNER = "winner"                                 # Decode as: the longest capsule
+API_PIXEL = 10                                    # /predict and /perturb give 280x280 pictures
+EXAMPLES = sorted(Path(__file__).parent.parent.glob("assets/examples/*.png"),
+                  key=lambda path: path.stem.rsplit("_", 1)[-1])  # mnist_test_0003_digit_0.png
+
+
+def example_ink(path: Path) -> tuple[int, np.ndarray]:
+    """(digit, uint8 [28, 28] ink) of an example: an MNIST test digit saved 10x as black on white."""
+    paper = Image.open(path).convert("L")
+    return int(path.stem.rsplit("_", 1)[-1]), 255 - np.asarray(paper.reduce(paper.width // FIELD))
+
+
+@dataclass(frozen=True, eq=False)
+class Reading:
+    """What the network made of one drawing, kept per user (gr.State): the sliders run only the
+    decoder, the routing view only renders."""
+    image: np.ndarray        # the network's input, [28, 28] in [0, 1]
+    trace: RoutingTrace      # the routing for r = 1 .. MAX_ITERATIONS; the reading is r = 3's
+    revision: int            # the drawing pad's revision read (0 for an uploaded image)
+    network: CapsNet = field(repr=False)   # the network that read it, whose decoder redraws it
+
+    @property
+    def capsules(self) -> torch.Tensor:
+        """v_j, [10, 16], after the network's own number of routing iterations."""
+        return self.trace.capsules[self.network.config.routing_iterations - 1]
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self.trace.lengths[self.network.config.routing_iterations - 1].numpy()
+
+    @property
+    def winner(self) -> int:
+        return int(self.trace.predictions[self.network.config.routing_iterations - 1])
+
+    @property
+    def runner_up(self) -> int:
+        """The second-longest capsule: what else the drawing could be."""
+        return int(self.trace.lengths[self.network.config.routing_iterations - 1].topk(2).indices[1])
+
+    def decoded_digit(self, decode_as: str) -> int:
+        """The capsule to decode: the winner, or the digit the user chose."""
+        return self.winner if decode_as == WINNER else int(decode_as)
+
+    def reconstruction(self, digit: int, offsets=None) -> torch.Tensor:
+        """The decoder's [28, 28] picture of capsule ``digit`` moved by ``offsets`` (16 numbers;
+        None: not moved)."""
+        moved = torch.zeros(self.capsules.shape[-1]) if offsets is None else torch.tensor(offsets, dtype=torch.float32)
+        capsules = perturb_capsule(self.capsules, digit, moved)                         # [10, 16]
+        with serving.model_turn(), torch.inference_mode():
+            return self.network.decode(capsules[None], torch.tensor([digit]))[0, 0]
+
+    @cached_property
+    def runner_up_reconstruction(self) -> torch.Tensor:
+        """The decoder's [28, 28] picture of the runner-up, once per reading: every slider move
+        redraws the panel that shows it."""
+        return self.reconstruction(self.runner_up)
+
+
+def read(network: CapsNet, image: np.ndarray, revision: int = 0) -> Reading:
+    """Run the network on a 28x28 image: the convolutions once, routing for every r shown."""
+    with serving.model_turn():
+        trace = routing_by_iterations(network, torch.from_numpy(image)[None, None])
+    return Reading(image, trace, revision, network)
+
+
+@dataclass(frozen=True, eq=False)
+class ReadingSection:
+    """The drawing pad and the reading panel over the app's CapsNet, and /predict and /perturb."""
+    network: CapsNet
+
+    @property
+    def decode_choices(self) -> list[str]:
+        return [WINNER] + [str(digit) for digit in range(self.network.config.num_classes)]
+
+    def panel(self, reading: Reading | None, decode_as: str = WINNER, offsets=None, settled: bool = False) -> str:
+        """The reading panel: the digit, the network's input, the bars, the reconstruction of the
+        chosen capsule moved by ``offsets`` (None: not moved), the runner-up's; its empty state for
+        None. ``settled``: a stroke has ended, and the panel asks for Figure 4 and the routing view."""
+        if reading is None:
+            return views.reading_panel(None, np.zeros(self.network.config.num_classes), None, None, None, None,
+                                       settled)
+        digit = reading.decoded_digit(decode_as)
+        return views.reading_panel(reading.image, reading.lengths, reading.winner,
+                                   reading.reconstruction(digit, offsets), digit, reading.revision, settled,
+                                   reading.runner_up, reading.runner_up_reconstruction)
+
+    def read_drawing(self, value) -> tuple:
+        """The drawing pad changed: read what is on it now and show it in the reading panel, the one
+        component the page updates while a stroke is drawn. Once the stroke has ended the reading is
+        kept (gr.State) and the panel, settled, brings the app's `show_details`. A value the page
+        cannot have sent gets its reason in the panel."""
+        try:
+            drawing = drawing_pad.parse(value)
+        except drawing_pad.DrawingError as error:
+            return gr.skip(), views.message_panel(f"Cannot read this drawing: {error}")
+        image = ink_to_mnist(drawing_pad.ink(drawing))
+        reading = None if image is None else read(self.network, image, drawing.revision)
+        if drawing.drawing:
+            return gr.skip(), self.panel(reading)
+        return reading, self.panel(reading, settled=True)
+
+    def predict(self, image: Image.Image | np.ndarray | None) -> tuple[dict | None, np.ndarray | None, Reading | None]:
+        """/predict: read an image (any size, dark ink on light paper or the reverse, or strokes on a
+        transparent background): the digit and the ten capsule lengths, the winner's reconstruction
+        (280x280), and the reading /perturb works on. None for an empty or unreadable image.
+
+        Args:
+            image: the uploaded file as Gradio opens it, a PIL image in the file's own mode (or an
+                array). Not Gradio's array of it: for a palette image (a GIF, an 8-bit PNG) that holds
+                the palette's indices, not its colours, and for CMYK or YCbCr channels an array cannot
+                name; `sketch_to_mnist` converts every mode by what its pixels mean.
+        """
+        try:
+            pixels = sketch_to_mnist(image)
+        except (SketchError, OSError) as error:           # OSError: PIL cannot decode the file's pixels
+            gr.Warning(f"Cannot read this image: {error}")
+            return None, None, None
+        if pixels is None:
+            return None, None, None
+        reading = read(self.network, pixels)
+        answer = {"digit": reading.winner, "lengths": [round(float(x), 4) for x in reading.lengths]}
+        picture = views.paper(reading.reconstruction(reading.winner))
+        return answer, views.upscaled(picture, API_PIXEL), reading
+
+    def perturb(self, reading: Reading | None, decode_as: str, *offsets: float) -> np.ndarray | None:
+        """/perturb: the reconstruction (280x280) with the 16 dimension offsets added to the chosen
+        capsule of the last image read by /predict in this session.
+
+        Args:
+            reading: the last image read in this session (None before any).
+            decode_as: "winner" or a digit "0".."9": which capsule to decode.
+            offsets: one number per dimension, each in [-0.25, 0.25].
+        """
+        dimensions = self.network.config.digit_capsule_dim
+        if decode_as not in self.decode_choices or len(offsets) != dimensions or not all(
+                isinstance(x, numbers.Real) and -PAPER_RANGE <= x <= PAPER_RANGE for x in offsets):
+            raise gr.Error(f"/perturb takes decode_as, one of {self.decode_choices}, and {dimensions} "
+                           f"dimension offsets, each a number in [-{PAPER_RANGE}, {PAPER_RANGE}]; "
+                           f"got {decode_as!r} and {list(offsets)}")
+        if reading is None:
+            gr.Warning("Read a digit first (/predict): /perturb changes the capsules of that reading.")
+            return None
+        picture = views.paper(reading.reconstruction(reading.decoded_digit(decode_as), offsets))
+        return views.upscaled(picture, API_PIXEL)
+
+    def layout(self, reading: gr.State, page_event: dict) -> tuple[gr.HTML, gr.Radio]:
+        """The pad beside the reading panel and *Decode as*, laid out where it is called inside the
+        app's Blocks, the pad's event wired; the panel and *Decode as*, for the sections that
+        follow the reading."""
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=5, min_width=300):
+                pad = drawing_pad.DrawingPad([drawing_pad.digit_example(*example_ink(path)) for path in EXAMPLES],
+                                             elem_id="pad")
+            with gr.Column(scale=4, min_width=300):
+                reading_view = gr.HTML(self.panel(None), elem_id="reading-panel",
+                                       js_on_load=views.SETTLED_JS + views.STRIP_JS,
+                                       strip_pad="#pad canvas", strip_height=110)
+                decode_as = gr.Radio(self.decode_choices, value=WINNER, label="Decode as",
+                                     info="which digit capsule the decoder redraws from")
+        pad.change(self.read_drawing, inputs=pad, outputs=[reading, reading_view], trigger_mode="always_last",
+                   **page_event)
+        return reading_view, decode_as
+
+    def api(self, reading: gr.State, decode_as: gr.Radio) -> None:
+        """/predict and /perturb, with input and output components of their own (an image file in,
+        a picture out), never shown on the page; /perturb decodes as ``decode_as`` says."""
+        image = gr.Image(type="pil", image_mode=None, visible=False)
+        answer = gr.JSON(visible=False)
+        picture = gr.Image(format="png", visible=False)
+        offsets = [gr.Slider(-PAPER_RANGE, PAPER_RANGE, value=0.0, label=f"dimension {d + 1}", visible=False)
+                   for d in range(self.network.config.digit_capsule_dim)]
+        gr.on([], self.predict, inputs=image, outputs=[answer, picture, reading], api_name="predict",
+              show_progress="hidden")
+        gr.on([], self.perturb, inputs=[reading, decode_as, *offsets], outputs=picture, api_name="perturb",
+              show_progress="hidden")
