@@ -3,7 +3,7 @@ one alone or two over each other?
 
 A person draws strokes with the pad's pen, at any size and place. This draws, with the pad's pen
 and inked as the server inks the pad's strokes, then read in-process by the section exactly as
-the page's event reads them (each network counting one digit or two with its threshold):
+the page's event reads them (each network counting one digit or two with its rule, `capsnet.digit_count`):
 
 - ``--pairs`` pairs of two different digits, pen 1's digit and pen 2's in two boxes of
   `overlapping_boxes` (the same size, the second moved from the first by up to 8/28 of the box
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
     if two_digits.problem is not None:
         raise SystemExit(f"bench.drawn_pairs: error: {two_digits.problem}")
     print(f"CPU: {cpu_model()}; {args.pairs} pairs and {args.pairs} single digits a source, seed {args.seed}; "
-          f"counted from {two_digits.threshold:.2f} (CapsNet) and {two_digits.cnn_threshold:.2f} (CNN)")
+          f"counted by {two_digits.rule} (CapsNet) and {two_digits.cnn_rule} (CNN)")
     classes = list(itertools.permutations(range(10), 2))   # ordered pairs of two different digits
     for name in args.sources:
         source = None if name == "hand" else SemeionStrokes(Path(args.data_dir) / "semeion" / "semeion.data")

@@ -28,6 +28,11 @@ class CountRule:
     second: float                    # the second-strongest score reaches this ...
     second_ink: float | None = None  # ... and the second redrawing covers this share of the ink the first leaves
 
+    @classmethod
+    def from_record(cls, count: dict) -> "CountRule":
+        """The rule a measurement recorded (pairs.json's ``count`` of a network: second, second_ink)."""
+        return cls(float(count["second"]), None if count["second_ink"] is None else float(count["second_ink"]))
+
     def two(self, second: torch.Tensor, second_ink: torch.Tensor | None = None) -> torch.Tensor:
         """Whether each image holds two digits, bool [N], from its second-strongest score [N] and
         the share of its ink that only the second redrawing covers [N] (needed where the rule asks)."""
@@ -35,6 +40,14 @@ class CountRule:
         if self.second_ink is not None:
             two &= second_ink >= self.second_ink
         return two
+
+
+def counted(scores: torch.Tensor, rule: CountRule, ink: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The digits a network names in each image: its strongest, and its second-strongest where
+    ``rule`` reads two (from that score [N, 10] and ``ink``, the share only its redrawing covers [N]).
+    Returns the two strongest [N, 2] (the paper: the two longest capsules) and whether both are named [N]."""
+    top = scores.topk(2, dim=1)
+    return top.indices, rule.two(top.values[:, 1], ink)
 
 
 def uncovered(images: torch.Tensor, redrawn: torch.Tensor) -> torch.Tensor:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from capsnet.digit_count import CountRule
+from capsnet.studies.statistics import percent
 from playground.views import lengths_svg, png_data_url
 
 PAPER_WHITE = np.array([255, 255, 255], dtype=np.float32)
@@ -26,13 +28,14 @@ class PairView:
     lengths: np.ndarray           # the pairs CapsNet's ten capsule lengths
     read: tuple[int, ...]         # the digits it read: its longest capsule, and the second where it is long enough
     second: int                   # its second-longest capsule, read or not
-    threshold: float              # a second capsule this long or longer is read as a second digit
+    second_ink: float             # the share of the ink only that capsule's redrawing covers
+    rule: CountRule               # where the CapsNet reads a second digit
     redrawn: np.ndarray           # each digit read redrawn from its own capsule alone, [1 or 2, 28, 28]
     colours: tuple[str, ...]      # the CSS colour of each digit read: the pen whose ink it redraws
     pen_colours: tuple[str, str]  # each pen's colour
     probabilities: np.ndarray     # the pairs CNN's ten sigmoids
     cnn_read: tuple[int, ...]     # the digits it read, the more probable first
-    cnn_threshold: float          # its line between one digit and two
+    cnn_rule: CountRule           # where the CNN reads a second digit
     revision: int
     decoded: int | None = None    # a digit chosen under *Decode as* that is not one of the two read
     decoded_redrawn: np.ndarray | None = None   # its capsule redrawn, [28, 28]
@@ -65,15 +68,19 @@ def picture(pixels: np.ndarray, alt: str, css: str = "picture") -> str:
 
 
 def count_note(view: PairView) -> str:
-    """Why the CapsNet read one digit or two: its second-longest capsule against the line."""
-    second = float(view.lengths[view.second])
+    """Why the CapsNet read one digit or two: its second-longest capsule's length, and the ink only
+    that capsule's redrawing covers, each against its line (`capsnet.digit_count`)."""
+    second, rule = float(view.lengths[view.second]), view.rule
+    length = (f'the second-longest capsule, <b>{view.second}</b>, is {second:.2f} long '
+              f'({"at or above" if second >= rule.second else "below"} {rule.second:.2f})')
+    ink = "" if rule.second_ink is None else (
+        f'its redrawing covers {percent(view.second_ink)} of the ink that the {view.read[0]}\'s leaves '
+        f'({"at or above" if view.second_ink >= rule.second_ink else "below"} {percent(rule.second_ink)})')
+    why = f"{length} and {ink}" if ink else length
+    lines = "the lines between one digit and two" if ink else "the line between one digit and two"
     if len(view.read) == 2:
-        return (f'<p class="count" data-count="2">Two digits read: the second-longest capsule, <b>{view.second}</b>, '
-                f'is {second:.2f} long, at or above {view.threshold:.2f}, the line between one digit and two '
-                f'(chosen on validation examples).</p>')
-    return (f'<p class="count" data-count="1">One digit read: the second-longest capsule, <b>{view.second}</b>, '
-            f'is only {second:.2f} long, below {view.threshold:.2f}, the line between one digit and two (chosen on '
-            f'validation examples).</p>')
+        return f'<p class="count" data-count="2">Two digits read: {why}; {lines} chosen on validation examples.</p>'
+    return f'<p class="count" data-count="1">One digit read: {why}; {lines} chosen on validation examples.</p>'
 
 
 def pair_panel(view: PairView | None, prompt: str) -> str:
@@ -105,10 +112,10 @@ def pair_panel(view: PairView | None, prompt: str) -> str:
         f'</figure>'
         f'<figure class="pair-bars"><figcaption>Capsule lengths: the longest, and the second where it reaches the '
         f'line, are the digits read</figcaption>'
-        f'{lengths_svg(length, None, "lengths of the digit capsules", dict(zip(view.read, view.colours)), view.threshold)}'
+        f'{lengths_svg(length, None, "lengths of the digit capsules", dict(zip(view.read, view.colours)), view.rule.second)}'
         f'</figure>'
         f'{decoded}'
         f'<figure class="pair-cnn"><figcaption>The CNN trained on the same examples reads <b>{cnn_read}</b> (ten '
-        f'independent probabilities, the second counted from {view.cnn_threshold:.2f})</figcaption>'
-        f'{lengths_svg(view.probabilities, None, "the CNN probabilities", {d: CNN_COLOUR for d in view.cnn_read}, view.cnn_threshold)}'
+        f'independent probabilities, the second counted from {view.cnn_rule.second:.2f})</figcaption>'
+        f'{lengths_svg(view.probabilities, None, "the CNN probabilities", {d: CNN_COLOUR for d in view.cnn_read}, view.cnn_rule.second)}'
         f'</figure>{count_note(view)}</div>')

@@ -1,8 +1,9 @@
 """Two digits: draw one digit over another with two pens (or one digit alone) and watch a CapsNet
 trained on overlapping pairs and single digits read them and redraw each from its own capsule (the
 paper's section 6, Figure 5), beside a CNN trained on the same examples. Each network reads its
-strongest digit, and a second one where its second-strongest score reaches the threshold chosen on
-validation examples (pairs.json's count, `capsnet.studies.pairs_measurement`).
+strongest digit, and a second one where its count rule reads two (`capsnet.digit_count`: the
+second-strongest score, and for the CapsNet the ink only the second capsule's redrawing covers,
+against lines chosen on validation examples: pairs.json's count, `capsnet.studies.pairs_measurement`).
 
 `TwoDigits.layout` lays the section out inside the app's Blocks and wires its events: a drawing
 pad of two pens (`DrawingPad` with two colours: each stroke's pen travels with it, and the networks
@@ -19,6 +20,7 @@ and not drawn over is read from its 28x28 ink as it is, as the measurement reads
 """
 import logging
 import re
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,10 +30,11 @@ import torch
 from PIL import Image
 
 from capsnet.baseline import BaselineCNN
-from capsnet.data.pairs import scores
+from capsnet.data.pairs import scores, top_two
 from capsnet.data.preprocess import MIN_CONTRAST, SketchError, overlaid_inks_to_mnist, sketch_to_mnist
+from capsnet.digit_count import CountRule, counted, second_ink
 from capsnet.model import CapsNet
-from capsnet.studies.pairs_measurement import PAPER, RESULTS_FILE, counted
+from capsnet.studies.pairs_measurement import PAPER, RESULTS_FILE
 from capsnet.studies.statistics import percent
 from playground import drawing_pad, serving, views
 from playground.networks import Measurement, PairNetworks
@@ -64,6 +67,7 @@ class PairReading:
     lengths: np.ndarray         # [10]
     read: tuple[int, ...]       # the digits it read: its longest capsule, and the second where it reaches the line
     second: int                 # its second-longest capsule, read or not
+    second_ink: float           # the share of the ink only that capsule's redrawing covers (`capsnet.digit_count`)
     redrawn: np.ndarray         # each digit read redrawn from its own capsule alone, [1 or 2, 28, 28]
     probabilities: np.ndarray   # the pairs CNN's ten sigmoids, [10]
     cnn_read: tuple[int, ...]   # the digits it read, the more probable first
@@ -117,13 +121,13 @@ class TwoDigits:
     cnn: BaselineCNN | None
     finding: str                # what pairs.json found, or why there is none (Markdown)
     problem: str | None = None  # why the networks could not be loaded
-    threshold: float = UNMEASURED_THRESHOLD      # the CapsNet's second capsule this long: a second digit
-    cnn_threshold: float = UNMEASURED_THRESHOLD  # the CNN's second probability this high: likewise
+    rule: CountRule = CountRule(UNMEASURED_THRESHOLD)      # where the CapsNet reads a second digit
+    cnn_rule: CountRule = CountRule(UNMEASURED_THRESHOLD)  # where the CNN does
 
     def read(self, inks: np.ndarray, revision: int = 0) -> PairReading | None:
         """Both networks on two pens' ink [2, H, W] (any scale) drawn over each other: the overlay
         made 28x28 as the training pairs were, one digit read or two (`counted` with each
-        network's threshold), each digit read redrawn from its own capsule; None for too little ink."""
+        network's rule), each digit read redrawn from its own capsule; None for too little ink."""
         fields = overlaid_inks_to_mnist(inks)                            # [3, 28, 28]: overlay, pen 1, pen 2
         return None if fields is None else self.read_fields(fields, revision)
 
@@ -132,13 +136,14 @@ class TwoDigits:
         image = torch.from_numpy(fields[0])[None, None]                  # [1, 1, 28, 28]
         with serving.model_turn(), torch.inference_mode():
             out, cnn = self.capsnet(image), self.cnn(image)
-            strongest, two = counted(out.lengths, self.threshold)        # [1, 2], [1]
-            read = strongest[0, :1 + int(two)]                           # [1 or 2]
-            redrawn = self.capsnet.decode(out.capsules, read[None])[0, :, 0]   # [k, 28, 28]: each its own capsule alone
+            both = self.capsnet.decode(out.capsules, top_two(out.lengths))   # [1, 2, 1, 28, 28]: each its own capsule alone
+            ink = second_ink(image, both)                                # [1]
+            strongest, two = counted(out.lengths, self.rule, ink)        # [1, 2], [1]
+        read = strongest[0, :1 + int(two)]                               # [1 or 2]
         probabilities = scores(cnn)                                      # [1, 10]
-        cnn_strongest, cnn_two = counted(probabilities, self.cnn_threshold)
+        cnn_strongest, cnn_two = counted(probabilities, self.cnn_rule)
         return PairReading(fields[0], fields[1:], out.capsules[0], out.lengths[0].numpy(), tuple(read.tolist()),
-                           int(strongest[0, 1]), redrawn.numpy(), probabilities[0].numpy(),
+                           int(strongest[0, 1]), float(ink[0]), both[0, :len(read), 0].numpy(), probabilities[0].numpy(),
                            tuple(cnn_strongest[0, :1 + int(cnn_two)].tolist()), revision)
 
     def redraw(self, reading: PairReading, digit: int) -> np.ndarray:
@@ -149,9 +154,9 @@ class TwoDigits:
     def view(self, reading: PairReading, decode_as: int | None) -> PairView:
         pens = pens_of(reading.redrawn, reading.layers)
         shown = decode_as is not None and decode_as not in reading.read
-        return PairView(reading.image, reading.layers, reading.lengths, reading.read, reading.second, self.threshold,
-                        reading.redrawn, tuple(PENS[pen] for pen in pens), PENS, reading.probabilities,
-                        reading.cnn_read, self.cnn_threshold, reading.revision, decode_as if shown else None,
+        return PairView(reading.image, reading.layers, reading.lengths, reading.read, reading.second, reading.second_ink,
+                        self.rule, reading.redrawn, tuple(PENS[pen] for pen in pens), PENS, reading.probabilities,
+                        reading.cnn_read, self.cnn_rule, reading.revision, decode_as if shown else None,
                         self.redraw(reading, decode_as) if shown else None)
 
     def panel(self, reading: PairReading | None, decode_as: int | None) -> str:
@@ -197,10 +202,11 @@ class TwoDigits:
             return None, None
         reading = self.read(np.stack([pixels, np.zeros_like(pixels)]))
         answer = {"count": len(reading.read), "digits": list(reading.read),
-                  "lengths": [round(float(x), 4) for x in reading.lengths], "count_threshold": self.threshold,
+                  "lengths": [round(float(x), 4) for x in reading.lengths],
+                  "second_ink": round(reading.second_ink, 4), "count_rule": dataclasses.asdict(self.rule),
                   "cnn_count": len(reading.cnn_read), "cnn_digits": list(reading.cnn_read),
                   "cnn_probabilities": [round(float(x), 4) for x in reading.probabilities],
-                  "cnn_count_threshold": self.cnn_threshold}
+                  "cnn_count_rule": dataclasses.asdict(self.cnn_rule)}
         return answer, views.upscaled(figure5(reading.image, reading.redrawn, PENS), API_PIXEL)
 
     def layout(self, page_event: dict) -> None:
@@ -272,15 +278,14 @@ def example_fields(background: np.ndarray) -> np.ndarray | None:
     return np.concatenate([layers.max(axis=0, keepdims=True), layers])
 
 
-def count_thresholds(results: dict) -> tuple[float, float]:
-    """Each network's line between one digit and two, as pairs.json's count chose it on validation
-    examples.
+def count_rules(results: dict) -> tuple[CountRule, CountRule]:
+    """Each network's count rule, as pairs.json's count chose it on validation examples.
 
     Raises:
-        KeyError, TypeError: pairs.json holds no count (measured before there was one).
+        KeyError, TypeError: pairs.json holds no count rule (measured before there was one).
     """
     people = results["people"]
-    return float(people["capsnet"]["count"]["threshold"]), float(people["cnn"]["count"]["threshold"])
+    return CountRule.from_record(people["capsnet"]["count"]), CountRule.from_record(people["cnn"]["count"])
 
 
 def measured(measurement: Measurement) -> str:
@@ -297,7 +302,7 @@ def measured(measurement: Measurement) -> str:
                                  "unlike in the paper, the CNN reads more pairs", "no clear difference between them")
         what_routing_does = verdict(unrouted["gain"], "it reads more pairs without routing",
                                     "routing helps it, as the paper found", "routing makes no clear difference")
-        thresholds = count_thresholds(results)
+        rule = count_rules(results)[0]
         people = results["people"]["capsnet"]
         return (f"Both networks, trained here on the same examples, read the same "
                 f"{results['test_pairs']:,} MNIST test pairs: both digits right **{percent(c['both_right'])}** "
@@ -307,8 +312,9 @@ def measured(measurement: Measurement) -> str:
                 f"{what_routing_does}. Other people's digits read worse: of Semeion's, laid in pairs the same way, "
                 f"the CapsNet reads both right in {percent(people['semeion_pairs']['strongest_right']['share'])}, "
                 f"and {percent(people['semeion_singles']['strongest_right']['share'])} of them alone. It reads a "
-                f"second digit where its second-longest capsule is {thresholds[0]:.2f} long or longer (chosen on "
-                f"validation examples): MNIST's single test digits are read as one digit in "
+                f"second digit where its second-longest capsule is {rule.second:.2f} long or longer"
+                f"{'' if rule.second_ink is None else f' and its redrawing covers {percent(rule.second_ink)} or more of the ink the longest leaves'}"
+                f" (chosen on validation examples): MNIST's single test digits are read as one digit in "
                 f"{percent(people['mnist_singles']['count_right']['share'])}, its test pairs as two in "
                 f"{percent(people['mnist_pairs']['count_right']['share'])}. Each digit redrawn from its own "
                 f"capsule misses {percent(c['redrawn_error'])} of that digit's ink, against "
@@ -319,17 +325,17 @@ def measured(measurement: Measurement) -> str:
         return f"Not measured for these weights: {RESULTS_FILE} is not a measurement ({error.__class__.__name__})."
 
 
-def measured_thresholds(measurement: Measurement) -> tuple[float, float] | None:
-    """Each network's count threshold as pairs.json chose it; None where it holds none for these
+def measured_rules(measurement: Measurement) -> tuple[CountRule, CountRule] | None:
+    """Each network's count rule as pairs.json chose it; None where it holds none for these
     networks (the section then counts with UNMEASURED_THRESHOLD, and says so in the log)."""
     try:
-        thresholds = None if measurement.results is None else count_thresholds(measurement.results)
+        rules = None if measurement.results is None else count_rules(measurement.results)
     except (KeyError, TypeError, ValueError):
-        thresholds = None
-    if thresholds is None:
-        log.warning("The Two-digits section counts with %s: no count threshold was measured for these weights",
+        rules = None
+    if rules is None:
+        log.warning("The Two-digits section counts from %s: no count rule was measured for these weights",
                     UNMEASURED_THRESHOLD)
-    return thresholds
+    return rules
 
 
 def interval(difference: dict) -> str:
@@ -348,7 +354,7 @@ def section(pairs: PairNetworks) -> TwoDigits:
     train them."""
     if pairs.problem is not None:
         return TwoDigits(None, None, "Nothing to measure without the networks.", pairs.problem)
-    finding, thresholds = measured(pairs.measurement), measured_thresholds(pairs.measurement)
-    if thresholds is None:
+    finding, rules = measured(pairs.measurement), measured_rules(pairs.measurement)
+    if rules is None:
         return TwoDigits(pairs.capsnet, pairs.cnn, finding)
-    return TwoDigits(pairs.capsnet, pairs.cnn, finding, threshold=thresholds[0], cnn_threshold=thresholds[1])
+    return TwoDigits(pairs.capsnet, pairs.cnn, finding, rule=rules[0], cnn_rule=rules[1])

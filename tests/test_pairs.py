@@ -13,11 +13,11 @@ from capsnet.baseline import BaselineCNN, multi_label_loss
 from capsnet.data.pairs import (MAX_SHIFT, PAIR_FIELD, TEST_SEED, Pairs, RenderedBatches, both_right, box_overlap,
                            draw_pairs, fixed_pairs, frame_overlap, placed, render, scale, scores, top_two)
 from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
-from capsnet.digit_count import SECOND_LINES, CountRule
+from capsnet.digit_count import SECOND_LINES, CountRule, counted
 from capsnet.pretrained import load_pair_networks
 from capsnet.saving import sha256
-from capsnet.studies.pairs_measurement import (RESULTS_FILE, PairResultsError, count_rule, counted, load_results, main,
-                                               measure, reading_measures, rule_of, table)
+from capsnet.studies.pairs_measurement import (RESULTS_FILE, PairResultsError, count_rule, load_results, main, measure,
+                                               reading_measures, table)
 from capsnet.studies.statistics import share
 from conftest import WEIGHTS
 
@@ -305,7 +305,7 @@ def test_the_count_rule_is_chosen_on_validation_and_counts_as_it_says():
     assert chosen["second_ink"] is None and chosen["second"] <= 0.52
     assert chosen["validation_count_right"] == chosen["validation_singles_counted_one"] == 1.0
     assert chosen["second"] == min(s for s in SECOND_LINES if s > second[:50].max())   # the lowest of equals
-    read, two = counted(scores, rule_of(chosen))
+    read, two = counted(scores, CountRule.from_record(chosen))
     assert (two == (labels[:, 0] != labels[:, 1])).all() and (read[:, 0] == labels[:, 0]).all()
     # Ten single digits with a long second capsule, whose redrawing covers no ink the first left.
     scores[torch.arange(10), (labels[:10, 0] + 1) % 10] = 0.8

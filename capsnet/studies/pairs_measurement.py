@@ -42,7 +42,7 @@ from tqdm import tqdm
 
 from capsnet.data.pairs import (TEST_SEED, box_overlap, fixed_pairs, frame_overlap, pair_right, scale, scores,
                                 strongest_right, top_two)
-from capsnet.digit_count import CountRule, balanced_right, choose_rule, second_ink
+from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, second_ink
 from capsnet.model import CapsNetOutput
 from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_pair_networks
 from capsnet.saving import sha256
@@ -180,14 +180,6 @@ def count_readings(model, inputs: torch.Tensor, progress: bool = False) -> tuple
     return torch.cat(all_scores), torch.cat(inks) if inks else None
 
 
-def counted(scores: torch.Tensor, rule: CountRule, ink: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """The digits a network names in each image: its strongest, and its second-strongest where
-    ``rule`` reads two (from that score and ``ink``, the share only its redrawing covers). Returns the
-    two strongest [N, 2] and whether both are named [N]."""
-    read = top_two(scores)
-    return read, rule.two(scores.gather(1, read[:, 1:]).squeeze(1), ink)
-
-
 def count_rule(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.Tensor) -> dict:
     """The `CountRule` chosen on validation examples (scores [N, 10], ``ink`` as `count_readings`,
     labels [N, 2] with (d, d) for one digit d), and how well it counts them."""
@@ -198,11 +190,6 @@ def count_rule(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.Ten
             "validation_count_right": rounded(balanced_right(two, truly_two)),
             "validation_singles_counted_one": rounded((~two[~truly_two]).double().mean()),
             "validation_pairs_counted_two": rounded(two[truly_two].double().mean())}
-
-
-def rule_of(count: dict) -> CountRule:
-    """The `CountRule` that pairs.json's ``count`` of a network records."""
-    return CountRule(count["second"], count["second_ink"])
 
 
 def reading_measures(scores: torch.Tensor, labels: torch.Tensor, rule: CountRule, ink: torch.Tensor | None = None) -> dict:
@@ -229,7 +216,7 @@ def people_measures(networks: dict, validation: tuple, sets: dict, progress: boo
         results[name] = {"count": count}
         for set_name, (inputs, labels) in sets.items():
             set_scores, ink = count_readings(model, inputs, progress)
-            results[name][set_name] = reading_measures(set_scores, labels, rule_of(count), ink)
+            results[name][set_name] = reading_measures(set_scores, labels, CountRule.from_record(count), ink)
     return results
 
 
