@@ -4,9 +4,9 @@ The paper: "three convolutional layers of 256, 256, 128 channels. Each has 5x5 k
 of 1. The last convolutional layers are followed by two fully connected layers of size 328, 192.
 The last fully connected layer is connected with dropout to a 10 class softmax layer with cross
 entropy loss." With "same" padding and no pooling that is 35.4M parameters
-(`BaselineConfig.paper()`), ~40 minutes an epoch on two CPU cores. The default keeps its layers
-and adds 2x2 max pooling after the first two convolutions, unpadded: 3.2M parameters and less
-compute per image than the CapsNet (docs/training.md, "The CNN baseline").
+(`BaselineConfig.paper()`), far costlier to train than the CapsNet (docs/benchmarks.md). The default
+keeps its layers and adds 2x2 max pooling after the first two convolutions, unpadded: 3.2M
+parameters and less compute per image than the CapsNet (docs/training.md, "The CNN baseline").
 """
 from dataclasses import dataclass
 

@@ -2,8 +2,8 @@
 
 TorchInductor with weight freezing folds the trained weights into the compiled graph: the
 convolution weights are packed once for oneDNN instead of on every call, and the routing's many
-small operations are fused. That saves a few milliseconds a forward pass for tens of seconds of
-compilation up front (`python -m bench.inference_latency` measures both; docs/benchmarks.md has the
+small operations are fused. That makes each forward pass faster, for a compilation up front
+(`python -m bench.inference_latency` times the forward pass both ways; docs/benchmarks.md has the
 figures); the playground does not use it, since its first visitor would wait for the compilation.
 """
 import logging

@@ -104,7 +104,7 @@ def batches(dataset: torch.utils.data.Dataset, batch_size: int | None, *,
             sampler: torch.utils.data.Sampler | None = None, device: torch.device = torch.device("cpu"),
             cuda_workers: int = 4) -> torch.utils.data.DataLoader:
     """A DataLoader: ``cuda_workers`` worker processes and pinned memory on CUDA, the main process
-    on the CPU (where both cores are busy with the model and workers would only compete with it).
+    on the CPU (where the cores are busy with the model and workers would only compete with it).
     ``batch_size`` None: each item of ``dataset`` is a batch already."""
     on_cuda = device.type == "cuda"
     workers = cuda_workers if on_cuda else 0

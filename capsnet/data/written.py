@@ -73,7 +73,7 @@ class DigitSet:
     @classmethod
     def of(cls, images: torch.Tensor, labels: torch.Tensor, device: torch.device | str = "cpu") -> "DigitSet":
         """The set of MNIST-style digits ``images`` (uint8 [M, 28, 28]) and their ``labels``, thinned
-        on ``device``."""
+        on ``device`` (how long MNIST's 60,000 take: docs/benchmarks.md)."""
         pixels = images.to(device).float() / 255
         ends, valid = segments(skeletons(pixels))
         return cls(pixels, labels.to(device), ends, valid, squaring(pixels))

@@ -39,7 +39,7 @@ from capsnet.saving import sha256
 from capsnet.studies.shape_measures import EPS, MEASURES, measure, region_shares, transform
 
 SPREAD_RANGE = 3.0       # the other sweep: -3 .. 3 standard deviations of the dimension over the class
-DIGITS_PER_CLASS = 100   # the first 100 test digits of each class: all 10 x 16 names in under a minute on 2 cores
+DIGITS_PER_CLASS = 100   # the first 100 test digits of each class (how long all 10 x 16 names take: docs/benchmarks.md)
 NAMES_FILE = "dimensions.json"
 EFFECT_SIZE = ("sum over pixels of |x(+range) - x(-range)| / sum of x(0): the grey-level change between "
                "the sweep's ends as a fraction of the unperturbed reconstruction's ink, mean over the digits")

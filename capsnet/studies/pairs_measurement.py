@@ -27,7 +27,7 @@ The results go to pairs.json beside the pairs CapsNet's weights, tied to both ne
 their sha256; the command reproduces it byte for byte.
 
     python -m capsnet.studies.pairs_measurement --data-dir ../shared/data   # writes weights/pairs/pairs.json
-    python -m capsnet.studies.pairs_measurement --show                       # prints docs/pairs.md's table
+    python -m capsnet.studies.pairs_measurement --show                       # prints its tables
 
 The results and what they show: docs/pairs.md.
 """
@@ -317,7 +317,7 @@ def rule_text(count: dict) -> str:
 
 
 def people_table(results: dict) -> str:
-    """docs/pairs.md's table of how both networks count and read other people's digits."""
+    """The Markdown table of how both networks count and read other people's digits."""
     people = results["people"]
     c, n = people["capsnet"], people["cnn"]
     rows = ["| with the count | CapsNet | CNN baseline |", "| --- | --- | --- |",
@@ -332,7 +332,7 @@ def people_table(results: dict) -> str:
 
 
 def table(results: dict) -> str:
-    """docs/pairs.md's Markdown table: both networks beside the paper's figures."""
+    """The Markdown table of both networks on the test pairs, beside the paper's figures."""
     c, n = results["capsnet"], results["cnn"]
     rows = [
         "| | CapsNet | CNN baseline |",
@@ -377,7 +377,7 @@ def main(argv: list[str] | None = None) -> None:
                    help="Semeion's semeion.data, read as other people's digits (default: DATA/semeion/semeion.data)")
     p.add_argument("--limit", type=int, default=None,
                    help="pair only the first N test digits (a quick check; the shipped file uses all 10,000)")
-    p.add_argument("--show", action="store_true", help="print the README's table from OUT instead of measuring")
+    p.add_argument("--show", action="store_true", help="print the tables of OUT's results instead of measuring")
     args = p.parse_args(argv)
     out = Path(args.out) if args.out else Path(args.capsnet) / RESULTS_FILE
     try:

@@ -31,8 +31,8 @@ resamples of the digits, each with all of its changes, since the changes of one 
 independent of each other); the same for each sweep's mean over its steps.
 
 The digits are the first DIGITS_PER_CLASS of each class in MNIST's test set (500 of the 10,000, so
-that the whole measurement, some 45,000 changed images for each network, runs in minutes on two
-CPU cores), the same for both networks.
+that the whole measurement, some 45,000 changed images for each network, stays short: its time is
+in docs/benchmarks.md), the same for both networks.
 The results go to robustness.json beside the CapsNet's weights, with the sha256 of both networks'
 weights; the command reproduces the file byte for byte.
 
@@ -58,7 +58,7 @@ from capsnet.studies.statistics import (BOOTSTRAP_RESAMPLES, DECIMALS, correlati
                                         points, to_json)
 
 RESULTS_FILE = "robustness.json"
-DIGITS_PER_CLASS = 50    # 500 test digits: the whole measurement in minutes on two CPU cores
+DIGITS_PER_CLASS = 50    # 500 test digits, so that the whole measurement stays short (docs/benchmarks.md)
 BATCH = 250              # images per forward pass: the same batches every run, so the same sums
 TRANSFORMS_PER_DIGIT = 4  # random affNIST-range changes of each digit: 2,000 changed images
 SEED = 0                 # of the affNIST-range draws
