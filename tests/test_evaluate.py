@@ -11,7 +11,8 @@ import torch
 
 from capsnet import evaluate, model_card
 from capsnet.model_card import mnist_misreadings
-from conftest import TINY_MNIST_IMAGES, WEIGHTS
+from tests.support.mnist_files import TINY_MNIST_IMAGES
+from tests.support.paths import WEIGHTS
 
 SEMEION_ROWS = 40
 

@@ -8,7 +8,7 @@ import torch
 
 from capsnet import CapsNet
 from capsnet.baseline import BaselineCNN
-from conftest import WEIGHTS
+from tests.support.paths import WEIGHTS
 
 DTYPES = [torch.bfloat16, torch.float16, torch.float64]
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]

@@ -11,7 +11,8 @@ from huggingface_hub import PyTorchModelHubMixin
 
 import train
 from capsnet.saving import atomic_save_pretrained, atomic_torch_save, atomic_write_text
-from conftest import TINY_MNIST_IMAGES, nan_after
+from tests.support.interrupted_runs import nan_after
+from tests.support.mnist_files import TINY_MNIST_IMAGES
 
 VAL_IMAGES, BATCH_SIZE = 16, 16
 

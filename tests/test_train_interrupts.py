@@ -18,7 +18,8 @@ from safetensors.torch import load_file
 import train
 from capsnet import CapsNet
 from capsnet.saving import atomic_save_pretrained, atomic_torch_save, load_checkpoint
-from conftest import TINY_MNIST_IMAGES, kill_9_during_epoch_2, nan_after, send_during_epoch_2
+from tests.support.interrupted_runs import kill_9_during_epoch_2, nan_after, send_during_epoch_2
+from tests.support.mnist_files import TINY_MNIST_IMAGES
 
 REPO = Path(__file__).resolve().parent.parent
 BATCH_SIZE, EPOCHS = 16, 2

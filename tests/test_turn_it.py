@@ -10,10 +10,10 @@ import pytest
 import torch
 
 from capsnet.data.affine import AffineChange, transform
-from browser_drawing import picture
-from digit_strokes import pad_value, strokes
-from page_clients import outputs_of, page_event
 from playground import turn_it, turn_views
+from tests.support.browser_drawing import picture
+from tests.support.digit_strokes import pad_value, strokes
+from tests.support.page_clients import outputs_of, page_event
 
 UNCHANGED = {**turn_it.UNCHANGED, "revision": 1}
 

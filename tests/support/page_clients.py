@@ -1,5 +1,5 @@
 """People using the playground's page at once, as light HTTP clients: the load of
-bench/app_load.py and tests/test_load.py.
+bench/app_load.py and tests/test_app_load.py.
 
 Each person sends what the page sends, one POST per event outside Gradio's queue, at a person's
 pace: draws a digit stroke by stroke (while a stroke is drawn, the pad's value every LIVE_SECONDS,
@@ -32,7 +32,7 @@ from PIL import Image
 
 from playground import turn_it, two_digits
 from playground.drawing_pad import SIDE
-from tests.digit_strokes import pad_value
+from tests.support.digit_strokes import pad_value
 
 STROKE_SECONDS = 0.6          # a stroke takes this long to draw ...
 LIVE_SECONDS = 0.1            # ... and the pad sends it at most this often (drawing_pad.LIVE_MS)
