@@ -182,6 +182,7 @@ def assert_same_entries(actual: list[dict], expected: list[dict]) -> None:
                 assert a[scale][field] == pytest.approx(e[scale][field], abs=TOLERANCE[field]), where
 
 
+@pytest.mark.slow
 def test_recomputing_a_class_reproduces_the_shipped_names(shipped, trained_model, mnist_test):
     with torch.inference_mode():
         entries = class_entries(trained_model, mnist_test, 7)

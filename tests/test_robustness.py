@@ -76,6 +76,7 @@ def test_a_change_that_the_decoder_cannot_follow_scores_as_unmoved(networks, few
     assert measured["pose_error"] == pytest.approx(measured["unmoved_error"], rel=0.05)
 
 
+@pytest.mark.slow
 def test_the_measurement_runs_end_to_end_with_the_right_structure(networks, few_digits):
     capsnet, cnn = networks
     images, labels = few_digits
