@@ -70,7 +70,7 @@ def event_index(app, fn) -> int:
     return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn == fn)
 
 
-def page_event(app, url: str, fn, data: list, session: str = "robustness") -> httpx.Response:
+def page_event(app, url: str, fn, data: list, session: str = "page") -> httpx.Response:
     """One request as the page sends it, for the event that runs ``fn``: POST
     /gradio_api/run/predict with the event's index (the page's events skip the queue). NaN and
     infinity in ``data`` go as JSON's NaN and Infinity, which Gradio's parser takes."""
