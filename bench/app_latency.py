@@ -29,9 +29,10 @@ import torch
 import app
 from bench.train_throughput import cpu_model
 from playground import transform_sliders
-from tests.app_server import call_perturb, serving_app
-from tests.digit_strokes import pad_value, strokes
-from tests.page_clients import event_index
+from tests.support.app_server import call_perturb, serving_app
+from tests.support.digit_strokes import pad_value, strokes
+from tests.support.gradio_clients import api_client
+from tests.support.page_clients import event_index
 
 
 def percentiles(run: Callable[[int], object], repeats: int, warmup: int = 5) -> tuple[float, float]:
@@ -99,20 +100,21 @@ def main() -> None:
         report("Turn it: a transform slider's move over HTTP", percentiles(
             lambda i: page_event(app.TURN_IT.turn, [None, turns[i % 64]]), args.http_repeats))
 
-        from gradio_client import Client, handle_file
+        from gradio_client import handle_file
 
-        api = Client(url, verbose=False)
-        api.predict(handle_file(str(app.EXAMPLES[0])), api_name="/predict")   # a reading in this session
+        with api_client(url, False) as api:
+            api.predict(handle_file(str(app.EXAMPLES[0])), api_name="/predict")   # a reading in this session
 
-        def perturb_over_http(i: int) -> None:
-            event, data = call_perturb(url, api.session_hash,
-                                       json.dumps([app.WINNER, *moves[i % 64]["offsets"]])[1:-1])
-            if event != "complete":
-                raise RuntimeError(f"/perturb failed: {data}")
-            with urllib.request.urlopen(data[0]["url"]) as response:
-                response.read()
+            def perturb_over_http(i: int) -> None:
+                event, data = call_perturb(url, api.session_hash,
+                                           json.dumps([app.WINNER, *moves[i % 64]["offsets"]])[1:-1])
+                if event != "complete":
+                    raise RuntimeError(f"/perturb failed: {data}")
+                with urllib.request.urlopen(data[0]["url"]) as response:
+                    response.read()
 
-        report("API /perturb over HTTP (queue, event stream, PNG)", percentiles(perturb_over_http, args.http_repeats))
+            report("API /perturb over HTTP (queue, event stream, PNG)", percentiles(perturb_over_http,
+                                                                                     args.http_repeats))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ the page's event reads them (each network counting one digit or two with its rul
 
 in strokes from two sources:
 
-- ``hand``: tests/digit_strokes.py, one hand and one shape a digit (the tests' strokes: a proxy
+- ``hand``: tests/support/digit_strokes.py, one hand and one shape a digit (the tests' strokes: a proxy
   for a person, not a person);
 - ``semeion``: each digit traced from a Semeion digit (other writers, never trained on): its 16x16
   ink thinned to a skeleton (`capsnet.data.strokes`), the skeleton's segments joined into strokes, the
@@ -42,7 +42,7 @@ from capsnet.data.strokes import segments, skeletons
 from playground.drawing_pad import SIDE, Drawing, inks
 from playground.networks import pair_networks
 from playground.two_digits import section
-from tests.digit_strokes import overlapping_boxes, random_box, strokes
+from tests.support.digit_strokes import overlapping_boxes, random_box, strokes
 
 TRACE_SCALE = 2      # Semeion's 16x16 digits are thinned at 32x32, for a smoother skeleton
 
@@ -96,7 +96,7 @@ class SemeionStrokes:
 
 def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> Drawing:
     """Each digit with its own pen (pen k for the k-th) in its box, in strokes of ``source`` (None:
-    tests/digit_strokes.py's)."""
+    tests/support/digit_strokes.py's)."""
     drawn = [(stroke, pen) for pen, (digit, box) in enumerate(zip(digits, boxes))
              for stroke in (strokes(digit, *box) if source is None else source.strokes(digit, rng, box))]
     return Drawing([np.array(s, dtype=np.float32).reshape(-1, 2) for s, _ in drawn], tuple(p for _, p in drawn),

@@ -18,7 +18,7 @@ PY=${PYTHON:-python3}
 source "$(dirname "$0")/gpu_prologue.sh"
 
 step "the GPU tests"
-timeout 150 $PY -m pytest -m gpu -p no:cacheprovider -q -rs tests/test_cuda.py tests/test_data.py tests/test_pairs.py
+timeout 150 $PY -m pytest -m gpu -p no:cacheprovider -q -rs tests/test_cuda.py tests/test_datasets.py tests/test_pairs.py
 
 step "whole epochs of train.py (55,000 images, data on the GPU, the last of 2 epochs timed)"
 timeout 100 $PY -m bench.train_epoch --data-dir "$DATA" --images 55000 --epochs 2 --batch-size 128 --device-data on \

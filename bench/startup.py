@@ -19,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 from bench.train_throughput import cpu_model
-from tests.app_server import free_port
+from tests.support.app_server import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 POLL_SECONDS = 0.05

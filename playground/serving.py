@@ -81,7 +81,7 @@ def save_pil_to_cache_atomically(img: Image.Image, cache_dir: str, name: str = "
     Gradio 6.31.0 names an output image after the hash of its bytes and rewrites that file in
     place each time the same image is returned again (two API clients reading the same digit),
     so a client still downloading it from the earlier request can get it truncated
-    (tests/test_load.py shows it). No upstream report was found; drop this when Gradio writes
+    (tests/test_app_load.py shows it). No upstream report was found; drop this when Gradio writes
     the file atomically itself.
     """
     data = processing_utils.encode_pil_to_bytes(img, format)

@@ -1,45 +1,30 @@
+"""The suite's fixtures and hooks; what tests share beside fixtures is in tests/support/."""
 import os
-import re
-import signal
-import struct
-import subprocess
-import threading
-import time
+import shutil
+import tempfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
-from PIL import Image
 
 from capsnet import CapsNet
+from tests.support.app_server import serving_app
+from tests.support.gradio_clients import api_client
+from tests.support.mnist_files import TINY_MNIST_IMAGES, first_mnist_images
+from tests.support.paths import REPO, WEIGHTS
 
-REPO = Path(__file__).resolve().parent.parent
-WEIGHTS = REPO / "weights"
-EXAMPLES = sorted((REPO / "assets" / "examples").glob("*.png"))  # the app's MNIST test digits
-TINY_MNIST_IMAGES = 64  # training and test images in the tiny_mnist data set
-
-
-def label_of(example: Path) -> int:
-    """The digit in an example's name: mnist_test_0003_digit_0.png -> 0."""
-    return int(re.fullmatch(r"mnist_test_\d+_digit_(\d)", example.stem).group(1))
-
-
-def example_pixels(example: Path) -> np.ndarray:
-    """An example as /predict receives it: the 280x280 picture, dark ink on white, uint8 RGB."""
-    return np.asarray(Image.open(example).convert("RGB"))
-
-
-def example_digits() -> tuple[torch.Tensor, torch.Tensor]:
-    """The examples as the network takes them, [10, 1, 28, 28] floats in [0, 1] (each saved 10x
-    as black on white), and their labels [10]: real MNIST test digits, with no data set needed."""
-    pages = [Image.open(example).convert("L") for example in EXAMPLES]
-    ink = np.stack([255 - np.asarray(page.reduce(page.width // 28)) for page in pages])  # [10, 28, 28]
-    return torch.from_numpy(ink).unsqueeze(1).float() / 255, torch.tensor([label_of(e) for e in EXAMPLES])
+GRADIO_CACHE = pytest.StashKey[str]()
 
 
 def pytest_configure(config):
+    """Two threads for torch; Gradio's cache in this process (app.py imported, the page served in
+    process) a folder of the session's own, removed when it ends, not the system's temp folder."""
     torch.set_num_threads(min(2, torch.get_num_threads()))
+    config.stash[GRADIO_CACHE] = os.environ["GRADIO_TEMP_DIR"] = tempfile.mkdtemp(prefix="capsnet-tests-gradio-")
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(config.stash[GRADIO_CACHE], ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items):
@@ -68,14 +53,27 @@ def app():
 
 
 @pytest.fixture(scope="module")
-def url(app):
-    """The URL of `python app.py` served on a free loopback port, one server per test module."""
-    from app_server import serving_app
+def url(app, tmp_path_factory):
+    """The URL of `python app.py` served on a free loopback port, one server per test module,
+    writing its files (uploads, results) under the module's temporary folder."""
+    with serving_app(start_timeout=600, files=tmp_path_factory.mktemp("server")) as served:
+        yield served
 
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
-        with serving_app(start_timeout=600) as served:
-            yield served
+
+@pytest.fixture(scope="module")
+def client(url, tmp_path_factory):
+    """gradio_client's Client of the module's server, downloading what it answers with into the
+    module's temporary folder."""
+    with api_client(url, tmp_path_factory.mktemp("downloads")) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def client_without_downloads(url):
+    """gradio_client's Client of the module's server that downloads nothing: a file answered
+    comes back as the server's URL of it."""
+    with api_client(url, False) as client:
+        yield client
 
 
 @pytest.fixture(scope="session")
@@ -112,21 +110,6 @@ def semeion_path(data_dir) -> Path:
     return path
 
 
-def first_mnist_images(folder: Path, mnist_test, data_dir: Path, train_count: int, test_count: int) -> Path:
-    """The first MNIST images written as torchvision's raw idx files under ``folder``, a data dir
-    of their own: training runs on it take seconds, test evaluation included."""
-    from capsnet.data.datasets import mnist
-    raw = folder / "MNIST" / "raw"
-    raw.mkdir(parents=True)
-    for prefix, dataset, count in (("train", mnist(data_dir, train=True), train_count),
-                                   ("t10k", mnist_test, test_count)):
-        images = dataset.data[:count].numpy().astype(np.uint8)    # [N, 28, 28]
-        labels = dataset.targets[:count].numpy().astype(np.uint8)  # [N]
-        (raw / f"{prefix}-images-idx3-ubyte").write_bytes(struct.pack(">IIII", 2051, count, 28, 28) + images.tobytes())
-        (raw / f"{prefix}-labels-idx1-ubyte").write_bytes(struct.pack(">II", 2049, count) + labels.tobytes())
-    return folder
-
-
 @pytest.fixture(scope="session")
 def tiny_mnist(mnist_test, data_dir, tmp_path_factory) -> Path:
     """64 training and 64 test images of MNIST in a data dir of their own."""
@@ -151,44 +134,3 @@ def trained_model() -> CapsNet:
 def model() -> CapsNet:
     torch.manual_seed(0)
     return CapsNet()
-
-
-def kill_9_during_epoch_2(command: list[str], env: dict[str, str], steps_per_epoch: int) -> None:
-    """Run ``command`` (a `train.py` in its own process) until its progress bar shows a step of
-    epoch 2 done, then kill it with SIGKILL."""
-    returncode, _ = send_during_epoch_2(command, env, steps_per_epoch, signal.SIGKILL)
-    assert returncode == -signal.SIGKILL
-
-
-def send_during_epoch_2(command: list[str], env: dict[str, str], steps_per_epoch: int,
-                        signum: int) -> tuple[int, str]:
-    """Run ``command`` (a `train.py` in its own process) until its progress bar shows a step of
-    epoch 2 done, then send it ``signum``; its return code and output once it has ended."""
-    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    output = bytearray()
-    reader = threading.Thread(target=lambda: [output.extend(chunk) for chunk in
-                                              iter(lambda: process.stdout.read1(4096), b"")], daemon=True)
-    reader.start()
-    in_epoch_2 = re.compile(rb"epoch 2:.*\| [1-9]\d*/%d" % steps_per_epoch)  # tqdm: a step of epoch 2 done
-    deadline = time.monotonic() + 600
-    while not in_epoch_2.search(bytes(output)):
-        assert process.poll() is None, f"train.py ended before epoch 2 got going:\n{output.decode()}"
-        assert time.monotonic() < deadline, f"epoch 2 did not start in time:\n{output.decode()}"
-        time.sleep(0.05)
-    process.send_signal(signum)
-    process.wait(timeout=120)
-    reader.join(timeout=60)
-    return process.returncode, output.decode()
-
-
-def nan_after(steps: int):
-    """train.py's capsule_loss, NaN after its first ``steps`` calls (training steps: validation
-    reads call none): monkeypatch it over train.capsule_loss."""
-    import train
-    calls = []
-    train_loss = train.capsule_loss
-
-    def loss(*args):
-        calls.append(1)
-        return train_loss(*args) * (float("nan") if len(calls) > steps else 1)
-    return loss

@@ -5,7 +5,7 @@ import torch
 
 from capsnet import dynamic_routing
 from capsnet.studies.agreement import GRID, TYPES, agreement, receptive_field, routing_by_iterations, vote_heatmap
-from conftest import example_digits
+from tests.support.examples import example_digits
 
 
 @pytest.fixture(scope="module")

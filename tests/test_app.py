@@ -7,8 +7,8 @@ import pytest
 import torch
 from PIL import Image
 
-from conftest import EXAMPLES, example_pixels, label_of
-from digit_strokes import pad_value, strokes
+from tests.support.digit_strokes import pad_value, strokes
+from tests.support.examples import EXAMPLES, example_pixels, label_of
 
 ZEROS = [0.0] * 16
 
@@ -164,16 +164,6 @@ def test_perturb_moves_the_reconstruction_of_the_last_reading(app):
 def test_perturb_before_predict_warns(app):
     with pytest.warns(UserWarning, match="Read a digit first"):
         assert app.perturb(None, app.WINNER, *ZEROS) is None
-
-
-@pytest.fixture(scope="module")
-def client():
-    from gradio_client import Client
-
-    from app_server import serving_app
-
-    with serving_app() as url:
-        yield Client(url, verbose=False)
 
 
 @pytest.mark.server

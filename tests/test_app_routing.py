@@ -4,7 +4,7 @@ import re
 
 import torch
 
-from conftest import EXAMPLES, example_pixels
+from tests.support.examples import EXAMPLES, example_pixels
 
 
 def reading_of_a_seven(app):

@@ -12,21 +12,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import EXAMPLES, REPO
-from page_clients import event_index
 from playground import serving
+from tests.support.examples import EXAMPLES
+from tests.support.page_clients import event_index
+from tests.support.paths import REPO
 
 MAX_UPLOAD = 10 * 1024 * 1024  # max_file_size: 10 MB
 pytestmark = pytest.mark.server
-
-
-@pytest.fixture(scope="module")
-def client(url):
-    from gradio_client import Client
-
-    client = Client(url, verbose=False, analytics_enabled=False, download_files=False)
-    yield client
-    client.close()
 
 
 def status_of(address: str) -> int:
@@ -37,8 +29,8 @@ def status_of(address: str) -> int:
         return error.code
 
 
-def test_the_api_is_predict_perturb_and_predict_pair_and_nothing_else(client, app):
-    api = client.view_api(print_info=False, return_format="dict")
+def test_the_api_is_predict_perturb_and_predict_pair_and_nothing_else(client_without_downloads, app):
+    api = client_without_downloads.view_api(print_info=False, return_format="dict")
     assert set(api["named_endpoints"]) == {"/predict", "/perturb", "/predict_pair"}
     assert api["unnamed_endpoints"] == {}
     public = {fn.api_name for fn in app.demo.fns.values() if fn.api_visibility != "private"}
@@ -65,7 +57,7 @@ def test_no_mcp_server_and_no_dev_or_vibe_mode(url):
     f"gradio_api/file={REPO}/weights/model.safetensors",
     "gradio_api/file=weights/config.json",
     "gradio_api/file=assets/examples/mnist_test_0000_digit_7.png",
-    "gradio_api/file=tests/app_server.py",
+    "gradio_api/file=tests/support/app_server.py",
     "static/../app.py",
     "gradio_api/file=http://127.0.0.1:1/",                   # no fetching of internal addresses
 ])
@@ -73,11 +65,11 @@ def test_no_file_from_the_disk_is_served(url, path):
     assert status_of(url + path) in (403, 404)
 
 
-def test_the_files_the_app_made_are_served(client, url):
+def test_the_files_the_app_made_are_served(client_without_downloads, url):
     """The control for the test above: the same route does serve the app's own results."""
     from gradio_client import handle_file
 
-    _, reconstruction = client.predict(handle_file(str(EXAMPLES[0])), api_name="/predict")
+    _, reconstruction = client_without_downloads.predict(handle_file(str(EXAMPLES[0])), api_name="/predict")
     assert reconstruction["url"].startswith(f"{url}gradio_api/file=")
     assert status_of(reconstruction["url"]) == 200
 
@@ -142,7 +134,7 @@ def test_a_request_with_too_few_inputs_gets_one_generic_sentence(url, app):
     (['"winner"'] + ['"abc"'] * 16, serving.BAD_INPUT.format(component="slider")),
 ], ids=["out-of-range", "not-a-choice", "nan", "not-a-number"])
 def test_validation_messages_stay_and_say_nothing_of_the_server(url, arguments, message):
-    from app_server import call_perturb
+    from tests.support.app_server import call_perturb
 
     event, data = call_perturb(url, "validation", ", ".join(arguments))
     assert event == "error" and data["error"].startswith(message) and says_nothing_of_the_server(data["error"])

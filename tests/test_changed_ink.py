@@ -6,7 +6,7 @@ import torch
 from capsnet.data.preprocess import INK_THRESHOLD
 from capsnet.studies.changed_ink import CHANGES, changed_digits, measure, squared, table
 from capsnet.studies.statistics import to_json
-from tests.test_ink import bar
+from tests.support.shapes import bar
 
 
 def box(image: torch.Tensor) -> tuple[int, int]:

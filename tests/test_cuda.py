@@ -1,6 +1,6 @@
 """The CUDA path: the networks compute on a GPU what they compute on the CPU, a run killed there
 resumes there, and weights trained there load on a CPU and read as they did on the GPU. Every test
-here needs a CUDA GPU and is skipped, saying so, where there is none (tests/test_data.py and
+here needs a CUDA GPU and is skipped, saying so, where there is none (tests/test_datasets.py and
 tests/test_pairs.py hold the CUDA tests of the data)."""
 import copy
 import json
@@ -21,7 +21,8 @@ from capsnet.evaluate import accuracy, semeion_predictions
 from capsnet.model_card import write_model_card
 from capsnet.pretrained import CONFIGS, NETWORKS
 from capsnet.saving import load_checkpoint
-from conftest import WEIGHTS, kill_9_during_epoch_2
+from tests.support.interrupted_runs import kill_9_during_epoch_2
+from tests.support.paths import WEIGHTS
 
 pytestmark = pytest.mark.gpu
 

@@ -13,7 +13,7 @@ from capsnet.saving import sha256
 from capsnet.studies.dimension_names import (MEASURES, NAMES_FILE, DimensionNamesError, class_entries,
                                              explained_fractions, load_dimension_names, main, name_dimension,
                                              region_name, sweep_dimensions)
-from conftest import WEIGHTS
+from tests.support.paths import WEIGHTS
 
 DIMENSION, DIGIT = 5, 3   # the synthetic decoders read dimension 5 of capsule 3
 PAPER = SWEEP.expand(16, -1)
@@ -62,13 +62,13 @@ def synthetic_capsules() -> torch.Tensor:
     return 0.05 * torch.randn(20, 10, 16, generator=torch.Generator().manual_seed(0))
 
 
-@pytest.mark.parametrize("what, sign, name", [
-    ("width", 1, "wider →"), ("width", -1, "narrower →"),
-    ("ink", 1, "thicker strokes →"), ("ink", -1, "thinner strokes →"),
-    ("x", 1, "moves right →"), ("x", -1, "moves left →"),
-    ("y", 1, "moves down →"), ("y", -1, "moves up →"),
-    ("slant", 1, "slants right →"), ("slant", -1, "slants left →"),
-    ("local", 1, "local change: top-left"), ("local", -1, "local change: top-left"),
+@pytest.mark.parametrize("what, sign, name", [   # each measure's names in the fast tier, the second sign in the slow
+    ("width", 1, "wider →"), pytest.param("width", -1, "narrower →", marks=pytest.mark.slow),
+    ("ink", 1, "thicker strokes →"), pytest.param("ink", -1, "thinner strokes →", marks=pytest.mark.slow),
+    ("x", 1, "moves right →"), pytest.param("x", -1, "moves left →", marks=pytest.mark.slow),
+    ("y", 1, "moves down →"), pytest.param("y", -1, "moves up →", marks=pytest.mark.slow),
+    ("slant", 1, "slants right →"), pytest.param("slant", -1, "slants left →", marks=pytest.mark.slow),
+    ("local", 1, "local change: top-left"), pytest.param("local", -1, "local change: top-left", marks=pytest.mark.slow),
 ])
 def test_a_synthetic_decoder_gets_its_dimension_named_and_the_others_inert(what, sign, name):
     sweeps = sweep_dimensions(RingDecoder(what, sign), synthetic_capsules(), DIGIT, PAPER)
@@ -182,6 +182,7 @@ def assert_same_entries(actual: list[dict], expected: list[dict]) -> None:
                 assert a[scale][field] == pytest.approx(e[scale][field], abs=TOLERANCE[field]), where
 
 
+@pytest.mark.slow
 def test_recomputing_a_class_reproduces_the_shipped_names(shipped, trained_model, mnist_test):
     with torch.inference_mode():
         entries = class_entries(trained_model, mnist_test, 7)

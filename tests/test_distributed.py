@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from capsnet.saving import load_checkpoint
-from conftest import REPO
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.slow
 
@@ -146,7 +146,7 @@ def test_a_nan_loss_in_one_process_stops_every_process_with_the_same_message(sma
     """Process 1 alone sees a NaN at its step 3 (its weights stay finite, as do process 0's): both
     stop after the same read, rank 0 says where, and both return 1; none waits in an all-reduce."""
     command = torchrun("1", "3", *flags(small_mnist, tmp_path, 4 * BATCH_SIZE, 2),
-                       script="tests/nan_in_one_process.py")
+                       script="tests/support/nan_in_one_process.py")
     result = subprocess.run(command, cwd=REPO, env={**ENV, "PYTHONPATH": str(REPO)}, capture_output=True,
                             text=True, timeout=600)
     output = result.stdout + result.stderr

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from capsnet.data.preprocess import ink_to_mnist
-from digit_strokes import pad_value, strokes
 from playground import drawing_pad
 from playground.drawing_pad import BRUSH, MAX_POINTS, MAX_STROKES, SIDE, DrawingError, parse
+from tests.support.digit_strokes import pad_value, strokes
 
 
 def test_a_drawn_value_parses_to_its_strokes():
@@ -44,7 +44,8 @@ def test_the_background_is_an_example_scaled_up_under_the_strokes():
     assert ink[140, 140] == 1 and ink[20, 40] == 1 and ink[140, 40] == 0
 
 
-@pytest.mark.parametrize("digit", range(10))
+# 0 and 1 in the fast tier; every digit in the slow one
+@pytest.mark.parametrize("digit", [0, 1, *(pytest.param(digit, marks=pytest.mark.slow) for digit in range(2, 10))])
 def test_the_test_strokes_read_as_their_digit_anywhere_on_the_pad(trained_model, digit):
     """The strokes the browser test and benchmark draw, at the sizes and places they use."""
     rng = np.random.default_rng(digit)

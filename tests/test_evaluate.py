@@ -11,7 +11,8 @@ import torch
 
 from capsnet import evaluate, model_card
 from capsnet.model_card import mnist_misreadings
-from conftest import TINY_MNIST_IMAGES, WEIGHTS
+from tests.support.mnist_files import TINY_MNIST_IMAGES
+from tests.support.paths import WEIGHTS
 
 SEMEION_ROWS = 40
 
@@ -35,6 +36,7 @@ def test_semeion_is_read_by_a_network_in_another_dtype_as_in_fp32(trained_model,
     np.testing.assert_array_equal(read, evaluate.semeion_predictions(trained_model, few_semeion_digits))
 
 
+@pytest.mark.slow
 def test_the_cards_misreadings_are_measured_on_a_network_in_another_dtype_as_in_fp32(trained_model, float64_model,
                                                                                       tiny_mnist):
     accuracy, mistakes = mnist_misreadings(float64_model, tiny_mnist)

@@ -2,7 +2,7 @@ import torch
 
 import train
 from capsnet import CapsNetOutput, capsule_loss, margin_loss, reconstruction_loss
-from conftest import example_digits
+from tests.support.examples import example_digits
 
 
 def test_margin_loss_by_hand():

@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from capsnet import CapsNet
-from conftest import example_digits
+from tests.support.examples import example_digits
 
 
 def test_parameter_count_matches_the_paper(model):

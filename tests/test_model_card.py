@@ -6,7 +6,7 @@ import pytest
 from huggingface_hub import ModelCard
 
 from capsnet.model_card import card_text
-from conftest import WEIGHTS
+from tests.support.paths import WEIGHTS
 
 SHIPPED = [pytest.param(WEIGHTS, id="capsnet"), pytest.param(WEIGHTS / "cnn", id="cnn")]
 

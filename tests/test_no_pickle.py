@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.paths import REPO
+
 PICKLE_MODULES = {"pickle", "_pickle", "cPickle", "cloudpickle", "dill", "joblib", "shelve"}
 SKIPPED_FOLDERS = {"venv", "data", "checkpoints", "node_modules", "__pycache__"}
 

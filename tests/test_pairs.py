@@ -19,7 +19,7 @@ from capsnet.saving import sha256
 from capsnet.studies.pairs_measurement import (RESULTS_FILE, PairResultsError, count_rule, load_results, main, measure,
                                                reading_measures, table)
 from capsnet.studies.statistics import share
-from conftest import WEIGHTS
+from tests.support.paths import WEIGHTS
 
 PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS = WEIGHTS / "pairs", WEIGHTS / "pairs-cnn"
 

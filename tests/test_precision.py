@@ -8,9 +8,11 @@ import torch
 
 from capsnet import CapsNet
 from capsnet.baseline import BaselineCNN
-from conftest import WEIGHTS
+from tests.support.paths import WEIGHTS
 
-DTYPES = [torch.bfloat16, torch.float16, torch.float64]
+# bf16, the autocast train.py trains in, in the fast tier; fp16 and float64 in the slow one
+DTYPES = [torch.bfloat16, pytest.param(torch.float16, marks=pytest.mark.slow),
+          pytest.param(torch.float64, marks=pytest.mark.slow)]
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 IMAGES = 32   # the first MNIST test digits: fp32 reads each with a margin of 0.4 or more
 # The largest difference from fp32 allowed, for a capsule's length or a CNN probability, and for a

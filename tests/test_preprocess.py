@@ -109,12 +109,14 @@ def test_redrawn_mnist_digits_are_read_right(form, redrawn, trained_model):
     assert accuracy >= 0.98, f"{form}: only {accuracy:.2%} read right ({original_accuracy:.2%} of the originals)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("form", FORMS)
 def test_redrawn_digits_look_like_mnist(form, redrawn):
     for field in redrawn[0][form]:
         assert_mnist_like(field)
 
 
+@pytest.mark.slow
 def test_the_forms_agree(redrawn):
     fields = redrawn[0]
     assert np.array_equal(fields["rgb"], fields["sketchpad"])    # the same pixels once composited

@@ -14,7 +14,7 @@ from capsnet.studies.robustness import (AFFNIST, MEASURES, PAIRED_MEASURES, RESU
                                         RobustnessResultsError, affnist_matrices, capsnet_readings, first_digits,
                                         load_results, main, measure, measure_change, steps_table, summary_table)
 from capsnet.studies.statistics import paired, points, to_json
-from conftest import WEIGHTS
+from tests.support.paths import WEIGHTS
 
 CNN_WEIGHTS = WEIGHTS / "cnn"
 CAPSNET_KEYS = {"accuracy", "winner_length", "true_length", "pose_error", "pose_correlation", "unmoved_error",
@@ -76,6 +76,7 @@ def test_a_change_that_the_decoder_cannot_follow_scores_as_unmoved(networks, few
     assert measured["pose_error"] == pytest.approx(measured["unmoved_error"], rel=0.05)
 
 
+@pytest.mark.slow
 def test_the_measurement_runs_end_to_end_with_the_right_structure(networks, few_digits):
     capsnet, cnn = networks
     images, labels = few_digits

@@ -6,9 +6,9 @@ from PIL import Image, ImageColor
 
 from capsnet.saving import sha256
 from capsnet.studies.robustness import SWEEPS
-from conftest import REPO, WEIGHTS
 from bench import robustness_chart
 from bench.robustness_chart import CAPSNET, CNN, SOURCE_KEY, plot_box, robustness_chart as chart
+from tests.support.paths import REPO, WEIGHTS
 
 SHIPPED = REPO / "assets" / "robustness.png"
 

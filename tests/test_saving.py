@@ -11,7 +11,8 @@ from huggingface_hub import PyTorchModelHubMixin
 
 import train
 from capsnet.saving import atomic_save_pretrained, atomic_torch_save, atomic_write_text
-from conftest import TINY_MNIST_IMAGES, nan_after
+from tests.support.interrupted_runs import nan_after
+from tests.support.mnist_files import TINY_MNIST_IMAGES
 
 VAL_IMAGES, BATCH_SIZE = 16, 16
 
@@ -65,6 +66,7 @@ def test_a_finished_run_writes_its_own_model_card_with_the_test_accuracy(first_r
     assert metrics["command"] in card
 
 
+@pytest.mark.slow
 def test_a_fine_tune_into_its_own_folder_keeps_the_card_until_it_ends_and_the_history_after(
         first_run, tiny_mnist, tmp_path, monkeypatch, capsys):
     weights = tmp_path / "weights"
@@ -105,6 +107,7 @@ class NoNetwork(FakeHub):
         raise OSError("[Errno -2] Name or service not known")
 
 
+@pytest.mark.slow
 def test_push_to_hub_uploads_the_weights_with_their_own_card(tiny_mnist, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(train, "HfApi", FakeHub)
     out = tmp_path / "weights"

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from capsnet import CapsNet, CapsNetConfig, capsule_loss
-from conftest import REPO
+from tests.support.paths import REPO
 
 
 @pytest.mark.slow

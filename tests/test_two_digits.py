@@ -18,11 +18,11 @@ import torch
 from PIL import Image
 
 from capsnet.saving import sha256
-from digit_strokes import strokes
-from page_clients import outputs_of, page_event
 from bench.pair_examples import EXAMPLE_COUNT
 from playground import drawing_pad, networks, two_digits
 from playground.two_digit_views import tinted
+from tests.support.digit_strokes import strokes
+from tests.support.page_clients import outputs_of, page_event
 
 REPO = Path(__file__).resolve().parent.parent
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
@@ -271,13 +271,6 @@ def test_over_http_a_pair_is_read_and_a_forged_value_disturbs_nothing(app, url):
     assert again == shown                                                    # the reading was kept
     forged = outputs_of(page_event(app, url, app.TWO_DIGITS.decode_again, [None, None], session))[-1]
     assert "Decode as must be one of" in forged
-
-
-@pytest.fixture(scope="module")
-def client(url):
-    from gradio_client import Client
-
-    return Client(url, verbose=False)
 
 
 @pytest.mark.server

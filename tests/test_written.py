@@ -200,6 +200,7 @@ def test_the_same_seed_gives_the_same_examples_and_another_seed_others(digit_set
     assert not torch.equal(drawn(5)[0], drawn(6)[0])
 
 
+@pytest.mark.slow
 def test_fixed_examples_give_one_example_a_digit_in_chunks_as_one_render(digit_set):
     inputs, labels, digits = fixed_examples(digit_set, seed=9)
     examples = draw_examples(digit_set.labels, torch.arange(600), torch.Generator().manual_seed(9))
@@ -246,6 +247,7 @@ def test_a_single_digit_given_twice_is_one_digit_present_and_redrawn_once():
     torch.testing.assert_close(margin_loss(out.lengths, labels[:1]), margin_loss(out.lengths, labels[:1, :1].squeeze(1)))
 
 
+@pytest.mark.slow
 def test_the_pairs_loss_masks_the_decoder_by_the_labels_not_by_what_the_network_read(mnist_test):
     """Training redraws each digit from the capsule of its true class (section 6): the loss of a
     batch the pairs CapsNet misreads differs from one masked by its own two longest capsules."""

@@ -6,7 +6,7 @@ import torch
 
 from capsnet.data.datasets import batches
 from capsnet.evaluate import accuracy
-from conftest import WEIGHTS
+from tests.support.paths import WEIGHTS
 
 
 @pytest.mark.slow

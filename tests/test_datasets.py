@@ -116,6 +116,7 @@ def reads(monkeypatch) -> list[bool]:
     return loaded
 
 
+@pytest.mark.slow
 def test_val_size_0_keeps_the_last_epoch_and_reads_the_test_set_once(tiny_mnist, tmp_path, reads):
     run = tmp_path / "run"
     assert train.main(["--data-dir", str(tiny_mnist), "--out", str(run), "--checkpoint", str(run / "last.pt"),
@@ -130,6 +131,7 @@ def test_val_size_0_keeps_the_last_epoch_and_reads_the_test_set_once(tiny_mnist,
         assert torch.equal(tensor, last[f"module.{name}"]), name
 
 
+@pytest.mark.slow
 def test_the_epoch_is_chosen_on_validation_and_metrics_record_the_protocol(tiny_mnist, tmp_path, reads):
     run = tmp_path / "run"
     assert train.main(["--data-dir", str(tiny_mnist), "--out", str(run), "--checkpoint", str(run / "last.pt"),

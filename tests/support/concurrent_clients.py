@@ -1,5 +1,5 @@
-"""Many gradio_client sessions at once against a served app.py's API: a load of tests/test_load.py
-(people at the page are tests/page_clients.py).
+"""Many gradio_client sessions at once against a served app.py's API: a load of tests/test_app_load.py
+(people at the page are tests/support/page_clients.py).
 
 Each session reads a digit (/predict), then mostly drags the sliders (/perturb, cheap: the
 decoder alone), reading another digit every few requests. Sessions run in threads, one client
@@ -8,6 +8,7 @@ each, all starting together; every call is bounded in time and recorded with its
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from conftest import EXAMPLES
+from tests.support.examples import EXAMPLES
+from tests.support.gradio_clients import api_client, temp_folder
 
 OFFSET_SETS = 4      # the sessions cycle through this many slider settings
 WINNER = "winner"    # decode the winning capsule
@@ -79,20 +81,17 @@ def run_sessions(url: str, sessions: int, requests: int, download_dir: Path,
         timeout: seconds for the whole run; a call still waiting then is recorded as an error.
         predict_every: a /predict every this many requests, /perturb otherwise.
     """
-    from gradio_client import Client
-
     deadline = time.monotonic() + timeout
     everyone_connected = threading.Barrier(sessions)
 
     def session(index: int) -> list[Call]:
-        try:
-            client = Client(url, verbose=False, analytics_enabled=False, download_files=download_dir,
-                            httpx_kwargs={"timeout": HTTP_TIMEOUT})
-            api = client.view_api(print_info=False, return_format="dict")
-        except Exception:
-            everyone_connected.abort()  # the other sessions stop waiting for this one
-            raise
-        try:
+        with ExitStack() as connection:
+            try:
+                client = connection.enter_context(api_client(url, download_dir, httpx_kwargs={"timeout": HTTP_TIMEOUT}))
+                api = client.view_api(print_info=False, return_format="dict")
+            except Exception:
+                everyone_connected.abort()  # the other sessions stop waiting for this one
+                raise
             settings = offset_sets(len(api["named_endpoints"]["/perturb"]["parameters"]) - 1)
             everyone_connected.wait(timeout=max(deadline - time.monotonic(), 0))
             calls = []
@@ -111,9 +110,8 @@ def run_sessions(url: str, sessions: int, requests: int, download_dir: Path,
                     calls.append(Call(index, endpoint, example, offsets, time.perf_counter() - start,
                                       None, f"{type(error).__name__}: {error}"))
             return calls
-        finally:
-            client.close()
 
-    with ThreadPoolExecutor(max_workers=sessions) as pool:
+    # every session's client sets the temp folder to download_dir: kept so until the last one ends
+    with temp_folder(download_dir), ThreadPoolExecutor(max_workers=sessions) as pool:
         runs = [pool.submit(session, index) for index in range(sessions)]
         return [call for run in runs for call in run.result()]

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import EXAMPLES, label_of
-from digit_strokes import pad_value, strokes
-from page_clients import event_index, outputs_of, page_event
 from playground import serving
+from tests.support.digit_strokes import pad_value, strokes
+from tests.support.examples import EXAMPLES, label_of
+from tests.support.page_clients import event_index, outputs_of, page_event
 
 ZEROS = [0.0] * 16
 SIDE = 448  # an uploaded canvas
@@ -291,15 +291,6 @@ def test_forged_decode_as_and_slider_range_get_a_clear_message(app, url, forged)
     assert '<div class="digit">7</div>' in panel                           # the app decodes on
 
 
-@pytest.fixture(scope="module")
-def client(url, tmp_path_factory):
-    from gradio_client import Client
-
-    client = Client(url, verbose=False, analytics_enabled=False, download_files=tmp_path_factory.mktemp("downloads"))
-    yield client
-    client.close()
-
-
 def saved(pixels: np.ndarray, path: Path) -> str:
     from gradio_client import handle_file
 
@@ -412,7 +403,7 @@ def test_api_a_file_that_is_not_an_image_gives_a_clear_error(client, tmp_path):
 def test_api_slider_values_out_of_range_give_a_clear_error(client, url, value, message):
     from gradio_client import handle_file
 
-    from app_server import call_perturb
+    from tests.support.app_server import call_perturb
 
     client.predict(handle_file(str(EXAMPLES[3])), api_name="/predict")     # a reading in this session
     event, data = call_perturb(url, client.session_hash, ", ".join(['"winner"'] + [value] * 16))

@@ -2,7 +2,7 @@
 weights untouched (a NaN added to the loss's value, not to its gradient), so that only that process
 sees it (tests/test_distributed.py):
 
-    torchrun --standalone --nproc_per_node=2 tests/nan_in_one_process.py RANK STEP [train.py's flags]
+    torchrun --standalone --nproc_per_node=2 tests/support/nan_in_one_process.py RANK STEP [train.py's flags]
 
 Each process prints what train.train returned before it leaves torchrun's group.
 """

@@ -1,9 +1,10 @@
-"""A straightforward CapsNet, the baseline the benchmarks compare capsnet.CapsNet against.
+"""A straightforward CapsNet: the reference tests/test_naive_equivalence.py checks capsnet.CapsNet
+against, and the baseline bench/train_throughput.py times it against.
 
 It is the same network with the digit capsules written as a plain reading of Sabour et al. 2017
 gives them: u_hat built with einsum, einsum routing with gradients through every routing
 iteration, fp32, no tricks. Conv1, PrimaryCaps and the decoder are capsnet's own (they hold no
-routing), so one state_dict loads into both and the benchmark compares the routing alone.
+routing), so one state_dict loads into both and the two compare the routing alone.
 """
 import torch
 import torch.nn as nn

@@ -1,5 +1,5 @@
-"""Run `python app.py` in a subprocess on a free loopback port, for the tests and the benchmark,
-and call its /perturb through Gradio's HTTP API."""
+"""Run `python app.py` in a subprocess on a free loopback port, for the tests and the benchmarks,
+its files in a folder of its own, and call its /perturb through Gradio's HTTP API."""
 import json
 import os
 import re
@@ -10,10 +10,10 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.paths import REPO
 
 
 def free_port() -> int:
@@ -24,18 +24,22 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving_app(start_timeout: float = 300.0) -> Iterator[str]:
+def serving_app(start_timeout: float = 300.0, files: Path | None = None) -> Iterator[str]:
     """The URL of app.py served on 127.0.0.1 through GRADIO_SERVER_NAME / GRADIO_SERVER_PORT; the
     server is stopped on exit.
 
     Args:
         start_timeout: seconds to wait for the page to answer (loading torch and the model).
+        files: the folder of Gradio's cache (GRADIO_TEMP_DIR): the uploads and the images answered;
+            None: a temporary folder, removed on exit.
     """
     port = free_port()
-    env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1"}
     url = f"http://127.0.0.1:{port}/"
-    with tempfile.TemporaryFile(mode="w+") as log:
+    with ExitStack() as cleanup:
+        files = files or Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="app-server-")))
+        env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
+               "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1", "GRADIO_TEMP_DIR": str(files)}
+        log = cleanup.enter_context(tempfile.TemporaryFile(mode="w+"))
         server = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=log,
                                   stderr=subprocess.STDOUT)
         try:

@@ -18,7 +18,8 @@ from safetensors.torch import load_file
 import train
 from capsnet import CapsNet
 from capsnet.saving import atomic_save_pretrained, atomic_torch_save, load_checkpoint
-from conftest import TINY_MNIST_IMAGES, kill_9_during_epoch_2, nan_after, send_during_epoch_2
+from tests.support.interrupted_runs import kill_9_during_epoch_2, nan_after, send_during_epoch_2
+from tests.support.mnist_files import TINY_MNIST_IMAGES
 
 REPO = Path(__file__).resolve().parent.parent
 BATCH_SIZE, EPOCHS = 16, 2
@@ -173,6 +174,7 @@ def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(tiny_mn
         assert torch.equal(actual[tensor], expected[tensor]), tensor
 
 
+@pytest.mark.slow
 def test_a_signal_during_the_test_read_stops_it_and_resume_reads_it(tiny_mnist, uninterrupted, tmp_path, capsys,
                                                                      monkeypatch, signals_raise):
     monkeypatch.setattr(train, "accuracy", signal_at_call(1, signal.SIGINT, train.accuracy))
@@ -366,6 +368,7 @@ def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, 
     assert not (tmp_path / "weights").exists() and not (tmp_path / "checkpoints").exists()
 
 
+@pytest.mark.slow
 def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_says_so(tiny_mnist, tmp_path,
                                                                                        capsys, monkeypatch):
     monkeypatch.setattr(train, "capsule_loss", nan_after(STEPS_PER_EPOCH))
@@ -380,6 +383,7 @@ def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_
         in error
 
 
+@pytest.mark.slow
 def test_a_fine_tune_stopped_by_a_nan_says_what_it_kept(tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch):
     """No epoch beat the starting weights (lr 0: the weights never move), then a NaN: no weights
     were written, and the checkpoint of epoch 1 was."""
