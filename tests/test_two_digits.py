@@ -17,6 +17,7 @@ import pytest
 import torch
 from PIL import Image
 
+from capsnet.digit_count import CountRule
 from capsnet.saving import sha256
 from bench.pair_examples import EXAMPLE_COUNT
 from playground import drawing_pad, networks, two_digits
@@ -156,18 +157,27 @@ def test_a_digit_drawn_alone_is_read_as_one_digit_and_redrawn_alone(section):
     reading, panel = section.read_drawing(pair_value(layers), two_digits.TWO_READ)
     assert reading.read == (7,) and reading.cnn_read == (7,) and read_of(panel)[1] == {7}
     assert 'data-count="1"' in panel and "One digit read" in panel and "&amp;" not in panel.split("pair-input")[0]
-    assert reading.redrawn.shape == (1, 28, 28) and float(reading.lengths[reading.second]) < section.threshold
+    assert reading.redrawn.shape == (1, 28, 28)
+    assert not section.rule.two(torch.tensor([float(reading.lengths[reading.second])]), torch.tensor([reading.second_ink]))
     assert len(pictures(panel)) == 3                                         # its redrawing, the input, Figure 5
 
 
-def test_one_digit_or_two_is_the_second_capsule_against_the_measured_threshold(section):
+def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured_rule(section):
     results = json.loads((PAIRS / "pairs.json").read_text())
-    assert (section.threshold, section.cnn_threshold) == two_digits.count_thresholds(results)
-    reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
-    second = float(reading.lengths[reading.second])
-    below = dataclasses.replace(section, threshold=second + 1e-3).read(two_digits.example_layers(READ_RIGHT[0]) / 255)
-    at = dataclasses.replace(section, threshold=second).read(two_digits.example_layers(READ_RIGHT[0]) / 255)
-    assert len(below.read) == 1 and len(at.read) == 2 and below.read[0] == at.read[0]
+    assert (section.rule, section.cnn_rule) == two_digits.count_rules(results)
+    layers = two_digits.example_layers(READ_RIGHT[0]) / 255
+    reading = section.read(layers)
+    second, ink = float(reading.lengths[reading.second]), reading.second_ink
+    assert ink > 0.05                                                       # a pair: the second redrawing covers ink
+
+    def read_with(**lines):
+        return dataclasses.replace(section, rule=CountRule(**{"second": second, "second_ink": ink, **lines})).read(layers)
+
+    at, short, little_ink = read_with(), read_with(second=second + 1e-3), read_with(second_ink=ink + 1e-3)
+    assert len(at.read) == 2 and len(short.read) == 1 and len(little_ink.read) == 1
+    assert short.read[0] == at.read[0] == little_ink.read[0]
+    panel = section.panel(little_ink, None)
+    assert "One digit read" in panel and f"{100 * ink:.1f}% of the ink" in panel and "below" in panel
 
 
 def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, mnist_test):
@@ -175,15 +185,17 @@ def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, 
     same count, the lengths within 0.05 (the example keeps each digit as the pair's shrink placed
     it, in bytes; their overlay is not quite the pair shrunk as one: up to 0.18 a pixel)."""
     from capsnet.data.pairs import TEST_SEED, draw_pairs, render, scores
-    from capsnet.studies.pairs_measurement import counted
+    from capsnet.digit_count import counted, second_ink
     pairs = draw_pairs(mnist_test.targets, torch.arange(len(mnist_test.targets)),   # fixed_pairs' test pairs
                        torch.Generator().manual_seed(TEST_SEED))[torch.arange(len(EXAMPLES))]
     inputs, _ = render(mnist_test.data, pairs)
     labels = pairs.labels(mnist_test.targets)
     with torch.inference_mode():
-        lengths, probabilities = section.capsnet(inputs).lengths, scores(section.cnn(inputs))
-    read, two = counted(lengths, section.threshold)
-    cnn_read, cnn_two = counted(probabilities, section.cnn_threshold)
+        out, probabilities = section.capsnet(inputs), scores(section.cnn(inputs))
+        ink = second_ink(inputs, section.capsnet.decode(out.capsules, out.lengths.topk(2, dim=1).indices))
+    lengths = out.lengths
+    read, two = counted(lengths, section.rule, ink)
+    cnn_read, cnn_two = counted(probabilities, section.cnn_rule)
     for k, example in enumerate(EXAMPLES):
         assert set(labels[k].tolist()) == classes_of(example)
         reading, _ = section.read_drawing(pair_value(two_digits.example_layers(example)), two_digits.TWO_READ)
@@ -296,23 +308,26 @@ def test_predict_pair_reads_an_image_file_of_two_digits(app, client, tmp_path):
     assert client.predict(handle_file(str(blank)), api_name="/predict_pair") == (None, None)
 
 
-def strongest(scores: list[float], threshold: float) -> list[int]:
-    """The strongest digit, and the second where it scores ``threshold`` or more."""
+def strongest(scores: list[float], rule: dict, ink: float | None = None) -> list[int]:
+    """The strongest digit, and the second where it scores the rule's second line or more and (where
+    the rule asks) its redrawing covers ``ink`` of the ink or more (the answer's figures rounded)."""
     first, second = sorted(range(len(scores)), key=lambda digit: -scores[digit])[:2]
-    return [first, second] if scores[second] >= threshold else [first]
+    two = scores[second] >= rule["second"] - 1e-4 and (rule["second_ink"] is None or ink >= rule["second_ink"] - 1e-4)
+    return [first, second] if two else [first]
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda path: path.stem)
 def test_predict_pair_answers_each_network_s_count_and_digits(section, example):
     """Whatever the networks make of an example (some are misread), /predict_pair's answer names
-    each network's own strongest digit and its second where it reaches that network's threshold,
+    each network's own strongest digit and its second where it reaches that network's rule,
     the stronger first, as the page shows them, and how many."""
     picture = Image.fromarray(255 - two_digits.example_layers(example).max(axis=0)).resize((280, 280))
     answer, figure = section.predict_pair(picture)
-    assert answer["digits"] == strongest(answer["lengths"], section.threshold - 1e-4)
-    assert answer["cnn_digits"] == strongest(answer["cnn_probabilities"], section.cnn_threshold - 1e-4)
+    assert answer["count_rule"] == dataclasses.asdict(section.rule)
+    assert answer["cnn_count_rule"] == dataclasses.asdict(section.cnn_rule)
+    assert answer["digits"] == strongest(answer["lengths"], answer["count_rule"], answer["second_ink"])
+    assert answer["cnn_digits"] == strongest(answer["cnn_probabilities"], answer["cnn_count_rule"])
     assert answer["count"] == len(answer["digits"]) and answer["cnn_count"] == len(answer["cnn_digits"])
-    assert answer["count_threshold"] == section.threshold and answer["cnn_count_threshold"] == section.cnn_threshold
     assert figure.shape == (280, 280, 3) and figure.dtype == np.uint8
 
 
@@ -353,9 +368,9 @@ def measurement(capsnet: Path, cnn: Path, low: float, high: float, unrouted_low:
     def reading(share):
         return {"strongest_right": {"share": share}, "count_right": {"share": share}}
 
-    people = {"capsnet": {"count": {"threshold": 0.34}, "semeion_pairs": reading(0.6112), "semeion_singles": reading(0.8876),
+    people = {"capsnet": {"count": {"second": 0.34, "second_ink": 0.05}, "semeion_pairs": reading(0.6112), "semeion_singles": reading(0.8876),
                           "mnist_singles": reading(0.9745), "mnist_pairs": reading(0.9901)},
-              "cnn": {"count": {"threshold": 0.22}}}
+              "cnn": {"count": {"second": 0.22, "second_ink": None}}}
     return {"test_pairs": 10_000, "capsnet": {"both_right": 0.9123, "redrawn_error": 0.25, "overlay_error": 0.75,
                                               "routing_iterations": 3, "by_routing_iterations": routed},
             "cnn": {"both_right": 0.8771}, "lead": {"points": (low + high) / 2, "low": low, "high": high},
@@ -376,8 +391,10 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
         assert "**91.2%**" in shown and "**87.7%**" in shown and "10,000" in shown and said in shown
         assert "Not measured" not in shown
         assert "both right in 61.1%, and 88.8% of them alone" in shown and "0.34 long or longer" in shown
+        assert "its redrawing covers 5.0% or more of the ink the longest leaves" in shown
         assert "read as one digit in 97.5%, its test pairs as two in 99.0%" in shown
-        assert two_digits.measured_thresholds(networks.pairs_results(str(capsnet), str(cnn))) == (0.34, 0.22)
+        assert two_digits.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) == (CountRule(0.34, 0.05),
+                                                                                             CountRule(0.22))
     for low, high, said in ((0.3, 1.1, "it reads more pairs without routing"), (-1.9, -0.2, "routing helps it"),
                             (-0.6, 0.2, "routing makes no clear difference")):
         results.write_text(json.dumps(measurement(capsnet, cnn, 1.2, 3.4, low, high)))
@@ -388,7 +405,7 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
     other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")   # another CNN's
     results.write_text(json.dumps(other))
     assert two_digits.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith("Not measured for these weights")
-    assert two_digits.measured_thresholds(networks.pairs_results(str(capsnet), str(cnn))) is None
+    assert two_digits.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) is None
     for foreign in ("not JSON", json.dumps({"weights_sha256": measurement(capsnet, cnn, 1, 2)["weights_sha256"]}),
                     json.dumps([1, 2])):
         results.write_text(foreign)
