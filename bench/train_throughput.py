@@ -36,7 +36,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from bench.naive_capsnet import NaiveCapsNet
 from capsnet import CapsNet, capsule_loss
 from capsnet.baseline import BaselineCNN, BaselineConfig, cross_entropy_loss
-from train import use_bf16
+from capsnet.training.processes import use_bf16
 
 
 def cpu_model() -> str:
