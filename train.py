@@ -2,7 +2,7 @@
 
     python train.py --data-dir DATA                       # the CapsNet; the epoch chosen on 5,000 held-out images
     python train.py --model cnn --data-dir DATA           # the paper's CNN baseline (pooled: docs/training.md)
-    python train.py --resume                              # continue from checkpoints/last.pt
+    python train.py --resume                              # continue from checkpoints/last.pt, in its run's folder
     python train.py --init-from weights --lr 2e-4         # train saved weights further
     python train.py --task pairs --init-from weights      # two overlapping digits
     torchrun --standalone --nproc_per_node=2 train.py ... # data-parallel over processes (and machines)
