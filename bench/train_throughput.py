@@ -35,8 +35,8 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from capsnet import CapsNet, capsule_loss
 from capsnet.baseline import BaselineCNN, BaselineConfig, cross_entropy_loss
+from capsnet.training.processes import use_bf16
 from tests.support.naive_capsnet import NaiveCapsNet
-from train import use_bf16
 
 
 def cpu_model() -> str:

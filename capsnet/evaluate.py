@@ -51,6 +51,13 @@ def accuracy(model, loader: torch.utils.data.DataLoader, device: torch.device, r
 
 
 @torch.inference_mode()
+def predictions(model, loader) -> torch.Tensor:
+    """What the network reads in each of the loader's (images, labels), in order: int64 [N] on the CPU."""
+    model.eval()
+    return torch.cat([model(as_network_takes(model, images)).prediction.cpu() for images, _ in loader])
+
+
+@torch.inference_mode()
 def semeion_predictions(model, path: str) -> np.ndarray:
     """What the network reads in each Semeion digit, each given to `sketch_to_mnist` (the
     playground's own preprocessing) as what it is, strokes on a transparent canvas like a drawing

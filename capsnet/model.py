@@ -101,7 +101,6 @@ class DigitCapsules(nn.Module):
 
 class CapsNet(nn.Module, PyTorchModelHubMixin,
               library_name="capsnet",
-              repo_url="https://github.com/capsule-network-playground",
               paper_url="https://arxiv.org/abs/1710.09829",
               pipeline_tag="image-classification",
               tags=["capsule-network", "mnist", "image-classification"]):

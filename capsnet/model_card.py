@@ -11,18 +11,19 @@ a card of their own: the pairs they were trained on, both digits right on the te
 single MNIST digits beside.
 """
 import argparse
-import json
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import torch
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
+from tqdm import tqdm
 
 from capsnet.data.datasets import batches, load_semeion, mnist
-from capsnet.evaluate import as_network_takes, semeion_predictions
+from capsnet.evaluate import predictions, semeion_predictions
 from capsnet.pretrained import NETWORKS, load_model
 from capsnet.saving import atomic_write_text
+from capsnet.training.metrics import RunRecord, read_record
 
 PAPER = "https://arxiv.org/abs/1710.09829"
 NAMES = {"capsnet": "CapsNet (Sabour, Frosst & Hinton 2017) on MNIST",
@@ -69,80 +70,83 @@ LOAD = {
             "out = model(images)                         # images: [B, 1, 28, 28] floats in [0, 1]\n"
             "out.prediction, out.probabilities           # [B], [B, 10]"),
 }
-CODE = "https://github.com/capsule-network-playground"
 
 
-@torch.inference_mode()
 def mnist_misreadings(model, data_dir: str) -> tuple[float, Counter]:
     """Accuracy on MNIST's 10,000 test digits and the (true, read) pairs of its mistakes, read
-    wherever the network is."""
-    model.eval()
-    mistakes, correct, total = Counter(), 0, 0
-    device = next(model.parameters()).device
-    for images, labels in batches(mnist(data_dir, train=False), 500, device=device):
-        read = model(as_network_takes(model, images)).prediction.cpu()
-        correct += (read == labels).sum().item()
-        total += labels.numel()
-        mistakes.update(zip(labels[read != labels].tolist(), read[read != labels].tolist()))
-    return correct / total, mistakes
+    wherever the network is (a progress bar where it takes more than a few seconds)."""
+    test_set = mnist(data_dir, train=False)
+    loader = batches(test_set, 500, device=next(model.parameters()).device)
+    return misreadings(test_set.targets, predictions(model, tqdm(loader, desc="MNIST's test set", leave=False,
+                                                                 delay=2)))
+
+
+def misreadings(labels: torch.Tensor, read: torch.Tensor) -> tuple[float, Counter]:
+    """The accuracy of the digits ``read`` (int [N]) against their ``labels`` (int [N]), and the
+    (true, read) pairs of the mistakes."""
+    wrong = read != labels
+    return (~wrong).sum().item() / len(labels), Counter(zip(labels[wrong].tolist(), read[wrong].tolist()))
 
 
 def per_digit_accuracy(labels: np.ndarray, read: np.ndarray) -> dict[int, float]:
     return {digit: float((read[labels == digit] == digit).mean()) for digit in range(10)}
 
 
-def stages(metrics: dict) -> list[dict]:
-    """The runs that made these weights, first to last: metrics.json's "earlier" holds the run that
-    this one went on from (train.py --init-from that run's weights, --start-epoch after its last)."""
-    return [*stages(metrics["earlier"]), metrics] if metrics.get("earlier") else [metrics]
+def wall_time(seconds: float) -> str:
+    """Hours to a tenth; minutes where that rounds to none (under 3 minutes), seconds under one."""
+    if seconds >= 180:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 60:.0f} min" if seconds >= 60 else f"{seconds:.0f} s"
 
 
-def how_it_ran(run: dict) -> str:
-    return (f"`{run['command']}` ({run.get('device', '?')}, bf16 autocast {'on' if run.get('bf16_autocast') else 'off'}, "
-            f"torch {run.get('torch_version', '?')}, {run['train_seconds'] / 3600:.1f} h of wall time)")
+def how_it_ran(run: RunRecord) -> str:
+    return (f"`{run.command}` ({run.device or '?'}, bf16 autocast {'on' if run.bf16_autocast else 'off'}, "
+            f"torch {run.torch_version or '?'}, {wall_time(run.train_seconds)} of wall time)")
 
 
-def card_text(model_name: str, metrics: dict, parameters: int, routing: int | None, test_accuracy: float,
-              mistakes: Counter, semeion: tuple[float, dict[int, float], Counter] | None, repo: str) -> str:
-    """The card's markdown, below its metadata."""
-    pairs = metrics.get("task") == "pairs"
-    written = pairs and metrics.get("examples") == "written"
+def card_text(model_name: str, metrics: RunRecord | dict, parameters: int, routing: int | None,
+              test_accuracy: float, mistakes: Counter, semeion: tuple[float, dict[int, float], Counter] | None,
+              repo: str) -> str:
+    """The card's markdown, below its metadata (``metrics``: the weights' record, or metrics.json's values)."""
+    record = RunRecord.of(metrics) if isinstance(metrics, dict) else metrics
+    pairs = record.task == "pairs"
+    written = pairs and record.examples == "written"
     made = ("the last run's examples as people write them, earlier runs' overlapping pairs," if written else
             "overlapping pairs")
-    runs = stages(metrics)
-    val = " | ".join(", ".join(f"{e['val_accuracy']:.2%}" for e in run.get("history", [])
+    runs = record.runs()
+    val = " | ".join(", ".join(f"{e['val_accuracy']:.2%}" for e in run.history
                                if e.get("val_accuracy") is not None) for run in runs).strip(" |")
     lines = [
         f"# {(PAIR_NAMES if pairs else NAMES)[model_name]}", "",
         ABOUT[model_name].format(paper=PAPER, routing=routing, parameters=parameters), "",
         *([(WRITTEN_ABOUT if written else PAIRS_ABOUT).format(how=PAIRS_HOW[model_name]), ""] if pairs else []),
-        f"Trained with the code of the [Capsule Network Playground]({CODE}) (`train.py`), which also serves "
+        "Trained with the code of the Capsule Network Playground (`train.py`), which also serves "
         "these weights in an interactive demo: draw a digit and watch the network read it.", "",
         "## Results", "",
         "| data | accuracy |", "| --- | --- |",
         *([f"| overlapping test pairs of MNIST's test digits (10,000), both digits right | "
-           f"**{metrics['pairs_test_both_right']:.2%}** |"] if pairs else []),
+           f"**{record.pairs_test_both_right:.2%}** |"] if pairs else []),
         *([f"| written test examples of MNIST's test digits (10,000, one digit or two), the strongest right | "
-           f"{metrics['written_test_right']:.2%} |"] if written else []),
+           f"{record.written_test_right:.2%} |"] if written else []),
         f"| MNIST test set (10,000 single digits), its strongest output | {test_accuracy:.2%} |" if pairs else
         f"| MNIST test set (10,000 digits) | **{test_accuracy:.2%}** |",
     ]
     if semeion:
         lines.append(f"| Semeion (1,593 digits by other writers, 16x16, evaluation only) | {semeion[0]:.2%} |")
     lines += ["", "## How it was trained", "",
-              (f"- Command: {how_it_ran(metrics)}." if len(runs) == 1 else
+              (f"- Command: {how_it_ran(record)}." if len(runs) == 1 else
                "- Commands, in order, each run going on from the weights the one before chose: "
                + "; ".join(how_it_ran(run) for run in runs)
-               + f"; {sum(run['train_seconds'] for run in runs) / 3600:.1f} h in all."),
-              (f"- Data: {made} made afresh every epoch from MNIST's training set, {metrics['train_images']:,} "
+               + f"; {wall_time(sum(run.train_seconds for run in runs))} in all."),
+              (f"- Data: {made} made afresh every epoch from MNIST's training set, {record.train_images:,} "
                f"digits{'' if written else ', each pair of two classes'}; "
-               f"{'starting from the weights in `' + runs[0]['init_from'] + '`; ' if runs[0].get('init_from') else ''}"
+               f"{'starting from the weights in `' + runs[0].init_from + '`; ' if runs[0].init_from else ''}"
                "Adam, the learning rate decayed per epoch; an exponential moving average of the weights is what "
                "is evaluated and saved." if pairs else
-               f"- Data: MNIST's training set, {metrics['train_images']:,} images, shifted by up to 2 pixels "
+               f"- Data: MNIST's training set, {record.train_images:,} images, shifted by up to 2 pixels "
                "(the paper's only augmentation); Adam, the learning rate decayed per epoch; an exponential "
                "moving average of the weights is what is evaluated and saved."),
-              f"- Selection: {metrics['selection']}."]
+              f"- Selection: {record.selection}."]
     if val:
         lines.append(f"- Validation accuracy after each epoch{' (the runs apart by |)' if len(runs) > 1 else ''}: {val}.")
     lines += ["", "## What it misreads (measured)", "",
@@ -175,12 +179,17 @@ def card_text(model_name: str, metrics: dict, parameters: int, routing: int | No
 
 
 def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion_path: str | None = None,
-                     repo: str | None = None, device: torch.device = torch.device("cpu")) -> ModelCard:
-    """Measure the weights in ``folder`` on ``device`` and write their card to ``folder``/README.md."""
+                     repo: str | None = None, device: torch.device = torch.device("cpu"),
+                     misread: tuple[float, Counter] | None = None) -> ModelCard:
+    """Measure the weights in ``folder`` on ``device`` and write their card to ``folder``/README.md.
+
+    ``misread``: their accuracy on MNIST's test set and its mistakes (``misreadings``) where the
+    caller has just read it (train.py's final read), else read here.
+    """
     folder = Path(folder)
-    metrics = json.loads((folder / "metrics.json").read_text())
+    record = read_record(folder)
     model = load_model(folder, NETWORKS[model_name]).to(device)
-    test_accuracy, mistakes = mnist_misreadings(model, data_dir)
+    test_accuracy, mistakes = misread or mnist_misreadings(model, data_dir)
     semeion = None
     if semeion_path:
         labels = load_semeion(semeion_path)[1]
@@ -188,7 +197,7 @@ def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion
         semeion = (float((read == labels).mean()), per_digit_accuracy(labels, read),
                    Counter((int(t), int(r)) for t, r in zip(labels, read) if t != r))
     routing = getattr(model.config, "routing_iterations", None)
-    pairs = metrics.get("task") == "pairs"
+    pairs = record.task == "pairs"
     data = ModelCardData(
         model_name=(PAIR_NAMES if pairs else NAMES)[model_name], library_name="capsnet",
         pipeline_tag="image-classification",
@@ -198,8 +207,8 @@ def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion
         eval_results=[EvalResult(task_type="image-classification", dataset_type="ylecun/mnist",
                                  dataset_name="MNIST, overlapping pairs (capsnet.data.pairs)" if pairs else "MNIST",
                                  dataset_split="test", metric_type="accuracy",
-                                 metric_value=round(metrics["pairs_test_both_right"] if pairs else test_accuracy, 4))])
-    text = card_text(model_name, metrics, sum(p.numel() for p in model.parameters()), routing, test_accuracy,
+                                 metric_value=round(record.test_accuracy if pairs else test_accuracy, 4))])
+    text = card_text(model_name, record, sum(p.numel() for p in model.parameters()), routing, test_accuracy,
                      mistakes, semeion, repo or str(folder))
     card = ModelCard(f"---\n{data.to_yaml()}\n---\n\n{text}")
     atomic_write_text(folder / "README.md", str(card))

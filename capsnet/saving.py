@@ -62,10 +62,17 @@ def load_checkpoint(path: str | Path) -> dict:
                            "train again without --resume") from error
 
 
+def ordinary_mode() -> int:
+    """The mode ``open(path, "w")`` gives a new file: 0o666 less the process's umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def atomic_save_pretrained(model, out_dir: str | Path) -> None:
-    """model.save_pretrained into ``out_dir``/.saving, then each file it wrote renamed into
-    ``out_dir``, but for the mixin's stub model card: the README.md in ``out_dir`` stays as it is
-    (the card of the run that wrote it: capsnet.model_card)."""
+    """model.save_pretrained into ``out_dir``/.saving, then each file it wrote given an ordinary
+    file's mode and renamed into ``out_dir``, but for the mixin's stub model card: the README.md in
+    ``out_dir`` stays as it is (the card of the run that wrote it: capsnet.model_card)."""
     out_dir = Path(out_dir)
     tmp = out_dir / SAVING
     shutil.rmtree(tmp, ignore_errors=True)      # left by a process killed while saving
@@ -74,6 +81,7 @@ def atomic_save_pretrained(model, out_dir: str | Path) -> None:
         model.save_pretrained(tmp)
         for file in tmp.iterdir():
             if file.name != "README.md":
+                os.chmod(file, ordinary_mode())     # safetensors writes its file 0600
                 os.replace(file, out_dir / file.name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -13,7 +13,13 @@ import torchvision.transforms.functional as TF
 from torchvision import transforms
 
 import train
+from capsnet import model_card
 from capsnet.data.datasets import MAX_SHIFT, mnist, random_offsets, shift, validation_split
+from capsnet.saving import load_checkpoint
+from capsnet.training import sharded_data
+from capsnet.training.metrics import portable_command
+from capsnet.training.processes import Processes
+from capsnet.training.sharded_data import TrainingData
 
 OFFSETS = [(top, left) for top in range(2 * MAX_SHIFT + 1) for left in range(2 * MAX_SHIFT + 1)]  # 25
 
@@ -53,8 +59,8 @@ def shifted_versions(digits: torch.Tensor) -> set[bytes]:
 def test_training_data_holds_exactly_the_training_indices(small_mnist, on_device):
     from capsnet.data.datasets import mnist
     training, held_out = validation_split(512, 64, seed=1)
-    data = train.TrainingData(str(small_mnist), training, 32, seed=1, processes=train.Processes(),
-                              device=torch.device("cpu"), on_device=on_device)
+    data = TrainingData(str(small_mnist), training, 32, seed=1, processes=Processes(),
+                        device=torch.device("cpu"), on_device=on_device)
     full = mnist(small_mnist, train=True)
     trained_on, kept_out = shifted_versions(full.data[training]), shifted_versions(full.data[held_out])
     labels = Counter()
@@ -113,6 +119,9 @@ def reads(monkeypatch) -> list[bool]:
     from capsnet.data.datasets import mnist
     loaded = []
     monkeypatch.setattr(train, "mnist", lambda data_dir, train, **kw: loaded.append(train) or mnist(data_dir, train, **kw))
+    for module in (sharded_data, model_card):     # where the run's data, and its model card's, are read
+        monkeypatch.setattr(module, "mnist",
+                            lambda data_dir, train, **kw: loaded.append(train) or mnist(data_dir, train, **kw))
     return loaded
 
 
@@ -126,7 +135,7 @@ def test_val_size_0_keeps_the_last_epoch_and_reads_the_test_set_once(tiny_mnist,
     assert metrics["chosen_epoch"] == 2 and metrics["val_accuracy"] is None and metrics["val_size"] == 0
     assert "last epoch" in metrics["selection"]
     from safetensors.torch import load_file
-    saved, last = load_file(run / "model.safetensors"), train.load_checkpoint(run / "last.pt")["ema"]
+    saved, last = load_file(run / "model.safetensors"), load_checkpoint(run / "last.pt")["ema"]
     for name, tensor in saved.items():
         assert torch.equal(tensor, last[f"module.{name}"]), name
 
@@ -149,7 +158,7 @@ def test_the_epoch_is_chosen_on_validation_and_metrics_record_the_protocol(tiny_
 
 
 def test_portable_command_names_no_path_of_this_machine():
-    command = train.portable_command(["--data-dir", "/home/me/data", "--out=../run/weights",
+    command = portable_command(["--data-dir", "/home/me/data", "--out=../run/weights",
                                       "--checkpoint", "checkpoints/last.pt", "--epochs", "3"])
     assert command == ("python train.py --data-dir DATA --out=OUT --checkpoint checkpoints/last.pt "
                        "--epochs 3")
@@ -160,8 +169,8 @@ def test_on_device_batches_on_cuda_equal_those_on_the_cpu(small_mnist):
     training, _ = validation_split(512, 64, seed=1)
     batches = {}
     for device in ("cpu", "cuda"):
-        data = train.TrainingData(str(small_mnist), training, 32, seed=1, processes=train.Processes(),
-                                  device=torch.device(device), on_device=True)
+        data = TrainingData(str(small_mnist), training, 32, seed=1, processes=Processes(),
+                            device=torch.device(device), on_device=True)
         batches[device] = [(images.cpu(), labels.cpu()) for images, labels in data.epoch(3)]
     for (cpu_images, cpu_labels), (gpu_images, gpu_labels) in zip(batches["cpu"], batches["cuda"]):
         assert torch.equal(cpu_images, gpu_images) and torch.equal(cpu_labels, gpu_labels)

@@ -1,7 +1,7 @@
 import torch
 
-import train
 from capsnet import CapsNetOutput, capsule_loss, margin_loss, reconstruction_loss
+from capsnet.training.losses import capsnet_loss
 from tests.support.examples import example_digits
 
 
@@ -46,7 +46,7 @@ def test_training_masks_the_decoder_by_the_labels_not_by_what_the_network_reads(
     images, digits = example_digits()                                             # [10, 1, 28, 28], [10]
     labels = (digits + 1) % 10
     with torch.no_grad():
-        loss, right = train.capsnet_loss(trained_model, images, labels)
+        loss, right = capsnet_loss(trained_model, images, labels)
         by_labels = capsule_loss(trained_model(images, labels), images, labels)
         by_reading = capsule_loss(trained_model(images), images, labels)
     assert right == 0

@@ -1,11 +1,15 @@
 """The model cards the Hub shows beside the shipped weights belong to them and say how they were made."""
 import json
+import re
+import shutil
 from collections import Counter
 
 import pytest
 from huggingface_hub import ModelCard
 
-from capsnet.model_card import card_text
+from capsnet import CapsNet, model_card
+from capsnet.baseline import BaselineCNN
+from capsnet.model_card import card_text, wall_time, write_model_card
 from tests.support.paths import WEIGHTS
 
 SHIPPED = [pytest.param(WEIGHTS, id="capsnet"), pytest.param(WEIGHTS / "cnn", id="cnn")]
@@ -76,3 +80,49 @@ def test_a_card_of_weights_trained_in_two_runs_gives_both_commands_and_both_vali
     assert text.index(first["command"]) < text.index(second["command"]) and "1.5 h in all" in text
     assert "60.42%, 64.42% | 65.00%" in text
     assert "starting from the weights in `weights`" in text   # where the first run started
+
+
+def test_wall_time_gives_minutes_or_seconds_where_hours_round_to_nothing():
+    assert [wall_time(s) for s in (13_600.0, 306.0, 180.0, 179.0, 60.0, 59.4, 4.0)] == \
+        ["3.8 h", "0.1 h", "0.1 h", "3 min", "1 min", "59 s", "4 s"]
+    metrics = {"command": "python train.py --limit 64", "train_seconds": 41.3, "train_images": 64, "selection": "x",
+               "history": []}
+    assert "41 s of wall time" in card_text("capsnet", metrics, 8_215_568, 3, 0.5, Counter(), None, "run")
+
+
+def test_the_card_writer_given_the_final_reads_results_reads_no_mnist(tmp_path, monkeypatch):
+    """train.py has just read MNIST's test set with the chosen weights: the card takes what it read."""
+    if not (WEIGHTS / "model.safetensors").exists():
+        pytest.skip(f"no trained weights in {WEIGHTS}")
+    shutil.copytree(WEIGHTS, tmp_path / "weights", ignore=shutil.ignore_patterns("cnn", "pairs*"))
+
+    def no_mnist(*args, **kwargs):
+        raise AssertionError("the card read MNIST again")
+    monkeypatch.setattr(model_card, "mnist", no_mnist)
+    card = write_model_card(tmp_path / "weights", "capsnet", str(tmp_path / "no-data"),
+                            misread=(0.9912, Counter({(4, 9): 5, (7, 2): 3})))
+    assert "**99.12%**" in card.text and "misreads 8 of 10,000" in card.text and "4 → 9 (5), 7 → 2 (3)" in card.text
+
+
+def links(text: str) -> list[str]:
+    return re.findall(r"https?://[^\s)>\]\"]+", text)
+
+
+@pytest.mark.parametrize("folder", ["", "cnn", "pairs", "pairs-cnn"])
+def test_shipped_cards_link_only_to_what_exists(folder):
+    """The paper's page and the Hub: no made-up address for the code."""
+    card = WEIGHTS / folder / "README.md"
+    if not card.exists():
+        pytest.skip(f"no model card in {card.parent}")
+    assert links(card.read_text()) and all(re.match(r"https://(arxiv\.org|huggingface\.co)/", link)
+                                           for link in links(card.read_text()))
+
+
+@pytest.mark.parametrize("network", [CapsNet, BaselineCNN])
+def test_the_generated_cards_link_only_to_what_exists(network, tmp_path):
+    metrics = {"command": "python train.py", "train_seconds": 60.0, "train_images": 64, "selection": "x", "history": []}
+    network().save_pretrained(tmp_path)                # the mixin's card, from its repo_url and paper_url
+    texts = [(tmp_path / "README.md").read_text(),
+             card_text("capsnet" if network is CapsNet else "cnn", metrics, 1, 3, 0.5, Counter(), None, "me/run")]
+    for text in texts:
+        assert links(text) and all(re.match(r"https://(arxiv\.org|huggingface\.co)/", link) for link in links(text))

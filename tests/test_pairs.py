@@ -19,6 +19,9 @@ from capsnet.saving import sha256
 from capsnet.studies.pairs_measurement import (RESULTS_FILE, PairResultsError, count_rule, load_results, main, measure,
                                                reading_measures, table)
 from capsnet.studies.statistics import share
+from capsnet.training.processes import Processes
+from capsnet.training.random_state import epoch_seed
+from capsnet.training.sharded_data import PairTrainingData
 from tests.support.paths import WEIGHTS
 
 PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS = WEIGHTS / "pairs", WEIGHTS / "pairs-cnn"
@@ -205,8 +208,8 @@ def test_a_run_that_goes_on_from_an_earlier_ones_weights_sees_new_pairs_and_keep
         tiny_mnist, tmp_path, monkeypatch):
     import train
     drawn = []
-    epoch_of_pairs = train.PairTrainingData.epoch
-    monkeypatch.setattr(train.PairTrainingData, "epoch",
+    epoch_of_pairs = PairTrainingData.epoch
+    monkeypatch.setattr(PairTrainingData, "epoch",
                         lambda self, epoch: drawn.append(epoch) or epoch_of_pairs(self, epoch))
     flags = ["--task", "pairs", "--examples", "mnist-pairs", "--data-dir", str(tiny_mnist), "--val-size", "0",
              "--batch-size", "16", "--amp", "off", "--checkpoint", str(tmp_path / "last.pt")]   # no validation: the last epoch is kept
@@ -232,10 +235,9 @@ def test_a_run_that_goes_on_from_an_earlier_ones_weights_sees_new_pairs_and_keep
 
 
 def test_train_py_pairs_batches_hold_each_digit_alone_in_the_inputs_frame(tiny_mnist):
-    import train
     indices = torch.arange(32)
-    data = train.PairTrainingData(str(tiny_mnist), indices, 8, seed=1, processes=train.Processes(),
-                                  device=torch.device("cpu"))
+    data = PairTrainingData(str(tiny_mnist), indices, 8, seed=1, processes=Processes(),
+                            device=torch.device("cpu"))
     inputs, (labels, alone) = next(iter(data.epoch(1)))
     assert inputs.shape == (8, 1, 28, 28) and labels.shape == (8, 2) and alone.shape == (8, 2, 1, 28, 28)
     assert (labels[:, 0] != labels[:, 1]).all()
@@ -409,11 +411,10 @@ def test_recomputing_part_of_the_shipped_measurement_reproduces_it(shipped, mnis
 
 
 def test_pairs_rendered_by_worker_processes_are_the_pairs_rendered_in_the_main_process(tiny_mnist):
-    import train
-    data = train.PairTrainingData(str(tiny_mnist), torch.arange(64), 8, seed=1, processes=train.Processes(),
-                                  device=torch.device("cpu"), pairs_per_epoch=40)
+    data = PairTrainingData(str(tiny_mnist), torch.arange(64), 8, seed=1, processes=Processes(),
+                            device=torch.device("cpu"), pairs_per_epoch=40)
     in_process = list(data.epoch(2))
-    pairs = draw_pairs(data.labels, torch.arange(64), torch.Generator().manual_seed(train.epoch_seed(1, 2)))
+    pairs = draw_pairs(data.labels, torch.arange(64), torch.Generator().manual_seed(epoch_seed(1, 2)))
     data.sampler.set_epoch(2)
     order = torch.tensor(list(data.sampler)[:40]).split(8)
     by_workers = list(torch.utils.data.DataLoader(RenderedBatches(data.images, data.labels, pairs, order),
@@ -428,11 +429,10 @@ def test_pairs_rendered_by_worker_processes_are_the_pairs_rendered_in_the_main_p
 
 @pytest.mark.gpu
 def test_pairs_on_cuda_are_rendered_by_workers_and_equal_those_on_the_cpu(tiny_mnist):
-    import train
     batches = {}
     for device in ("cpu", "cuda"):
-        data = train.PairTrainingData(str(tiny_mnist), torch.arange(64), 8, seed=1, processes=train.Processes(),
-                                      device=torch.device(device), pairs_per_epoch=40)
+        data = PairTrainingData(str(tiny_mnist), torch.arange(64), 8, seed=1, processes=Processes(),
+                                device=torch.device(device), pairs_per_epoch=40)
         batches[device] = [(inputs.cpu(), labels.cpu(), alone.cpu()) for inputs, (labels, alone) in data.epoch(3)]
     assert len(batches["cuda"]) == 5
     for on_cpu, on_cuda in zip(batches["cpu"], batches["cuda"]):
@@ -441,8 +441,8 @@ def test_pairs_on_cuda_are_rendered_by_workers_and_equal_those_on_the_cpu(tiny_m
 
 def test_pairs_per_epoch_shortens_an_epoch_to_a_fresh_choice_of_first_digits(tiny_mnist):
     import train
-    data = train.PairTrainingData(str(tiny_mnist), torch.arange(64), 8, seed=1, processes=train.Processes(),
-                                  device=torch.device("cpu"), pairs_per_epoch=10)
+    data = PairTrainingData(str(tiny_mnist), torch.arange(64), 8, seed=1, processes=Processes(),
+                            device=torch.device("cpu"), pairs_per_epoch=10)
     epoch = list(data.epoch(1))
     assert len(data) == 2 and [len(inputs) for inputs, _ in epoch] == [8, 2]
     assert not torch.equal(epoch[0][0], next(iter(data.epoch(2)))[0])

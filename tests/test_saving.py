@@ -2,7 +2,9 @@
 temporary files of fixed names that the next write replaces, the card of the run that wrote the
 weights, the earlier runs' history kept, and --push-to-hub pushing that folder as it is."""
 import json
+import os
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from huggingface_hub import PyTorchModelHubMixin
 
 import train
 from capsnet.saving import atomic_save_pretrained, atomic_torch_save, atomic_write_text
+from capsnet.training import hub, losses
 from tests.support.interrupted_runs import nan_after
 from tests.support.mnist_files import TINY_MNIST_IMAGES
 
@@ -73,8 +76,8 @@ def test_a_fine_tune_into_its_own_folder_keeps_the_card_until_it_ends_and_the_hi
     shutil.copytree(first_run, weights)
     card, earlier = (weights / "README.md").read_text(), json.loads((weights / "metrics.json").read_text())
     fine_tune = flags(tiny_mnist, weights, tmp_path / "last.pt", "--init-from", str(weights), "--val-size", "0",
-                      "--epochs", "2", "--lr", "2e-4")
-    monkeypatch.setattr(train, "capsule_loss", nan_after((TINY_MNIST_IMAGES - VAL_IMAGES) // BATCH_SIZE))
+                      "--epochs", "2", "--lr", "2e-4", "--overwrite")
+    monkeypatch.setattr(losses, "capsule_loss", nan_after((TINY_MNIST_IMAGES - VAL_IMAGES) // BATCH_SIZE))
     assert train.main(fine_tune) == 1                   # epoch 1 saved over the weights, then a NaN
     assert (weights / "model.safetensors").read_bytes() != (first_run / "model.safetensors").read_bytes()
     assert (weights / "README.md").read_text() == card  # the mixin's stub never replaces it
@@ -109,7 +112,7 @@ class NoNetwork(FakeHub):
 
 @pytest.mark.slow
 def test_push_to_hub_uploads_the_weights_with_their_own_card(tiny_mnist, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(train, "HfApi", FakeHub)
+    monkeypatch.setattr(hub, "HfApi", FakeHub)
     out = tmp_path / "weights"
     assert train.main(flags(tiny_mnist, out, tmp_path / "last.pt", "--push-to-hub", "me/capsnet")) == 0
     assert set(FakeHub.uploaded) == {"model.safetensors", "config.json", "README.md", "metrics.json"}
@@ -119,8 +122,24 @@ def test_push_to_hub_uploads_the_weights_with_their_own_card(tiny_mnist, tmp_pat
 
 
 def test_push_to_hub_without_a_network_says_so_in_one_line(first_run, monkeypatch, capsys):
-    monkeypatch.setattr(train, "HfApi", NoNetwork)
-    assert train.push(first_run, "me/capsnet") == 1                # train.main returns it
+    monkeypatch.setattr(hub, "HfApi", NoNetwork)
+    assert hub.push(first_run, "me/capsnet") == 1                # train.main returns it
     error = capsys.readouterr().err
     assert error.startswith("train.py: error: --push-to-hub me/capsnet: the upload failed (OSError: ")
     assert error.count("\n") == 1 and str(first_run) in error
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077], ids=oct)
+def test_files_written_atomically_get_the_mode_an_ordinary_open_gives(tmp_path, umask):
+    """safetensors writes its file 0600: the weights must be as readable as the files beside them."""
+    previous = os.umask(umask)
+    try:
+        (tmp_path / "ordinary").write_text("")
+        atomic_save_pretrained(Tiny(), tmp_path)
+        atomic_write_text(tmp_path / "metrics.json", "{}\n")
+        atomic_torch_save({"epoch": 1}, tmp_path / "last.pt")
+    finally:
+        os.umask(previous)
+    modes = {file.name: stat.S_IMODE(file.stat().st_mode) for file in tmp_path.iterdir()}
+    assert modes == dict.fromkeys(["ordinary", "config.json", "model.safetensors", "metrics.json", "last.pt"],
+                                  0o666 & ~umask)

@@ -1,14 +1,18 @@
 """Training works: the loss falls on a few hundred MNIST images, and train.py documents its flags."""
 import json
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
 
 from capsnet import CapsNet, CapsNetConfig, capsule_loss
-from tests.support.paths import REPO
+from capsnet.saving import atomic_save_pretrained
+from capsnet.training.moving_average import update_moving_average, warm_decay
+from tests.support.paths import REPO, WEIGHTS
 
 
 @pytest.mark.slow
@@ -51,7 +55,7 @@ def test_pair_renderers_count_the_cores_the_process_may_use_not_the_machines():
     """Two runs pinned to half a GPU host's cores each must not each start a renderer per core of
     the whole host (bench/gpu_pairs.sh)."""
     only_core = min(os.sched_getaffinity(0))
-    read = "import train; print(train.USABLE_CORES)"
+    read = "from capsnet.training.sharded_data import USABLE_CORES; print(USABLE_CORES)"
     pinned = subprocess.run([sys.executable, "-c", read], cwd=REPO, capture_output=True, text=True, check=True,
                             preexec_fn=lambda: os.sched_setaffinity(0, {only_core}))
     assert pinned.stdout.split()[-1] == "1"
@@ -91,20 +95,18 @@ def test_routing_iterations_trains_with_that_routing_saves_it_and_resume_must_re
 
 
 def test_moving_average_warms_up_then_decays_at_the_given_rate():
-    import train
     # first update after the copy (n = 1 averaged so far): decay (1 + 1) / (10 + 1), so the average moves 9/11 of the way
-    assert train.warm_decay(0.999, 1) == 2 / 11
-    assert train.warm_decay(0.999, 10**6) == 0.999          # long after: the given decay
+    assert warm_decay(0.999, 1) == 2 / 11
+    assert warm_decay(0.999, 10**6) == 0.999          # long after: the given decay
 
 
 def test_update_moving_average_is_averaged_models_update_bit_for_bit(model):
     """train.py's host-counted update against AveragedModel.update_parameters with the same
     warm-up as its avg_fn: the same weights, bit for bit, and the same count."""
-    import train
     from torch.optim.swa_utils import AveragedModel
 
     def average(averaged, current, n):
-        return averaged + (1 - train.warm_decay(0.9, n.item())) * (current - averaged)
+        return averaged + (1 - warm_decay(0.9, n.item())) * (current - averaged)
 
     reference, ours = AveragedModel(model, avg_fn=average), AveragedModel(model)
     for updates in range(4):        # the first update copies; then three averaging ones
@@ -112,7 +114,7 @@ def test_update_moving_average_is_averaged_models_update_bit_for_bit(model):
             for p in model.parameters():
                 p.add_(torch.randn_like(p))
         reference.update_parameters(model)
-        train.update_moving_average(ours, model, 0.9, updates)
+        update_moving_average(ours, model, 0.9, updates)
     assert int(ours.n_averaged) == int(reference.n_averaged) == 4
     for (name, expected), actual in zip(reference.module.named_parameters(), ours.module.parameters()):
         assert torch.equal(actual, expected), name
@@ -150,3 +152,50 @@ def test_amp_flag_decides_bf16_and_metrics_record_it(tiny_mnist, tmp_path):
                            "--epochs", "1", "--batch-size", "32", "--val-size", "16", "--device", "cpu",
                            "--amp", amp]) == 0
         assert json.loads((run / "metrics.json").read_text())["bf16_autocast"] is expected
+
+
+def test_a_run_with_default_flags_writes_a_new_folder_and_leaves_the_shipped_weights_as_they_were(
+        tiny_mnist, tmp_path, monkeypatch, capsys):
+    """A newcomer's first `python train.py --data-dir DATA` (here a tiny one) in a checkout whose
+    weights/ holds the shipped CapsNet."""
+    import train
+    if not (WEIGHTS / "model.safetensors").exists():
+        pytest.skip(f"no shipped weights in {WEIGHTS}")
+    shutil.copytree(WEIGHTS, tmp_path / "weights", ignore=shutil.ignore_patterns("cnn", "pairs*"))
+    shipped = {file.name: file.read_bytes() for file in (tmp_path / "weights").iterdir()}
+    monkeypatch.chdir(tmp_path)
+    assert train.main(["--data-dir", str(tiny_mnist), "--val-size", "16", "--batch-size", "16", "--epochs", "1",
+                       "--amp", "off"]) == 0
+    assert {file.name: file.read_bytes() for file in (tmp_path / "weights").iterdir()} == shipped
+    run, = (tmp_path / "runs").iterdir()
+    assert run.name.startswith("capsnet-digits-") and (run / "model.safetensors").is_file()
+    assert f"CAPSNET_WEIGHTS={Path('runs') / run.name} python app.py" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("start", [[], ["--init-from", "{out}"]], ids=["afresh", "init-from-there"])
+def test_a_run_into_a_folder_that_holds_another_runs_weights_is_refused_in_one_line(tiny_mnist, tmp_path, capsys,
+                                                                                   start):
+    import train
+    out = tmp_path / "weights"
+    atomic_save_pretrained(CapsNet(), out)
+    before = {file.name: file.read_bytes() for file in out.iterdir()}
+    argv = ["--data-dir", str(tiny_mnist), "--out", str(out), "--checkpoint", str(tmp_path / "last.pt"),
+            "--val-size", "16", "--batch-size", "16", "--epochs", "1", "--amp", "off",
+            *[flag.format(out=out) for flag in start]]
+    assert train.main(argv) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"train.py: error: --out {out} holds the weights of another run") and error.count("\n") == 1
+    assert {file.name: file.read_bytes() for file in out.iterdir()} == before
+    assert not (tmp_path / "last.pt").exists()
+    assert train.main([*argv, "--overwrite", "--val-size", "0"]) == 0   # no validation: the epoch replaces them
+    assert (out / "model.safetensors").read_bytes() != before["model.safetensors"]
+
+
+def test_resume_writes_to_the_folder_its_run_wrote_to(tiny_mnist, tmp_path):
+    import train
+    out = tmp_path / "run"
+    flags = ["--data-dir", str(tiny_mnist), "--checkpoint", str(tmp_path / "last.pt"), "--val-size", "16",
+             "--batch-size", "16", "--amp", "off"]
+    assert train.main([*flags, "--out", str(out), "--epochs", "1"]) == 0
+    assert train.main([*flags, "--epochs", "2", "--resume"]) == 0          # no --out: the checkpoint's
+    assert json.loads((out / "metrics.json").read_text())["epochs"] == 2

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import train
+from capsnet.training.processes import DeviceError, pick_device, use_bf16
 
 
 def files_under(folder):
@@ -41,18 +42,18 @@ def test_a_device_that_is_not_there_is_one_line_and_exit_2(tmp_path, capsys, mon
 def test_each_process_takes_the_gpu_it_sees(monkeypatch, name):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)     # CUDA_VISIBLE_DEVICES: one GPU a process
-    assert train.pick_device(name, local_rank=1) == torch.device("cuda", 0)
+    assert pick_device(name, local_rank=1) == torch.device("cuda", 0)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)     # every GPU of the machine
-    assert train.pick_device(name, local_rank=3) == torch.device("cuda", 3)
-    with pytest.raises(train.UsageError, match="LOCAL_RANK"):
-        train.pick_device(name, local_rank=4)
+    assert pick_device(name, local_rank=3) == torch.device("cuda", 3)
+    with pytest.raises(DeviceError, match="LOCAL_RANK"):
+        pick_device(name, local_rank=4)
 
 
 def test_amp_auto_takes_bf16_on_a_gpu_only_where_it_computes_bf16_natively(monkeypatch):
     """Before Ampere, CUDA emulates bf16 (torch.cuda.is_bf16_supported() says yes by default): slower
     than fp32."""
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: including_emulation)
-    assert not train.use_bf16("auto", torch.device("cuda", 0))
+    assert not use_bf16("auto", torch.device("cuda", 0))
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: True)
-    assert train.use_bf16("auto", torch.device("cuda", 0))
-    assert train.use_bf16("bf16", torch.device("cuda", 0)) and not train.use_bf16("off", torch.device("cuda", 0))
+    assert use_bf16("auto", torch.device("cuda", 0))
+    assert use_bf16("bf16", torch.device("cuda", 0)) and not use_bf16("off", torch.device("cuda", 0))

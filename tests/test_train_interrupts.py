@@ -17,6 +17,8 @@ from safetensors.torch import load_file
 
 import train
 from capsnet import CapsNet
+from capsnet.training import losses
+from capsnet.training.processes import use_bf16
 from capsnet.saving import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from tests.support.interrupted_runs import kill_9_during_epoch_2, nan_after, send_during_epoch_2
 from tests.support.mnist_files import TINY_MNIST_IMAGES
@@ -122,7 +124,7 @@ def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninte
         tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch, signals_raise, signum):
     name = signal.Signals(signum).name
     # during step 2 of epoch 2: the step is finished, then the run stops
-    monkeypatch.setattr(train, "capsule_loss", signal_at_call(STEPS_PER_EPOCH + 2, signum, train.capsule_loss))
+    monkeypatch.setattr(losses, "capsule_loss", signal_at_call(STEPS_PER_EPOCH + 2, signum, losses.capsule_loss))
     assert train.main(flags(tiny_mnist, tmp_path)) == 128 + signum
     error = capsys.readouterr().err
     assert error == (f"train.py: stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2. The best weights "
@@ -163,8 +165,8 @@ def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(tiny_mn
     """The CNN's dropout draws from the global random state: an interrupted epoch keeps it."""
     cnn = ["--model", "cnn", "--amp", "off"]
     run_to_the_end(*flags(tiny_mnist, tmp_path / "uninterrupted", *cnn))
-    monkeypatch.setattr(train, "cross_entropy_loss",
-                        signal_at_call(STEPS_PER_EPOCH + 1, signal.SIGINT, train.cross_entropy_loss))
+    monkeypatch.setattr(losses, "cross_entropy_loss",
+                        signal_at_call(STEPS_PER_EPOCH + 1, signal.SIGINT, losses.cross_entropy_loss))
     assert train.main(flags(tiny_mnist, tmp_path / "stopped", *cnn)) == 130
     assert load_checkpoint(tmp_path / "stopped" / "checkpoints" / "last.pt")["partial"]["steps"] == 1
     monkeypatch.undo()
@@ -177,7 +179,7 @@ def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(tiny_mn
 @pytest.mark.slow
 def test_a_signal_during_the_test_read_stops_it_and_resume_reads_it(tiny_mnist, uninterrupted, tmp_path, capsys,
                                                                      monkeypatch, signals_raise):
-    monkeypatch.setattr(train, "accuracy", signal_at_call(1, signal.SIGINT, train.accuracy))
+    monkeypatch.setattr(train, "predictions", signal_at_call(1, signal.SIGINT, train.predictions))
     assert train.main(flags(tiny_mnist, tmp_path)) == 130
     error = capsys.readouterr().err
     assert error.startswith("train.py: stopped by SIGINT before the test set was read. ") and error.count("\n") == 1
@@ -279,7 +281,7 @@ def test_resume_with_another_autocast_or_device_is_refused(tiny_mnist, uninterru
     """metrics.json records one device and one autocast for the whole run: a resumed run must keep both."""
     checkpoint = tmp_path / "last.pt"
     checkpoint.write_bytes((uninterrupted / "checkpoints" / "last.pt").read_bytes())
-    made_with_bf16 = train.use_bf16("auto", torch.device("cpu"))     # the uninterrupted run's --amp auto
+    made_with_bf16 = use_bf16("auto", torch.device("cpu"))     # the uninterrupted run's --amp auto
     other_amp = "off" if made_with_bf16 else "bf16"
     assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume",
                        "--amp", other_amp]) == 2
@@ -349,7 +351,7 @@ def test_non_finite_loss_stops_and_keeps_the_best_weights(tiny_mnist, uninterrup
     (run / "weights").mkdir()
     for file in ("checkpoints/last.pt", "weights/model.safetensors", "weights/config.json", "weights/metrics.json"):
         (run / file).write_bytes((uninterrupted / file).read_bytes())
-    monkeypatch.setattr(train, "capsule_loss", nan_loss)
+    monkeypatch.setattr(losses, "capsule_loss", nan_loss)
 
     assert train.main([*flags(tiny_mnist, run, "--resume"), "--epochs", str(EPOCHS + 1)]) == 1
 
@@ -362,7 +364,7 @@ def test_non_finite_loss_stops_and_keeps_the_best_weights(tiny_mnist, uninterrup
 
 
 def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(train, "capsule_loss", nan_loss)
+    monkeypatch.setattr(losses, "capsule_loss", nan_loss)
     assert train.main(flags(tiny_mnist, tmp_path)) == 1
     assert "No epoch finished, so nothing was saved" in capsys.readouterr().err
     assert not (tmp_path / "weights").exists() and not (tmp_path / "checkpoints").exists()
@@ -371,7 +373,7 @@ def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, 
 @pytest.mark.slow
 def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_says_so(tiny_mnist, tmp_path,
                                                                                        capsys, monkeypatch):
-    monkeypatch.setattr(train, "capsule_loss", nan_after(STEPS_PER_EPOCH))
+    monkeypatch.setattr(losses, "capsule_loss", nan_after(STEPS_PER_EPOCH))
     assert train.main(flags(tiny_mnist, tmp_path)) == 1
     assert (tmp_path / "weights" / "model.safetensors").exists()
     values = json.loads((tmp_path / "weights" / "metrics.json").read_text())
@@ -387,7 +389,7 @@ def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_
 def test_a_fine_tune_stopped_by_a_nan_says_what_it_kept(tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch):
     """No epoch beat the starting weights (lr 0: the weights never move), then a NaN: no weights
     were written, and the checkpoint of epoch 1 was."""
-    monkeypatch.setattr(train, "capsule_loss", nan_after(STEPS_PER_EPOCH))
+    monkeypatch.setattr(losses, "capsule_loss", nan_after(STEPS_PER_EPOCH))
     assert train.main([*flags(tiny_mnist, tmp_path), "--init-from", str(uninterrupted / "weights"),
                        "--lr", "0"]) == 1
     error = capsys.readouterr().err

@@ -15,6 +15,10 @@ from capsnet.data.strokes import pen_ink, segments, skeletons, stroke_width
 from capsnet.data.written import (BILEVEL_LEVELS, BILEVEL_SHARE, COARSE_SHARE, COARSE_SIDES, PEN_WIDTHS, SINGLE_SHARE,
                                   SQUARING_SHARE, DigitSet, draw_examples, fixed_examples, inverse, render)
 from capsnet.loss import margin_loss, reconstruction_loss
+from capsnet.training.losses import capsnet_pairs_loss
+from capsnet.training.processes import Processes
+from capsnet.training.random_state import epoch_seed
+from capsnet.training.sharded_data import WrittenTrainingData
 
 
 def neighbours(skeleton: torch.Tensor) -> torch.Tensor:
@@ -251,7 +255,6 @@ def test_a_single_digit_given_twice_is_one_digit_present_and_redrawn_once():
 def test_the_pairs_loss_masks_the_decoder_by_the_labels_not_by_what_the_network_read(mnist_test):
     """Training redraws each digit from the capsule of its true class (section 6): the loss of a
     batch the pairs CapsNet misreads differs from one masked by its own two longest capsules."""
-    import train
     from capsnet import load_model
     from capsnet.data.pairs import TEST_SEED, fixed_pairs, top_two
     model = load_model("weights/pairs").eval()
@@ -260,7 +263,7 @@ def test_the_pairs_loss_masks_the_decoder_by_the_labels_not_by_what_the_network_
         read = top_two(model(inputs).lengths)
         wrong = (read.sort(dim=1).values != labels.sort(dim=1).values).any(dim=1)
         assert wrong.sum() >= 5                                            # a batch that tells the two apart
-        loss, right = train.capsnet_pairs_loss(model, inputs, (labels, digits))
+        loss, right = capsnet_pairs_loss(model, inputs, (labels, digits))
         by_labels = capsule_loss(model(inputs, labels), digits, labels)
         by_reading = capsule_loss(model(inputs, read), digits, labels)
     torch.testing.assert_close(loss, by_labels)
@@ -269,12 +272,11 @@ def test_the_pairs_loss_masks_the_decoder_by_the_labels_not_by_what_the_network_
 
 
 def test_train_py_written_batches_are_the_written_examples_of_the_seed_and_epoch(tiny_mnist):
-    import train
-    data = train.WrittenTrainingData(str(tiny_mnist), torch.arange(64), 16, seed=1, processes=train.Processes(),
-                                     device=torch.device("cpu"), pairs_per_epoch=40)
+    data = WrittenTrainingData(str(tiny_mnist), torch.arange(64), 16, seed=1, processes=Processes(),
+                               device=torch.device("cpu"), pairs_per_epoch=40)
     batches = list(data.epoch(2))
     assert len(data) == 3 and [len(inputs) for inputs, _ in batches] == [16, 16, 8]
-    examples = draw_examples(data.digits.labels, torch.arange(64), torch.Generator().manual_seed(train.epoch_seed(1, 2)))
+    examples = draw_examples(data.digits.labels, torch.arange(64), torch.Generator().manual_seed(epoch_seed(1, 2)))
     data.sampler.set_epoch(2)
     order = torch.tensor(list(data.sampler)[:40]).split(16)
     for chosen, (inputs, (labels, digits)) in zip(order, batches):

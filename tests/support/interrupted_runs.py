@@ -38,10 +38,10 @@ def send_during_epoch_2(command: list[str], env: dict[str, str], steps_per_epoch
 
 def nan_after(steps: int):
     """train.py's capsule_loss, NaN after its first ``steps`` calls (training steps: validation
-    reads call none): monkeypatch it over train.capsule_loss."""
-    import train
+    reads call none): monkeypatch it over capsnet.training.losses.capsule_loss."""
+    from capsnet.training import losses
     calls = []
-    train_loss = train.capsule_loss
+    train_loss = losses.capsule_loss
 
     def loss(*args):
         calls.append(1)

@@ -12,16 +12,17 @@ import sys
 import torch.distributed as dist
 
 import train
+from capsnet.training import losses
 
 
 def main() -> None:
     nan_rank, nan_step, argv = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
-    rank, loss, calls = int(os.environ["RANK"]), train.capsule_loss, []
+    rank, loss, calls = int(os.environ["RANK"]), losses.capsule_loss, []
 
     def nan_in_one_process(*args):
         calls.append(1)
         return loss(*args) + (float("nan") if rank == nan_rank and len(calls) >= nan_step else 0.0)
-    train.capsule_loss = nan_in_one_process
+    losses.capsule_loss = nan_in_one_process
     returned = train.train(train.parse_args(argv), argv)
     print(f"rank {rank}: train.py returned {returned}", flush=True)
     if dist.is_initialized():

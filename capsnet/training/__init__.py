@@ -1,0 +1,15 @@
+"""The machinery of a train.py run, one concern a module; it imports capsnet's top level and
+capsnet.data, never capsnet.studies.
+
+    processes       where a process stands among torchrun's, what they agree on, its device and bf16
+    signals         SIGINT and SIGTERM recorded, so that a run stops where it can go on from
+    sharded_data    each process's shard of the training images, pairs or written examples, its
+                    share of the held-out ones, and the test sets read at the end
+    random_state    each epoch's seed, and a process's random state kept in a checkpoint
+    losses          what a training step minimises, for each network and task
+    epoch_losses    an epoch's losses read back from the device in blocks; a non-finite one stops the run
+    moving_average  the moving average of the weights that is evaluated and saved
+    state           a run's state, which its checkpoint keeps: written, read and checked
+    metrics         metrics.json, what a run records beside its weights: written and read
+    hub             a run's folder uploaded to the Hugging Face Hub
+"""
