@@ -2,16 +2,18 @@
 
 The paper's network is this folder's top level, read in this order: squash (eq. 1), routing
 (Procedure 1), model (Conv1, PrimaryCaps, DigitCaps, the decoder), loss (eq. 4 and the
-reconstruction), dimensions (Figure 4's perturbed capsules); beside it the CNN baseline (baseline),
+reconstruction), dimensions (Figure 4's perturbed capsules), digit_count (one digit or two, from
+the capsules of a network trained on pairs); beside it the CNN baseline (baseline),
 the network compiled for one image (compiled), its saving and loading (saving, pretrained,
-model_card) and its test accuracy (evaluate). Nothing here imports from the rooms below it:
+model_card) and its test accuracy (evaluate). Nothing here imports from the rooms below it, but
+evaluate and model_card, which read MNIST (and the card a run's metrics.json):
 
     data/      what the networks read: MNIST and Semeion, a drawing made an MNIST digit, pairs of
-               digits, examples as people write them, strokes, affine changes
+               digits, examples as people write them, strokes, other writers' ink, affine changes
     training/  the machinery of a train.py run: processes and devices, signals, sharded training
                data, the moving average, random state, the checkpoint and metrics.json
     studies/   what was measured about the trained networks: robustness, dimension names, pairs,
-               routing agreement; the statistics and shape measures they share
+               routing agreement, pairs under changed ink; the statistics and shape measures they share
 """
 from capsnet.loss import capsule_loss, margin_loss, reconstruction_loss
 from capsnet.model import CapsNet, CapsNetConfig, CapsNetOutput
