@@ -39,9 +39,11 @@ WRITTEN_ABOUT = (
     "Trained last on examples as people write them (`capsnet/data/written.py`, made on the fly): a quarter of them "
     "one digit, the rest two of different classes laid over each other as in the paper's MultiMNIST (section 6), "
     "each digit turned, slanted, scaled and stretched, in MNIST's ink thinned or thickened or redrawn from its "
-    "skeleton with a pen 1 to 4 pixels wide, then the playground's preprocessing into 28x28. It reads the digits "
-    "as its strongest outputs{how}; whether one digit or two is there, from its second-strongest output against "
-    "a threshold chosen on validation examples (`pairs.json` beside the CapsNet's weights).")
+    "skeleton with a pen 1 to 4 pixels wide, some in other writers' ink (stretched to fill a square box, drawn "
+    "coarse and enlarged, hard-edged), then the playground's preprocessing into 28x28. It reads the digits as its "
+    "strongest outputs{how}; whether one digit or two is there, by a rule chosen on validation examples "
+    "(`capsnet.digit_count`: its second-strongest output, and for the CapsNet the ink only that capsule's "
+    "redrawing covers; `pairs.json` beside the CapsNet's weights).")
 PAIRS_HOW = {"capsnet": " (its two longest capsules), and redraws each from its own capsule alone",
              "cnn": " (ten independent sigmoids, not a softmax: read them with `torch.sigmoid(out.logits)`)"}
 ABOUT = {
