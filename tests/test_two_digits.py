@@ -170,13 +170,13 @@ def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured
     second, ink = float(reading.lengths[reading.second]), reading.second_ink
     assert ink > 0.05                                                       # a pair: the second redrawing covers ink
 
-    def read_with(**lines):
-        return dataclasses.replace(section, rule=CountRule(**{"second": second, "second_ink": ink, **lines})).read(layers)
+    def with_lines(**lines):
+        return dataclasses.replace(section, rule=CountRule(**{"second": second, "second_ink": ink, **lines}))
 
-    at, short, little_ink = read_with(), read_with(second=second + 1e-3), read_with(second_ink=ink + 1e-3)
-    assert len(at.read) == 2 and len(short.read) == 1 and len(little_ink.read) == 1
-    assert short.read[0] == at.read[0] == little_ink.read[0]
-    panel = section.panel(little_ink, None)
+    at, short, little_ink = with_lines(), with_lines(second=second + 1e-3), with_lines(second_ink=ink + 1e-3)
+    read = [each.read(layers).read for each in (at, short, little_ink)]
+    assert [len(digits) for digits in read] == [2, 1, 1] and read[0][0] == read[1][0] == read[2][0]
+    panel = little_ink.panel(little_ink.read(layers), None)
     assert "One digit read" in panel and f"{100 * ink:.1f}% of the ink" in panel and "below" in panel
 
 
