@@ -80,8 +80,8 @@ def draw_curves(curves: dict) -> Image.Image:
     draw = ImageDraw.Draw(picture)
     draw.text((LEFT, 18), "Pairs networks: MNIST validation pairs, both digits right, against pairs trained on",
               fill=INK, font=font(22))
-    draw.text((LEFT, 50), "solid: the paper's pairs (CPU); dashed: examples as people write them (GPU); grey: the "
-              "written validation examples", fill=INK, font=font(16))
+    draw.text((LEFT, 50), "solid: the paper's pairs (CPU); dashed: examples as people write them (GPU, then CPU); "
+              "grey: the written validation examples", fill=INK, font=font(16))
     for share in [LOW + 0.05 * k for k in range(round((HIGH - LOW) / 0.05) + 1)]:
         _, y = at(first, share, first, last)
         draw.line([(LEFT, y), (RIGHT, y)], fill=GRID, width=1)
