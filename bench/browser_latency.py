@@ -16,8 +16,8 @@ Clear between pairs, every stroke timed likewise until the pair panel (the digit
 redrawings, the input, Figure 5, the lengths and the CNN) shows it; its figures are printed apart,
 with the pairs read wrong and those read with a 1 that was not drawn. --singles draws that many
 single digits there too (pen 1 alone), each to be read as that one digit. --pair-strokes semeion
-draws them in strokes traced from Semeion's digits (other writers; bench/drawn_pairs.py) instead
-of tests/support/digit_strokes.py's.
+or mnist draws them in strokes traced from Semeion's digits or MNIST's test digits (other writers,
+never trained on; bench/drawn_pairs.py) instead of tests/support/digit_strokes.py's.
 
     python -m bench.browser_latency --drawings 40
     python -m bench.browser_latency --drawings 20 --phone        # 390x844, drawn with a finger
@@ -30,11 +30,10 @@ import argparse
 import statistics
 import time
 from contextlib import nullcontext
-from pathlib import Path
 
 import numpy as np
 
-from bench.drawn_pairs import SemeionStrokes
+from bench.drawn_pairs import stroke_source
 from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
 from tests.support.app_server import serving_app
@@ -95,10 +94,10 @@ def main() -> None:
                              "digits, each stroke timed (default 0: none)")
     parser.add_argument("--singles", type=int, default=0,
                         help="single digits drawn with pen 1 in the Two-digits section after the pairs (default 0)")
-    parser.add_argument("--pair-strokes", choices=["hand", "semeion"], default="hand",
+    parser.add_argument("--pair-strokes", choices=["hand", "semeion", "mnist"], default="hand",
                         help="the Two-digits section's strokes: tests/support/digit_strokes.py's, or traced from "
-                             "Semeion's digits (default: hand)")
-    parser.add_argument("--data-dir", default="./data", help="where semeion/semeion.data is (default ./data)")
+                             "Semeion's digits or MNIST's test digits (default: hand)")
+    parser.add_argument("--data-dir", default="./data", help="where semeion/semeion.data and MNIST are (default ./data)")
     parser.add_argument("--seed", type=int, default=0, help="sizes and places of the digits, of the slider's "
                                                             "moves and of the pairs (default 0)")
     args = parser.parse_args()
@@ -129,8 +128,7 @@ def main() -> None:
         seconds = time.perf_counter() - started
         drawing = person.drawing()
         if args.pairs or args.singles:
-            source = None if args.pair_strokes == "hand" else \
-                SemeionStrokes(Path(args.data_dir) / "semeion" / "semeion.data")
+            source = stroke_source(args.pair_strokes, args.data_dir)
             pairs, pairs_wrong, invented_one, pairs_drawing, pairs_seconds = draw_pairs(
                 page, args.pairs, args.singles, np.random.default_rng(args.seed), args.phone, source)
 

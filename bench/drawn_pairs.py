@@ -10,13 +10,14 @@ the page's event reads them (each network counting one digit or two with its rul
   each way, as two digits each moved by up to 4 of 28 pixels);
 - ``--pairs`` single digits, pen 1 alone, in a box of `random_box`;
 
-in strokes from two sources:
+in strokes from three sources:
 
 - ``hand``: tests/support/digit_strokes.py, one hand and one shape a digit (the tests' strokes: a proxy
   for a person, not a person);
 - ``semeion``: each digit traced from a Semeion digit (other writers, never trained on): its 16x16
   ink thinned to a skeleton (`capsnet.data.strokes`), the skeleton's segments joined into strokes, the
-  digit's ink box fitted to the drawing box. A different Semeion digit every time.
+  digit's ink box fitted to the drawing box. A different Semeion digit every time;
+- ``mnist``: likewise traced from MNIST's test digits (never trained on).
 
 Prints, with the CPU, for each network and source: pairs both right (its two strongest), read
 exactly (the count and the digits), a digit named that is not drawn, a 1 named where none is
@@ -36,7 +37,7 @@ import torch
 
 from bench.train_throughput import cpu_model
 from capsnet import load_model
-from capsnet.data.datasets import load_semeion
+from capsnet.data.datasets import load_semeion, mnist
 from capsnet.data.preprocess import ink_to_mnist
 from capsnet.data.strokes import segments, skeletons
 from playground.drawing_pad import SIDE, Drawing, inks
@@ -44,7 +45,7 @@ from playground.networks import pair_networks
 from playground.two_digits import section
 from tests.support.digit_strokes import overlapping_boxes, random_box, strokes
 
-TRACE_SCALE = 2      # Semeion's 16x16 digits are thinned at 32x32, for a smoother skeleton
+TRACED_DIGITS = 2000  # the MNIST test digits traced: the first 2,000
 
 
 def polylines(segments: np.ndarray) -> list[np.ndarray]:
@@ -72,17 +73,18 @@ def polylines(segments: np.ndarray) -> list[np.ndarray]:
     return lines
 
 
-class SemeionStrokes:
-    """Strokes traced from Semeion's digits: each digit's skeleton, in its own ink box."""
+class TracedStrokes:
+    """Strokes traced from other writers' digits: each digit's skeleton, in its own ink box."""
 
-    def __init__(self, path: Path):
-        images, self.labels = load_semeion(path)
-        big = torch.from_numpy(images).float().div(255).repeat_interleave(TRACE_SCALE, 1).repeat_interleave(
-            TRACE_SCALE, 2)                                                       # [N, 32, 32]
+    def __init__(self, images: np.ndarray, labels: np.ndarray, scale: int):
+        """``images`` uint8 [N, H, W], thinned at ``scale`` times their side, for a smoother skeleton."""
+        self.labels = np.asarray(labels)
+        big = torch.from_numpy(np.asarray(images)).float().div(255).repeat_interleave(scale, 1).repeat_interleave(
+            scale, 2)                                                             # [N, H * scale, W * scale]
         self.ends, self.valid = segments(skeletons(big, threshold=0.5))           # [N, K, 4], [N, K]
 
     def strokes(self, digit: int, rng: np.random.Generator, box: tuple) -> list[list[float]]:
-        """A Semeion digit of class ``digit``, chosen at random, traced into ``box`` (left, top,
+        """A digit of class ``digit``, chosen at random, traced into ``box`` (left, top,
         width, height): its skeleton's ink box fitted to the box, keeping its aspect ratio."""
         index = rng.choice(np.flatnonzero(self.labels == digit))
         ends = self.ends[index][self.valid[index]].numpy().reshape(-1, 2, 2)     # [S, 2 ends, (x, y)]
@@ -92,6 +94,18 @@ class SemeionStrokes:
         middle = np.array([left + width / 2, top + height / 2])
         return [np.round(np.clip((line - (low + high) / 2) * scale + middle, 0, SIDE), 1).ravel().tolist()
                 for line in polylines(ends)]
+
+
+def stroke_source(name: str, data_dir: str) -> TracedStrokes | None:
+    """The strokes a source draws with: "hand", tests/support/digit_strokes.py's (None); "semeion",
+    traced from Semeion's digits (thinned at 32x32); "mnist", traced from MNIST's first TRACED_DIGITS
+    test digits, which no network trained on."""
+    if name == "hand":
+        return None
+    if name == "semeion":
+        return TracedStrokes(*load_semeion(Path(data_dir) / "semeion" / "semeion.data"), scale=2)
+    test = mnist(data_dir, train=False)
+    return TracedStrokes(test.data[:TRACED_DIGITS].numpy(), test.targets[:TRACED_DIGITS].numpy(), scale=1)
 
 
 def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> Drawing:
@@ -111,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=500, help="pairs drawn, and single digits, a source (default 500)")
     parser.add_argument("--data-dir", default="./data", help="where semeion/semeion.data is (default ./data)")
-    parser.add_argument("--sources", nargs="+", choices=["hand", "semeion"], default=["hand", "semeion"],
+    parser.add_argument("--sources", nargs="+", choices=["hand", "semeion", "mnist"], default=["hand", "semeion"],
                         help="the strokes drawn (default: both)")
     parser.add_argument("--capsnet", default="weights/pairs", help="the pairs CapsNet (default weights/pairs)")
     parser.add_argument("--cnn", default="weights/pairs-cnn", help="the pairs CNN (default weights/pairs-cnn)")
@@ -125,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
           f"counted by {two_digits.rule} (CapsNet) and {two_digits.cnn_rule} (CNN)")
     classes = list(itertools.permutations(range(10), 2))   # ordered pairs of two different digits
     for name in args.sources:
-        source = None if name == "hand" else SemeionStrokes(Path(args.data_dir) / "semeion" / "semeion.data")
+        source = stroke_source(name, args.data_dir)
         rng = np.random.default_rng(args.seed)
         found = {network: {key: [] for key in ("both", "exact", "absent", "one", "single", "as_one", "single_one")}
                  for network in ("capsnet", "cnn")}
