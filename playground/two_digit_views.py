@@ -26,7 +26,7 @@ class PairView:
     image: np.ndarray             # the networks' input, [28, 28] ink in [0, 1]
     layers: np.ndarray            # each pen's ink in the input's frame, [2, 28, 28] in [0, 1]
     lengths: np.ndarray           # the pairs CapsNet's ten capsule lengths
-    read: tuple[int, ...]         # the digits it read: its longest capsule, and the second where it is long enough
+    read: tuple[int, ...]         # the digits it read: its longest capsule, and the second where the rule reads two
     second: int                   # its second-longest capsule, read or not
     second_ink: float             # the share of the ink only that capsule's redrawing covers
     rule: CountRule               # where the CapsNet reads a second digit
@@ -111,7 +111,7 @@ def pair_panel(view: PairView | None, prompt: str) -> str:
         f'</figcaption>{picture(figure5(view.image, view.redrawn, view.colours), "the digits read redrawn over the input")}'
         f'</figure>'
         f'<figure class="pair-bars"><figcaption>Capsule lengths: the longest, and the second where it reaches the '
-        f'line, are the digits read</figcaption>'
+        f'line and its redrawing covers ink of its own (below), are the digits read</figcaption>'
         f'{lengths_svg(length, None, "lengths of the digit capsules", dict(zip(view.read, view.colours)), view.rule.second)}'
         f'</figure>'
         f'{decoded}'

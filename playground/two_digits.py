@@ -65,7 +65,7 @@ class PairReading:
     layers: np.ndarray          # each pen's ink moved and scaled as the input, [2, 28, 28]
     capsules: torch.Tensor      # the pairs CapsNet's v_j, [10, 16]
     lengths: np.ndarray         # [10]
-    read: tuple[int, ...]       # the digits it read: its longest capsule, and the second where it reaches the line
+    read: tuple[int, ...]       # the digits it read: its longest capsule, and the second where the rule reads two
     second: int                 # its second-longest capsule, read or not
     second_ink: float           # the share of the ink only that capsule's redrawing covers (`capsnet.digit_count`)
     redrawn: np.ndarray         # each digit read redrawn from its own capsule alone, [1 or 2, 28, 28]
