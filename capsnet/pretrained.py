@@ -16,6 +16,7 @@ from safetensors import SafetensorError, safe_open
 
 from capsnet.baseline import BaselineCNN, BaselineConfig
 from capsnet.model import CapsNet, CapsNetConfig
+from capsnet.saving import sha256
 
 WEIGHTS_FILE = "model.safetensors"
 CONFIG_FILE = "config.json"
@@ -162,3 +163,8 @@ def load_pair_networks(capsnet_folder, cnn_folder) -> tuple:
         return load_model(capsnet_folder), load_model(cnn_folder, BaselineCNN)
     except WeightsError as error:
         raise WeightsError(error.problem, PAIRS_FIX) from None
+
+
+def pair_weights_sha256(capsnet_folder, cnn_folder) -> dict[str, str]:
+    """The SHA-256 of each pairs network's weights file, as a measurement of both records it."""
+    return {"capsnet": sha256(Path(capsnet_folder) / WEIGHTS_FILE), "cnn": sha256(Path(cnn_folder) / WEIGHTS_FILE)}

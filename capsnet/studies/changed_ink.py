@@ -28,8 +28,7 @@ import torch.nn.functional as F
 from capsnet.data.ink import bilevel, coarse, squaring, thickness_changed
 from capsnet.data.pairs import TEST_SEED, both_right, fixed_pairs, scores, top_two
 from capsnet.data.preprocess import INK_THRESHOLD, ink_to_mnist
-from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_pair_networks
-from capsnet.saving import sha256
+from capsnet.pretrained import WeightsError, load_pair_networks, pair_weights_sha256
 from capsnet.studies.statistics import paired, percent, points, share, to_json
 
 RESULTS_FILE = "changed_ink.json"
@@ -144,8 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     test = mnist(args.data_dir, train=False)
     images, labels = test.data[:args.count], test.targets[:args.count]
-    results = {"weights_sha256": {"capsnet": sha256(Path(args.capsnet) / WEIGHTS_FILE),
-                                  "cnn": sha256(Path(args.cnn) / WEIGHTS_FILE)},
+    results = {"weights_sha256": pair_weights_sha256(args.capsnet, args.cnn),
                "digits": f"the first {len(images)} MNIST test digits, each changed, made MNIST-style again "
                          f"(ink_to_mnist) and laid in pairs by capsnet.data.pairs.fixed_pairs, seed {TEST_SEED}",
                "changes": measure({"capsnet": capsnet, "cnn": cnn}, images, labels, progress=True)}

@@ -44,7 +44,7 @@ from capsnet.data.pairs import (TEST_SEED, box_overlap, fixed_pairs, frame_overl
                                 strongest_right, top_two)
 from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, second_ink
 from capsnet.model import CapsNetOutput
-from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_pair_networks
+from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_pair_networks, pair_weights_sha256
 from capsnet.saving import sha256
 from capsnet.studies.statistics import correlation, ink_error, paired, percent, rounded, share, to_json
 
@@ -396,8 +396,7 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     test = mnist(args.data_dir, train=False)
     images, labels = test.data[:args.limit], test.targets[:args.limit]
-    results = {"weights_sha256": {"capsnet": sha256(Path(args.capsnet) / WEIGHTS_FILE),
-                                  "cnn": sha256(Path(args.cnn) / WEIGHTS_FILE)},
+    results = {"weights_sha256": pair_weights_sha256(args.capsnet, args.cnn),
                "pairs": f"capsnet.data.pairs.fixed_pairs of the first {len(images)} MNIST test digits, seed {TEST_SEED}: "
                         "each with a test digit of another class, each moved by up to 4 pixels in a 36x36 field, "
                         "the brighter pixel wins, then the playground's preprocessing into 28x28",
