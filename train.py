@@ -38,6 +38,7 @@ from tqdm import tqdm
 from capsnet import CapsNet, WeightsError, load_model
 from capsnet.data.datasets import mnist, validation_split
 from capsnet.data.pairs import digits_right, pair_right
+from capsnet.data.written import SINGLE_SHARE
 from capsnet.evaluate import accuracy, correct_and_total, predictions
 from capsnet.model_card import misreadings, write_model_card
 from capsnet.pretrained import CONFIGS, NETWORKS, WEIGHTS_FILE
@@ -53,7 +54,7 @@ from capsnet.training.sharded_data import RunData, run_data, test_batches
 from capsnet.training.signals import Interrupted, StopSignals, until_signal
 from capsnet.training.state import TrainingState, UnfinishedEpoch
 
-RECIPE = ("model", "task", "examples", "pairs_per_epoch", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
+RECIPE = ("model", "task", "examples", "pairs_per_epoch", "single_share", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
           "init_from", "start_epoch", "device_data", "routing_iterations")  # what --resume must repeat
 SERVED_BY = {("capsnet", "digits"): "CAPSNET_WEIGHTS", ("cnn", "digits"): "CAPSNET_CNN_WEIGHTS",   # app.py's
              ("capsnet", "pairs"): "CAPSNET_PAIRS_WEIGHTS", ("cnn", "pairs"): "CAPSNET_PAIRS_CNN_WEIGHTS"}
@@ -72,6 +73,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--pairs-per-epoch", type=int, default=None,
                    help="--task pairs: pairs in an epoch, their first digits drawn afresh each epoch; shorter epochs "
                         "validate and decay the learning rate more often (default: one for each training digit)")
+    p.add_argument("--single-share", type=float, default=None, metavar="S",
+                   help="--examples written: the share of training examples that hold one digit alone; the "
+                        f"validation examples keep {SINGLE_SHARE} (default: {SINGLE_SHARE})")
     p.add_argument("--data-dir", default="./data", help="where torchvision's MNIST lives or is downloaded to (default: ./data)")
     p.add_argument("--out", default=None,
                    help="folder for the chosen weights, metrics.json and the model card; not one that holds another "
@@ -142,6 +146,9 @@ def check_flags(args: argparse.Namespace, world: int) -> None:
                          "a multiple of --nproc_per_node x --nnodes")
     if args.pairs_per_epoch is not None and (args.task != "pairs" or args.pairs_per_epoch < 1):
         raise UsageError("--pairs-per-epoch needs --task pairs and a positive number")
+    if args.single_share is not None and (args.task != "pairs" or args.examples != "written"
+                                          or not 0 <= args.single_share <= 1):
+        raise UsageError("--single-share needs --task pairs, --examples written and a share from 0 to 1")
     if args.routing_iterations is not None and (args.model != "capsnet" or args.routing_iterations < 1):
         raise UsageError("--routing-iterations needs --model capsnet and at least 1")
     if not 1 <= args.start_epoch <= args.epochs:
@@ -250,7 +257,8 @@ def load_data(run: Run) -> RunData:
         raise UsageError(f"{'--val-size: ' if isinstance(error, ValueError) else ''}{error}") from None
     return run_data(args.data_dir, train_indices[:args.limit], val_indices, args.task, args.examples,
                     args.batch_size // run.processes.world, args.seed, run.processes, run.device,
-                    args.device_data == "on", args.pairs_per_epoch)
+                    args.device_data == "on", args.pairs_per_epoch,
+                    SINGLE_SHARE if args.single_share is None else args.single_share)
 
 
 def build_state(run: Run) -> TrainingState:

@@ -18,7 +18,7 @@ from capsnet.loss import margin_loss, reconstruction_loss
 from capsnet.training.losses import capsnet_pairs_loss
 from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed
-from capsnet.training.sharded_data import WrittenTrainingData
+from capsnet.training.sharded_data import WrittenTrainingData, run_data
 
 
 def neighbours(skeleton: torch.Tensor) -> torch.Tensor:
@@ -283,6 +283,34 @@ def test_train_py_written_batches_are_the_written_examples_of_the_seed_and_epoch
         expected = render(data.digits, examples[chosen])
         assert all(torch.equal(a, b) for a, b in zip((inputs, labels, digits), expected))
     assert not torch.equal(batches[0][0], next(iter(data.epoch(3)))[0])
+
+
+def test_single_share_sets_how_many_training_examples_hold_one_digit_and_leaves_the_rest_as_drawn(digit_set):
+    draw = lambda share: draw_examples(digit_set.labels, torch.arange(600), torch.Generator().manual_seed(3), share)
+    usual, more, none = draw(SINGLE_SHARE), draw(0.6), draw(0.0)
+    assert abs((~more.two).float().mean().item() - 0.6) < 0.05 and none.two.all()
+    assert (~usual.two <= ~more.two).all()                 # the same draw, read against a higher line
+    assert torch.equal(usual.turns, more.turns) and torch.equal(usual.level, more.level)
+
+
+def test_train_py_single_share_changes_the_training_examples_not_the_validation_ones(tiny_mnist):
+    import train
+
+    def data(share):
+        return run_data(str(tiny_mnist), torch.arange(48), torch.arange(48, 64), "pairs", "written", 48, 1,
+                        Processes(), torch.device("cpu"), False, 48, share)
+    usual, all_alone = data(SINGLE_SHARE), data(1.0)
+    (_, (labels, _)), = all_alone.training.epoch(1)
+    (_, (usual_labels, _)), = usual.training.epoch(1)
+    assert (labels[:, 0] == labels[:, 1]).all() and (usual_labels[:, 0] != usual_labels[:, 1]).any()
+    for a, b in zip(usual.validation, all_alone.validation):
+        assert all(torch.equal(x, y) for x, y in zip(a, b))
+    args = train.parse_args(["--task", "pairs", "--single-share", "0.5"])
+    assert args.single_share == 0.5 and "single_share" in train.RECIPE
+    for flags in (["--single-share", "0.5"], ["--task", "pairs", "--examples", "mnist-pairs", "--single-share", "0.5"],
+                  ["--task", "pairs", "--single-share", "1.5"], ["--task", "pairs", "--single-share", "nan"]):
+        with pytest.raises(train.UsageError, match="--single-share"):
+            train.check_flags(train.parse_args(flags), 1)
 
 
 @pytest.mark.slow

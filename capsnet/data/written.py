@@ -136,10 +136,12 @@ def uniform(low: float, high: float, shape, generator: torch.Generator) -> torch
     return low + (high - low) * torch.rand(shape, generator=generator)
 
 
-def draw_examples(labels: torch.Tensor, first: torch.Tensor, generator: torch.Generator) -> Examples:
+def draw_examples(labels: torch.Tensor, first: torch.Tensor, generator: torch.Generator,
+                  single_share: float = SINGLE_SHARE) -> Examples:
     """An example for each digit of ``first`` (indices into a set whose classes are ``labels``
-    [M]), everything about it drawn from ``generator`` (the same seed, the same examples; the draws
-    of other writers' ink come last, so that the examples drawn before them stay as they were)."""
+    [M]), ``single_share`` of them one digit alone, everything about it drawn from ``generator``
+    (the same seed, the same examples; the draws of other writers' ink come last, so that the
+    examples drawn before them stay as they were)."""
     pairs = draw_pairs(labels.cpu(), first.cpu(), generator)
     count = len(first)
 
@@ -148,7 +150,7 @@ def draw_examples(labels: torch.Tensor, first: torch.Tensor, generator: torch.Ge
 
     return Examples(
         first=pairs.first, second=pairs.second, shifts=pairs.shifts,
-        two=torch.rand(count, generator=generator) >= SINGLE_SHARE,
+        two=torch.rand(count, generator=generator) >= single_share,
         turns=uniform(-MAX_TURN, MAX_TURN, (count, 2), generator),
         shears=uniform(-MAX_SHEAR, MAX_SHEAR, (count, 2), generator),
         scales=uniform(*SCALES, (count, 2), generator),

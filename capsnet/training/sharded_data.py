@@ -11,7 +11,7 @@ from torch.utils.data import DataLoader, DistributedSampler, Subset, TensorDatas
 
 from capsnet.data.datasets import batches, mnist, random_offsets, shift
 from capsnet.data.pairs import TEST_SEED, RenderedBatches, digits_right, draw_pairs, fixed_pairs
-from capsnet.data.written import DigitSet, draw_examples, fixed_examples, render
+from capsnet.data.written import SINGLE_SHARE, DigitSet, draw_examples, fixed_examples, render
 from capsnet.evaluate import read_right
 from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed
@@ -106,11 +106,13 @@ class WrittenTrainingData:
     batches of this process's share: each training digit comes first in one example, everything
     else about it drawn from the seed and the epoch on the CPU (so that 1 and N processes, and a
     resumed run, see the same examples), and drawn on the training device in the training loop
-    (a GPU draws a batch in a fraction of its step; no worker processes)."""
+    (a GPU draws a batch in a fraction of its step; no worker processes). ``single_share`` of them
+    hold one digit alone."""
 
     def __init__(self, data_dir: str, indices: torch.Tensor, batch_size: int, seed: int,
-                 processes: Processes, device: torch.device, pairs_per_epoch: int | None = None):
-        self.seed, self.batch_size = seed, batch_size
+                 processes: Processes, device: torch.device, pairs_per_epoch: int | None = None,
+                 single_share: float = SINGLE_SHARE):
+        self.seed, self.batch_size, self.single_share = seed, batch_size, single_share
         self.sampler = DistributedSampler(range(len(indices)), num_replicas=processes.world,
                                           rank=processes.rank, shuffle=True, seed=seed)
         self.pairs_from_shard = len(self.sampler) if pairs_per_epoch is None else \
@@ -127,7 +129,7 @@ class WrittenTrainingData:
         device for each step of ``epoch``."""
         self.sampler.set_epoch(epoch)
         examples = draw_examples(self.digits.labels, torch.arange(len(self.digits.labels)),
-                                 torch.Generator().manual_seed(epoch_seed(self.seed, epoch)))
+                                 torch.Generator().manual_seed(epoch_seed(self.seed, epoch)), self.single_share)
         for chosen in torch.tensor(list(self.sampler)[:self.pairs_from_shard]).split(self.batch_size):
             inputs, labels, digits = render(self.digits, examples[chosen])
             yield inputs, (labels, digits)
@@ -171,17 +173,20 @@ class RunData:
 
 def run_data(data_dir: str, train_indices: torch.Tensor, val_indices: torch.Tensor, task: str, examples: str,
              batch_size: int, seed: int, processes: Processes, device: torch.device, on_device: bool,
-             pairs_per_epoch: int | None) -> RunData:
+             pairs_per_epoch: int | None, single_share: float = SINGLE_SHARE) -> RunData:
     """This process's shard of the training images (``task`` digits; TrainingData, on the device or
-    not) or of the pairs (``task`` pairs; ``examples`` written or mnist-pairs), ``batch_size`` of
-    them a step, and its share of the held-out ones (none where ``val_indices`` is empty)."""
+    not) or of the pairs (``task`` pairs; ``examples`` written or mnist-pairs, ``single_share`` of
+    the written ones a digit alone), ``batch_size`` of them a step, and its share of the held-out
+    ones (none where ``val_indices`` is empty; written ones always SINGLE_SHARE alone, so that runs
+    of any share are chosen on, and compared on, the same examples)."""
     if task == "digits":
         training = TrainingData(data_dir, train_indices, batch_size, seed, processes, device, on_device)
         validation = held_out(data_dir, val_indices, processes, device) if len(val_indices) else None
         return RunData(training, validation, len(train_indices), len(val_indices), read_right)
     written, recorded_reads = examples == "written", {}
-    training = (WrittenTrainingData if written else PairTrainingData)(
-        data_dir, train_indices, batch_size, seed, processes, device, pairs_per_epoch)
+    training = WrittenTrainingData(data_dir, train_indices, batch_size, seed, processes, device, pairs_per_epoch,
+                                   single_share) if written else \
+        PairTrainingData(data_dir, train_indices, batch_size, seed, processes, device, pairs_per_epoch)
     digits = mnist(data_dir, train=True)
     held_images, held_labels = digits.data[val_indices], digits.targets[val_indices]
     validation = (written_batches if written else pair_batches)(held_images, held_labels, seed, processes, device) \
