@@ -590,6 +590,7 @@ def run_record(run: Run, data: RunData) -> RunRecord:
     test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
     return RunRecord(
         model=args.model, task=args.task, examples=args.examples, val_size=args.val_size,
+        single_share=SINGLE_SHARE if args.single_share is None else args.single_share,
         selection=(f"the epoch whose moving average read best {held_out_ones} {args.val_size} training images "
                    f"held out by seed {args.seed}; {test_ones} read once, at the end, on those weights"
                    if data.validation else f"the last epoch (no validation split); {test_ones} read once, at the end"),

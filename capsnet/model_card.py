@@ -20,6 +20,7 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from tqdm import tqdm
 
 from capsnet.data.datasets import batches, load_semeion, mnist
+from capsnet.data.written import SINGLE_SHARE
 from capsnet.evaluate import predictions, semeion_predictions
 from capsnet.pretrained import NETWORKS, load_model
 from capsnet.saving import atomic_write_text
@@ -36,7 +37,7 @@ PAIRS_ABOUT = (
     "where they meet, then the playground's preprocessing into 28x28 (crop to the ink, fit into 20x20, centre "
     "of mass at the centre). It reads the two digits as its two strongest outputs{how}.")
 WRITTEN_ABOUT = (
-    "Trained last on examples as people write them (`capsnet/data/written.py`, made on the fly): a quarter of them "
+    "Trained last on examples as people write them (`capsnet/data/written.py`, made on the fly): {singles} of them "
     "one digit, the rest two of different classes laid over each other as in the paper's MultiMNIST (section 6), "
     "each digit turned, slanted, scaled and stretched, in MNIST's ink thinned or thickened or redrawn from its "
     "skeleton with a pen 1 to 4 pixels wide, some in other writers' ink (stretched to fill a square box, drawn "
@@ -106,6 +107,13 @@ def how_it_ran(run: RunRecord) -> str:
             f"torch {run.torch_version or '?'}, {wall_time(run.train_seconds)} of wall time)")
 
 
+def share_in_words(single_share: float | None) -> str:
+    """The share of a written run's examples that held one digit, as the card says it (None: the
+    written examples' own quarter, recorded before --single-share)."""
+    share = SINGLE_SHARE if single_share is None else single_share
+    return {0.25: "a quarter", 0.5: "half"}.get(share, f"{share:.0%}")
+
+
 def card_text(model_name: str, metrics: RunRecord | dict, parameters: int, routing: int | None,
               test_accuracy: float, mistakes: Counter, semeion: tuple[float, dict[int, float], Counter] | None,
               repo: str) -> str:
@@ -121,7 +129,9 @@ def card_text(model_name: str, metrics: RunRecord | dict, parameters: int, routi
     lines = [
         f"# {(PAIR_NAMES if pairs else NAMES)[model_name]}", "",
         ABOUT[model_name].format(paper=PAPER, routing=routing, parameters=parameters), "",
-        *([(WRITTEN_ABOUT if written else PAIRS_ABOUT).format(how=PAIRS_HOW[model_name]), ""] if pairs else []),
+        *([(WRITTEN_ABOUT if written else PAIRS_ABOUT).format(how=PAIRS_HOW[model_name],
+                                                              singles=share_in_words(record.single_share)), ""]
+          if pairs else []),
         "Trained with the code of the Capsule Network Playground (`train.py`), which also serves "
         "these weights in an interactive demo: draw a digit and watch the network read it.", "",
         "## Results", "",

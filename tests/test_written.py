@@ -323,6 +323,7 @@ def test_train_py_trains_on_written_examples_chooses_on_them_and_reads_mnist_pai
     assert train.main([*flags, "--epochs", "1"]) == 0
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["examples"] == "written" and "as people write them" in metrics["selection"]
+    assert metrics["single_share"] == SINGLE_SHARE
     assert 0 <= metrics["written_test_right"] <= 1 and 0 <= metrics["pairs_test_both_right"] <= 1
     assert 0 <= metrics["history"][0]["val_mnist_pairs"] <= 1
     assert train.main([*flags, "--epochs", "2", "--resume", "--examples", "mnist-pairs"]) == 2   # another recipe

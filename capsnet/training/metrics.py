@@ -33,6 +33,7 @@ class RunRecord:
     status: str | None = None              # "finished", "training: ...", or what stopped the run
     examples: str | None = only_where(task="pairs")   # written or mnist-pairs: what the pairs run trained on
     written_test_right: float | None = only_where(task="pairs", examples="written")
+    single_share: float | None = only_where(task="pairs", examples="written")   # training examples of one digit; None: 0.25
     selection: str | None = None           # how the epoch was chosen, in words
     chosen_epoch: int | None = None
     val_size: int | None = None
