@@ -48,7 +48,7 @@ def test_the_measurement_reads_both_networks_on_the_same_changed_pairs(mnist_tes
             low, high = row[network]["pairs_both_right"]["low"], row[network]["pairs_both_right"]["high"]
             assert 0 <= low <= row[network]["pairs_both_right"]["share"] <= high <= 1
         difference = row["capsnet"]["pairs_both_right"]["share"] - row["cnn"]["pairs_both_right"]["share"]
-        assert row["lead"]["difference"] == pytest.approx(difference, abs=1e-4)
+        assert row["lead"]["difference"] == pytest.approx(difference, abs=1.5e-4)   # each share rounded to 4 places
     assert results["as written"]["capsnet"]["singles_right"]["share"] > 0.9
     shown = table({"changes": {name: results[name] for name in reversed(list(results))}})
     assert [line.split(" |")[0][2:] for line in shown.splitlines()[2:]] == list(CHANGES)
