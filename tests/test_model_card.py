@@ -72,8 +72,7 @@ def test_a_pairs_card_leads_with_the_pairs_and_says_how_to_read_them(network):
 def test_a_written_card_says_how_many_of_its_examples_held_one_digit(recorded, said):
     metrics = {"command": "python train.py --task pairs", "train_seconds": 60.0, "train_images": 55000,
                "task": "pairs", "examples": "written", "pairs_test_both_right": 0.84, "written_test_right": 0.75,
-               "device": "cpu",
-               "bf16_autocast": True, "torch_version": "2.14.1", "history": [],
+               "device": "cpu", "bf16_autocast": True, "torch_version": "2.14.1", "history": [],
                **({} if recorded is None else {"single_share": recorded})}
     text = card_text("capsnet", metrics, 8_215_568, 3, 0.985, Counter(), None, "weights/pairs")
     assert f"made on the fly): {said}, the rest two" in text
