@@ -184,9 +184,11 @@ def run_data(data_dir: str, train_indices: torch.Tensor, val_indices: torch.Tens
         validation = held_out(data_dir, val_indices, processes, device) if len(val_indices) else None
         return RunData(training, validation, len(train_indices), len(val_indices), read_right)
     written, recorded_reads = examples == "written", {}
-    training = WrittenTrainingData(data_dir, train_indices, batch_size, seed, processes, device, pairs_per_epoch,
-                                   single_share) if written else \
-        PairTrainingData(data_dir, train_indices, batch_size, seed, processes, device, pairs_per_epoch)
+    if written:
+        training = WrittenTrainingData(data_dir, train_indices, batch_size, seed, processes, device, pairs_per_epoch,
+                                       single_share)
+    else:
+        training = PairTrainingData(data_dir, train_indices, batch_size, seed, processes, device, pairs_per_epoch)
     digits = mnist(data_dir, train=True)
     held_images, held_labels = digits.data[val_indices], digits.targets[val_indices]
     validation = (written_batches if written else pair_batches)(held_images, held_labels, seed, processes, device) \
