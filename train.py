@@ -257,8 +257,12 @@ def load_data(run: Run) -> RunData:
         raise UsageError(f"{'--val-size: ' if isinstance(error, ValueError) else ''}{error}") from None
     return run_data(args.data_dir, train_indices[:args.limit], val_indices, args.task, args.examples,
                     args.batch_size // run.processes.world, args.seed, run.processes, run.device,
-                    args.device_data == "on", args.pairs_per_epoch,
-                    SINGLE_SHARE if args.single_share is None else args.single_share)
+                    args.device_data == "on", args.pairs_per_epoch, single_share(args))
+
+
+def single_share(args: argparse.Namespace) -> float:
+    """The share of the written training examples that hold one digit alone: --single-share, or the examples' own."""
+    return SINGLE_SHARE if args.single_share is None else args.single_share
 
 
 def build_state(run: Run) -> TrainingState:
@@ -590,7 +594,7 @@ def run_record(run: Run, data: RunData) -> RunRecord:
     test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
     return RunRecord(
         model=args.model, task=args.task, examples=args.examples, val_size=args.val_size,
-        single_share=SINGLE_SHARE if args.single_share is None else args.single_share,
+        single_share=single_share(args),
         selection=(f"the epoch whose moving average read best {held_out_ones} {args.val_size} training images "
                    f"held out by seed {args.seed}; {test_ones} read once, at the end, on those weights"
                    if data.validation else f"the last epoch (no validation split); {test_ones} read once, at the end"),
