@@ -1,29 +1,9 @@
 """Capsule Network Playground: draw a digit, watch the capsules, drag the 16 dimensions.
 
-A Gradio app over the capsnet library. `python app.py` serves it on 127.0.0.1:7860
-(GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change that); CAPSNET_WEIGHTS names the weights: a
-folder or a Hugging Face Hub repo id, `weights` by default; CAPSNET_CNN_WEIGHTS names the CNN
-baseline that reads beside it in the Turn-it section, `weights/cnn` by default;
-CAPSNET_PAIRS_WEIGHTS and CAPSNET_PAIRS_CNN_WEIGHTS the networks trained on two overlapping digits
-that read in the Two-digits section, `weights/pairs` and `weights/pairs-cnn` by default
-(playground/networks.py loads them all).
-
-API (gradio_client), in one client session:
-    /predict  an image (a file) -> the reading {"digit", "lengths"} and the reconstruction
-    /perturb  decode_as ("winner" or "0".."9"), 16 dimension offsets -> the reconstruction of the
-              last image read by /predict in this session
-    /predict_pair  an image of two overlapping digits (a file) -> the two digits, the ten lengths,
-              the CNN's reading, and both digits redrawn from their own capsules
-
-The page, top to bottom, each section a module of playground/ that lays it out and wires its events:
-    reading.py     draw a digit: the pad, the reading panel, Decode as (and /predict, /perturb)
-    dimensions.py  the 16 dimensions of the capsule: their sliders and the paper's Figure 4
-    routing.py     routing: where the votes come from
-    turn_it.py     turn it: the digit rotated, stretched, sheared, the CapsNet against a CNN
-    two_digits.py  two digits: a pair drawn over each other, each redrawn from its own capsule
-                   (and /predict_pair)
-
-What the page shows, how it is served and why: docs/playground.md; the API: docs/api.md.
+The page's table of contents: the networks loaded once (playground/networks.py, from the settings
+in docs/playground.md), then each section in the page's order, laid out and wired by its module of
+playground/ (their map: playground/__init__.py). `python app.py` serves it on 127.0.0.1:7860; its
+API (/predict, /perturb, /predict_pair): docs/api.md.
 """
 from pathlib import Path
 

@@ -1,9 +1,9 @@
 """README.md and docs/ stay true: the Space's front matter is whole, every relative link and
 picture resolves (a #fragment to a heading of its page), every page of docs/ is reachable from
 the README, every `python -m MODULE` / `python FILE` / `torchrun ... FILE` quoted names a module
-or file that exists and takes every --flag quoted with it, and the README's library example runs.
-docs/history.md is a record: its commands are quoted as they were run, with the flags of their day,
-and are not held to today's modules and flags (its links are)."""
+or file that exists and takes every --flag quoted with it, the README's library example runs, and
+the Space's deploy command leaves out every path .gitignore names."""
+import ast
 import importlib.util
 import re
 import subprocess
@@ -12,12 +12,12 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from huggingface_hub.utils import filter_repo_objects
 
 from tests.support.paths import REPO, WEIGHTS
 
 README = REPO / "README.md"
 PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
-HISTORY = REPO / "docs" / "history.md"   # commands as they were run: not held to today's flags
 SPACE_KEYS = {"title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "python_version", "app_file",
               "pinned", "short_description"}
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -68,11 +68,9 @@ def commands(page: Path) -> list[tuple[str, set[str]]]:
 
 
 def all_commands() -> dict[str, set[str]]:
-    """Each command target quoted anywhere but the history page, with every flag quoted with it."""
+    """Each command target quoted anywhere, with every flag quoted with it."""
     merged = {}
     for page in PAGES:
-        if page == HISTORY:
-            continue
         for target, flags in commands(page):
             merged.setdefault(target, set()).update(flags)
     return merged
@@ -174,3 +172,40 @@ def test_every_docs_page_the_code_points_to_exists():
     assert {("train.py", "docs/training.md"), ("robustness.py", "docs/robustness.md")} <= pointed
     for source, page in pointed:
         assert (REPO / page).is_file(), f"{source} points to {page}, which does not exist"
+
+
+def deploy_ignore_patterns() -> list[str]:
+    """The ``ignore_patterns`` of the ``upload_folder`` call in docs/playground.md's deploy command."""
+    text = (REPO / "docs" / "playground.md").read_text(encoding="utf-8")
+    block = next(block for language, block in FENCE.findall(text) if language == "python" and "upload_folder(" in block)
+    call = next(node for node in ast.walk(ast.parse(block))
+                if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "upload_folder")
+    return ast.literal_eval(next(keyword.value for keyword in call.keywords if keyword.arg == "ignore_patterns"))
+
+
+def ignored_examples() -> list[str]:
+    """A file under (or named by) each pattern of .gitignore, at the top and one folder down where
+    the pattern is not anchored to the top: runs/x, checkpoints/x, sub/checkpoints/x, ..."""
+    examples = []
+    for line in (REPO / ".gitignore").read_text().splitlines():
+        pattern = line.strip()
+        if not pattern or pattern.startswith("#"):
+            continue
+        anchored, folder = pattern.startswith("/") or "/" in pattern.strip("/"), pattern.endswith("/")
+        path = pattern.strip("/").replace("*", "x") + ("/file" if folder else "")
+        examples += [path] if anchored else [path, f"capsnet/{path}"]
+    return examples
+
+
+def test_the_deploy_command_uploads_no_path_that_git_ignores_and_every_file_the_space_runs():
+    ignored = deploy_ignore_patterns()
+
+    def uploaded(path: str) -> bool:
+        return bool(list(filter_repo_objects([path], ignore_patterns=ignored)))   # as upload_folder filters
+
+    for path in [*ignored_examples(), ".git/HEAD"]:
+        assert not uploaded(path), f"the deploy command would upload {path}, which .gitignore names"
+    served = [path.relative_to(REPO).as_posix() for folder in ("capsnet", "playground", "weights", "assets")
+              for path in (REPO / folder).rglob("*") if path.is_file() and "__pycache__" not in path.parts]
+    for path in ["README.md", "app.py", "requirements.txt", *served]:
+        assert uploaded(path), f"the deploy command would leave out {path}, which the Space needs"
