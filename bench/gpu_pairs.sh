@@ -12,7 +12,7 @@
 # DATA: torchvision's MNIST folder (raw files, or gzipped ones to unpack); SECONDS: the whole run's
 # budget (default 480); BATCH: pairs a step (default 256); LR: Adam's rate at the restart,
 # decayed to a tenth of it by the last epoch (default 8e-4: the CPU's restart at batch 64 was 2e-4,
-# and at 4 times the batch 4 times the rate learnt as much a pair: docs/history.md, A larger batch).
+# and at 4 times the batch 4 times the rate learnt as much a pair: docs/training.md, Training on a GPU).
 # What comes out lands in $OUT: log.txt as it runs; for each network, pairs.tgz / pairs-cnn.tgz
 # (its folder's config.json, metrics.json and model card, and its output) and its
 # model.safetensors in 15 MB parts (join with cat; the sha256 is in the log). PROBE and PAIRS

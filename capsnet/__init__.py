@@ -8,12 +8,11 @@ the network compiled for one image (compiled), its saving and loading (saving, p
 model_card) and its test accuracy (evaluate). Nothing here imports from the rooms below it, but
 evaluate and model_card, which read MNIST (and the card a run's metrics.json):
 
-    data/      what the networks read: MNIST and Semeion, a drawing made an MNIST digit, pairs of
-               digits, examples as people write them, strokes, other writers' ink, affine changes
-    training/  the machinery of a train.py run: processes and devices, signals, sharded training
-               data, the moving average, random state, the checkpoint and metrics.json
-    studies/   what was measured about the trained networks: robustness, dimension names, pairs,
-               routing agreement, pairs under changed ink; the statistics and shape measures they share
+    data/      what the networks read
+    training/  the machinery of a train.py run
+    studies/   what was measured about the trained networks
+
+Each room's own docstring maps its modules.
 """
 from capsnet.loss import capsule_loss, margin_loss, reconstruction_loss
 from capsnet.model import CapsNet, CapsNetConfig, CapsNetOutput
