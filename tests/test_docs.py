@@ -4,6 +4,7 @@ the README, every `python -m MODULE` / `python FILE` / `torchrun ... FILE` quote
 or file that exists and takes every --flag quoted with it, the README's library example runs, and
 the Space's deploy command leaves out every path .gitignore names."""
 import ast
+import fnmatch
 import importlib.util
 import re
 import subprocess
@@ -183,17 +184,34 @@ def deploy_ignore_patterns() -> list[str]:
     return ast.literal_eval(next(keyword.value for keyword in call.keywords if keyword.arg == "ignore_patterns"))
 
 
+def gitignore_patterns() -> list[str]:
+    return [line.strip() for line in (REPO / ".gitignore").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def git_ignores(path: str) -> bool:
+    """Whether .gitignore names ``path``: a pattern with a slash at its start or inside matches from
+    the top, one without matches any part; a trailing slash matches folders only."""
+    parts = path.split("/")
+    for pattern in gitignore_patterns():
+        name, folder = pattern.strip("/"), pattern.endswith("/")
+        candidates = parts[:-1] if folder else parts
+        if "/" in pattern.rstrip("/"):
+            candidates = candidates[:len(name.split("/"))]
+            if fnmatch.fnmatchcase("/".join(candidates), name):
+                return True
+        elif any(fnmatch.fnmatchcase(part, name) for part in candidates):
+            return True
+    return False
+
+
 def ignored_examples() -> list[str]:
-    """A file under (or named by) each pattern of .gitignore, at the top and one folder down where
-    the pattern is not anchored to the top: runs/x, checkpoints/x, sub/checkpoints/x, ..."""
+    """A file under (or named by) each pattern of .gitignore, at the top and, where the pattern is
+    not anchored to the top, one folder down: runs/file, checkpoints/file, capsnet/checkpoints/file, ..."""
     examples = []
-    for line in (REPO / ".gitignore").read_text().splitlines():
-        pattern = line.strip()
-        if not pattern or pattern.startswith("#"):
-            continue
-        anchored, folder = pattern.startswith("/") or "/" in pattern.strip("/"), pattern.endswith("/")
-        path = pattern.strip("/").replace("*", "x") + ("/file" if folder else "")
-        examples += [path] if anchored else [path, f"capsnet/{path}"]
+    for pattern in gitignore_patterns():
+        path = pattern.strip("/").replace("*", "x") + ("/file" if pattern.endswith("/") else "")
+        examples += [path] if "/" in pattern.rstrip("/") else [path, f"capsnet/{path}"]
     return examples
 
 
@@ -203,9 +221,10 @@ def test_the_deploy_command_uploads_no_path_that_git_ignores_and_every_file_the_
     def uploaded(path: str) -> bool:
         return bool(list(filter_repo_objects([path], ignore_patterns=ignored)))   # as upload_folder filters
 
+    assert all(git_ignores(path) for path in ignored_examples())
     for path in [*ignored_examples(), ".git/HEAD"]:
         assert not uploaded(path), f"the deploy command would upload {path}, which .gitignore names"
     served = [path.relative_to(REPO).as_posix() for folder in ("capsnet", "playground", "weights", "assets")
-              for path in (REPO / folder).rglob("*") if path.is_file() and "__pycache__" not in path.parts]
+              for path in (REPO / folder).rglob("*") if path.is_file()]
     for path in ["README.md", "app.py", "requirements.txt", *served]:
-        assert uploaded(path), f"the deploy command would leave out {path}, which the Space needs"
+        assert git_ignores(path) or uploaded(path), f"the deploy command would leave out {path}, which the Space needs"
