@@ -1,7 +1,7 @@
 """A faithful, fast CapsNet (Sabour, Frosst & Hinton 2017, "Dynamic Routing Between Capsules").
 
 The paper's network is this folder's top level, read in this order: squash (eq. 1), routing
-(Procedure 1), model (Conv1, PrimaryCaps, DigitCaps, the decoder), loss (eq. 4 and the
+(Procedure 1, and its trace for one image), model (Conv1, PrimaryCaps, DigitCaps, the decoder), loss (eq. 4 and the
 reconstruction), dimensions (Figure 4's perturbed capsules), digit_count (one digit or two, from
 the capsules of a network trained on pairs); beside it the CNN baseline (baseline),
 the network compiled for one image (compiled), its saving and loading (saving, pretrained,
@@ -13,7 +13,7 @@ evaluate and model_card, which read MNIST (and the card a run's metrics.json):
     training/  the machinery of a train.py run: processes and devices, signals, sharded training
                data, the moving average, random state, the checkpoint and metrics.json
     studies/   what was measured about the trained networks: robustness, dimension names, pairs,
-               routing agreement, pairs under changed ink; the statistics and shape measures they share
+               pairs under changed ink; the statistics and shape measures they share
 """
 from capsnet.loss import capsule_loss, margin_loss, reconstruction_loss
 from capsnet.model import CapsNet, CapsNetConfig, CapsNetOutput
