@@ -15,11 +15,11 @@ import numpy as np
 import torch
 
 from capsnet.baseline import BaselineCNN
-from capsnet.data.affine import AffineChange, transform
+from capsnet.data.affine import SWEEPS, AffineChange, transform
 from capsnet.dimensions import PAPER_RANGE
 from capsnet.model import CapsNet
 from capsnet.studies.dimension_names import DimensionNames
-from capsnet.studies.robustness import RESULTS_FILE, SWEEPS
+from capsnet.studies.robustness import RESULTS_FILE
 from capsnet.studies.statistics import percent, signed_points
 from playground import serving, turn_views
 from playground.networks import Measurement

@@ -51,7 +51,7 @@ import torch
 from tqdm import tqdm
 
 from capsnet.baseline import BaselineCNN
-from capsnet.data.affine import AffineChange, affine_matrices, transform
+from capsnet.data.affine import SWEEPS, AffineChange, affine_matrices, transform
 from capsnet.pretrained import WEIGHTS_FILE, load_model
 from capsnet.saving import sha256
 from capsnet.studies.statistics import (BOOTSTRAP_RESAMPLES, DECIMALS, correlation, ink_error, paired, percent,
@@ -64,21 +64,6 @@ TRANSFORMS_PER_DIGIT = 4  # random affNIST-range changes of each digit: 2,000 ch
 SEED = 0                 # of the affNIST-range draws
 
 
-def evenly_spaced(low: float, high: float, step: float) -> list[float]:
-    """low, low + step, ..., high, each rounded so that 0.1 steps read 0.1, 0.2, ... exactly."""
-    count = round((high - low) / step)
-    return [round(low + i * step, 6) + 0.0 for i in range(count + 1)]  # + 0.0: no -0.0
-
-
-SWEEPS = {   # AffineChange field: (values, what a value means)
-    "rotation": (evenly_spaced(-90, 90, 10), "degrees, counter-clockwise"),
-    "scale": (evenly_spaced(0.5, 1.5, 0.1), "size factor"),
-    "shear": (evenly_spaced(-0.6, 0.6, 0.1), "horizontal shear factor: x' = x + shear * y, y downwards"),
-    "stretch_x": (evenly_spaced(0.5, 1.5, 0.1), "width factor"),
-    "stretch_y": (evenly_spaced(0.5, 1.5, 0.1), "height factor"),
-    "shift_x": (evenly_spaced(-6, 6, 1), "pixels to the right"),
-    "shift_y": (evenly_spaced(-6, 6, 1), "pixels down"),
-}
 AFFNIST = {   # AffineChange field: (low, high), each drawn uniformly and independently
     "rotation": (-20.0, 20.0),
     "shear": (-0.2, 0.2),
