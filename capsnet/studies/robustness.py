@@ -52,6 +52,7 @@ from tqdm import tqdm
 
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import SWEEPS, AffineChange, affine_matrices, transform
+from capsnet.data.datasets import mnist
 from capsnet.pretrained import WEIGHTS_FILE, load_model
 from capsnet.saving import sha256
 from capsnet.studies.statistics import (BOOTSTRAP_RESAMPLES, DECIMALS, correlation, ink_error, paired, percent,
@@ -317,7 +318,6 @@ def main(argv: list[str] | None = None) -> None:
         results = load_results(out, args.capsnet, args.cnn)
         print(summary_table(results), steps_table(results), sep="\n\n")
         return
-    from capsnet.data.datasets import mnist  # torchvision is slow to import, and --show never needs it
     start = time.perf_counter()
     capsnet, cnn = load_model(args.capsnet), load_model(args.cnn, BaselineCNN)
     images, labels = first_digits(mnist(args.data_dir, train=False), DIGITS_PER_CLASS)
