@@ -4,6 +4,7 @@ read as the measurement reads them; forged values
 answered in the panel, in process and over HTTP; /predict_pair; the app without the pairs
 networks, and the measurement read for them only."""
 import base64
+import copy
 import dataclasses
 import html
 import io
@@ -38,7 +39,7 @@ PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)
 def section():
     if not (PAIRS / "model.safetensors").exists() or not (PAIRS_CNN / "model.safetensors").exists():
         pytest.skip("no pairs networks in weights/pairs and weights/pairs-cnn (train.py --task pairs)")
-    return two_digits.section(networks.pair_networks(str(PAIRS), str(PAIRS_CNN)))
+    return two_digits.TwoDigitsSection(networks.pair_networks(str(PAIRS), str(PAIRS_CNN)))
 
 
 def classes_of(example: Path) -> set[int]:
@@ -171,7 +172,9 @@ def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured
     assert ink > 0.05                                                       # a pair: the second redrawing covers ink
 
     def with_lines(**lines):
-        return dataclasses.replace(section, rule=CountRule(**{"second": second, "second_ink": ink, **lines}))
+        counting = copy.copy(section)
+        counting.rule = CountRule(**{"second": second, "second_ink": ink, **lines})
+        return counting
 
     at, short, little_ink = with_lines(), with_lines(second=second + 1e-3), with_lines(second_ink=ink + 1e-3)
     read = [each.read(layers).read for each in (at, short, little_ink)]
@@ -356,7 +359,7 @@ def test_predict_pair_answers_each_network_s_count_and_digits(section, example):
 # Without the pairs networks, and the measurement only for the weights it was made with.
 
 def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them():
-    missing = two_digits.section(networks.pair_networks("/nonexistent/pairs", "/nonexistent/pairs-cnn"))
+    missing = two_digits.TwoDigitsSection(networks.pair_networks("/nonexistent/pairs", "/nonexistent/pairs-cnn"))
     assert missing.capsnet is None and "/nonexistent/pairs" in missing.problem
     assert "--task pairs" in missing.problem and "CAPSNET_PAIRS_WEIGHTS" in missing.problem
     with gr.Blocks() as page:
@@ -371,11 +374,11 @@ def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them()
 def test_a_pairs_folder_without_its_weights_file_is_named(tmp_path):
     if not (PAIRS_CNN / "model.safetensors").exists():
         pytest.skip("no pairs CNN in weights/pairs-cnn (train.py --task pairs --model cnn)")
-    missing = two_digits.section(networks.pair_networks(str(tmp_path), str(PAIRS_CNN)))   # the CNN there, the CapsNet not
+    missing = two_digits.TwoDigitsSection(networks.pair_networks(str(tmp_path), str(PAIRS_CNN)))   # the CNN there, the CapsNet not
     assert missing.capsnet is None and f"{tmp_path / 'model.safetensors'} is missing" in missing.problem
     assert missing.finding.startswith("Nothing to measure")
     if (PAIRS / "model.safetensors").exists():
-        no_cnn = two_digits.section(networks.pair_networks(str(PAIRS), str(tmp_path / "pairs-cnn")))   # the CapsNet there, the CNN not
+        no_cnn = two_digits.TwoDigitsSection(networks.pair_networks(str(PAIRS), str(tmp_path / "pairs-cnn")))   # the CapsNet there, the CNN not
         assert no_cnn.cnn is None and str(tmp_path / "pairs-cnn") in no_cnn.problem
 
 
