@@ -14,6 +14,7 @@ from playground.views import FIELD_OUTLINE, cell_edges, heatmap_overlay
 
 CONFIG = CapsNetConfig()
 GRID = CONFIG.primary_grid                                          # 6
+SMALL = CapsNetConfig(image_size=24, kernel_size=5)                 # an 8x8 grid of 9x9 fields
 
 
 def decoded(data_url: str) -> np.ndarray:
@@ -64,29 +65,32 @@ def test_figure4_has_a_named_row_per_dimension_of_the_sweep():
     assert "-0.25" in html and "+0.25" in html
 
 
+@pytest.mark.parametrize("config", [CONFIG, SMALL], ids=["paper", "small"])
 @pytest.mark.parametrize("scale", [2, 4, 10])
-def test_each_cell_is_centred_on_its_receptive_field(scale):
-    edges = cell_edges(CONFIG, scale)                               # display pixels
+def test_each_cell_is_centred_on_its_receptive_field(scale, config):
+    edges = cell_edges(config, scale)                               # display pixels
+    assert len(edges) == config.primary_grid + 1
     assert np.all(np.diff(edges) == 2 * scale)                     # one stride (2 input pixels) wide
-    for r in range(GRID):
-        rows = CONFIG.receptive_field_of(r, 0)[0]
+    for r in range(config.primary_grid):
+        rows = config.receptive_field_of(r, 0)[0]
         assert (edges[r] + edges[r + 1]) / 2 == pytest.approx(scale * (rows.start + rows.stop) / 2)
 
 
-def test_heatmap_overlay_colours_the_voting_cell_and_outlines_what_it_sees():
-    scale, row, col = 10, 1, 4
-    heat = np.zeros((GRID, GRID), dtype=np.float32)
+@pytest.mark.parametrize("config", [CONFIG, SMALL], ids=["paper", "small"])
+def test_heatmap_overlay_colours_the_voting_cell_and_outlines_what_it_sees(config):
+    scale, row, col, side = 10, 1, 4, 10 * config.image_size
+    heat = np.zeros((config.primary_grid, config.primary_grid), dtype=np.float32)
     heat[row, col] = 3.0
-    blank = heatmap_overlay(CONFIG, np.zeros((28, 28), dtype=np.float32), heat, scale)
-    assert blank.shape == (280, 280, 3) and blank.dtype == np.uint8
-    edges = cell_edges(CONFIG, scale)
-    cell = np.zeros((280, 280), dtype=bool)
+    blank = heatmap_overlay(config, np.zeros((config.image_size, config.image_size), dtype=np.float32), heat, scale)
+    assert blank.shape == (side, side, 3) and blank.dtype == np.uint8
+    edges = cell_edges(config, scale)
+    cell = np.zeros((side, side), dtype=bool)
     cell[edges[row]:edges[row + 1], edges[col]:edges[col + 1]] = True
     reddish = blank[..., 0].astype(int) > blank[..., 2]
     np.testing.assert_array_equal(reddish, cell)
     outline = (blank == FIELD_OUTLINE).all(axis=-1)
-    rows, cols = CONFIG.receptive_field_of(row, col)
-    box = np.zeros((280, 280), dtype=bool)
+    rows, cols = config.receptive_field_of(row, col)
+    box = np.zeros((side, side), dtype=bool)
     box[scale * rows.start:scale * rows.stop, scale * cols.start:scale * cols.stop] = True
     inner = np.zeros_like(box)
     inner[scale * rows.start + 2:scale * rows.stop - 2, scale * cols.start + 2:scale * cols.stop - 2] = True
