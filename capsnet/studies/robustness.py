@@ -6,7 +6,7 @@ them on affNIST: 79% for the CapsNet, 66% for the CNN. Here both trained network
 transformed images of MNIST test digits (``capsnet.data.affine.transform`` about the image centre,
 bilinear, zeros outside the frame):
 
-- one change at a time, swept over SWEEPS: rotation -90..+90 degrees in steps of 10; scale,
+- one change at a time, swept over SWEEPS (capsnet.data.affine): rotation -90..+90 degrees in steps of 10; scale,
   stretch in x and stretch in y 0.5..1.5 in steps of 0.1; shear -0.6..0.6 in steps of 0.1; shifts
   in x and in y of -6..+6 pixels in steps of 1: each network's accuracy at each step;
 - random changes in affNIST's ranges (AFFNIST): rotation within +-20 degrees, shear factor within
