@@ -17,8 +17,8 @@ NETWORKS = networks.load()
 READING = reading.ReadingSection(NETWORKS.capsnet)
 CAPSULE_DIMENSIONS = dimensions.DimensionsSection(READING, NETWORKS.names)
 ROUTING = routing.RoutingSection(NETWORKS.capsnet.config)
-TURN_IT = turn_it.section(NETWORKS.capsnet, NETWORKS.cnn, NETWORKS.names, NETWORKS.robustness)
-TWO_DIGITS = two_digits.section(NETWORKS.pairs)
+TURN_IT = turn_it.TurnItSection(NETWORKS.capsnet, NETWORKS.cnn, NETWORKS.names, NETWORKS.robustness)
+TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
 
 # What tests/ and bench/ call in-process, by the names they had when app.py held them.
 MODEL, CNN, NAMES, WEIGHTS, CNN_WEIGHTS = (NETWORKS.capsnet, NETWORKS.cnn, NETWORKS.names, NETWORKS.weights,

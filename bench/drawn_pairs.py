@@ -42,7 +42,7 @@ from capsnet.data.preprocess import ink_to_mnist
 from capsnet.data.strokes import segments, skeletons
 from playground.drawing_pad import SIDE, Drawing, inks
 from playground.networks import pair_networks
-from playground.two_digits import section
+from playground.two_digits import TwoDigitsSection
 from tests.support.digit_strokes import overlapping_boxes, random_box, strokes
 
 TRACED_DIGITS = 2000  # the MNIST test digits traced: the first 2,000
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mnist", default="weights", help="the MNIST CapsNet for each digit alone (default weights)")
     parser.add_argument("--seed", type=int, default=0, help="the digits, their boxes and moves (default 0)")
     args = parser.parse_args(argv)
-    two_digits, single = section(pair_networks(args.capsnet, args.cnn)), load_model(args.mnist)
+    two_digits, single = TwoDigitsSection(pair_networks(args.capsnet, args.cnn)), load_model(args.mnist)
     if two_digits.problem is not None:
         raise SystemExit(f"bench.drawn_pairs: error: {two_digits.problem}")
     print(f"CPU: {cpu_model()}; {args.pairs} pairs and {args.pairs} single digits a source, seed {args.seed}; "

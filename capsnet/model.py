@@ -1,12 +1,13 @@
 """The CapsNet of Sabour, Frosst & Hinton 2017 (section 4): Conv1, PrimaryCaps, DigitCaps, decoder."""
 from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from huggingface_hub import PyTorchModelHubMixin
 
-from capsnet.routing import dynamic_routing, dynamic_routing_from_weights
+from capsnet.routing import RoutingTrace, dynamic_routing, dynamic_routing_from_weights, routing_by_iterations
 from capsnet.squash import squash
 
 
@@ -21,6 +22,7 @@ class CapsNetConfig:
     digit_capsule_dim: int = 16             # ... each 16-D
     routing_iterations: int = 3             # r in Procedure 1
     decoder_hidden: tuple[int, int] = (512, 1024)  # fully connected, ReLU, ReLU, then sigmoid
+    primary_stride: ClassVar[int] = 2       # PrimaryCaps' stride (Conv1's is 1): the paper's, not a setting
 
     def __post_init__(self):
         self.decoder_hidden = tuple(self.decoder_hidden)  # config.json stores it as a list
@@ -29,12 +31,24 @@ class CapsNetConfig:
     def primary_grid(self) -> int:
         """Side of the PrimaryCaps grid: 28 -> 20 (Conv1) -> 6 (PrimaryCaps, stride 2)."""
         conv1_side = self.image_size - self.kernel_size + 1
-        return (conv1_side - self.kernel_size) // 2 + 1
+        return (conv1_side - self.kernel_size) // self.primary_stride + 1
 
     @property
     def num_primary_capsules(self) -> int:
         """32 types x 6 x 6 positions = 1152."""
         return self.primary_capsule_types * self.primary_grid**2
+
+    @property
+    def receptive_field(self) -> int:
+        """Side of the input square a primary capsule sees: 9 + (9 - 1) x 1 = 17 (a PrimaryCaps
+        unit reads 9x9 Conv1 units, neighbours 1 input pixel apart, each of which reads 9x9 pixels)."""
+        return 2 * self.kernel_size - 1
+
+    def receptive_field_of(self, row: int, col: int) -> tuple[slice, slice]:
+        """The input rows and columns that the primary capsules at grid position (row, col) see:
+        a 17x17 square, neighbouring positions ``primary_stride`` (2) input pixels apart."""
+        top, left = self.primary_stride * row, self.primary_stride * col
+        return slice(top, top + self.receptive_field), slice(left, left + self.receptive_field)
 
 
 @dataclass
@@ -54,7 +68,7 @@ class PrimaryCapsules(nn.Module):
         self.types = config.primary_capsule_types
         self.dim = config.primary_capsule_dim
         self.conv = nn.Conv2d(config.conv1_channels, self.types * self.dim,
-                              kernel_size=config.kernel_size, stride=2)
+                              kernel_size=config.kernel_size, stride=config.primary_stride)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         x = self.conv(features)                                 # [B, 32*8, 6, 6]
@@ -126,6 +140,21 @@ class CapsNet(nn.Module, PyTorchModelHubMixin,
     def primary_capsules(self, images: torch.Tensor) -> torch.Tensor:
         """u_i, the squashed PrimaryCaps outputs: [B, 1, 28, 28] -> [B, 1152, 8]."""
         return self.primary(F.relu(self.conv1(images)))
+
+    @torch.inference_mode()
+    def routing_trace(self, image: torch.Tensor, max_iterations: int) -> RoutingTrace:
+        """The routing of one image redone for r = 1 .. max_iterations, the convolutions run once:
+        row r - 1 of the trace holds what ``self(image, routing_iterations=r)`` reads.
+
+        Args:
+            image: one image, [1, 1, 28, 28] floats in [0, 1].
+            max_iterations: the largest r, at least 1.
+        """
+        expected = (1, 1, self.config.image_size, self.config.image_size)
+        if tuple(image.shape) != expected:
+            raise ValueError(f"expected one image of shape {list(expected)}, got {list(image.shape)}")
+        u_hat = self.digits.predictions(self.primary_capsules(image)).float()   # [1, 1152, 10, 16]
+        return routing_by_iterations(u_hat[0], max_iterations)
 
     def decode(self, capsules: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """Reconstruct images from the capsule of each label alone (the others masked to zero).

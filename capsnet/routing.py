@@ -8,13 +8,21 @@ against those two maps; ``dynamic_routing`` supplies them from given predictions
 
 Routing tensors are laid out digit-capsule first, c and b as [J, B, I], so that both maps are
 batched matrix products over contiguous memory and the softmax over j runs along the outer axis.
+
+Routing made visible, for one example (what the playground shows of every drawing):
+``routing_by_iterations`` redoes the routing of the same predictions for r = 1 .. R iterations,
+``vote_heatmap`` spreads the votes a digit capsule receives over the primary capsules' grid, and
+``agreement`` says how well each digit capsule's voters agree with it.
 """
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 
 from capsnet.squash import squash
+
+COSINE_EPSILON = 1e-8   # keeps agreement's cosine finite for a zero vote or a zero capsule
 
 
 def route(weighted_sum: Callable[[torch.Tensor], torch.Tensor],
@@ -101,3 +109,85 @@ def dynamic_routing_from_weights(u: torch.Tensor, W: torch.Tensor,
         return (W_t_v * u).sum(dim=-1)                                                  # [J, B, I]
 
     return route(weighted_sum, agreement, (outputs, batch, inputs), iterations, u)
+
+
+@dataclass
+class RoutingTrace:
+    """The routing of one example's predictions, redone for r = 1 .. R iterations (row k holds r = k + 1)."""
+    u_hat: torch.Tensor        # predictions u_hat_j|i, [I, J, D] ([1152, 10, 16])
+    capsules: torch.Tensor     # v_j after r iterations, [R, J, D]
+    couplings: torch.Tensor    # c_ij after r iterations, [R, I, J]
+    lengths: torch.Tensor      # |v_j|, [R, J]
+    predictions: torch.Tensor  # the longest capsule, [R]
+
+
+def routing_by_iterations(u_hat: torch.Tensor, max_iterations: int) -> RoutingTrace:
+    """Route the same predictions of one example for r = 1 .. max_iterations, each from b_ij = 0.
+
+    Row r - 1 of the trace is ``dynamic_routing(u_hat[None], r)``.
+
+    Args:
+        u_hat: predictions u_hat_j|i of one example, [I, J, D].
+        max_iterations: the largest r, at least 1.
+    """
+    if max_iterations < 1:
+        raise ValueError(f"routing needs at least one iteration, got {max_iterations}")
+    routed = [dynamic_routing(u_hat[None], r) for r in range(1, max_iterations + 1)]
+    capsules = torch.cat([v for v, _ in routed])                     # [R, J, D]
+    couplings = torch.cat([c for _, c in routed])                    # [R, I, J]
+    lengths = capsules.norm(dim=-1)                                  # [R, J]
+    return RoutingTrace(u_hat, capsules, couplings, lengths, lengths.argmax(dim=1))
+
+
+def vote_heatmap(couplings: torch.Tensor, u_hat: torch.Tensor, digit: int, types: int, grid: int,
+                 capsule_type: int | None = None) -> torch.Tensor:
+    """How much of digit capsule j's input s_j each grid position sends: c_ij |u_hat_j|i|.
+
+    s_j = sum_i c_ij u_hat_j|i (eq. 2) is a sum of votes; this map spreads its mass,
+    sum_i c_ij |u_hat_j|i|, over the primary capsules' grid. Summed over the whole grid it equals
+    that mass, which bounds |s_j| from above (equality only when all votes point the same way).
+    The maps of the types add up to the map of all types.
+
+    Args:
+        couplings: c_ij, [..., I, J], primary capsule i = type * grid^2 + row * grid + column
+            (``capsnet.model.PrimaryCapsules``).
+        u_hat: predictions u_hat_j|i, [..., I, J, D].
+        digit: j, the digit capsule the votes go to.
+        types: the primary capsule types (32), ``CapsNetConfig.primary_capsule_types``.
+        grid: the side of their grid (6), ``CapsNetConfig.primary_grid``.
+        capsule_type: one primary capsule type (0 .. types - 1), or None for the sum over all types.
+
+    Returns:
+        [..., grid, grid]: entry (row, col) sums c_ij |u_hat_j|i| over the capsules i at that position.
+    """
+    if not 0 <= digit < couplings.shape[-1]:
+        raise ValueError(f"digit must be in 0 .. {couplings.shape[-1] - 1}, got {digit}")
+    if capsule_type is not None and not 0 <= capsule_type < types:
+        raise ValueError(f"capsule type must be in 0 .. {types - 1} or None, got {capsule_type}")
+    mass = couplings[..., digit] * u_hat[..., digit, :].norm(dim=-1)    # [..., I]
+    per_type = mass.unflatten(-1, (types, grid, grid))                  # [..., types, grid, grid]
+    return per_type.sum(dim=-3) if capsule_type is None else per_type[..., capsule_type, :, :]
+
+
+def agreement(u_hat: torch.Tensor, v: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    """How well each digit capsule's voters agree with it: the mean cosine between each vote and
+    v_j, each vote weighted by its share c_ij |u_hat_j|i| of s_j (what the vote heatmap shows).
+
+    A_j = sum_i c_ij |u_hat_j|i| cos(u_hat_j|i, v_j) / sum_i c_ij |u_hat_j|i|, in [-1, 1]: 1 when
+    every vote points along v_j, so that the votes add up in s_j = sum_i c_ij u_hat_j|i (eq. 2)
+    without cancelling; since v_j points along s_j, A_j = |s_j| / sum_i c_ij |u_hat_j|i|. (A mean
+    of the cosines weighted by c_ij alone counts a vote a thousand times shorter than another as
+    much: on a trained network it can rank the runner-up's voters above the winner's.)
+
+    Args:
+        u_hat: predictions u_hat_j|i, [..., I, J, D].
+        v: digit capsules v_j, [..., J, D].
+        c: couplings c_ij, [..., I, J].
+
+    Returns:
+        A_j for every digit capsule, [..., J].
+    """
+    direction = F.normalize(v, dim=-1, eps=COSINE_EPSILON).unsqueeze(-3)   # v_j / |v_j|, [..., 1, J, D]
+    along_v = (u_hat * direction).sum(dim=-1)                                # |u_hat_j|i| cos, [..., I, J]
+    shares = c * u_hat.norm(dim=-1)                                          # c_ij |u_hat_j|i|
+    return (c * along_v).sum(dim=-2) / shares.sum(dim=-2).clamp_min(COSINE_EPSILON)

@@ -21,11 +21,12 @@ from PIL import Image
 from capsnet.data.preprocess import FIELD, SketchError, ink_to_mnist, sketch_to_mnist
 from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
 from capsnet.model import CapsNet
-from capsnet.studies.agreement import RoutingTrace, routing_by_iterations
+from capsnet.routing import RoutingTrace
 from playground import drawing_pad, serving, views
 
 WINNER = "winner"                                 # Decode as: the longest capsule
 API_PIXEL = 10                                    # /predict and /perturb give 280x280 pictures
+MAX_ITERATIONS = 5                                # each reading is routed for r = 1 .. 5, for the routing view
 EXAMPLES = sorted(Path(__file__).parent.parent.glob("assets/examples/*.png"),
                   key=lambda path: path.stem.rsplit("_", 1)[-1])  # mnist_test_0003_digit_0.png
 
@@ -85,7 +86,7 @@ class Reading:
 def read(network: CapsNet, image: np.ndarray, revision: int = 0) -> Reading:
     """Run the network on a 28x28 image: the convolutions once, routing for every r shown."""
     with serving.model_turn():
-        trace = routing_by_iterations(network, torch.from_numpy(image)[None, None])
+        trace = network.routing_trace(torch.from_numpy(image)[None, None], MAX_ITERATIONS)
     return Reading(image, trace, revision, network)
 
 

@@ -1,5 +1,5 @@
 """Routing: where the votes come from. The drawing's routing after r = 1 .. MAX_ITERATIONS
-iterations (`capsnet.studies.agreement`, kept in the reading): a heatmap of where the winner's votes
+iterations (`CapsNet.routing_trace`, kept in the reading): a heatmap of where the winner's votes
 come from, over all the primary capsule types or one, the lengths at every r, and how well the
 winner's and the runner-up's voters agree.
 
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import gradio as gr
 
 from capsnet.model import CapsNetConfig
-from capsnet.studies.agreement import MAX_ITERATIONS, RoutingTrace, agreement, vote_heatmap
+from capsnet.routing import RoutingTrace, agreement, vote_heatmap
 from playground import views
-from playground.reading import Reading
+from playground.reading import MAX_ITERATIONS, Reading
 
 ALL_TYPES = -1                                    # the capsule-type slider's value for all types
 
@@ -78,11 +78,12 @@ class RoutingSection:
         except RoutingError as error:
             return views.message_panel(f"Cannot show the routing: {error}")
         if reading is None:
-            return views.routing_panel(None)
+            return views.routing_panel(self.config, None)
         trace, k = reading.trace, iterations - 1
         heat = vote_heatmap(trace.couplings[k], trace.u_hat, int(trace.predictions[k]),
+                            self.config.primary_capsule_types, self.config.primary_grid,
                             None if capsule_type == ALL_TYPES else capsule_type)   # [6, 6]
-        return views.routing_panel(reading.image, heat,
+        return views.routing_panel(self.config, reading.image, heat,
                                    views.lengths_table(trace.lengths, trace.predictions, iterations),
                                    self.agreement_text(trace, iterations, capsule_type))
 

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from capsnet.data.affine import AffineChange
-from capsnet.studies.robustness import SWEEPS
+from capsnet.data.affine import SWEEPS, AffineChange
 from playground.drawing_pad import MAX_REVISION
 
 _HERE = Path(__file__).parent
@@ -47,7 +46,7 @@ FULL_TURN = (-180, 180)
 
 def slider_range(field: str) -> tuple[float, float]:
     """A slider's ends: as far as the measurement changed MNIST's test digits
-    (capsnet.studies.robustness.SWEEPS), and the turn all the way round (a 6 to a 9)."""
+    (capsnet.data.affine.SWEEPS), and the turn all the way round (a 6 to a 9)."""
     if field == "rotation":
         return FULL_TURN
     values, _ = SWEEPS[field]

@@ -1,25 +1,25 @@
 """Turn it: rotate, stretch and shear your own digit and watch the capsule's pose follow while a
 CNN reads beside it.
 
-`TurnIt.layout` lays the section out inside the app's Blocks and wires its events: the transform
+`TurnItSection.layout` lays the section out inside the app's Blocks and wires its events: the transform
 sliders (`transform_sliders.TransformSliders`, one gr.HTML), the turn panel (one gr.HTML, the only
 output of a slider's move) and the rotation sweep. What is turned is the network's 28x28 input of
 the current drawing, changed by `capsnet.data.affine.transform`, the change the robustness
 measurement makes to MNIST's test digits (`weights/robustness.json`).
 """
 import logging
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
 
 import gradio as gr
 import numpy as np
 import torch
 
 from capsnet.baseline import BaselineCNN
-from capsnet.data.affine import AffineChange, transform
+from capsnet.data.affine import SWEEPS, AffineChange, transform
 from capsnet.dimensions import PAPER_RANGE
 from capsnet.model import CapsNet
 from capsnet.studies.dimension_names import DimensionNames
-from capsnet.studies.robustness import RESULTS_FILE, SWEEPS
+from capsnet.studies.robustness import RESULTS_FILE
 from capsnet.studies.statistics import percent, signed_points
 from playground import serving, turn_views
 from playground.networks import Measurement
@@ -69,9 +69,10 @@ follow();
 """
 
 
-@dataclass(frozen=True, eq=False)
-class TurnIt:
-    """The Turn-it section over the app's CapsNet and the CNN baseline.
+@dataclass(eq=False)
+class TurnItSection:
+    """The Turn-it section over the app's CapsNet and the CNN baseline, beside MNIST's test digits
+    turned where ``robustness`` holds a measurement for them.
 
     The event functions take the reading of the current drawing (`reading.Reading`, gr.State):
     its ``image`` (the network's input, [28, 28] in [0, 1]), ``capsules`` ([10, 16]), ``lengths``
@@ -80,8 +81,12 @@ class TurnIt:
     capsnet: CapsNet
     cnn: BaselineCNN
     names: DimensionNames | None      # the measured names of each digit's dimensions, or None
-    curve: turn_views.Curve | None    # MNIST's test digits turned, measured; None where not
-    finding: str                      # what the measurement found, or why there is none (Markdown)
+    robustness: InitVar[Measurement]  # robustness.json for both networks, or why there is none
+    curve: turn_views.Curve | None = field(init=False)   # MNIST's test digits turned, measured; None where not
+    finding: str = field(init=False)                     # what the measurement found, or why there is none (Markdown)
+
+    def __post_init__(self, robustness: Measurement):
+        self.curve, self.finding = measured(robustness)
 
     def turned(self, reading, change: AffineChange) -> turn_views.Turned:
         """Both networks on the drawing changed by ``change``, and how the drawn digit's capsule moved."""
@@ -220,10 +225,3 @@ def measured(measurement: Measurement) -> tuple[turn_views.Curve | None, str]:
         return None, (f"Not measured for these weights: {RESULTS_FILE} is not a measurement "
                       f"({error.__class__.__name__}).")
     return curve, finding
-
-
-def section(capsnet: CapsNet, cnn: BaselineCNN, names: DimensionNames | None, robustness: Measurement) -> TurnIt:
-    """The Turn-it section over these networks, with the measurement over MNIST's test digits where
-    there is one for them."""
-    curve, finding = measured(robustness)
-    return TurnIt(capsnet, cnn, names, curve, finding)

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from capsnet.digit_count import CountRule
-from capsnet.studies.statistics import percent
 from playground.views import lengths_svg, png_data_url
 
 PAPER_WHITE = np.array([255, 255, 255], dtype=np.float32)
@@ -67,15 +66,31 @@ def picture(pixels: np.ndarray, alt: str, css: str = "picture") -> str:
     return f'<img class="{css}" src="{png_data_url(pixels)}" alt="{html.escape(alt)}">'
 
 
+def beside_its_line(value: float, line: float, decimals: int, scale: float = 1.0, unit: str = "") -> tuple[str, str]:
+    """``value`` and ``line`` times ``scale``, written with ``decimals`` places and ``unit``, or with
+    as many more places as it takes for the written value to stand on the written line's side that
+    the value stands on: a share of 0.0296 beside a line of 0.03 is "2.96%" and "3.00%", never
+    "3.0%" below "3.0%". (A value at or above its line is never written below it: rounding keeps
+    the order.)"""
+    value, line = scale * value, scale * line
+    while value < line and float(f"{value:.{decimals}f}") >= float(f"{line:.{decimals}f}"):
+        decimals += 1
+    return f"{value:.{decimals}f}{unit}", f"{line:.{decimals}f}{unit}"
+
+
 def count_note(view: PairView) -> str:
     """Why the CapsNet read one digit or two: its second-longest capsule's length, and the ink only
-    that capsule's redrawing covers, each against its line (`capsnet.digit_count`)."""
+    that capsule's redrawing covers, each against its line (`capsnet.digit_count`), each figure
+    written on its line's true side (`beside_its_line`)."""
     second, rule = float(view.lengths[view.second]), view.rule
-    length = (f'the second-longest capsule, <b>{view.second}</b>, is {second:.2f} long '
-              f'({"at or above" if second >= rule.second else "below"} {rule.second:.2f})')
-    ink = "" if rule.second_ink is None else (
-        f'its redrawing covers {percent(view.second_ink)} of the ink that the {view.read[0]}\'s leaves '
-        f'({"at or above" if view.second_ink >= rule.second_ink else "below"} {percent(rule.second_ink)})')
+    shown, line = beside_its_line(second, rule.second, 2)
+    length = (f'the second-longest capsule, <b>{view.second}</b>, is {shown} long '
+              f'({"at or above" if second >= rule.second else "below"} {line})')
+    ink = ""
+    if rule.second_ink is not None:
+        shown, line = beside_its_line(view.second_ink, rule.second_ink, 1, 100, "%")
+        ink = (f'its redrawing covers {shown} of the ink that the {view.read[0]}\'s leaves '
+               f'({"at or above" if view.second_ink >= rule.second_ink else "below"} {line})')
     why = f"{length} and {ink}" if ink else length
     lines = "the lines between one digit and two" if ink else "the line between one digit and two"
     if len(view.read) == 2:

@@ -5,7 +5,7 @@ strongest digit, and a second one where its count rule reads two (`capsnet.digit
 second-strongest score, and for the CapsNet the ink only the second capsule's redrawing covers,
 against lines chosen on validation examples: pairs.json's count, `capsnet.studies.pairs_measurement`).
 
-`TwoDigits.layout` lays the section out inside the app's Blocks and wires its events: a drawing
+`TwoDigitsSection.layout` lays the section out inside the app's Blocks and wires its events: a drawing
 pad of two pens (`DrawingPad` with two colours: each stroke's pen travels with it, and the networks
 read the overlay of both pens' ink, the colours only for the person), the section's panel (one
 gr.HTML, the only output the page updates while a stroke is drawn), *Decode as*, and the API's
@@ -21,7 +21,7 @@ and not drawn over is read from its 28x28 ink as it is, as the measurement reads
 import logging
 import re
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 
 import gradio as gr
@@ -113,16 +113,27 @@ def examples() -> list[drawing_pad.Example]:
     return pairs
 
 
-@dataclass(frozen=True, eq=False)
-class TwoDigits:
-    """The Two-digits section over the pairs CapsNet and the pairs CNN; without them (``problem``
-    says why) it explains itself and how to train them."""
-    capsnet: CapsNet | None
-    cnn: BaselineCNN | None
-    finding: str                # what pairs.json found, or why there is none (Markdown)
-    problem: str | None = None  # why the networks could not be loaded
-    rule: CountRule = CountRule(UNMEASURED_THRESHOLD)      # where the CapsNet reads a second digit
-    cnn_rule: CountRule = CountRule(UNMEASURED_THRESHOLD)  # where the CNN does
+@dataclass(eq=False)
+class TwoDigitsSection:
+    """The Two-digits section over the pairs CapsNet and the pairs CNN, counting as pairs.json
+    chose for them; without them (``problem`` says why) it explains itself and how to train them."""
+    pairs: InitVar[PairNetworks]
+    capsnet: CapsNet | None = field(init=False)
+    cnn: BaselineCNN | None = field(init=False)
+    problem: str | None = field(init=False)   # why the networks could not be loaded
+    finding: str = field(init=False)          # what pairs.json found, or why there is none (Markdown)
+    rule: CountRule = field(init=False)       # where the CapsNet reads a second digit
+    cnn_rule: CountRule = field(init=False)   # where the CNN does
+
+    def __post_init__(self, pairs: PairNetworks):
+        self.capsnet, self.cnn, self.problem = pairs.capsnet, pairs.cnn, pairs.problem
+        self.rule = self.cnn_rule = CountRule(UNMEASURED_THRESHOLD)
+        if pairs.problem is not None:
+            self.finding = "Nothing to measure without the networks."
+            return
+        self.finding, rules = measured(pairs.measurement), measured_rules(pairs.measurement)
+        if rules is not None:
+            self.rule, self.cnn_rule = rules
 
     def read(self, inks: np.ndarray, revision: int = 0) -> PairReading | None:
         """Both networks on two pens' ink [2, H, W] (any scale) drawn over each other: the overlay
@@ -347,14 +358,3 @@ def verdict(difference: dict, above: str, below: str, neither: str) -> str:
     """What a difference's 95% interval says: ``above`` when all of it lies above zero, ``below``
     when all of it lies below, ``neither`` when it holds zero."""
     return above if difference["low"] > 0 else below if difference["high"] < 0 else neither
-
-
-def section(pairs: PairNetworks) -> TwoDigits:
-    """The Two-digits section over the pairs networks; without them, one that says why and how to
-    train them."""
-    if pairs.problem is not None:
-        return TwoDigits(None, None, "Nothing to measure without the networks.", pairs.problem)
-    finding, rules = measured(pairs.measurement), measured_rules(pairs.measurement)
-    if rules is None:
-        return TwoDigits(pairs.capsnet, pairs.cnn, finding)
-    return TwoDigits(pairs.capsnet, pairs.cnn, finding, rule=rules[0], cnn_rule=rules[1])

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from capsnet.studies.agreement import GRID, IMAGE_SIZE, PRIMARY_STRIDE, RECEPTIVE_FIELD, receptive_field
+from capsnet.model import CapsNetConfig
 
 
 def paper(ink: np.ndarray | torch.Tensor) -> np.ndarray:
@@ -176,15 +176,17 @@ def figure4_html(images: torch.Tensor | None, names: list[str], ends: str) -> st
     return f'<table class="figure4">{head}{body}</table>'
 
 
-def cell_edges(scale: int) -> np.ndarray:
-    """[7] display-pixel edges of the 6 grid cells along one axis, in a 28 * scale image.
+def cell_edges(config: CapsNetConfig, scale: int) -> np.ndarray:
+    """[7] display-pixel edges of the 6 grid cells of ``config``'s primary capsules along one axis,
+    in a 28 * scale image.
 
     Cell r is as wide as the stride (2 input pixels) and centred on its receptive field's centre,
     2r + 8.5 in input pixels (pixel k spans [k, k + 1)): the cells tile input [7.5, 19.5), so their
     edges fall on whole display pixels when ``scale`` is even.
     """
-    twice_first = RECEPTIVE_FIELD - PRIMARY_STRIDE                     # 2 x 7.5
-    return scale * (twice_first + 2 * PRIMARY_STRIDE * np.arange(GRID + 1)) // 2
+    stride = config.primary_stride
+    twice_first = config.receptive_field - stride                      # 2 x 7.5
+    return scale * (twice_first + 2 * stride * np.arange(config.primary_grid + 1)) // 2
 
 
 # White paper through ColorBrewer's YlOrRd to dark red: no vote leaves the paper white.
@@ -203,8 +205,9 @@ def _colour_map(values: np.ndarray) -> np.ndarray:
     return (1 - fraction) * _COLOURS[low] + fraction * _COLOURS[low + 1]
 
 
-def heatmap_overlay(image: np.ndarray, heat: torch.Tensor | np.ndarray, scale: int = 10) -> np.ndarray:
-    """The 6x6 heatmap laid over the digit, upscaled crisp.
+def heatmap_overlay(config: CapsNetConfig, image: np.ndarray, heat: torch.Tensor | np.ndarray,
+                    scale: int = 10) -> np.ndarray:
+    """The 6x6 heatmap of ``config``'s primary capsule grid laid over the digit, upscaled crisp.
 
     Each grid position is drawn as a square cell at the centre of the 17x17 patch of the input it
     sees (``cell_edges``), coloured by its share of the map: white for none, the middle of the
@@ -214,8 +217,9 @@ def heatmap_overlay(image: np.ndarray, heat: torch.Tensor | np.ndarray, scale: i
     Each input pixel of the digit becomes a ``scale`` x ``scale`` block.
 
     Args:
+        config: the network's, whose grid and receptive fields the cells are.
         image: the 28x28 input, floats in [0, 1] with 1 for ink (MNIST polarity).
-        heat: [6, 6], e.g. from ``capsnet.studies.agreement.vote_heatmap``; non-negative.
+        heat: [6, 6], e.g. from ``capsnet.routing.vote_heatmap``; non-negative.
         scale: display pixels per input pixel, a positive even number (cells start half-way
             through input pixels).
 
@@ -224,38 +228,40 @@ def heatmap_overlay(image: np.ndarray, heat: torch.Tensor | np.ndarray, scale: i
     """
     image = np.asarray(image, dtype=np.float32)
     heat = np.asarray(heat, dtype=np.float32)
-    if image.shape != (IMAGE_SIZE, IMAGE_SIZE):
-        raise ValueError(f"expected a {IMAGE_SIZE}x{IMAGE_SIZE} image, got shape {image.shape}")
-    if heat.shape != (GRID, GRID):
-        raise ValueError(f"expected a {GRID}x{GRID} heatmap, got shape {heat.shape}")
+    size, grid = config.image_size, config.primary_grid
+    if image.shape != (size, size):
+        raise ValueError(f"expected a {size}x{size} image, got shape {image.shape}")
+    if heat.shape != (grid, grid):
+        raise ValueError(f"expected a {grid}x{grid} heatmap, got shape {heat.shape}")
     if scale < 2 or scale % 2:
         raise ValueError(f"scale must be a positive even number, got {scale}")
-    side = IMAGE_SIZE * scale
+    side = size * scale
     mean = heat.mean()
     canvas = np.full((side, side, 3), 255.0, dtype=np.float32)        # [28s, 28s, 3]
     if mean > 0:
-        edges = cell_edges(scale)                                      # [7]
+        edges = cell_edges(config, scale)                              # [7]
         cell = np.arange(edges[0], edges[-1])
         index = np.searchsorted(edges, cell, side="right") - 1         # display pixel -> grid index
         canvas[np.ix_(cell, cell)] = _colour_map(heat / (2 * mean))[np.ix_(index, index)]
     ink = INK_OPACITY * upscaled(np.clip(image, 0.0, 1.0), scale)[..., None]    # [28s, 28s, 1]
     rgb = np.rint((1 - ink) * canvas + ink * INK).astype(np.uint8)     # [28s, 28s, 3]
     if mean > 0:
-        rows, cols = receptive_field(*np.unravel_index(heat.argmax(), heat.shape))
+        rows, cols = config.receptive_field_of(*np.unravel_index(heat.argmax(), heat.shape))
         top, bottom, left, right = scale * rows.start, scale * rows.stop, scale * cols.start, scale * cols.stop
         rgb[top:bottom, [left, left + 1, right - 2, right - 1]] = FIELD_OUTLINE
         rgb[[top, top + 1, bottom - 2, bottom - 1], left:right] = FIELD_OUTLINE
     return rgb
 
 
-def routing_panel(image: np.ndarray | None, heat: torch.Tensor | np.ndarray | None = None,
+def routing_panel(config: CapsNetConfig, image: np.ndarray | None, heat: torch.Tensor | np.ndarray | None = None,
                   table: str = "", text: str = "") -> str:
-    """The routing view in one piece: ``heatmap_overlay`` of ``heat`` over ``image`` beside the
-    lengths ``table`` and the agreement ``text`` (HTML); a prompt before any drawing."""
+    """The routing view in one piece: ``heatmap_overlay`` of ``heat`` (``config``'s grid) over
+    ``image`` beside the lengths ``table`` and the agreement ``text`` (HTML); a prompt before any
+    drawing."""
     if image is None:
         return '<div class="routing-view empty">Draw a digit to see how its votes are routed.</div>'
     return (f'<div class="routing-view"><figure><figcaption>Votes for the winner, over your digit</figcaption>'
-            f'<img class="heatmap" src="{png_data_url(heatmap_overlay(image, heat))}" '
+            f'<img class="heatmap" src="{png_data_url(heatmap_overlay(config, image, heat))}" '
             f'alt="where the votes for the winner come from"></figure>'
             f'<div class="routing-numbers">{table}{text}</div></div>')
 

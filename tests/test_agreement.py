@@ -1,11 +1,15 @@
-"""Routing made visible: couplings, vote heatmaps, their place in the input, agreement."""
+"""Routing made visible: couplings, the routing trace, vote heatmaps, their place in the input,
+agreement (capsnet.routing, CapsNet.routing_trace, CapsNetConfig.receptive_field_of)."""
 import numpy as np
 import pytest
 import torch
 
-from capsnet import dynamic_routing
-from capsnet.studies.agreement import GRID, TYPES, agreement, receptive_field, routing_by_iterations, vote_heatmap
+from capsnet import CapsNet, CapsNetConfig, dynamic_routing
+from capsnet.routing import agreement, routing_by_iterations, vote_heatmap
 from tests.support.examples import example_digits
+
+CONFIG = CapsNetConfig()
+TYPES, GRID = CONFIG.primary_capsule_types, CONFIG.primary_grid   # 32, 6
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +26,7 @@ def images() -> torch.Tensor:
 
 @pytest.fixture(scope="module")
 def trace(model, images):
-    return routing_by_iterations(model, images[:1], max_iterations=5)
+    return model.routing_trace(images[:1], max_iterations=5)
 
 
 @pytest.mark.parametrize("iterations", [1, 2, 3, 5])
@@ -59,11 +63,21 @@ def test_trace_equals_the_forward_pass_at_every_iteration_count(model, images, t
         assert trace.predictions[r - 1] == out.prediction[0]
 
 
+def test_trace_of_predictions_routes_each_r_from_the_start(trace):
+    routed = routing_by_iterations(trace.u_hat, 2)
+    v, c = dynamic_routing(trace.u_hat[None], 2)
+    torch.testing.assert_close(routed.capsules[1], v[0], rtol=0, atol=0)
+    torch.testing.assert_close(routed.couplings[1], c[0], rtol=0, atol=0)
+    torch.testing.assert_close(routed.couplings, trace.couplings[:2], rtol=0, atol=0)
+
+
 def test_trace_rejects_bad_input_clearly(model):
     with pytest.raises(ValueError, match="one image"):
-        routing_by_iterations(model, torch.zeros(28, 28))
+        model.routing_trace(torch.zeros(28, 28), 5)
     with pytest.raises(ValueError, match="at least one iteration"):
-        routing_by_iterations(model, torch.zeros(1, 1, 28, 28), max_iterations=0)
+        model.routing_trace(torch.zeros(1, 1, 28, 28), max_iterations=0)
+    with pytest.raises(ValueError, match="at least one iteration"):
+        routing_by_iterations(torch.zeros(1152, 10, 16), 0)
 
 
 def vote_heatmap_by_loop(c: torch.Tensor, u_hat: torch.Tensor, digit: int, capsule_type: int | None) -> torch.Tensor:
@@ -80,7 +94,7 @@ def vote_heatmap_by_loop(c: torch.Tensor, u_hat: torch.Tensor, digit: int, capsu
 @pytest.mark.parametrize("capsule_type", [None, 0, 17, 31])
 def test_vote_heatmap_matches_a_loop_over_the_capsules(trace, capsule_type):
     c, digit = trace.couplings[2], int(trace.predictions[2])
-    heat = vote_heatmap(c, trace.u_hat, digit, capsule_type)
+    heat = vote_heatmap(c, trace.u_hat, digit, TYPES, GRID, capsule_type)
     assert heat.shape == (GRID, GRID)
     torch.testing.assert_close(heat, vote_heatmap_by_loop(c, trace.u_hat, digit, capsule_type))
 
@@ -89,10 +103,10 @@ def test_vote_heatmap_matches_a_loop_over_the_capsules(trace, capsule_type):
 def test_vote_heatmap_sums_to_the_mass_of_s_j(trace, r):
     c = trace.couplings[r - 1]                                     # [1152, 10]
     for digit in range(10):
-        heat = vote_heatmap(c, trace.u_hat, digit)
+        heat = vote_heatmap(c, trace.u_hat, digit, TYPES, GRID)
         mass = (c[:, digit] * trace.u_hat[:, digit].norm(dim=-1)).sum()  # sum_i c_ij |u_hat_j|i|
         torch.testing.assert_close(heat.sum(), mass)
-        per_type = torch.stack([vote_heatmap(c, trace.u_hat, digit, t) for t in range(TYPES)])
+        per_type = torch.stack([vote_heatmap(c, trace.u_hat, digit, TYPES, GRID, t) for t in range(TYPES)])
         torch.testing.assert_close(per_type.sum(dim=0), heat)
         s = (c[:, digit, None] * trace.u_hat[:, digit]).sum(dim=0)  # s_j (eq. 2)
         assert s.norm() <= heat.sum() + 1e-5
@@ -102,17 +116,17 @@ def test_vote_heatmap_of_a_batch_is_the_heatmap_of_each_example(model, images):
     with torch.inference_mode():
         u_hat = model.digits.predictions(model.primary_capsules(images))  # [2, 1152, 10, 16]
         _, c = dynamic_routing(u_hat, 3)
-    batched = vote_heatmap(c, u_hat, 4, capsule_type=5)
+    batched = vote_heatmap(c, u_hat, 4, TYPES, GRID, capsule_type=5)
     assert batched.shape == (2, GRID, GRID)
     for b in range(2):
-        torch.testing.assert_close(batched[b], vote_heatmap(c[b], u_hat[b], 4, capsule_type=5))
+        torch.testing.assert_close(batched[b], vote_heatmap(c[b], u_hat[b], 4, TYPES, GRID, capsule_type=5))
 
 
 def test_vote_heatmap_rejects_bad_choices(trace):
     with pytest.raises(ValueError, match="digit"):
-        vote_heatmap(trace.couplings[0], trace.u_hat, 10)
+        vote_heatmap(trace.couplings[0], trace.u_hat, 10, TYPES, GRID)
     with pytest.raises(ValueError, match="capsule type"):
-        vote_heatmap(trace.couplings[0], trace.u_hat, 3, capsule_type=32)
+        vote_heatmap(trace.couplings[0], trace.u_hat, 3, TYPES, GRID, capsule_type=32)
 
 
 @pytest.mark.parametrize("row, col", [(0, 0), (2, 5), (5, 5)])
@@ -123,7 +137,7 @@ def test_the_documented_receptive_field_is_the_network_s(model, row, col):
     u[0, capsule].pow(2).sum().backward()
     reached = image.grad[0, 0].abs().numpy() > 0                    # [28, 28]
     field = np.zeros((28, 28), dtype=bool)
-    field[receptive_field(row, col)] = True
+    field[model.config.receptive_field_of(row, col)] = True
     assert field.sum() == 17 * 17
     np.testing.assert_array_equal(reached, field)
 
@@ -163,3 +177,17 @@ def test_the_winner_s_voters_agree_more_than_the_runner_up_s(trained_model, mnis
     winner, runner_up = v.norm(dim=-1).topk(2, dim=1).indices.unbind(dim=1)
     rows = torch.arange(len(images))
     assert (a[rows, winner] > a[rows, runner_up]).float().mean() >= 0.9
+
+
+@pytest.mark.parametrize("row, col", [(0, 0), (1, 3), (4, 4)])
+def test_the_receptive_field_is_read_from_the_network_s_config(row, col):
+    config = CapsNetConfig(image_size=24, conv1_channels=32, kernel_size=5, primary_capsule_types=2)
+    torch.manual_seed(0)
+    model = CapsNet(config)                                         # grid 8 (24 -> 20 -> 8), field 9x9
+    image = torch.rand(1, 1, 24, 24, generator=torch.Generator().manual_seed(5), requires_grad=True)
+    u = model.primary_capsules(image)                               # [1, 2 * grid^2, 8]
+    u[0, config.primary_grid**2 + row * config.primary_grid + col].pow(2).sum().backward()
+    field = np.zeros((24, 24), dtype=bool)
+    field[config.receptive_field_of(row, col)] = True
+    assert field.sum() == 9 * 9
+    np.testing.assert_array_equal(image.grad[0, 0].abs().numpy() > 0, field)

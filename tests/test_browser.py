@@ -311,7 +311,7 @@ def test_the_readme_screenshot_is_made_from_the_page(url, browser, tmp_path):
 
 # Where pen 1's digit and pen 2's are drawn (pad units): 3 and 5, and 4 and 7, drawn there with
 # these strokes are read right by the pairs network, and still with pen 1's box moved by up to 8
-# units each way (checked in-process with two_digits.section(...).read: the pair's second capsule
+# units each way (checked in-process with two_digits.TwoDigitsSection(...).read: the pair's second capsule
 # 0.84 long or more, the third 0.15 or less).
 FIRST_BOX, SECOND_BOX = (60, 30, 140, 200), (95, 50, 140, 200)      # the second 35 across and 20 down
 

@@ -2,7 +2,10 @@
 below it (evaluate and model_card read MNIST through capsnet.data, and model_card a run's
 metrics.json through capsnet.training.metrics), data/ nothing from training/ or
 studies/, training/ nothing from studies/, no study from another study (statistics and
-shape_measures are what they share), and no module imports itself round a cycle."""
+shape_measures are what they share), and no module imports itself round a cycle. The page's
+modules that read and draw every stroke (playground's reading, views and routing) reach no study,
+however far their imports are followed; and the library and the page import at the top of a
+module, never inside a function."""
 import ast
 
 from tests.support.paths import REPO
@@ -10,6 +13,7 @@ from tests.support.paths import REPO
 ROOMS = ("data", "training", "studies")
 READERS = {"capsnet.evaluate": {"data"}, "capsnet.model_card": {"data", "training"}}   # the top level's readers
 SHARED = {"capsnet.studies.statistics", "capsnet.studies.shape_measures"}
+LIVE = ("playground.reading", "playground.views", "playground.routing")   # every stroke's reading, drawn
 
 
 def module_name(path) -> str:
@@ -17,16 +21,22 @@ def module_name(path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports() -> dict[str, set[str]]:
-    """Each capsnet module and the capsnet modules it imports."""
+def imports(packages: tuple[str, ...] = ("capsnet",)) -> dict[str, set[str]]:
+    """Each module of ``packages`` and the modules of ``packages`` it imports (``from package
+    import module`` counted as that module)."""
+    paths = [path for package in packages for path in (REPO / package).rglob("*.py")]
+    modules = {module_name(path) for path in paths}
     graph = {}
-    for path in (REPO / "capsnet").rglob("*.py"):
+    for path in paths:
         found = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
-                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-            found |= {name for name in names if name.split(".")[0] == "capsnet"}
-        graph[module_name(path)] = found - {"capsnet"}
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names
+                                        if f"{node.module}.{alias.name}" in modules)]
+            else:
+                names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            found |= {name for name in names if name.split(".")[0] in packages}
+        graph[module_name(path)] = found - set(packages)
     return graph
 
 
@@ -63,3 +73,29 @@ def test_no_import_cycle():
 
     for module in graph:
         visit(module)
+
+
+def test_the_page_s_live_reading_reaches_no_study():
+    """What the page computes and draws for every stroke is the library's network; a study
+    measures, and the page may read what one wrote, but never on this path."""
+    graph = imports(("capsnet", "playground"))
+    reached, waiting = set(), list(LIVE)
+    while waiting:
+        module = waiting.pop()
+        if module not in reached:
+            reached.add(module)
+            waiting += graph.get(module, ())
+    assert set(LIVE) <= graph.keys()
+    studies = sorted(module for module in reached if module.startswith("capsnet.studies"))
+    assert not studies, f"{', '.join(LIVE)} reach {studies}"
+
+
+def test_the_library_and_the_page_import_at_the_top_of_each_module():
+    """An import inside a function hides what a module needs (once, it dodged the app's start)."""
+    inside = []
+    for path in [*(REPO / "capsnet").rglob("*.py"), *(REPO / "playground").glob("*.py"), REPO / "app.py"]:
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inside += [f"{path.relative_to(REPO)}:{node.lineno}" for node in ast.walk(function)
+                           if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert not inside, inside

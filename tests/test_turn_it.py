@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from capsnet.data.affine import AffineChange, transform
+from capsnet.data.affine import SWEEPS, AffineChange, transform
 from capsnet.pretrained import WeightsError
+from capsnet.studies import robustness
 from playground import networks, transform_sliders, turn_it, turn_views
 from tests.support.browser_drawing import picture
 from tests.support.digit_strokes import pad_value, strokes
@@ -38,6 +39,15 @@ def test_the_page_s_sliders_lie_within_the_change_s_ranges_around_no_change():
         assert low <= slider.low < transform_sliders.UNCHANGED[slider.field] < slider.high <= high
         middle = transform_sliders.UNCHANGED[slider.field]
         assert slider.high - middle == pytest.approx(middle - slider.low)
+
+
+def test_the_sliders_reach_as_far_as_the_measurement_changed_mnist_s_digits():
+    assert robustness.SWEEPS is SWEEPS                              # the study's steps are the page's
+    for slider in transform_sliders.SLIDERS:
+        values, _ = SWEEPS[slider.field]
+        ends = transform_sliders.FULL_TURN if slider.field == "rotation" else (values[0], values[-1])
+        assert (slider.low, slider.high) == ends
+    np.testing.assert_array_equal(turn_it.SWEEP_ANGLES, SWEEPS["rotation"][0])
 
 
 def test_a_value_the_page_sends_is_its_change_and_revision():

@@ -4,6 +4,7 @@ read as the measurement reads them; forged values
 answered in the panel, in process and over HTTP; /predict_pair; the app without the pairs
 networks, and the measurement read for them only."""
 import base64
+import copy
 import dataclasses
 import html
 import io
@@ -21,7 +22,7 @@ from capsnet.digit_count import CountRule
 from capsnet.saving import sha256
 from bench.pair_examples import EXAMPLE_COUNT
 from playground import drawing_pad, networks, two_digits
-from playground.two_digit_views import tinted
+from playground.two_digit_views import PairView, beside_its_line, count_note, tinted
 from tests.support.digit_strokes import strokes
 from tests.support.page_clients import outputs_of, page_event
 
@@ -38,7 +39,7 @@ PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)
 def section():
     if not (PAIRS / "model.safetensors").exists() or not (PAIRS_CNN / "model.safetensors").exists():
         pytest.skip("no pairs networks in weights/pairs and weights/pairs-cnn (train.py --task pairs)")
-    return two_digits.section(networks.pair_networks(str(PAIRS), str(PAIRS_CNN)))
+    return two_digits.TwoDigitsSection(networks.pair_networks(str(PAIRS), str(PAIRS_CNN)))
 
 
 def classes_of(example: Path) -> set[int]:
@@ -171,13 +172,39 @@ def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured
     assert ink > 0.05                                                       # a pair: the second redrawing covers ink
 
     def with_lines(**lines):
-        return dataclasses.replace(section, rule=CountRule(**{"second": second, "second_ink": ink, **lines}))
+        counting = copy.copy(section)
+        counting.rule = CountRule(**{"second": second, "second_ink": ink, **lines})
+        return counting
 
     at, short, little_ink = with_lines(), with_lines(second=second + 1e-3), with_lines(second_ink=ink + 1e-3)
     read = [each.read(layers).read for each in (at, short, little_ink)]
     assert [len(digits) for digits in read] == [2, 1, 1] and read[0][0] == read[1][0] == read[2][0]
     panel = little_ink.panel(little_ink.read(layers), None)
     assert "One digit read" in panel and f"{100 * ink:.1f}% of the ink" in panel and "below" in panel
+
+
+def note_of(second: float, second_ink: float, rule: CountRule) -> str:
+    """The count note of a reading of one digit whose second capsule (a 5) is ``second`` long and
+    whose redrawing covers ``second_ink`` of the ink (no network needed)."""
+    lengths = np.zeros(10)
+    lengths[3], lengths[5] = 0.95, second
+    blank = np.zeros((28, 28))
+    view = PairView(blank, np.zeros((2, 28, 28)), lengths, (3,), 5, second_ink, rule, blank[None],
+                    (two_digits.PENS[0],), two_digits.PENS, np.zeros(10), (3,), CountRule(0.5), 1)
+    return count_note(view)
+
+
+def test_a_figure_beside_its_line_is_never_written_on_the_wrong_side_of_it():
+    note = note_of(0.62, 0.0296, CountRule(0.5, 0.03))              # the panel once said 3.0% (below 3.0%)
+    assert "covers 2.96% of the ink that the 3's leaves (below 3.00%)" in note and "3.0%" not in note
+    note = note_of(0.4999, 0.05, CountRule(0.5, 0.03))
+    assert "is 0.4999 long (below 0.5000)" in note
+    assert "covers 5.0% of the ink that the 3's leaves (at or above 3.0%)" in note
+    note = note_of(0.5, 0.03, CountRule(0.5, 0.03))                 # on the line: at or above, as written
+    assert "is 0.50 long (at or above 0.50)" in note
+    assert "covers 3.0% of the ink that the 3's leaves (at or above 3.0%)" in note
+    assert beside_its_line(0.12345, 0.1235, 2) == ("0.12345", "0.12350")
+    assert beside_its_line(0.996, 0.99, 2) == ("1.00", "0.99")      # above its line: rounding keeps the order
 
 
 def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, mnist_test):
@@ -334,7 +361,7 @@ def test_predict_pair_answers_each_network_s_count_and_digits(section, example):
 # Without the pairs networks, and the measurement only for the weights it was made with.
 
 def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them():
-    missing = two_digits.section(networks.pair_networks("/nonexistent/pairs", "/nonexistent/pairs-cnn"))
+    missing = two_digits.TwoDigitsSection(networks.pair_networks("/nonexistent/pairs", "/nonexistent/pairs-cnn"))
     assert missing.capsnet is None and "/nonexistent/pairs" in missing.problem
     assert "--task pairs" in missing.problem and "CAPSNET_PAIRS_WEIGHTS" in missing.problem
     with gr.Blocks() as page:
@@ -349,11 +376,11 @@ def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them()
 def test_a_pairs_folder_without_its_weights_file_is_named(tmp_path):
     if not (PAIRS_CNN / "model.safetensors").exists():
         pytest.skip("no pairs CNN in weights/pairs-cnn (train.py --task pairs --model cnn)")
-    missing = two_digits.section(networks.pair_networks(str(tmp_path), str(PAIRS_CNN)))   # the CNN there, the CapsNet not
+    missing = two_digits.TwoDigitsSection(networks.pair_networks(str(tmp_path), str(PAIRS_CNN)))   # the CNN there, the CapsNet not
     assert missing.capsnet is None and f"{tmp_path / 'model.safetensors'} is missing" in missing.problem
     assert missing.finding.startswith("Nothing to measure")
     if (PAIRS / "model.safetensors").exists():
-        no_cnn = two_digits.section(networks.pair_networks(str(PAIRS), str(tmp_path / "pairs-cnn")))   # the CapsNet there, the CNN not
+        no_cnn = two_digits.TwoDigitsSection(networks.pair_networks(str(PAIRS), str(tmp_path / "pairs-cnn")))   # the CapsNet there, the CNN not
         assert no_cnn.cnn is None and str(tmp_path / "pairs-cnn") in no_cnn.problem
 
 

@@ -10,6 +10,10 @@ stretched and scaled first, then sheared, then turned, then moved. MNIST centres
 centre of mass in the frame, so a change about the frame's centre keeps the digit in view as far
 as the change allows. Pixels are resampled bilinearly by ``F.grid_sample``;
 what comes from outside the frame is zero (background).
+
+SWEEPS are the steps of each change, one at a time, at which the robustness measurement
+(`capsnet.studies.robustness`) reads MNIST's test digits; the playground's Turn-it sliders reach
+as far, and its rotation sweep turns a drawing through the same angles.
 """
 import math
 import numbers
@@ -69,6 +73,23 @@ class AffineChange:
         values = {field.name: torch.tensor(float(getattr(self, field.name)), dtype=torch.float64)
                   for field in fields(self)}
         return affine_matrices(**values)
+
+
+def evenly_spaced(low: float, high: float, step: float) -> list[float]:
+    """low, low + step, ..., high, each rounded so that 0.1 steps read 0.1, 0.2, ... exactly."""
+    count = round((high - low) / step)
+    return [round(low + i * step, 6) + 0.0 for i in range(count + 1)]  # + 0.0: no -0.0
+
+
+SWEEPS = {   # AffineChange field: (values, what a value means)
+    "rotation": (evenly_spaced(-90, 90, 10), "degrees, counter-clockwise"),
+    "scale": (evenly_spaced(0.5, 1.5, 0.1), "size factor"),
+    "shear": (evenly_spaced(-0.6, 0.6, 0.1), "horizontal shear factor: x' = x + shear * y, y downwards"),
+    "stretch_x": (evenly_spaced(0.5, 1.5, 0.1), "width factor"),
+    "stretch_y": (evenly_spaced(0.5, 1.5, 0.1), "height factor"),
+    "shift_x": (evenly_spaced(-6, 6, 1), "pixels to the right"),
+    "shift_y": (evenly_spaced(-6, 6, 1), "pixels down"),
+}
 
 
 def affine_matrices(rotation: torch.Tensor, scale: torch.Tensor, shear: torch.Tensor,

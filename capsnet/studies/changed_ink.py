@@ -25,6 +25,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from capsnet.data.datasets import mnist
 from capsnet.data.ink import bilevel, coarse, squaring, thickness_changed
 from capsnet.data.pairs import TEST_SEED, both_right, fixed_pairs, scores, top_two
 from capsnet.data.preprocess import INK_THRESHOLD, ink_to_mnist
@@ -139,7 +140,6 @@ def main(argv: list[str] | None = None) -> None:
         capsnet, cnn = load_pair_networks(args.capsnet, args.cnn)
     except WeightsError as error:
         raise SystemExit(f"capsnet.studies.changed_ink: error: {error}") from None
-    from capsnet.data.datasets import mnist  # torchvision is slow to import, and --show never needs it
     start = time.perf_counter()
     test = mnist(args.data_dir, train=False)
     images, labels = test.data[:args.count], test.targets[:args.count]

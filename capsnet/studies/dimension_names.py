@@ -32,6 +32,7 @@ from pathlib import Path
 
 import torch
 
+from capsnet.data.datasets import mnist
 from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
 from capsnet.model import CapsNet
 from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_model
@@ -237,7 +238,6 @@ def main(argv: list[str] | None = None) -> None:
     if args.show:
         print(names_table(load_dimension_names(args.weights), args.show))
         return
-    from capsnet.data.datasets import mnist  # torchvision is slow to import, and the app, which imports this module, never needs it
     folder = Path(args.weights)
     model, dataset = load_model(folder), mnist(args.data_dir, train=False)
     with torch.inference_mode():

@@ -40,8 +40,11 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from capsnet.data.datasets import load_semeion, mnist, validation_split
 from capsnet.data.pairs import (TEST_SEED, box_overlap, fixed_pairs, frame_overlap, pair_right, scale, scores,
                                 strongest_right, top_two)
+from capsnet.data.preprocess import ink_to_mnist
+from capsnet.data.written import DigitSet, fixed_examples
 from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, second_ink
 from capsnet.model import CapsNetOutput
 from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_pair_networks, pair_weights_sha256
@@ -226,9 +229,6 @@ def people_sets(train, test_images: torch.Tensor, test_labels: torch.Tensor, sem
     most half a small set), and the sets `people_measures` reads: MNIST's test pairs and single test
     digits, Semeion's digits made MNIST-style (`ink_to_mnist`) alone and in pairs laid as MNIST's
     are (the first ``limit`` of each), and a written test example for each test digit."""
-    from capsnet.data.datasets import load_semeion, validation_split
-    from capsnet.data.preprocess import ink_to_mnist
-    from capsnet.data.written import DigitSet, fixed_examples
     _, held_out = validation_split(len(train.data), min(VALIDATION_SIZE, len(train.data) // 2), VALIDATION_SEED)
     inputs, labels, _ = fixed_examples(DigitSet.of(train.data[held_out], train.targets[held_out]), VALIDATION_SEED)
     semeion_ink, semeion_labels = load_semeion(semeion)
@@ -392,7 +392,6 @@ def main(argv: list[str] | None = None) -> None:
     if not semeion.is_file():
         raise SystemExit(f"capsnet.studies.pairs_measurement: error: no Semeion digits at {semeion}: point --semeion at "
                          "semeion.data (UCI's Semeion Handwritten Digit data set)")
-    from capsnet.data.datasets import mnist  # torchvision is slow to import, and --show never needs it
     start = time.perf_counter()
     test = mnist(args.data_dir, train=False)
     images, labels = test.data[:args.limit], test.targets[:args.limit]

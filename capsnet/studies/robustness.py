@@ -6,7 +6,7 @@ them on affNIST: 79% for the CapsNet, 66% for the CNN. Here both trained network
 transformed images of MNIST test digits (``capsnet.data.affine.transform`` about the image centre,
 bilinear, zeros outside the frame):
 
-- one change at a time, swept over SWEEPS: rotation -90..+90 degrees in steps of 10; scale,
+- one change at a time, swept over SWEEPS (capsnet.data.affine): rotation -90..+90 degrees in steps of 10; scale,
   stretch in x and stretch in y 0.5..1.5 in steps of 0.1; shear -0.6..0.6 in steps of 0.1; shifts
   in x and in y of -6..+6 pixels in steps of 1: each network's accuracy at each step;
 - random changes in affNIST's ranges (AFFNIST): rotation within +-20 degrees, shear factor within
@@ -51,7 +51,8 @@ import torch
 from tqdm import tqdm
 
 from capsnet.baseline import BaselineCNN
-from capsnet.data.affine import AffineChange, affine_matrices, transform
+from capsnet.data.affine import SWEEPS, AffineChange, affine_matrices, transform
+from capsnet.data.datasets import mnist
 from capsnet.pretrained import WEIGHTS_FILE, load_model
 from capsnet.saving import sha256
 from capsnet.studies.statistics import (BOOTSTRAP_RESAMPLES, DECIMALS, correlation, ink_error, paired, percent,
@@ -64,21 +65,6 @@ TRANSFORMS_PER_DIGIT = 4  # random affNIST-range changes of each digit: 2,000 ch
 SEED = 0                 # of the affNIST-range draws
 
 
-def evenly_spaced(low: float, high: float, step: float) -> list[float]:
-    """low, low + step, ..., high, each rounded so that 0.1 steps read 0.1, 0.2, ... exactly."""
-    count = round((high - low) / step)
-    return [round(low + i * step, 6) + 0.0 for i in range(count + 1)]  # + 0.0: no -0.0
-
-
-SWEEPS = {   # AffineChange field: (values, what a value means)
-    "rotation": (evenly_spaced(-90, 90, 10), "degrees, counter-clockwise"),
-    "scale": (evenly_spaced(0.5, 1.5, 0.1), "size factor"),
-    "shear": (evenly_spaced(-0.6, 0.6, 0.1), "horizontal shear factor: x' = x + shear * y, y downwards"),
-    "stretch_x": (evenly_spaced(0.5, 1.5, 0.1), "width factor"),
-    "stretch_y": (evenly_spaced(0.5, 1.5, 0.1), "height factor"),
-    "shift_x": (evenly_spaced(-6, 6, 1), "pixels to the right"),
-    "shift_y": (evenly_spaced(-6, 6, 1), "pixels down"),
-}
 AFFNIST = {   # AffineChange field: (low, high), each drawn uniformly and independently
     "rotation": (-20.0, 20.0),
     "shear": (-0.2, 0.2),
@@ -332,7 +318,6 @@ def main(argv: list[str] | None = None) -> None:
         results = load_results(out, args.capsnet, args.cnn)
         print(summary_table(results), steps_table(results), sep="\n\n")
         return
-    from capsnet.data.datasets import mnist  # torchvision is slow to import, and --show never needs it
     start = time.perf_counter()
     capsnet, cnn = load_model(args.capsnet), load_model(args.cnn, BaselineCNN)
     images, labels = first_digits(mnist(args.data_dir, train=False), DIGITS_PER_CLASS)
