@@ -7,7 +7,7 @@ import pytest
 import torch
 from PIL import Image
 
-from tests.support.digit_strokes import pad_value, strokes
+from bench.support.digit_strokes import pad_value, strokes
 from tests.support.examples import EXAMPLES, example_pixels, label_of
 
 ZEROS = [0.0] * 16

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import REPO, WEIGHTS
+from bench.support.paths import REPO, WEIGHTS
 
 README = REPO / "README.md"
 PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]

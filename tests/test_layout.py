@@ -5,7 +5,7 @@ studies/, training/ nothing from studies/, no study from another study (statisti
 shape_measures are what they share), and no module imports itself round a cycle."""
 import ast
 
-from tests.support.paths import REPO
+from bench.support.paths import REPO
 
 ROOMS = ("data", "training", "studies")
 READERS = {"capsnet.evaluate": {"data"}, "capsnet.model_card": {"data", "training"}}   # the top level's readers
@@ -63,3 +63,15 @@ def test_no_import_cycle():
 
     for module in graph:
         visit(module)
+
+
+def test_bench_imports_nothing_from_tests():
+    """One direction between the two: tests/ may import bench/ (its commands, and bench/support/,
+    what both use); a bench command that imported tests/ would tie them both ways."""
+    wrong = []
+    for path in (REPO / "bench").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            wrong += [f"{path.relative_to(REPO)} imports {name}" for name in names if name.split(".")[0] == "tests"]
+    assert not wrong, wrong

@@ -18,11 +18,11 @@ from capsnet.pretrained import load_pair_networks
 from capsnet.saving import sha256
 from capsnet.studies.pairs_measurement import (RESULTS_FILE, PairResultsError, count_rule, load_results, main, measure,
                                                reading_measures, table)
+from bench.support.paths import WEIGHTS
 from capsnet.studies.statistics import share
 from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed
 from capsnet.training.sharded_data import PairTrainingData
-from tests.support.paths import WEIGHTS
 
 PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS = WEIGHTS / "pairs", WEIGHTS / "pairs-cnn"
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import torch
 
+from bench.support.browser_drawing import picture
+from bench.support.digit_strokes import pad_value, strokes
+from bench.support.page_clients import outputs_of, page_event
 from capsnet.data.affine import AffineChange, transform
 from capsnet.pretrained import WeightsError
 from playground import networks, transform_sliders, turn_it, turn_views
-from tests.support.browser_drawing import picture
-from tests.support.digit_strokes import pad_value, strokes
-from tests.support.page_clients import outputs_of, page_event
 
 UNCHANGED = {**transform_sliders.UNCHANGED, "revision": 1}
 

@@ -17,15 +17,15 @@ import pytest
 import torch
 from PIL import Image
 
+from bench.pair_examples import EXAMPLE_COUNT
+from bench.support.digit_strokes import strokes
+from bench.support.page_clients import outputs_of, page_event
+from bench.support.paths import REPO
 from capsnet.digit_count import CountRule
 from capsnet.saving import sha256
-from bench.pair_examples import EXAMPLE_COUNT
 from playground import drawing_pad, networks, two_digits
 from playground.two_digit_views import tinted
-from tests.support.digit_strokes import strokes
-from tests.support.page_clients import outputs_of, page_event
 
-REPO = Path(__file__).resolve().parent.parent
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
 EXAMPLES = sorted(two_digits.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))
 READ_RIGHT = [EXAMPLES[k] for k in (0, 3, 2, 5)]   # 7 and 1, 0 and 9, 1 and 5, 1 and 3: read right by both
