@@ -281,8 +281,8 @@ def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_fol
     assert (f"the CapsNet reads **{turn_it.percent(affnist['capsnet']['accuracy'])}**, the CNN "
             f"**{turn_it.percent(affnist['cnn']['accuracy'])}** ({turn_it.lead(affnist['paired'])};") in finding
     assert f"({turn_it.lead(results['sweeps']['rotation']['mean_paired'])}). The curves" in finding
-    assert turn_it.lead({"difference": 0.0095, "low": 0.001, "high": 0.019}) == \
-        "CapsNet − CNN: +0.9 points, 95% interval +0.1 … +1.9"
+    assert turn_it.lead({"difference": 0.0091, "low": 0.001, "high": 0.019}) == \
+        "CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]"
     view = turn_views.sweep_html(None, curve, turn_it.NO_CURVE, "")
     assert "MNIST test digits (20), turned" in view and view.count('class="curve') == 2
 
