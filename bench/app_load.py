@@ -60,7 +60,7 @@ def drawings(seed: int = 0) -> list[tuple[int, list[list[float]]]]:
     """(digit, strokes) of every digit at DRAWINGS_PER_DIGIT random sizes and places."""
     rng = np.random.default_rng(seed)
     return [(digit, strokes(digit, *random_box(rng, SIDE)))
-            for digit in range(app.DIGITS) for _ in range(DRAWINGS_PER_DIGIT)]
+            for digit in range(app.NETWORKS.capsnet.config.num_classes) for _ in range(DRAWINGS_PER_DIGIT)]
 
 
 def server_pid() -> int:
