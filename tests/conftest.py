@@ -52,10 +52,11 @@ def app():
     return app
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def url(app, tmp_path_factory):
-    """The URL of `python app.py` served on a free loopback port, one server per test module,
-    writing its files (uploads, results) under the module's temporary folder."""
+    """The URL of `python app.py` served on a free loopback port, one server for every test module
+    that talks to the page as it ships (each start loads torch, Gradio and five networks again),
+    writing its files (uploads, results) under the session's temporary folder."""
     with serving_app(start_timeout=600, files=tmp_path_factory.mktemp("server")) as served:
         yield served
 
