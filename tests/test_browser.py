@@ -87,11 +87,11 @@ def draw_digits_with_clear_between(page, person: PadDriver, digits: list[int], s
             " && document.querySelectorAll('#figure4 th[scope=row]').length === 16", arg=digit)
 
 
-def test_twenty_digits_in_a_row_with_the_mouse(url, browser):
+def test_each_digit_in_a_row_with_the_mouse(url, browser):
     page = browser.new_page(viewport=DESKTOP)
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(url)
-    draw_digits_with_clear_between(page, PadDriver(page), [d % 10 for d in range(20)], seed=0)
+    draw_digits_with_clear_between(page, PadDriver(page), list(range(10)), seed=0)
     page.close()
 
 
