@@ -101,8 +101,8 @@ def network_measures(right: torch.Tensor, one_right: torch.Tensor, covered: np.n
 def by_routing_iterations(capsnet, inputs: torch.Tensor, labels: torch.Tensor, as_trained: torch.Tensor,
                           progress: bool = False) -> list[dict]:
     """The CapsNet's pairs both right when its capsules are routed with each of ROUTING_ITERATIONS,
-    and how many points more than with the r it trained with (95% interval, bootstrap over the
-    pairs); ``as_trained``, bool [N], is which it read right with that r, not read again."""
+    and how many more than with the r it trained with (a fraction, with its 95% interval from a
+    bootstrap over the pairs); ``as_trained``, bool [N], is which it read right with that r, not read again."""
     rows = []
     for r in ROUTING_ITERATIONS:
         routed = as_trained if r == capsnet.config.routing_iterations else torch.cat(
