@@ -289,6 +289,7 @@ def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_fol
     assert f"({turn_it.lead(results['sweeps']['rotation']['mean_paired'])}). The curves" in finding
     assert turn_it.lead({"difference": 0.0091, "low": 0.001, "high": 0.019}) == \
         "CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]"
+    assert turn_it.lead({"difference": 0.0, "low": -0.0012, "high": -0.0003}).endswith("+0.0 [-0.1, -0.0]")  # below zero
     view = turn_views.sweep_html(None, curve, turn_it.NO_CURVE, "")
     assert "MNIST test digits (20), turned" in view and view.count('class="curve') == 2
 

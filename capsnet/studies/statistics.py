@@ -2,7 +2,6 @@
 pixel by pixel, and results written as JSON that a diff can read."""
 import json
 import math
-from decimal import ROUND_HALF_UP, Decimal
 
 import torch
 
@@ -65,10 +64,9 @@ def in_interval(measured: dict) -> str:
 
 
 def signed_points(fraction: float) -> str:
-    """"+0.9": a difference of accuracies in points, signed, one decimal, a half rounded away from
-    zero; a difference that rounds to zero keeps its side ("-0.0" for -0.03 points, "+0.0" for 0)."""
-    tenths = (Decimal(str(fraction)) * 100).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)   # from the decimals stored
-    return f"{'-' if fraction < 0 else '+'}{abs(tenths)}"
+    """"+0.9": a difference of accuracies in points, signed, one decimal; one that rounds to zero
+    keeps its side ("-0.0" for -0.03 points, "+0.0" for 0)."""
+    return f"{'-' if fraction < 0 else '+'}{abs(round(100 * fraction, 1)):.1f}"
 
 
 def difference(paired_measures: dict) -> dict[str, float]:
