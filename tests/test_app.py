@@ -9,7 +9,7 @@ from PIL import Image
 
 from bench.support.digit_strokes import pad_value, strokes
 from playground.dimensions import PAPER, SPREAD
-from playground.reading import example_ink, EXAMPLES as PAGE_EXAMPLES
+from playground.reading import EXAMPLES as PAGE_EXAMPLES, example_ink
 from playground.routing import ALL_TYPES
 from tests.support.examples import EXAMPLES, example_pixels, label_of
 
