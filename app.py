@@ -20,19 +20,6 @@ ROUTING = routing.RoutingSection(NETWORKS.capsnet.config)
 TURN_IT = turn_it.TurnItSection(NETWORKS.capsnet, NETWORKS.cnn, NETWORKS.names, NETWORKS.robustness)
 TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
 
-# What tests/ and bench/ call in-process, by the names they had when app.py held them.
-MODEL, CNN, NAMES, WEIGHTS, CNN_WEIGHTS = (NETWORKS.capsnet, NETWORKS.cnn, NETWORKS.names, NETWORKS.weights,
-                                           NETWORKS.cnn_weights)
-CONFIG = MODEL.config
-DIGITS, DIMENSIONS, CAPSULE_TYPES = CONFIG.num_classes, CONFIG.digit_capsule_dim, CONFIG.primary_capsule_types
-PAPER, SPREAD, ALL_TYPES, MAX_ITERATIONS = dimensions.PAPER, dimensions.SPREAD, routing.ALL_TYPES, routing.MAX_ITERATIONS
-EXAMPLES, example_ink, reconstruction = reading.EXAMPLES, reading.example_ink, Reading.reconstruction
-read_drawing, panel, predict, perturb = READING.read_drawing, READING.panel, READING.predict, READING.perturb
-sliders_at_zero, figure4_html = CAPSULE_DIMENSIONS.sliders_at_zero, CAPSULE_DIMENSIONS.figure4_html
-ordered_dimensions, dimension_label = CAPSULE_DIMENSIONS.ordered_dimensions, CAPSULE_DIMENSIONS.dimension_label
-move_dimensions, decode_again = CAPSULE_DIMENSIONS.move_dimensions, CAPSULE_DIMENSIONS.decode_again
-show_routing = ROUTING.show_routing
-
 
 def show_details(reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict,
                  iterations: int, capsule_type: int) -> tuple:
@@ -44,8 +31,10 @@ def show_details(reading: Reading | None, decode_as: str, scale: str, shown_slid
     except dimensions.DecodingError as error:
         return gr.skip(), gr.skip(), views.message_panel(f"Cannot show Figure 4: {error}"), gr.skip()
     winner = None if reading is None else reading.winner
-    return (gr.skip() if decode_as == WINNER else WINNER, sliders_at_zero(winner, scale, shown_sliders),
-            figure4_html(reading, WINNER, scale), show_routing(reading, iterations, capsule_type))
+    return (gr.skip() if decode_as == WINNER else WINNER,
+            CAPSULE_DIMENSIONS.sliders_at_zero(winner, scale, shown_sliders),
+            CAPSULE_DIMENSIONS.figure4_html(reading, WINNER, scale),
+            ROUTING.show_routing(reading, iterations, capsule_type))
 
 
 INTRODUCTION = """

@@ -27,12 +27,15 @@ import numpy as np
 import torch
 
 import app
+from bench.support.app_server import call_perturb, serving_app
+from bench.support.digit_strokes import pad_value, strokes
+from bench.support.gradio_clients import api_client
+from bench.support.page_clients import event_index
 from bench.train_throughput import cpu_model
 from playground import transform_sliders
-from tests.support.app_server import call_perturb, serving_app
-from tests.support.digit_strokes import pad_value, strokes
-from tests.support.gradio_clients import api_client
-from tests.support.page_clients import event_index
+from playground.dimensions import PAPER
+from playground.reading import EXAMPLES
+from playground.routing import ALL_TYPES
 
 
 def percentiles(run: Callable[[int], object], repeats: int, warmup: int = 5) -> tuple[float, float]:
@@ -59,27 +62,28 @@ def main() -> None:
 
     drawings = [pad_value(strokes(digit, 60, 30, 160, 220), revision=digit + 1) for digit in range(10)]
     being_drawn = [value | {"drawing": True} for value in drawings]
-    readings = [app.read_drawing(value)[0] for value in drawings]
-    sliders = [app.sliders_at_zero(reading.winner, app.PAPER) for reading in readings]
+    readings = [app.READING.read_drawing(value)[0] for value in drawings]
+    sliders = [app.CAPSULE_DIMENSIONS.sliders_at_zero(reading.winner, PAPER) for reading in readings]
     rng = np.random.default_rng(0)
-    moves = [value | {"offsets": rng.uniform(-0.25, 0.25, app.DIMENSIONS).round(2).tolist()}
-             for value in sliders * 7][:64]
+    dimensions = app.NETWORKS.capsnet.config.digit_capsule_dim
+    moves = [value | {"offsets": rng.uniform(-0.25, 0.25, dimensions).round(2).tolist()} for value in sliders * 7][:64]
     turns = [{**transform_sliders.UNCHANGED, "rotation": float(round(rng.uniform(-180, 180))), "revision": i + 1}
              for i in range(64)]
 
     print(f"CPU: {cpu_model()}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
           f"the ten digits drawn on the pad")
-    report("reading, finished stroke (read_drawing)", percentiles(lambda i: app.read_drawing(drawings[i % 10]),
+    report("reading, finished stroke (read_drawing)", percentiles(lambda i: app.READING.read_drawing(drawings[i % 10]),
                                                                   args.repeats))
-    report("reading, stroke being drawn (read_drawing)", percentiles(lambda i: app.read_drawing(being_drawn[i % 10]),
-                                                                     args.repeats))
+    report("reading, stroke being drawn (read_drawing)",
+           percentiles(lambda i: app.READING.read_drawing(being_drawn[i % 10]), args.repeats))
     report("after a finished stroke (show_details)", percentiles(
-        lambda i: app.show_details(readings[i % 10], app.WINNER, app.PAPER, sliders[i % 10], 3, app.ALL_TYPES),
+        lambda i: app.show_details(readings[i % 10], app.WINNER, PAPER, sliders[i % 10], 3, ALL_TYPES),
         max(args.repeats // 4, 20)))
     report("slider move (move_dimensions)", percentiles(
-        lambda i: app.move_dimensions(readings[i % 10], app.WINNER, app.PAPER, moves[i % 64]), args.repeats))
+        lambda i: app.CAPSULE_DIMENSIONS.move_dimensions(readings[i % 10], app.WINNER, PAPER, moves[i % 64]),
+        args.repeats))
     report("Decode as (decode_again)", percentiles(
-        lambda i: app.decode_again(readings[i % 10], str((i + 1) % 10), app.PAPER, sliders[i % 10]),
+        lambda i: app.CAPSULE_DIMENSIONS.decode_again(readings[i % 10], str((i + 1) % 10), PAPER, sliders[i % 10]),
         max(args.repeats // 4, 20)))
     report("Turn it: a transform slider's move (turn)", percentiles(
         lambda i: app.TURN_IT.turn(readings[i % 10], turns[i % 64]), args.repeats))
@@ -93,9 +97,9 @@ def main() -> None:
             response.raise_for_status()
 
         report("reading over HTTP, as the page sends it", percentiles(
-            lambda i: page_event(app.read_drawing, [drawings[i % 10]]), args.http_repeats))
+            lambda i: page_event(app.READING.read_drawing, [drawings[i % 10]]), args.http_repeats))
         report("slider move over HTTP, as the page sends it", percentiles(
-            lambda i: page_event(app.move_dimensions, [None, app.WINNER, app.PAPER, moves[i % 64]]),
+            lambda i: page_event(app.CAPSULE_DIMENSIONS.move_dimensions, [None, app.WINNER, PAPER, moves[i % 64]]),
             args.http_repeats))
         report("Turn it: a transform slider's move over HTTP", percentiles(
             lambda i: page_event(app.TURN_IT.turn, [None, turns[i % 64]]), args.http_repeats))
@@ -103,7 +107,7 @@ def main() -> None:
         from gradio_client import handle_file
 
         with api_client(url, False) as api:
-            api.predict(handle_file(str(app.EXAMPLES[0])), api_name="/predict")   # a reading in this session
+            api.predict(handle_file(str(EXAMPLES[0])), api_name="/predict")   # a reading in this session
 
             def perturb_over_http(i: int) -> None:
                 event, data = call_perturb(url, api.session_hash,

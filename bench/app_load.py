@@ -1,8 +1,8 @@
 """How many people at once the playground serves on this machine, measured as people use it.
 
-Serves `python app.py` on 127.0.0.1 in a subprocess (tests/support/app_server.py) and lets --people N
+Serves `python app.py` on 127.0.0.1 in a subprocess (bench/support/app_server.py) and lets --people N
 people use its page together: light HTTP clients in this process that send what the page sends,
-one POST per event (tests/support/page_clients.py). Each draws a digit stroke by stroke (readings while a
+one POST per event (bench/support/page_clients.py). Each draws a digit stroke by stroke (readings while a
 stroke is drawn, the final one at pen-up), gets the details, drags a slider in a few moves, after
 every other digit or so turns it in the Turn-it section (its refresh, then the rotation slider in a
 few moves), looks for two seconds, presses Clear; half of them then draw a pair on the Two-digits
@@ -42,12 +42,12 @@ import torch
 
 import app
 from bench.inference_latency import percentile
+from bench.support.app_server import serving_app
+from bench.support.digit_strokes import random_box, strokes
+from bench.support.page_clients import EVENTS, Exchange, Page, use_the_page
 from bench.train_throughput import cpu_model
 from playground import serving
 from playground.drawing_pad import SIDE
-from tests.support.app_server import serving_app
-from tests.support.digit_strokes import random_box, strokes
-from tests.support.page_clients import EVENTS, Exchange, Page, use_the_page
 
 P95_LIMIT_SECONDS = 1.0   # the final readings' p95 on each pad for N people to count as served
 WARMUP_DIGITS = 1         # per person, before the measured run
@@ -60,7 +60,7 @@ def drawings(seed: int = 0) -> list[tuple[int, list[list[float]]]]:
     """(digit, strokes) of every digit at DRAWINGS_PER_DIGIT random sizes and places."""
     rng = np.random.default_rng(seed)
     return [(digit, strokes(digit, *random_box(rng, SIDE)))
-            for digit in range(app.DIGITS) for _ in range(DRAWINGS_PER_DIGIT)]
+            for digit in range(app.NETWORKS.capsnet.config.num_classes) for _ in range(DRAWINGS_PER_DIGIT)]
 
 
 def server_pid() -> int:

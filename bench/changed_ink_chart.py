@@ -13,10 +13,11 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from bench.robustness_chart import CAPSNET, CNN, GRID, INK, PAPER, font
+from bench.support.paths import REPO
 from capsnet.studies.changed_ink import CHANGES, RESULTS_FILE
 from capsnet.studies.statistics import percent, points
 
-OUT = Path(__file__).resolve().parent.parent / "assets" / "pairs_changed_ink.png"
+OUT = REPO / "assets" / "pairs_changed_ink.png"
 WIDTH, ROW, HEADER, FOOTER = 1100, 74, 110, 50
 LABELS, PLOT_LEFT, PLOT_RIGHT = 20, 250, 820    # where the labels, and the bars from 40% to 100%, stand
 LOW, HIGH = 0.4, 1.0                            # the bars' scale

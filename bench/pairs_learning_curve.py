@@ -18,7 +18,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-REPO = Path(__file__).resolve().parent.parent
+from bench.support.paths import REPO
+
 OUT = REPO / "assets" / "pairs_learning_curve.png"
 NETWORKS = {"CapsNet": ("weights/pairs", "#6366f1"), "CNN": ("weights/pairs-cnn", "#d95f02")}
 WRITTEN = "#9ca3af"                        # the written validation examples, both networks

@@ -15,12 +15,13 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 from PIL.PngImagePlugin import PngInfo
 
+from bench.support.paths import REPO
 from capsnet.saving import sha256
 from capsnet.studies.robustness import RESULTS_FILE, SWEEPS, load_results
 from capsnet.studies.statistics import percent, points
 from playground.transform_sliders import LABELS
 
-OUT = Path(__file__).resolve().parent.parent / "assets" / "robustness.png"
+OUT = REPO / "assets" / "robustness.png"
 SOURCE_KEY = "robustness.json sha256"   # the PNG text chunk naming the file it was drawn from
 CAPSNET, CNN = "#6366f1", "#d95f02"     # as on the page: Gradio's Soft accent, and the CNN's orange
 INK, GRID, PAPER = "#1f2937", "#e5e7eb", "#ffffff"

@@ -12,11 +12,12 @@ import argparse
 from contextlib import nullcontext
 from pathlib import Path
 
-from tests.support.app_server import serving_app
-from tests.support.browser_drawing import DESKTOP, chromium
-from tests.support.screenshot import TIMEOUT_MS, photograph
+from bench.support.app_server import serving_app
+from bench.support.browser_drawing import DESKTOP, chromium
+from bench.support.paths import REPO
+from bench.support.screenshot import TIMEOUT_MS, photograph
 
-OUT = Path(__file__).resolve().parent.parent / "assets" / "playground.png"
+OUT = REPO / "assets" / "playground.png"
 
 
 def main() -> None:

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import torch
 
+from bench.support.paths import REPO
 from bench.train_throughput import cpu_model
 
-REPO = Path(__file__).resolve().parent.parent
 FULL_EPOCH = 55_000    # MNIST's training set less train.py's default validation split
 
 

@@ -20,7 +20,7 @@ from capsnet.dimensions import PAPER_RANGE
 from capsnet.model import CapsNet
 from capsnet.studies.dimension_names import DimensionNames
 from capsnet.studies.robustness import RESULTS_FILE
-from capsnet.studies.statistics import percent, signed_points
+from capsnet.studies.statistics import percent, points
 from playground import serving, turn_views
 from playground.networks import Measurement
 from playground.transform_sliders import TransformSliders, TurnError, change_of
@@ -186,9 +186,8 @@ should draw it turned. A CNN keeps only the answer.
 
 
 def lead(paired: dict) -> str:
-    """"CapsNet − CNN: +0.9 points, 95% interval +0.1 … +1.9", from robustness.json's paired measures."""
-    value, low, high = (signed_points(paired[key]) for key in ("difference", "low", "high"))
-    return f"CapsNet − CNN: {value} points, 95% interval {low} … {high}"
+    """"CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]", from robustness.json's paired measures."""
+    return f"CapsNet − CNN in points, with its 95% interval: {points(paired)}"
 
 
 def measured(measurement: Measurement) -> tuple[turn_views.Curve | None, str]:

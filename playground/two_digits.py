@@ -35,7 +35,7 @@ from capsnet.data.preprocess import MIN_CONTRAST, SketchError, overlaid_inks_to_
 from capsnet.digit_count import CountRule, counted, second_ink
 from capsnet.model import CapsNet
 from capsnet.studies.pairs_measurement import PAPER, RESULTS_FILE
-from capsnet.studies.statistics import percent
+from capsnet.studies.statistics import percent, points
 from playground import drawing_pad, serving, views
 from playground.networks import Measurement, PairNetworks
 from playground.two_digit_views import PairView, figure5, pair_panel, tinted
@@ -317,9 +317,10 @@ def measured(measurement: Measurement) -> str:
         people = results["people"]["capsnet"]
         return (f"Both networks, trained here on the same examples, read the same "
                 f"{results['test_pairs']:,} MNIST test pairs: both digits right **{percent(c['both_right'])}** "
-                f"for the CapsNet, **{percent(n['both_right'])}** for the CNN (CapsNet − CNN {interval(lead)}): "
-                f"{who_reads_more}, after far fewer pairs than the paper's 60M (docs/pairs.md). Without routing "
-                f"the CapsNet reads {percent(unrouted['both_right'])} ({interval(unrouted['gain'])}): "
+                f"for the CapsNet, **{percent(n['both_right'])}** for the CNN (CapsNet − CNN in points, with its "
+                f"95% interval: {points(lead)}): {who_reads_more}, after far fewer pairs than the paper's 60M "
+                f"(docs/pairs.md). Without routing the CapsNet reads {percent(unrouted['both_right'])} (in points, "
+                f"with its 95% interval: {points(unrouted['gain'])}): "
                 f"{what_routing_does}. Other people's digits read worse: of Semeion's, laid in pairs the same way, "
                 f"the CapsNet reads both right in {percent(people['semeion_pairs']['strongest_right']['share'])}, "
                 f"and {percent(people['semeion_singles']['strongest_right']['share'])} of them alone. It reads a "
@@ -347,11 +348,6 @@ def measured_rules(measurement: Measurement) -> tuple[CountRule, CountRule] | No
         log.warning("The Two-digits section counts from %s: no count rule was measured for these weights",
                     UNMEASURED_THRESHOLD)
     return rules
-
-
-def interval(difference: dict) -> str:
-    """A difference in points and its 95% interval, as "+1.2 points, 95% interval +0.3 … +2.1"."""
-    return f"{difference['points']:+.1f} points, 95% interval {difference['low']:+.1f} … {difference['high']:+.1f}"
 
 
 def verdict(difference: dict, above: str, below: str, neither: str) -> str:

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import torch
 
+from bench.support.app_server import serving_app
+from bench.support.gradio_clients import api_client
+from bench.support.paths import REPO, WEIGHTS
 from capsnet import CapsNet
-from tests.support.app_server import serving_app
-from tests.support.gradio_clients import api_client
 from tests.support.mnist_files import TINY_MNIST_IMAGES, first_mnist_images
-from tests.support.paths import REPO, WEIGHTS
 
 GRADIO_CACHE = pytest.StashKey[str]()
 
@@ -52,10 +52,11 @@ def app():
     return app
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def url(app, tmp_path_factory):
-    """The URL of `python app.py` served on a free loopback port, one server per test module,
-    writing its files (uploads, results) under the module's temporary folder."""
+    """The URL of `python app.py` served on a free loopback port, one server for every test module
+    that talks to the page as it ships (each start loads torch, Gradio and five networks again),
+    writing its files (uploads, results) under the session's temporary folder."""
     with serving_app(start_timeout=600, files=tmp_path_factory.mktemp("server")) as served:
         yield served
 

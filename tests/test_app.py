@@ -7,7 +7,10 @@ import pytest
 import torch
 from PIL import Image
 
-from tests.support.digit_strokes import pad_value, strokes
+from bench.support.digit_strokes import pad_value, strokes
+from playground.dimensions import PAPER, SPREAD
+from playground.reading import EXAMPLES as PAGE_EXAMPLES, example_ink
+from playground.routing import ALL_TYPES
 from tests.support.examples import EXAMPLES, example_pixels, label_of
 
 ZEROS = [0.0] * 16
@@ -25,19 +28,19 @@ def drawn(digit: int, revision: int = 1, drawing: bool = False) -> dict:
 
 @pytest.fixture(scope="module")
 def reading(app):
-    return app.read_drawing(drawn(7))[0]
+    return app.READING.read_drawing(drawn(7))[0]
 
 
 def test_there_are_examples_of_every_digit(app):
-    assert sorted(label_of(example) for example in app.EXAMPLES) == list(range(10))
-    for example in app.EXAMPLES:
-        digit, ink = app.example_ink(example)
+    assert sorted(label_of(example) for example in PAGE_EXAMPLES) == list(range(10))
+    for example in PAGE_EXAMPLES:
+        digit, ink = example_ink(example)
         assert digit == label_of(example) and ink.shape == (28, 28) and ink.dtype == np.uint8
 
 
 @pytest.mark.parametrize("digit", range(10))
 def test_a_finished_drawing_is_read_kept_and_settled(app, digit):
-    reading, panel = app.read_drawing(drawn(digit, revision=5))
+    reading, panel = app.READING.read_drawing(drawn(digit, revision=5))
     assert reading.winner == digit and reading.revision == 5
     assert panel_digit(panel) == str(digit)
     assert 'data-revision="5"' in panel and "data-settled" in panel
@@ -46,14 +49,14 @@ def test_a_finished_drawing_is_read_kept_and_settled(app, digit):
 
 
 def test_a_stroke_being_drawn_is_shown_but_not_kept(app):
-    kept, panel = app.read_drawing(drawn(3, revision=2, drawing=True))
+    kept, panel = app.READING.read_drawing(drawn(3, revision=2, drawing=True))
     assert isinstance(kept, type(gr.skip())) and panel_digit(panel) == "3"
     assert "data-settled" not in panel
 
 
 def test_the_reading_is_the_network_s_on_the_drawn_image(app, reading):
     with torch.inference_mode():
-        out = app.MODEL(torch.from_numpy(reading.image)[None, None])
+        out = app.NETWORKS.capsnet(torch.from_numpy(reading.image)[None, None])
     torch.testing.assert_close(reading.capsules, out.capsules[0])
     np.testing.assert_allclose(reading.lengths, out.lengths[0].numpy(), rtol=1e-6)
     assert reading.winner == int(out.prediction[0])
@@ -62,71 +65,74 @@ def test_the_reading_is_the_network_s_on_the_drawn_image(app, reading):
 def test_an_example_on_the_pad_reads_as_its_digit(app):
     import base64
     for example in EXAMPLES:
-        digit, ink = app.example_ink(example)
+        digit, ink = example_ink(example)
         value = pad_value([], background=base64.b64encode(ink.tobytes()).decode())
-        assert app.read_drawing(value)[0].winner == digit
+        assert app.READING.read_drawing(value)[0].winner == digit
 
 
 def test_an_empty_pad_resets_the_panel_and_settles(app):
-    reading, panel = app.read_drawing(pad_value([]))
+    reading, panel = app.READING.read_drawing(pad_value([]))
     assert reading is None and panel_digit(panel) is None
     assert "Draw a digit" in panel and "data-settled" in panel and "data-revision" not in panel
 
 
 def test_a_forged_drawing_gets_its_reason_in_the_panel(app):
-    state, panel = app.read_drawing({"strokes": ["1 2 3"]})
+    state, panel = app.READING.read_drawing({"strokes": ["1 2 3"]})
     assert isinstance(state, type(gr.skip()))
     assert "Cannot read this drawing" in panel and "pairs of coordinates" in panel
 
 
 def test_details_reset_the_controls_and_draw_figure4_and_the_routing(app, reading):
-    shown = app.sliders_at_zero(None, app.PAPER)
-    decode_as, sliders, figure4, routing = app.show_details(reading, "3", app.PAPER, shown, 3, app.ALL_TYPES)
+    shown = app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER)
+    decode_as, sliders, figure4, routing = app.show_details(reading, "3", PAPER, shown, 3, ALL_TYPES)
     assert decode_as == app.WINNER
     assert sliders["enabled"] and sliders["offsets"] == ZEROS
-    assert [row["dimension"] for row in sliders["rows"]] == app.ordered_dimensions(reading.winner, app.PAPER)
+    assert [row["dimension"] for row in sliders["rows"]] == \
+        app.CAPSULE_DIMENSIONS.ordered_dimensions(reading.winner, PAPER)
     assert figure4.count("<tr>") == 17 and routing.count("<img") == 1
-    again = app.show_details(reading, app.WINNER, app.PAPER, sliders, 3, app.ALL_TYPES)
+    again = app.show_details(reading, app.WINNER, PAPER, sliders, 3, ALL_TYPES)
     assert all(isinstance(output, type(gr.skip())) for output in again[:2])   # nothing to reset
 
 
 def test_details_after_clear_empty_everything(app):
-    decode_as, sliders, figure4, routing = app.show_details(None, app.WINNER, app.PAPER, {}, 3, app.ALL_TYPES)
+    decode_as, sliders, figure4, routing = app.show_details(None, app.WINNER, PAPER, {}, 3, ALL_TYPES)
     assert not sliders["enabled"] and "draw a digit" in figure4 and "Draw a digit" in routing
 
 
 def test_the_sliders_are_named_and_ordered_by_measured_effect(app, reading):
-    if app.NAMES is None:
+    if app.NETWORKS.names is None:
         pytest.skip("no weights/dimensions.json for these weights")
     digit = reading.winner
-    rows = app.sliders_at_zero(digit, app.PAPER)["rows"]
-    effects = [app.NAMES.paper[digit][row["dimension"]].effect for row in rows]
+    rows = app.CAPSULE_DIMENSIONS.sliders_at_zero(digit, PAPER)["rows"]
+    effects = [app.NETWORKS.names.paper[digit][row["dimension"]].effect for row in rows]
     assert effects == sorted(effects, reverse=True)
-    assert rows[0]["label"] == f"d{rows[0]['dimension'] + 1}: {app.NAMES.paper[digit][rows[0]['dimension']].name}"
-    spread = app.sliders_at_zero(digit, app.SPREAD)["rows"]
+    names = app.NETWORKS.names
+    assert rows[0]["label"] == f"d{rows[0]['dimension'] + 1}: {names.paper[digit][rows[0]['dimension']].name}"
+    spread = app.CAPSULE_DIMENSIONS.sliders_at_zero(digit, SPREAD)["rows"]
     for row in spread:
-        assert row["limit"] == pytest.approx(app.NAMES.spread_range * app.NAMES.sd[digit][row["dimension"]], abs=1e-4)
+        assert row["limit"] == pytest.approx(names.spread_range * names.sd[digit][row["dimension"]], abs=1e-4)
 
 
 def test_decode_as_another_digit_renames_the_sliders_and_redraws(app, reading):
     other = (reading.winner + 1) % 10
-    panel, sliders, figure4 = app.decode_again(reading, str(other), app.PAPER, {})
+    panel, sliders, figure4 = app.CAPSULE_DIMENSIONS.decode_again(reading, str(other), PAPER, {})
     assert f"Reconstruction from capsule {other}" in panel
     assert [row["label"] for row in sliders["rows"]] == [
-        app.dimension_label(other, d, app.PAPER) for d in app.ordered_dimensions(other, app.PAPER)]
+        app.CAPSULE_DIMENSIONS.dimension_label(other, d, PAPER)
+        for d in app.CAPSULE_DIMENSIONS.ordered_dimensions(other, PAPER)]
     first = sliders["rows"][0]["label"]
     assert f"<th scope=\"row\">{first}</th>" in figure4.replace("&gt;", ">").replace("&#x27;", "'")
 
 
 def offsets_panel(app, reading, offsets, decode_as=None):
-    value = app.sliders_at_zero(reading.winner, app.PAPER)
+    value = app.CAPSULE_DIMENSIONS.sliders_at_zero(reading.winner, PAPER)
     value["offsets"] = offsets
-    return app.move_dimensions(reading, decode_as or app.WINNER, app.PAPER, value)
+    return app.CAPSULE_DIMENSIONS.move_dimensions(reading, decode_as or app.WINNER, PAPER, value)
 
 
 def test_moving_a_slider_redraws_only_the_reconstruction(app, reading):
     plain = offsets_panel(app, reading, ZEROS)
-    assert plain == app.panel(reading)
+    assert plain == app.READING.panel(reading)
     moved = offsets_panel(app, reading, [0.25] + ZEROS[1:])
     assert moved != plain and panel_digit(moved) == panel_digit(plain)
     unchanged = re.sub(r'<figure class="reconstruction">.*', "", plain)
@@ -136,7 +142,7 @@ def test_moving_a_slider_redraws_only_the_reconstruction(app, reading):
 def test_sliders_of_a_reading_the_server_dropped_ask_to_draw_again(app):
     """The page enables the sliders only with a reading; Gradio drops the state of the sessions
     used least recently (serving.SESSIONS_KEPT)."""
-    shown = app.move_dimensions(None, app.WINNER, app.PAPER, {"offsets": ZEROS})
+    shown = app.CAPSULE_DIMENSIONS.move_dimensions(None, app.WINNER, PAPER, {"offsets": ZEROS})
     assert 'role="alert"' in shown and "draw the digit again" in shown
 
 
@@ -148,22 +154,22 @@ def test_forged_slider_offsets_get_their_reason_in_the_panel(app, reading, offse
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda path: path.stem)
 def test_predict_reads_the_examples_right(app, example):
-    answer, reconstruction, reading = app.predict(example_pixels(example))
+    answer, reconstruction, reading = app.READING.predict(example_pixels(example))
     assert answer["digit"] == label_of(example) == reading.winner
     assert len(answer["lengths"]) == 10 and int(np.argmax(answer["lengths"])) == answer["digit"]
     assert reconstruction.shape == (280, 280) and reconstruction.dtype == np.uint8
 
 
 def test_perturb_moves_the_reconstruction_of_the_last_reading(app):
-    _, reconstruction, reading = app.predict(example_pixels(EXAMPLES[0]))
-    np.testing.assert_array_equal(app.perturb(reading, app.WINNER, *ZEROS), reconstruction)
-    assert np.abs(app.perturb(reading, app.WINNER, 0.25, *ZEROS[1:]).astype(int) - reconstruction).max() > 0
-    assert np.abs(app.perturb(reading, "3", *ZEROS).astype(int) - reconstruction).max() > 0
+    _, reconstruction, reading = app.READING.predict(example_pixels(EXAMPLES[0]))
+    np.testing.assert_array_equal(app.READING.perturb(reading, app.WINNER, *ZEROS), reconstruction)
+    assert np.abs(app.READING.perturb(reading, app.WINNER, 0.25, *ZEROS[1:]).astype(int) - reconstruction).max() > 0
+    assert np.abs(app.READING.perturb(reading, "3", *ZEROS).astype(int) - reconstruction).max() > 0
 
 
 def test_perturb_before_predict_warns(app):
     with pytest.warns(UserWarning, match="Read a digit first"):
-        assert app.perturb(None, app.WINNER, *ZEROS) is None
+        assert app.READING.perturb(None, app.WINNER, *ZEROS) is None
 
 
 @pytest.mark.server

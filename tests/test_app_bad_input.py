@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from bench.support.digit_strokes import pad_value, strokes
+from bench.support.page_clients import event_index, outputs_of, page_event
 from playground import serving
-from tests.support.digit_strokes import pad_value, strokes
+from playground.dimensions import PAPER
 from tests.support.examples import EXAMPLES, label_of
-from tests.support.page_clients import event_index, outputs_of, page_event
 
 ZEROS = [0.0] * 16
 SIDE = 448  # an uploaded canvas
@@ -34,11 +35,12 @@ def assert_full_reading(app, outputs: tuple):
     """A reading whose every output renders: finite lengths in [0, 1], uint8 pictures."""
     answer, reconstruction, reading = outputs
     assert answer["digit"] == reading.winner == int(np.argmax(reading.lengths))
-    assert len(answer["lengths"]) == app.DIGITS and all(0 <= x <= 1 for x in answer["lengths"])
+    config = app.NETWORKS.capsnet.config
+    assert len(answer["lengths"]) == config.num_classes and all(0 <= x <= 1 for x in answer["lengths"])
     assert np.isfinite(reading.image).all() and reconstruction.dtype == np.uint8
-    assert f'<div class="digit">{reading.winner}</div>' in app.panel(reading)
-    assert app.figure4_html(reading, app.WINNER, app.PAPER).count("<img") == app.DIMENSIONS
-    np.testing.assert_array_equal(app.perturb(reading, app.WINNER, *ZEROS), reconstruction)
+    assert f'<div class="digit">{reading.winner}</div>' in app.READING.panel(reading)
+    assert app.CAPSULE_DIMENSIONS.figure4_html(reading, app.WINNER, PAPER).count("<img") == config.digit_capsule_dim
+    np.testing.assert_array_equal(app.READING.perturb(reading, app.WINNER, *ZEROS), reconstruction)
     return reading
 
 
@@ -55,25 +57,25 @@ EMPTY_IMAGES = {
 
 @pytest.mark.parametrize("image", EMPTY_IMAGES.values(), ids=EMPTY_IMAGES.keys())
 def test_an_empty_image_gives_no_reading(app, image):
-    assert app.predict(image) == (None, None, None)
+    assert app.READING.predict(image) == (None, None, None)
 
 
 def test_a_single_dot_gives_a_reading_not_an_error(app):
     dot = rgba(SIDE, (0, 0, 0, 0))
     dot[220:228, 220:228] = (0, 0, 0, 255)
-    assert_full_reading(app, app.predict(dot))
+    assert_full_reading(app, app.READING.predict(dot))
 
 
 def test_a_scribble_over_the_whole_pad_gives_a_reading_not_an_error(app):
     rng = np.random.default_rng(0)
     scribble = [rng.uniform(0, 280, 400).round(1).tolist() for _ in range(30)]
-    reading, panel = app.read_drawing(pad_value(scribble))
+    reading, panel = app.READING.read_drawing(pad_value(scribble))
     assert '<div class="digit">' in panel and reading.image.max() == 1
 
 
 @pytest.mark.parametrize("example", EXAMPLES[:3], ids=lambda path: path.stem)
 def test_a_4000_pixel_upload_reads_like_the_small_one(app, example):
-    reading = assert_full_reading(app, app.predict(example_pixels(example, side=4000, mode="RGB")))
+    reading = assert_full_reading(app, app.READING.predict(example_pixels(example, side=4000, mode="RGB")))
     assert reading.winner == label_of(example)
 
 
@@ -90,7 +92,7 @@ ODD_ENCODINGS = {
 
 @pytest.mark.parametrize("encode", ODD_ENCODINGS.values(), ids=ODD_ENCODINGS.keys())
 def test_odd_dtypes_and_channel_counts_read_the_digit(app, encode):
-    reading = assert_full_reading(app, app.predict(encode(EXAMPLES[4])))
+    reading = assert_full_reading(app, app.READING.predict(encode(EXAMPLES[4])))
     assert reading.winner == label_of(EXAMPLES[4])
 
 
@@ -109,15 +111,15 @@ UNREADABLE = {
 @pytest.mark.parametrize("image, reason", UNREADABLE.values(), ids=UNREADABLE.keys())
 def test_an_unreadable_image_warns_with_the_reason(app, image, reason):
     with pytest.warns(UserWarning, match=f"Cannot read this image: .*{reason}"):
-        assert app.predict(image) == (None, None, None)
+        assert app.READING.predict(image) == (None, None, None)
 
 
 def test_clear_and_draw_again_always_shows_the_last_drawing(app):
     """The loop at the event level: every reading is of the value just sent, never the last one."""
     for revision, digit in enumerate([4, 5, 1, 7, 0, 8] * 2, start=1):
-        cleared, panel = app.read_drawing(pad_value([], revision=2 * revision))
+        cleared, panel = app.READING.read_drawing(pad_value([], revision=2 * revision))
         assert cleared is None and "Draw a digit" in panel
-        reading, panel = app.read_drawing(pad_value(strokes(digit, 60, 30, 160, 220), 2 * revision + 1))
+        reading, panel = app.READING.read_drawing(pad_value(strokes(digit, 60, 30, 160, 220), 2 * revision + 1))
         assert reading.winner == digit and f'data-revision="{2 * revision + 1}"' in panel
 
 
@@ -138,10 +140,10 @@ BAD_OFFSETS = {
 def test_perturb_rejects_offsets_out_of_range_with_a_clear_error(app, offsets):
     import gradio as gr
 
-    reading = app.predict(example_pixels(EXAMPLES[0]))[2]
+    reading = app.READING.predict(example_pixels(EXAMPLES[0]))[2]
     for state in (reading, None):
         with pytest.raises(gr.Error, match=re.escape("each a number in [-0.25, 0.25]")):
-            app.perturb(state, app.WINNER, *offsets)
+            app.READING.perturb(state, app.WINNER, *offsets)
 
 
 @pytest.mark.parametrize("decode_as", ["10", "-1", "seven", None, 3], ids=str)
@@ -149,7 +151,7 @@ def test_perturb_rejects_a_capsule_that_is_not_a_choice(app, decode_as):
     import gradio as gr
 
     with pytest.raises(gr.Error, match="decode_as, one of"):
-        app.perturb(app.predict(example_pixels(EXAMPLES[0]))[2], decode_as, *ZEROS)
+        app.READING.perturb(app.READING.predict(example_pixels(EXAMPLES[0]))[2], decode_as, *ZEROS)
 
 
 # Against the app launched as `python app.py`.
@@ -181,15 +183,15 @@ FORGED_PAD_VALUES = {
 @pytest.mark.server
 @pytest.mark.parametrize("value, reason", FORGED_PAD_VALUES.values(), ids=FORGED_PAD_VALUES.keys())
 def test_a_forged_drawing_gets_a_clear_message_and_the_app_reads_on(app, url, value, reason):
-    panel = panel_of(page_event(app, url, app.read_drawing, [value]))
+    panel = panel_of(page_event(app, url, app.READING.read_drawing, [value]))
     assert "Cannot read this drawing" in panel and reason in panel and "Traceback" not in panel
-    panel = panel_of(page_event(app, url, app.read_drawing, [pad_value(strokes(2, 60, 30, 160, 220))]))
+    panel = panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(2, 60, 30, 160, 220))]))
     assert '<div class="digit">2</div>' in panel
 
 
 @pytest.mark.server
 def test_nan_and_infinity_as_json_numbers_get_a_clear_message(app, url):
-    fn_index = event_index(app, app.read_drawing)
+    fn_index = event_index(app, app.READING.read_drawing)
     for bad in ('{"strokes": [], "revision": NaN}', '{"strokes": [], "revision": Infinity}'):
         body = f'{{"data": [{bad}], "fn_index": {fn_index}, "session_hash": "nan"}}'
         response = httpx.post(f"{url}gradio_api/run/predict", content=body, timeout=120,
@@ -215,7 +217,7 @@ def test_the_largest_drawing_allowed_holds_up_nobody(app, url):
     answers = {}
 
     def send(name: str, value: dict) -> None:
-        answers[name] = panel_of(page_event(app, url, app.read_drawing, [value], session=name))
+        answers[name] = panel_of(page_event(app, url, app.READING.read_drawing, [value], session=name))
 
     heavy = [threading.Thread(target=send, args=(f"heavy-{k}", largest)) for k in range(4)]
     for thread in heavy:
@@ -231,9 +233,10 @@ def test_the_largest_drawing_allowed_holds_up_nobody(app, url):
 @pytest.mark.parametrize("offsets", [[0.3] + ZEROS[1:], "x", None], ids=["beyond", "a-string", "none"])
 def test_forged_slider_values_get_a_clear_message(app, url, offsets):
     session = f"sliders-{offsets!r}"
-    panel_of(page_event(app, url, app.read_drawing, [pad_value(strokes(3, 60, 30, 160, 220))], session))
+    panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(3, 60, 30, 160, 220))], session))
     sliders = {"offsets": offsets, "rows": [], "enabled": True}
-    panel = panel_of(page_event(app, url, app.move_dimensions, [None, "winner", "paper", sliders], session))
+    panel = panel_of(page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, "winner", "paper", sliders],
+                                session))
     assert "Cannot move the sliders" in panel and "Traceback" not in panel
 
 
@@ -255,15 +258,15 @@ FORGED_ROUTING = {  # (iterations, capsule type) that the routing view's sliders
 @pytest.mark.parametrize("iterations, capsule_type", FORGED_ROUTING.values(), ids=FORGED_ROUTING.keys())
 def test_forged_routing_values_get_a_clear_message_in_the_routing_view(app, url, iterations, capsule_type):
     session = "routing-forged"
-    panel_of(page_event(app, url, app.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session))
-    routing = outputs_of(page_event(app, url, app.show_routing, [None, iterations, capsule_type], session))[0]
+    panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session))
+    routing = outputs_of(page_event(app, url, app.ROUTING.show_routing, [None, iterations, capsule_type], session))[0]
     assert "Cannot show the routing" in routing and "must be a whole number" in routing
-    sliders = app.sliders_at_zero(None, app.PAPER)
+    sliders = app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER)
     details = outputs_of(page_event(app, url, app.show_details,
                                     [None, "winner", "paper", sliders, iterations, capsule_type], session))
     assert "Cannot show the routing" in details[3] and '<table class="figure4"' in details[2]
     assert "Traceback" not in routing + details[3]
-    routing = outputs_of(page_event(app, url, app.show_routing, [None, 3, -1], session))[0]
+    routing = outputs_of(page_event(app, url, app.ROUTING.show_routing, [None, 3, -1], session))[0]
     assert "winner <b>4</b>" in routing                                   # the app routes on
 
 
@@ -276,18 +279,21 @@ def test_forged_decode_as_and_slider_range_get_a_clear_message(app, url, forged)
     """Every event that takes *Decode as* and *Slider range* says in the page what is wrong with
     a value that is none of their choices, and leaves its other outputs as they are."""
     session = "decoding-forged"
-    panel_of(page_event(app, url, app.read_drawing, [pad_value(strokes(7, 60, 30, 160, 220))], session))
-    sliders = app.sliders_at_zero(None, app.PAPER)
+    panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(7, 60, 30, 160, 220))], session))
+    sliders = app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER)
     for decode_as, scale, reason in ((forged, "paper", "Decode as must be one of winner, 0, 1"),
                                      ("winner", forged, "the slider range must be one of paper")):
-        panel, *rest = outputs_of(page_event(app, url, app.decode_again, [None, decode_as, scale, sliders], session))
+        panel, *rest = outputs_of(page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again,
+                                             [None, decode_as, scale, sliders], session))
         assert "Cannot decode" in panel and reason in panel and all(map(left_as_is, rest))
-        panel = panel_of(page_event(app, url, app.move_dimensions, [None, decode_as, scale, sliders], session))
+        panel = panel_of(page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions,
+                                    [None, decode_as, scale, sliders], session))
         assert "Cannot move the sliders" in panel and reason in panel
         details = outputs_of(page_event(app, url, app.show_details, [None, decode_as, scale, sliders, 3, -1], session))
         assert "Cannot show Figure 4" in details[2] and reason in details[2]
         assert all(map(left_as_is, details[:2] + details[3:]))
-    panel = outputs_of(page_event(app, url, app.decode_again, [None, "winner", "paper", sliders], session))[0]
+    panel = outputs_of(page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, "winner", "paper", sliders],
+                                  session))[0]
     assert '<div class="digit">7</div>' in panel                           # the app decodes on
 
 
@@ -403,7 +409,7 @@ def test_api_a_file_that_is_not_an_image_gives_a_clear_error(client, tmp_path):
 def test_api_slider_values_out_of_range_give_a_clear_error(client, url, value, message):
     from gradio_client import handle_file
 
-    from tests.support.app_server import call_perturb
+    from bench.support.app_server import call_perturb
 
     client.predict(handle_file(str(EXAMPLES[3])), api_name="/predict")     # a reading in this session
     event, data = call_perturb(url, client.session_hash, ", ".join(['"winner"'] + [value] * 16))
@@ -418,8 +424,8 @@ def test_details_again_for_the_same_reading_answer_with_nothing_to_reset(app, ur
     """The second stroke of a 4: the sliders already show the winner's names at zero, so the
     details leave them (gr.skip()) and still draw Figure 4 and the routing view."""
     session = "details-twice"
-    panel_of(page_event(app, url, app.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session))
-    sliders = app.sliders_at_zero(None, app.PAPER)
+    panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session))
+    sliders = app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER)
     for _ in range(2):
         response = page_event(app, url, app.show_details, [None, "winner", "paper", sliders, 3, -1], session)
         assert response.status_code == 200, response.text

@@ -12,15 +12,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from bench.support.app_server import free_port, serving_app
+from bench.support.digit_strokes import random_box, strokes
+from bench.support.page_clients import PAIR_SHARE, SLIDER_STEPS, Page, draws_pairs, use_the_page
+from bench.support.paths import REPO
 from capsnet import load_model
 from playground import serving
 from playground.drawing_pad import SIDE
-from tests.support.app_server import free_port, serving_app
+from playground.reading import ReadingSection
 from tests.support.concurrent_clients import WINNER, offset_sets, run_sessions, sketch
-from tests.support.digit_strokes import random_box, strokes
 from tests.support.examples import EXAMPLES, example_pixels, label_of
-from tests.support.page_clients import PAIR_SHARE, SLIDER_STEPS, Page, draws_pairs, use_the_page
-from tests.support.paths import REPO
 
 pytestmark = pytest.mark.server
 
@@ -47,27 +48,35 @@ def weights(tmp_path_factory) -> Path:
 def drawings(app) -> list[tuple[int, list[list[float]]]]:
     """Each digit once, at a random size and place on the pad."""
     rng = np.random.default_rng(0)
-    return [(digit, strokes(digit, *random_box(rng, SIDE))) for digit in range(app.DIGITS)]
+    return [(digit, strokes(digit, *random_box(rng, SIDE))) for digit in range(app.NETWORKS.capsnet.config.num_classes)]
 
 
 @pytest.fixture(scope="module")
-def snapshot_model(weights):
-    return load_model(weights)
+def served(weights):
+    """The URL of `python app.py` reading with the snapshot, one server for this module's tests."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("CAPSNET_WEIGHTS", str(weights))
+        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        with serving_app(start_timeout=600) as url:
+            yield url
 
 
-@pytest.fixture(scope="module")
-def expected(app, snapshot_model) -> dict[int, tuple]:
-    """Per example index: the in-process /predict answer, its reconstruction, and the /perturb
-    image for each offset set, all computed with the snapshot."""
+def answers_of(section: ReadingSection) -> dict[int, tuple]:
+    """Per example index: ``section``'s /predict answer, its reconstruction, and the /perturb image
+    for each offset set, computed in this process."""
     answers = {}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(app, "MODEL", snapshot_model)
-        for index, example in enumerate(EXAMPLES):
-            answer, reconstruction, reading = app.predict(example_pixels(example))
-            assert answer["digit"] == label_of(example)
-            perturbed = [app.perturb(reading, WINNER, *offsets) for offsets in offset_sets(app.DIMENSIONS)]
-            answers[index] = (answer, reconstruction, perturbed)
+    for index, example in enumerate(EXAMPLES):
+        answer, reconstruction, reading = section.predict(example_pixels(example))
+        assert answer["digit"] == label_of(example)
+        offsets = offset_sets(section.network.config.digit_capsule_dim)
+        answers[index] = (answer, reconstruction, [section.perturb(reading, WINNER, *moved) for moved in offsets])
     return answers
+
+
+@pytest.fixture(scope="module")
+def expected(weights) -> dict[int, tuple]:
+    """answers_of the Reading section over the snapshot, the network the served app reads with."""
+    return answers_of(ReadingSection(load_model(weights)))
 
 
 def assert_same_picture(served: np.ndarray, computed: np.ndarray) -> None:
@@ -76,18 +85,14 @@ def assert_same_picture(served: np.ndarray, computed: np.ndarray) -> None:
     assert np.abs(served.astype(int) - computed.astype(int)).max() <= 1
 
 
-def test_people_at_the_page_at_once_each_get_their_own_digit(app, weights, drawings):
+def test_people_at_the_page_at_once_each_get_their_own_digit(app, served, drawings):
     """Every request of 8 people drawing, dragging a slider, turning the digit and clearing together
     is answered with what that person's page needs: live readings, the drawn digit at the last
     stroke's end and while its slider moves, the details, the turn panel of each move and the sweep
-    of the drawn digit, the empty pad after Clear (tests/support/page_clients.py checks each). None of them
+    of the drawn digit, the empty pad after Clear (bench/support/page_clients.py checks each). None of them
     draws pairs: the next test has people who do."""
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("CAPSNET_WEIGHTS", str(weights))
-        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
-        with serving_app(start_timeout=600) as url:
-            exchanges = use_the_page(url, Page.of(app), PEOPLE, drawings, lambda digits, _: digits >= DIGITS_EACH,
-                                     pair_share=0.0)
+    exchanges = use_the_page(served, Page.of(app), PEOPLE, drawings, lambda digits, _: digits >= DIGITS_EACH,
+                             pair_share=0.0)
 
     assert [(exchange.event, exchange.error) for exchange in exchanges if exchange.error] == []
     events = Counter((exchange.person, exchange.event) for exchange in exchanges)
@@ -100,7 +105,7 @@ def test_people_at_the_page_at_once_each_get_their_own_digit(app, weights, drawi
     assert sum(events[person, "turn-refresh"] for person in range(PEOPLE)) > 0
 
 
-def test_people_drawing_pairs_too_get_each_pair_read(app, weights, drawings):
+def test_people_drawing_pairs_too_get_each_pair_read(app, served, drawings):
     """4 people at the page at once, every other one drawing, after their digit, a pair in Two
     digits (a digit with pen 1, another moved over it with pen 2, stroke by stroke), sometimes
     changing Decode as, then pressing that pad's Clear: every answer is what their page needs, the
@@ -108,11 +113,7 @@ def test_people_drawing_pairs_too_get_each_pair_read(app, weights, drawings):
     names redrawn besides the two where it is not one of them, the empty panel after Clear."""
     if app.TWO_DIGITS.problem is not None:
         pytest.skip(f"the Two-digits section has no networks: {app.TWO_DIGITS.problem}")
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("CAPSNET_WEIGHTS", str(weights))
-        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
-        with serving_app(start_timeout=600) as url:
-            exchanges = use_the_page(url, Page.of(app), PAIR_PEOPLE, drawings, lambda digits, _: digits >= 1)
+    exchanges = use_the_page(served, Page.of(app), PAIR_PEOPLE, drawings, lambda digits, _: digits >= 1)
 
     assert [(exchange.event, exchange.error) for exchange in exchanges if exchange.error] == []
     events = Counter((exchange.person, exchange.event) for exchange in exchanges)
@@ -127,12 +128,8 @@ def test_people_drawing_pairs_too_get_each_pair_read(app, weights, drawings):
     assert sum(events[person, "pair-decode"] for person in pair_people) > 0             # with seed 0, someone does
 
 
-def test_32_concurrent_sessions_get_every_answer_right(weights, expected, tmp_path):
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("CAPSNET_WEIGHTS", str(weights))
-        env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
-        with serving_app(start_timeout=600) as url:
-            calls = run_sessions(url, SESSIONS, REQUESTS, tmp_path, timeout=LOAD_TIMEOUT)
+def test_32_concurrent_sessions_get_every_answer_right(served, expected, tmp_path):
+    calls = run_sessions(served, SESSIONS, REQUESTS, tmp_path, timeout=LOAD_TIMEOUT)
 
     assert [call.error for call in calls if call.error] == []
     assert len(calls) == SESSIONS * REQUESTS
@@ -164,7 +161,7 @@ def test_32_concurrent_sessions_get_every_answer_right(weights, expected, tmp_pa
 SLOW = 2  # predictions held back in the slow-request test
 
 
-def test_a_slow_prediction_holds_up_no_other_request(app, monkeypatch, snapshot_model, expected, tmp_path):
+def test_a_slow_prediction_holds_up_no_other_request(app, monkeypatch, tmp_path):
     """Two predictions are held inside the network; meanwhile a slider move and another
     prediction, from other sessions, are answered. (The queue gives each event function its own
     concurrency group, several requests at a time.)"""
@@ -185,10 +182,11 @@ def test_a_slow_prediction_holds_up_no_other_request(app, monkeypatch, snapshot_
         return read(sketch_value)
 
     monkeypatch.setattr(predict_event, "fn", slow_predict)
-    monkeypatch.setattr(app, "MODEL", snapshot_model)
+    offsets = offset_sets(app.NETWORKS.capsnet.config.digit_capsule_dim)[1]
+    expected_move = app.READING.perturb(app.READING.predict(example_pixels(EXAMPLES[0]))[2], WINNER, *offsets)
     monkeypatch.setattr(app.demo, "analytics_enabled", False)
     monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
-    # where gradio_client leaves a folder for each file it downloads (tests/support/gradio_clients.py)
+    # where gradio_client leaves a folder for each file it downloads (bench/support/gradio_clients.py)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     port = free_port()
     app.demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
@@ -203,9 +201,8 @@ def test_a_slow_prediction_holds_up_no_other_request(app, monkeypatch, snapshot_
         for _ in range(SLOW):
             assert entered.acquire(timeout=CALL_TIMEOUT), "the slow predictions never started"
 
-        moved = slider_user.submit(WINNER, *offset_sets(app.DIMENSIONS)[1], api_name="/perturb")
-        assert_same_picture(np.asarray(Image.open(moved.result(timeout=CALL_TIMEOUT))),
-                            expected[0][2][1])
+        moved = slider_user.submit(WINNER, *offsets, api_name="/perturb")
+        assert_same_picture(np.asarray(Image.open(moved.result(timeout=CALL_TIMEOUT))), expected_move)
         read_meanwhile = other_reader.submit(sketch(EXAMPLES[2]), api_name="/predict")
         assert read_meanwhile.result(timeout=CALL_TIMEOUT)[0]["digit"] == label_of(EXAMPLES[2])
         assert not any(job.done() for job in slow)

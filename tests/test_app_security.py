@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from bench.support.page_clients import event_index
+from bench.support.paths import REPO
 from playground import serving
 from tests.support.examples import EXAMPLES
-from tests.support.page_clients import event_index
-from tests.support.paths import REPO
 
 MAX_UPLOAD = 10 * 1024 * 1024  # max_file_size: 10 MB
 pytestmark = pytest.mark.server
@@ -57,7 +57,7 @@ def test_no_mcp_server_and_no_dev_or_vibe_mode(url):
     f"gradio_api/file={REPO}/weights/model.safetensors",
     "gradio_api/file=weights/config.json",
     "gradio_api/file=assets/examples/mnist_test_0000_digit_7.png",
-    "gradio_api/file=tests/support/app_server.py",
+    "gradio_api/file=bench/support/app_server.py",
     "static/../app.py",
     "gradio_api/file=http://127.0.0.1:1/",                   # no fetching of internal addresses
 ])
@@ -123,7 +123,7 @@ def test_a_request_with_too_few_inputs_gets_one_generic_sentence(url, app):
     event, data = (line.split(": ", 1)[1] for line in stream.splitlines()[:2])
     assert event == "error" and json.loads(data)["error"] == serving.UNEXPECTED_ERROR
     page = httpx.post(f"{url}gradio_api/run/predict", timeout=120,       # a page event, outside the queue
-                      json={"data": [], "fn_index": event_index(app, app.read_drawing), "session_hash": "few"})
+                      json={"data": [], "fn_index": event_index(app, app.READING.read_drawing), "session_hash": "few"})
     assert page.status_code == 500 and page.json()["error"] == serving.UNEXPECTED_ERROR
 
 
@@ -134,7 +134,7 @@ def test_a_request_with_too_few_inputs_gets_one_generic_sentence(url, app):
     (['"winner"'] + ['"abc"'] * 16, serving.BAD_INPUT.format(component="slider")),
 ], ids=["out-of-range", "not-a-choice", "nan", "not-a-number"])
 def test_validation_messages_stay_and_say_nothing_of_the_server(url, arguments, message):
-    from tests.support.app_server import call_perturb
+    from bench.support.app_server import call_perturb
 
     event, data = call_perturb(url, "validation", ", ".join(arguments))
     assert event == "error" and data["error"].startswith(message) and says_nothing_of_the_server(data["error"])

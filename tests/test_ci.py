@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.support.paths import REPO
+from bench.support.paths import REPO
 
 DATA_FILES = ["MNIST/raw/train-images-idx3-ubyte", "MNIST/raw/train-labels-idx1-ubyte",
               "MNIST/raw/t10k-images-idx3-ubyte", "MNIST/raw/t10k-labels-idx1-ubyte", "semeion/semeion.data"]

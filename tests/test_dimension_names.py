@@ -13,7 +13,7 @@ from capsnet.saving import sha256
 from capsnet.studies.dimension_names import (MEASURES, NAMES_FILE, DimensionNamesError, class_entries,
                                              explained_fractions, load_dimension_names, main, name_dimension,
                                              region_name, sweep_dimensions)
-from tests.support.paths import WEIGHTS
+from bench.support.paths import WEIGHTS
 
 DIMENSION, DIGIT = 5, 3   # the synthetic decoders read dimension 5 of capsule 3
 PAPER = SWEEP.expand(16, -1)

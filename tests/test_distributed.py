@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from bench.support.paths import REPO
 from capsnet.saving import load_checkpoint
-from tests.support.paths import REPO
 
 pytestmark = pytest.mark.slow
 

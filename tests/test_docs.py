@@ -6,6 +6,7 @@ the Space's deploy command leaves out every path .gitignore names."""
 import ast
 import fnmatch
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from huggingface_hub.utils import filter_repo_objects
 
-from tests.support.paths import REPO, WEIGHTS
+from bench.support.paths import REPO, WEIGHTS
 
 README = REPO / "README.md"
 PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
@@ -138,17 +139,57 @@ def test_an_installed_module_is_not_taken_for_a_file_of_the_repository_even_in_a
     assert source_of("-m capsnet.evaluate") == REPO / "capsnet" / "evaluate.py"
 
 
+def parses_arguments(target: str) -> bool:
+    source = source_of(target)
+    return source is None or "argparse" in source.read_text(encoding="utf-8")
+
+
+# Runs each command given as its arguments with --help, in one interpreter (torch, Gradio and the
+# app's networks are loaded once, not once a command), and writes {command: [exit code, stdout,
+# stderr]} as JSON to the file named first.
+HELP_EACH = """
+import contextlib, io, json, runpy, sys, traceback
+answers, written, targets = {}, sys.argv[1], sys.argv[2:]
+for target in targets:
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    sys.argv = [target.split()[-1], "--help"]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            if target.startswith("-m "):
+                runpy.run_module(target[3:], run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(target, run_name="__main__")
+        except SystemExit as exit:
+            code = exit.code or 0
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+    answers[target] = [code, out.getvalue(), err.getvalue()]
+with open(written, "w") as file:
+    json.dump(answers, file)
+"""
+
+
+@pytest.fixture(scope="module")
+def helps(tmp_path_factory) -> dict[str, list]:
+    """Each command quoted that parses arguments: [exit code, stdout, stderr] of it with --help."""
+    answers = tmp_path_factory.mktemp("helps") / "helps.json"
+    targets = [target for target in sorted(all_commands()) if parses_arguments(target)]
+    run = subprocess.run([sys.executable, "-c", HELP_EACH, str(answers), *targets], cwd=REPO, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(answers.read_text(encoding="utf-8"))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("target", sorted(all_commands()))
-def test_every_command_quoted_takes_its_flags(target):
-    source = source_of(target)
-    if source is not None and "argparse" not in source.read_text(encoding="utf-8"):
+def test_every_command_quoted_takes_its_flags(target, helps):
+    if not parses_arguments(target):
         pytest.skip(f"{target} parses no arguments: only that it exists is checked")
-    run = subprocess.run([sys.executable, *target.split(), "--help"], cwd=REPO, capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, f"{target} --help failed:\n{run.stderr[-2000:]}"
+    code, out, err = helps[target]
+    assert code == 0, f"{target} --help failed:\n{err[-2000:]}"
     for flag in all_commands()[target]:
-        assert re.search(rf"{re.escape(flag)}\b", run.stdout), f"{target} has no {flag}"
+        assert re.search(rf"{re.escape(flag)}\b", out), f"{target} has no {flag}"
 
 
 def test_the_readmes_library_example_runs():

@@ -8,7 +8,7 @@ however far their imports are followed; and the library and the page import at t
 module, never inside a function."""
 import ast
 
-from tests.support.paths import REPO
+from bench.support.paths import REPO
 
 ROOMS = ("data", "training", "studies")
 READERS = {"capsnet.evaluate": {"data"}, "capsnet.model_card": {"data", "training"}}   # the top level's readers
@@ -99,3 +99,15 @@ def test_the_library_and_the_page_import_at_the_top_of_each_module():
                 inside += [f"{path.relative_to(REPO)}:{node.lineno}" for node in ast.walk(function)
                            if isinstance(node, (ast.Import, ast.ImportFrom))]
     assert not inside, inside
+
+
+def test_bench_imports_nothing_from_tests():
+    """One direction between the two: tests/ may import bench/ (its commands, and bench/support/,
+    what both use); a bench command that imported tests/ would tie them both ways."""
+    wrong = []
+    for path in (REPO / "bench").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            wrong += [f"{path.relative_to(REPO)} imports {name}" for name in names if name.split(".")[0] == "tests"]
+    assert not wrong, wrong

@@ -18,11 +18,11 @@ from capsnet.pretrained import load_pair_networks
 from capsnet.saving import sha256
 from capsnet.studies.pairs_measurement import (RESULTS_FILE, PairResultsError, count_rule, load_results, main, measure,
                                                reading_measures, table)
+from bench.support.paths import WEIGHTS
 from capsnet.studies.statistics import share
 from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed
 from capsnet.training.sharded_data import PairTrainingData
-from tests.support.paths import WEIGHTS
 
 PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS = WEIGHTS / "pairs", WEIGHTS / "pairs-cnn"
 
@@ -277,7 +277,8 @@ def test_the_measurement_runs_end_to_end_and_writes_the_same_bytes_twice(tiny_mn
     assert sorted(routed) == [1, 2, 3, 4, 5] and routed[3] == results["capsnet"]["both_right"]
     assert results["only_capsnet"] - results["only_cnn"] == \
         round(40 * (results["capsnet"]["both_right"] - results["cnn"]["both_right"]))
-    assert results["lead"]["low"] <= results["lead"]["points"] <= results["lead"]["high"]
+    assert results["lead"]["low"] <= results["lead"]["difference"] <= results["lead"]["high"]
+    assert results["lead"]["difference"] == (results["only_capsnet"] - results["only_cnn"]) / 40   # a fraction, not points
     people = results["people"]
     assert people["sets"] == {"mnist_pairs": 40, "mnist_singles": 40, "semeion_pairs": 40, "semeion_singles": 40,
                               "written_test": 40}
@@ -362,8 +363,8 @@ def test_the_measurement_reads_single_digits_and_pairs_right_with_a_network_that
         assert results[name]["both_right"] == 1 and results[name]["mnist_single_digit_accuracy"] == 1
     routed = results["capsnet"]["by_routing_iterations"]
     assert [row["both_right"] for row in routed] == [0, 0, 1, 0, 0]               # only r = 3, as trained
-    assert routed[0]["gain"] == {"points": -100, "low": -100, "high": -100} and routed[2]["gain"]["points"] == 0
-    assert results["only_capsnet"] == results["only_cnn"] == 0 and results["lead"]["points"] == 0
+    assert routed[0]["gain"] == {"difference": -1, "low": -1, "high": -1} and routed[2]["gain"]["difference"] == 0
+    assert results["only_capsnet"] == results["only_cnn"] == 0 and results["lead"]["difference"] == 0
 
 
 def test_missing_or_wrong_pairs_weights_name_the_file_and_how_to_train_them(tmp_path, random_networks):

@@ -13,8 +13,8 @@ from capsnet.saving import sha256
 from capsnet.studies.robustness import (AFFNIST, MEASURES, PAIRED_MEASURES, RESULTS_FILE, SWEEPS,
                                         RobustnessResultsError, affnist_matrices, capsnet_readings, first_digits,
                                         load_results, main, measure, measure_change, steps_table, summary_table)
+from bench.support.paths import WEIGHTS
 from capsnet.studies.statistics import paired, points, to_json
-from tests.support.paths import WEIGHTS
 
 CNN_WEIGHTS = WEIGHTS / "cnn"
 CAPSNET_KEYS = {"accuracy", "winner_length", "true_length", "pose_error", "pose_correlation", "unmoved_error",

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from PIL import Image, ImageColor
 
-from capsnet.saving import sha256
-from capsnet.studies.robustness import SWEEPS
 from bench import robustness_chart
 from bench.robustness_chart import CAPSNET, CNN, SOURCE_KEY, plot_box, robustness_chart as chart
-from tests.support.paths import REPO, WEIGHTS
+from bench.support.paths import REPO, WEIGHTS
+from capsnet.saving import sha256
+from capsnet.studies.robustness import SWEEPS
 
 SHIPPED = REPO / "assets" / "robustness.png"
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from bench.support.paths import REPO, WEIGHTS
 from capsnet import CapsNet, CapsNetConfig, capsule_loss
 from capsnet.saving import atomic_save_pretrained
 from capsnet.training.moving_average import update_moving_average, warm_decay
-from tests.support.paths import REPO, WEIGHTS
 
 
 @pytest.mark.slow

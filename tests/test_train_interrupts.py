@@ -16,14 +16,14 @@ import torch
 from safetensors.torch import load_file
 
 import train
+from bench.support.paths import REPO
 from capsnet import CapsNet
+from capsnet.saving import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from capsnet.training import losses
 from capsnet.training.processes import use_bf16
-from capsnet.saving import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from tests.support.interrupted_runs import kill_9_during_epoch_2, nan_after, send_during_epoch_2
 from tests.support.mnist_files import TINY_MNIST_IMAGES
 
-REPO = Path(__file__).resolve().parent.parent
 BATCH_SIZE, EPOCHS = 16, 2
 VAL_IMAGES = 16
 TRAIN_IMAGES = TINY_MNIST_IMAGES - VAL_IMAGES

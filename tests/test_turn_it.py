@@ -9,13 +9,15 @@ import numpy as np
 import pytest
 import torch
 
+from bench.support.browser_drawing import picture
+from bench.support.digit_strokes import pad_value, strokes
+from bench.support.page_clients import outputs_of, page_event
 from capsnet.data.affine import SWEEPS, AffineChange, transform
 from capsnet.pretrained import WeightsError
 from capsnet.studies import robustness
 from playground import networks, transform_sliders, turn_it, turn_views
-from tests.support.browser_drawing import picture
-from tests.support.digit_strokes import pad_value, strokes
-from tests.support.page_clients import outputs_of, page_event
+from playground.dimensions import PAPER
+from playground.reading import Reading
 
 UNCHANGED = {**transform_sliders.UNCHANGED, "revision": 1}
 
@@ -122,7 +124,7 @@ def test_a_missing_cnn_names_its_own_variable_and_fix(tmp_path):
 
 @pytest.fixture(scope="module")
 def reading(app):
-    return app.read_drawing(pad_value(strokes(7, 70, 30, 140, 220)))[0]
+    return app.READING.read_drawing(pad_value(strokes(7, 70, 30, 140, 220)))[0]
 
 
 CHANGES = {slider.field: {slider.field: slider.high} for slider in transform_sliders.SLIDERS}
@@ -148,7 +150,7 @@ def test_both_networks_read_the_turned_digit(app, reading):
     turned = app.TURN_IT.turned(reading, change)
     image = torch.from_numpy(turned.image)[None, None]
     with torch.inference_mode():
-        capsnet, cnn = app.MODEL(image), app.CNN(image)
+        capsnet, cnn = app.NETWORKS.capsnet(image), app.NETWORKS.cnn(image)
     np.testing.assert_allclose(turned.lengths, capsnet.lengths[0].numpy(), rtol=1e-5, atol=1e-6)
     assert turned.winner == int(capsnet.prediction[0])
     np.testing.assert_allclose(turned.reconstruction, capsnet.reconstruction[0, 0].numpy(), atol=1e-6)
@@ -160,7 +162,8 @@ def test_both_networks_read_the_turned_digit(app, reading):
     assert f"CapsNet reads</span> <b>{turned.winner}</b>" in panel
     assert f"CNN reads</span> <b>{turned.cnn_winner}</b>" in panel
     assert f"probability {turned.probabilities[turned.cnn_winner]:.3f}" in panel
-    assert len(pictures(panel)) == 2 and panel.count('class="dimension-move"') == app.DIMENSIONS
+    dimensions = app.NETWORKS.capsnet.config.digit_capsule_dim
+    assert len(pictures(panel)) == 2 and panel.count('class="dimension-move"') == dimensions
 
 
 def test_unturned_the_pose_stays_and_the_reading_is_the_drawing_s(app, reading):
@@ -173,7 +176,8 @@ def test_unturned_the_pose_stays_and_the_reading_is_the_drawing_s(app, reading):
 def test_the_pose_bars_are_named_as_measured(app, reading):
     panel = app.TURN_IT.turn(reading, sliders(rotation=30))
     labels = app.TURN_IT.labels(reading.winner)
-    assert labels == [app.dimension_label(reading.winner, d, app.PAPER) for d in range(app.DIMENSIONS)]
+    assert labels == [app.CAPSULE_DIMENSIONS.dimension_label(reading.winner, d, PAPER)
+                      for d in range(app.NETWORKS.capsnet.config.digit_capsule_dim)]
     names = [html.unescape(name) for name in re.findall(r'<span class="name" title="[^"]*">([^<]*)</span>', panel)]
     assert names == labels
 
@@ -214,10 +218,10 @@ def test_a_forged_value_gets_its_reason_in_the_turn_panel(app, reading, value, r
 def test_the_runner_up_is_the_second_longest_capsule_redrawn(app, reading):
     second = int(np.argsort(reading.lengths)[-2])
     assert reading.runner_up == second != reading.winner
-    panel = app.panel(reading)
+    panel = app.READING.panel(reading)
     assert f"What else it could be: {second}, capsule length {reading.lengths[second]:.3f}" in panel
     input_, winner, runner_up = pictures(panel)
-    expected = app.reconstruction(reading, second, [0.0] * app.DIMENSIONS).numpy()
+    expected = Reading.reconstruction(reading, second, [0.0] * app.NETWORKS.capsnet.config.digit_capsule_dim).numpy()
     assert np.abs(runner_up - expected).max() <= 1 / 255 + 1e-6
     assert np.abs(runner_up - winner).mean() > 0.01
 
@@ -232,7 +236,7 @@ def last_output(app, url: str, fn, data: list, session: str) -> str:
 @pytest.mark.server
 def test_over_http_a_move_turns_the_drawing_and_a_forged_one_disturbs_nothing(app, url):
     session = "turn-it"
-    drawn = last_output(app, url, app.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session)
+    drawn = last_output(app, url, app.READING.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session)
     assert '<div class="digit">4</div>' in drawn
     turned = last_output(app, url, app.TURN_IT.turn, [None, sliders(2, rotation=30)], session)
     assert 'data-revision="2"' in turned and "CNN reads" in turned
@@ -249,7 +253,7 @@ def test_over_http_a_move_turns_the_drawing_and_a_forged_one_disturbs_nothing(ap
 @pytest.mark.server
 def test_over_http_the_section_follows_the_reading_when_asked(app, url):
     session = "turn-it-show"
-    last_output(app, url, app.read_drawing, [pad_value(strokes(1, 100, 30, 60, 220), revision=9)], session)
+    last_output(app, url, app.READING.read_drawing, [pad_value(strokes(1, 100, 30, 60, 220), revision=9)], session)
     panel, sweep = outputs_of(page_event(app, url, app.TURN_IT.show, [None, sliders(rotation=20)], session))
     assert "CapsNet reads" in panel and 'data-revision="1"' in panel
     assert "Your 1, turned" in sweep and 'data-reading="9"' in sweep
@@ -268,12 +272,14 @@ def measured_folder(app, mnist_test, tmp_path_factory):
     from capsnet.studies.statistics import to_json
 
     folder = tmp_path_factory.mktemp("measured")
-    weights = Path(app.WEIGHTS) / "model.safetensors"
+    weights = Path(app.NETWORKS.weights) / "model.safetensors"
     (folder / "model.safetensors").symlink_to(weights.resolve())
     images, labels = first_digits(mnist_test, 2)
     results = {"capsnet_weights_sha256": sha256(weights),
-               "cnn_weights_sha256": sha256(Path(app.CNN_WEIGHTS) / "model.safetensors"), "digit_count": len(images),
-               **measure(app.MODEL, app.CNN, images, labels, {"rotation": SWEEPS["rotation"]}, transforms_per_digit=1)}
+               "cnn_weights_sha256": sha256(Path(app.NETWORKS.cnn_weights) / "model.safetensors"),
+               "digit_count": len(images),
+               **measure(app.NETWORKS.capsnet, app.NETWORKS.cnn, images, labels, {"rotation": SWEEPS["rotation"]},
+                         transforms_per_digit=1)}
     (folder / RESULTS_FILE).write_text(to_json(results), encoding="utf-8")
     return folder, results
 
@@ -281,7 +287,7 @@ def measured_folder(app, mnist_test, tmp_path_factory):
 @pytest.mark.slow
 def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_folder):
     folder, results = measured_folder
-    curve, finding = turn_it.measured(networks.robustness_results(str(folder), app.CNN_WEIGHTS))
+    curve, finding = turn_it.measured(networks.robustness_results(str(folder), app.NETWORKS.cnn_weights))
     steps = results["sweeps"]["rotation"]["steps"]
     np.testing.assert_array_equal(curve.angles, [step["value"] for step in steps])
     np.testing.assert_array_equal(curve.capsnet, [step["capsnet"]["accuracy"] for step in steps])
@@ -291,8 +297,9 @@ def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_fol
     assert (f"the CapsNet reads **{turn_it.percent(affnist['capsnet']['accuracy'])}**, the CNN "
             f"**{turn_it.percent(affnist['cnn']['accuracy'])}** ({turn_it.lead(affnist['paired'])};") in finding
     assert f"({turn_it.lead(results['sweeps']['rotation']['mean_paired'])}). The curves" in finding
-    assert turn_it.lead({"difference": 0.0095, "low": 0.001, "high": 0.019}) == \
-        "CapsNet − CNN: +0.9 points, 95% interval +0.1 … +1.9"
+    assert turn_it.lead({"difference": 0.0091, "low": 0.001, "high": 0.019}) == \
+        "CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]"
+    assert turn_it.lead({"difference": 0.0, "low": -0.0012, "high": -0.0003}).endswith("+0.0 [-0.1, -0.0]")  # below zero
     view = turn_views.sweep_html(None, curve, turn_it.NO_CURVE, "")
     assert "MNIST test digits (20), turned" in view and view.count('class="curve') == 2
 
@@ -302,5 +309,5 @@ def test_a_measurement_of_other_weights_is_not_shown(app, measured_folder, tmp_p
     folder, _ = measured_folder
     curve, finding = turn_it.measured(networks.robustness_results(str(folder), str(tmp_path)))   # no CNN there
     assert curve is None and "Not measured for these weights" in finding and "missing" in finding
-    curve, finding = turn_it.measured(networks.robustness_results(str(tmp_path), app.CNN_WEIGHTS))   # no robustness.json there
+    curve, finding = turn_it.measured(networks.robustness_results(str(tmp_path), app.NETWORKS.cnn_weights))   # none there
     assert curve is None and "robustness.json is missing" in finding

@@ -18,15 +18,16 @@ import pytest
 import torch
 from PIL import Image
 
+from bench.pair_examples import EXAMPLE_COUNT
+from bench.support.digit_strokes import strokes
+from bench.support.page_clients import outputs_of, page_event
+from bench.support.paths import REPO
 from capsnet.digit_count import CountRule
 from capsnet.saving import sha256
-from bench.pair_examples import EXAMPLE_COUNT
+from capsnet.studies.statistics import points
 from playground import drawing_pad, networks, two_digits
 from playground.two_digit_views import PairView, beside_its_line, count_note, tinted
-from tests.support.digit_strokes import strokes
-from tests.support.page_clients import outputs_of, page_event
 
-REPO = Path(__file__).resolve().parent.parent
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
 EXAMPLES = sorted(two_digits.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))
 READ_RIGHT = [EXAMPLES[k] for k in (0, 3, 2, 5)]   # 7 and 1, 0 and 9, 1 and 5, 1 and 3: read right by both
@@ -387,11 +388,14 @@ def test_a_pairs_folder_without_its_weights_file_is_named(tmp_path):
 def measurement(capsnet: Path, cnn: Path, low: float, high: float, unrouted_low: float = -0.6,
                 unrouted_high: float = 0.2) -> dict:
     """A pairs.json for the weights in these folders, with the CapsNet's lead in [low, high] points
-    and its gain without routing in [unrouted_low, unrouted_high]."""
+    and its gain without routing in [unrouted_low, unrouted_high] (the file holds them as fractions)."""
+    def difference(low: float, high: float) -> dict:
+        return {"difference": (low + high) / 200, "low": low / 100, "high": high / 100}
+
     routed = [{"iterations": r, "both_right": 0.9123 - 0.01 * abs(r - 3),
-               "gain": {"points": -abs(r - 3), "low": -abs(r - 3) - 0.4, "high": -abs(r - 3) + 0.4}} for r in range(1, 6)]
+               "gain": difference(-abs(r - 3) - 0.4, -abs(r - 3) + 0.4)} for r in range(1, 6)]
     routed[0]["both_right"] = 0.9081
-    routed[0]["gain"] = {"points": (unrouted_low + unrouted_high) / 2, "low": unrouted_low, "high": unrouted_high}
+    routed[0]["gain"] = difference(unrouted_low, unrouted_high)
     def reading(share):
         return {"strongest_right": {"share": share}, "count_right": {"share": share}}
 
@@ -400,7 +404,7 @@ def measurement(capsnet: Path, cnn: Path, low: float, high: float, unrouted_low:
               "cnn": {"count": {"second": 0.22, "second_ink": None}}}
     return {"test_pairs": 10_000, "capsnet": {"both_right": 0.9123, "redrawn_error": 0.25, "overlay_error": 0.75,
                                               "routing_iterations": 3, "by_routing_iterations": routed},
-            "cnn": {"both_right": 0.8771}, "lead": {"points": (low + high) / 2, "low": low, "high": high},
+            "cnn": {"both_right": 0.8771}, "lead": difference(low, high),
             "people": people,
             "weights_sha256": {"capsnet": sha256(capsnet / "model.safetensors"), "cnn": sha256(cnn / "model.safetensors")}}
 
@@ -427,7 +431,8 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
         results.write_text(json.dumps(measurement(capsnet, cnn, 1.2, 3.4, low, high)))
         shown = two_digits.measured(networks.pairs_results(str(capsnet), str(cnn)))
         assert "Without routing the CapsNet reads 90.8%" in shown
-        assert f"95% interval {low:+.1f} … {high:+.1f}): {said}" in shown
+        assert re.search(r"90\.8% \(in points, with its 95% interval: [+-]\d\.\d " +
+                         re.escape(f"[{low:+.1f}, {high:+.1f}]): {said}"), shown), shown
     other = measurement(capsnet, cnn, 1, 2)
     other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")   # another CNN's
     results.write_text(json.dumps(other))
@@ -449,6 +454,8 @@ def test_the_shipped_measurement_is_shown_for_the_shipped_weights(section):
     shipped = two_digits.measured(networks.pairs_results(str(PAIRS), str(PAIRS_CNN)))
     assert f"**{results['capsnet']['both_right']:.1%}**" in shipped and "Not measured" not in shipped
     assert f"the CapsNet reads {results['capsnet']['by_routing_iterations'][0]['both_right']:.1%}" in shipped
+    lead = (results["only_capsnet"] - results["only_cnn"]) / results["test_pairs"]   # a fraction, as the code writes it
+    assert results["lead"]["difference"] == pytest.approx(lead, abs=1e-4) and f": {points(results['lead'])})" in shipped
     assert section.finding == shipped
 
 

@@ -30,7 +30,7 @@ from capsnet.data.ink import bilevel, coarse, squaring, thickness_changed
 from capsnet.data.pairs import TEST_SEED, both_right, fixed_pairs, scores, top_two
 from capsnet.data.preprocess import INK_THRESHOLD, ink_to_mnist
 from capsnet.pretrained import WeightsError, load_pair_networks, pair_weights_sha256
-from capsnet.studies.statistics import paired, percent, points, share, to_json
+from capsnet.studies.statistics import in_interval, paired, percent, points, share, to_json
 
 RESULTS_FILE = "changed_ink.json"
 COUNT = 2000            # the first 2,000 test digits, each first in one pair
@@ -103,10 +103,6 @@ def measure(networks: dict, images: torch.Tensor, labels: torch.Tensor, progress
             print(f"  {name}: pairs both right {percent(results[name]['capsnet']['pairs_both_right']['share'])} "
                   f"(CNN {percent(results[name]['cnn']['pairs_both_right']['share'])})", flush=True)
     return results
-
-
-def in_interval(measured: dict) -> str:
-    return f"{percent(measured['share'])} [{100 * measured['low']:.1f}, {100 * measured['high']:.1f}]"
 
 
 def table(results: dict) -> str:

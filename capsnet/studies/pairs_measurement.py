@@ -49,7 +49,8 @@ from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted,
 from capsnet.model import CapsNetOutput
 from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_pair_networks, pair_weights_sha256
 from capsnet.saving import sha256
-from capsnet.studies.statistics import correlation, ink_error, paired, percent, rounded, share, to_json
+from capsnet.studies.statistics import (correlation, difference, in_interval, ink_error, paired, percent, points,
+                                        rounded, share, to_json)
 
 RESULTS_FILE = "pairs.json"
 BATCH = 250                                   # the same batches every run, so the same sums
@@ -103,21 +104,15 @@ def network_measures(right: torch.Tensor, one_right: torch.Tensor, covered: np.n
 def by_routing_iterations(capsnet, inputs: torch.Tensor, labels: torch.Tensor, as_trained: torch.Tensor,
                           progress: bool = False) -> list[dict]:
     """The CapsNet's pairs both right when its capsules are routed with each of ROUTING_ITERATIONS,
-    and how many points more than with the r it trained with (95% interval, bootstrap over the
-    pairs); ``as_trained``, bool [N], is which it read right with that r, not read again."""
+    and how many more than with the r it trained with (a fraction, with its 95% interval from a
+    bootstrap over the pairs); ``as_trained``, bool [N], is which it read right with that r, not read again."""
     rows = []
     for r in ROUTING_ITERATIONS:
         routed = as_trained if r == capsnet.config.routing_iterations else torch.cat(
             [pair_right(out, batch) for out, batch in zip(readings(capsnet, inputs, progress, r), labels.split(BATCH))])
         gain = paired(routed.unsqueeze(0), as_trained.unsqueeze(0))
-        rows.append({"iterations": r, "both_right": rounded(routed.double().mean()), "gain": in_points(gain)})
+        rows.append({"iterations": r, "both_right": rounded(routed.double().mean()), "gain": difference(gain)})
     return rows
-
-
-def in_points(difference: dict) -> dict:
-    """A difference of `capsnet.studies.statistics.paired` and its 95% interval, in points (2 decimals)."""
-    return {bound: round(100 * difference[key], 2) + 0.0
-            for bound, key in (("points", "difference"), ("low", "low"), ("high", "high"))}
 
 
 def worst_class_pairs(labels: torch.Tensor, capsnet_right: torch.Tensor, cnn_right: torch.Tensor) -> list[dict]:
@@ -164,7 +159,7 @@ def measure(capsnet, cnn, test_images: torch.Tensor, test_labels: torch.Tensor, 
                     **redraw_errors(capsnet, capsules, inputs, digits, labels)},
         "cnn": network_measures(*results["cnn"][:2], covered, scales, results["cnn"][2]),
         "only_capsnet": lead["only_capsnet"], "only_cnn": lead["only_cnn"],
-        "lead": in_points(lead),
+        "lead": difference(lead),
         "worst_class_pairs": worst_class_pairs(labels, capsnet_right, cnn_right),
     }
 
@@ -285,16 +280,6 @@ def load_results(path, capsnet_folder, cnn_folder) -> dict:
     return results
 
 
-def points(difference: dict) -> str:
-    """A difference in points and its 95% interval, as " +1.2 [+0.3, +2.1]"."""
-    return f" {difference['points'] + 0.0:+.1f} [{difference['low'] + 0.0:+.1f}, {difference['high'] + 0.0:+.1f}]"
-
-
-def shown(measured: dict) -> str:
-    """A share and its 95% interval, as "84.5% [83.8, 85.2]"."""
-    return f"{percent(measured['share'])} [{100 * measured['low']:.1f}, {100 * measured['high']:.1f}]"
-
-
 PEOPLE_ROWS = (   # (set, measure, what the row says)
     ("mnist_pairs", "count_right", "MNIST test pairs read as two digits"),
     ("mnist_pairs", "names_absent_one", "MNIST test pairs without a 1 read with a 1"),
@@ -326,7 +311,7 @@ def people_table(results: dict) -> str:
             *(f"| written validation examples, {what} | {percent(c['count'][key])} | {percent(n['count'][key])} |"
               for key, what in (("validation_singles_counted_one", "single digits read as one"),
                                 ("validation_pairs_counted_two", "pairs read as two"))),
-            *(f"| {what} ({people['sets'][name]:,}) | {shown(c[name][measure])} | {shown(n[name][measure])} |"
+            *(f"| {what} ({people['sets'][name]:,}) | {in_interval(c[name][measure])} | {in_interval(n[name][measure])} |"
               for name, measure, what in PEOPLE_ROWS)]
     return "\n".join(rows) + "\n\n95% Wilson intervals. Semeion is read for evaluation only."
 
@@ -350,14 +335,14 @@ def table(results: dict) -> str:
           for cb, b in zip(c["by_scale"], n["by_scale"]) if b["pairs"]),
         *(f"| both right, capsules routed with {row['iterations']} iteration{'s' * (row['iterations'] > 1)}"
           f"{' (as trained)' if row['iterations'] == c['routing_iterations'] else ''} | "
-          f"{percent(row['both_right'])}{'' if row['iterations'] == c['routing_iterations'] else points(row['gain'])} | |"
+          f"{percent(row['both_right'])}{'' if row['iterations'] == c['routing_iterations'] else ' ' + points(row['gain'])} | |"
           for row in c["by_routing_iterations"]),
         f"| single MNIST test digits | {percent(c['mnist_single_digit_accuracy'])} | "
         f"{percent(n['mnist_single_digit_accuracy'])} |",
         f"| pairs only this network read right | {results['only_capsnet']:,} | {results['only_cnn']:,} |",
     ]
     return "\n".join(rows) + (
-        f"\n\nThe CapsNet's lead:{points(results['lead'])} points (95% intervals, bootstrap over the pairs; beside "
+        f"\n\nThe CapsNet's lead: {points(results['lead'])} points (95% intervals, bootstrap over the pairs; beside "
         f"another routing, its gain over the r it trained with). The preprocessing scales a pair by "
         f"{results['scale']:.2f} on average. Mean overlap of the two digits' 28x28 frames "
         f"{percent(results['overlap']['frames'])} (the paper: {percent(PAPER['frame_overlap'])}), of their ink boxes "

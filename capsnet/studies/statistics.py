@@ -58,15 +58,27 @@ def percent(fraction: float) -> str:
     return f"{100 * fraction:.1f}%"
 
 
+def in_interval(measured: dict) -> str:
+    """"84.5% [83.8, 85.2]": a share of `share` and its 95% interval, in percent."""
+    return f"{percent(measured['share'])} [{100 * measured['low']:.1f}, {100 * measured['high']:.1f}]"
+
+
 def signed_points(fraction: float) -> str:
-    """"+0.9": a difference of accuracies in points, signed, one decimal."""
-    return f"{round(100 * fraction, 1) + 0.0:+.1f}"   # + 0.0: no -0.0
+    """"+0.9": a difference of accuracies in points, signed, one decimal; one that rounds to zero
+    keeps its side ("-0.0" for -0.03 points, "+0.0" for 0)."""
+    return f"{'-' if fraction < 0 else '+'}{abs(round(100 * fraction, 1)):.1f}"
 
 
-def points(paired_measures: dict) -> str:
-    """"+1.0 [+0.1, +1.9]": the CapsNet's lead in accuracy points and its 95% interval."""
-    lead, low, high = (signed_points(paired_measures[key]) for key in ("difference", "low", "high"))
-    return f"{lead} [{low}, {high}]"
+def difference(paired_measures: dict) -> dict[str, float]:
+    """A difference of `paired` and its 95% interval, without the counts (fractions, as `paired` gives them)."""
+    return {key: paired_measures[key] for key in ("difference", "low", "high")}
+
+
+def points(measured: dict) -> str:
+    """"+1.0 [+0.1, +1.9]": a difference of accuracies (fractions, as `paired` gives it) in points,
+    and its 95% interval: how every page, table and chart writes one."""
+    value, low, high = (signed_points(measured[key]) for key in ("difference", "low", "high"))
+    return f"{value} [{low}, {high}]"
 
 
 def to_json(results: dict) -> str:

@@ -1,4 +1,4 @@
-"""What the tests share beside their fixtures (those are in tests/conftest.py): the repository's
-paths, the app's examples, tiny MNIST folders, runs of train.py to interrupt, a served app.py and
-clients of it, drawn digits, a browser at the page, and the naive CapsNet the fast one is checked
-against. bench/ uses these too; nothing here imports from bench/."""
+"""What only the tests share beside their fixtures (those are in tests/conftest.py): the app's
+examples, tiny MNIST folders, runs of train.py to interrupt, people at the app at once, shapes
+drawn in tensors. What the benchmarks use too is in bench/support/ (tests import bench/, never
+the other way)."""

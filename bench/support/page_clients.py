@@ -30,9 +30,11 @@ import httpx
 import numpy as np
 from PIL import Image
 
+from bench.support.digit_strokes import pad_value
 from playground import transform_sliders, two_digits
+from playground.dimensions import PAPER
 from playground.drawing_pad import SIDE
-from tests.support.digit_strokes import pad_value
+from playground.routing import ALL_TYPES
 
 STROKE_SECONDS = 0.6          # a stroke takes this long to draw ...
 LIVE_SECONDS = 0.1            # ... and the pad sends it at most this often (drawing_pad.LIVE_MS)
@@ -106,10 +108,10 @@ class Page:
     def of(cls, app) -> "Page":
         """The page of the imported app.py (the same indices as a `python app.py` serving it)."""
         pairs = app.TWO_DIGITS.problem is None
-        return cls(event_index(app, app.read_drawing), event_index(app, app.show_details),
-                   event_index(app, app.move_dimensions), event_index(app, app.TURN_IT.turn),
-                   event_index(app, app.TURN_IT.show), app.sliders_at_zero(None, app.PAPER), app.WINNER,
-                   app.PAPER, app.CONFIG.routing_iterations, app.ALL_TYPES,
+        return cls(event_index(app, app.READING.read_drawing), event_index(app, app.show_details),
+                   event_index(app, app.CAPSULE_DIMENSIONS.move_dimensions), event_index(app, app.TURN_IT.turn),
+                   event_index(app, app.TURN_IT.show), app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER), app.WINNER,
+                   PAPER, app.NETWORKS.capsnet.config.routing_iterations, ALL_TYPES,
                    {**transform_sliders.UNCHANGED, "revision": 0},
                    event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
                    event_index(app, app.TWO_DIGITS.decode_again) if pairs else None)
