@@ -41,7 +41,7 @@ from capsnet.data.pairs import digits_right, pair_right
 from capsnet.data.written import SINGLE_SHARE
 from capsnet.evaluate import accuracy, correct_and_total, predictions
 from capsnet.model_card import misreadings, write_model_card
-from capsnet.pretrained import CONFIGS, NETWORKS, WEIGHTS_FILE
+from capsnet.pretrained import CONFIGS, NETWORKS, SERVED_BY, WEIGHTS_FILE
 from capsnet.saving import atomic_save_pretrained, sha256
 from capsnet.training.epoch_losses import NonFiniteLossError, UnreadLosses
 from capsnet.training.hub import push
@@ -56,8 +56,6 @@ from capsnet.training.state import TrainingState, UnfinishedEpoch
 
 RECIPE = ("model", "task", "examples", "pairs_per_epoch", "single_share", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
           "init_from", "start_epoch", "device_data", "routing_iterations")  # what --resume must repeat
-SERVED_BY = {("capsnet", "digits"): "CAPSNET_WEIGHTS", ("cnn", "digits"): "CAPSNET_CNN_WEIGHTS",   # app.py's
-             ("capsnet", "pairs"): "CAPSNET_PAIRS_WEIGHTS", ("cnn", "pairs"): "CAPSNET_PAIRS_CNN_WEIGHTS"}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -559,7 +557,7 @@ def final_read(run: Run, data: RunData, state: TrainingState) -> int:
           + (f", test examples as people write them read right {written_test:.4%}" if written_test is not None else "")
           + f"; model in {out}/")
     write_model_card(out, args.model, args.data_dir, repo=args.push_to_hub, device=run.device, misread=misread)
-    print(f"the page serves it with: {SERVED_BY[args.model, args.task]}={out} python app.py")
+    print(f"the page serves it with: {SERVED_BY[args.model, args.task][0]}={out} python app.py")
     run.signals.close()            # from here, Ctrl-C stops the upload at once
     if run.signals.received and args.push_to_hub:
         print(f"train.py: stopped by {signal.Signals(run.signals.received).name} before the upload to the Hub; "
