@@ -357,7 +357,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "paper's MultiMNIST, made on the fly), the epoch chosen on held-out pairs (default: digits)")
     p.add_argument("--examples", choices=["written", "mnist-pairs"], default="written",
                    help="--task pairs: written: one digit or two as people write them (capsnet/data/written.py), "
-                        "the epoch chosen on such examples; mnist-pairs: the paper's pairs alone (default: written)")
+                        "the epoch chosen on such examples read exactly (the count and the digits); mnist-pairs: "
+                        "the paper's pairs alone (default: written)")
     p.add_argument("--pairs-per-epoch", type=int, default=None,
                    help="--task pairs: pairs in an epoch, their first digits drawn afresh each epoch; shorter epochs "
                         "validate and decay the learning rate more often (default: one for each training digit)")
