@@ -23,8 +23,7 @@ import math
 import signal
 import sys
 import time
-from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -32,130 +31,31 @@ import torch.distributed as dist
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.optim.swa_utils import AveragedModel
-from torch.utils.data import DataLoader
-from tqdm import tqdm
 
 from capsnet import CapsNet, WeightsError, load_model
 from capsnet.data.datasets import mnist, validation_split
-from capsnet.data.pairs import digits_right, pair_right
+from capsnet.data.pairs import pair_right
 from capsnet.data.written import SINGLE_SHARE
-from capsnet.evaluate import accuracy, correct_and_total, predictions
-from capsnet.model_card import misreadings, write_model_card
-from capsnet.pretrained import CONFIGS, NETWORKS, WEIGHTS_FILE
-from capsnet.saving import atomic_save_pretrained, sha256
+from capsnet.model_card import write_model_card
+from capsnet.pretrained import CONFIGS, NETWORKS, SERVED_BY, WEIGHTS_FILE
 from capsnet.training.epoch_losses import NonFiniteLossError, UnreadLosses
+from capsnet.training.final_reads import read_test_sets
 from capsnet.training.hub import push
 from capsnet.training.losses import LOSSES
-from capsnet.training.metrics import RunRecord, earlier_record, portable_command, write_record
+from capsnet.training.metrics import earlier_record, write_record
 from capsnet.training.moving_average import update_moving_average
+from capsnet.training.out_folder import keep_if_best, record_stop, run_record, what_is_kept
 from capsnet.training.processes import DeviceError, Processes, join_processes, pick_device, torchrun_processes, use_bf16
 from capsnet.training.random_state import epoch_seed, rng_state, set_rng_state
-from capsnet.training.sharded_data import RunData, run_data, test_batches
-from capsnet.training.signals import Interrupted, StopSignals, until_signal
+from capsnet.training.resume import resume_or_begin
+from capsnet.training.run import Run, UsageError
+from capsnet.training.sharded_data import RunData, run_data
+from capsnet.training.signals import Interrupted, StopSignals
 from capsnet.training.state import TrainingState, UnfinishedEpoch
+from capsnet.training.validation import validation_read
 
 RECIPE = ("model", "task", "examples", "pairs_per_epoch", "single_share", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
           "init_from", "start_epoch", "device_data", "routing_iterations")  # what --resume must repeat
-SERVED_BY = {("capsnet", "digits"): "CAPSNET_WEIGHTS", ("cnn", "digits"): "CAPSNET_CNN_WEIGHTS",   # app.py's
-             ("capsnet", "pairs"): "CAPSNET_PAIRS_WEIGHTS", ("cnn", "pairs"): "CAPSNET_PAIRS_CNN_WEIGHTS"}
-
-
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet",
-                   help="capsnet: the paper's CapsNet; cnn: its CNN baseline (default: capsnet)")
-    p.add_argument("--task", choices=["digits", "pairs"], default="digits",
-                   help="digits: MNIST, one digit an image; pairs: two overlapping digits of different classes (the "
-                        "paper's MultiMNIST, made on the fly), the epoch chosen on held-out pairs (default: digits)")
-    p.add_argument("--examples", choices=["written", "mnist-pairs"], default="written",
-                   help="--task pairs: written: one digit or two as people write them (capsnet/data/written.py), "
-                        "the epoch chosen on such examples; mnist-pairs: the paper's pairs alone (default: written)")
-    p.add_argument("--pairs-per-epoch", type=int, default=None,
-                   help="--task pairs: pairs in an epoch, their first digits drawn afresh each epoch; shorter epochs "
-                        "validate and decay the learning rate more often (default: one for each training digit)")
-    p.add_argument("--single-share", type=float, default=None, metavar="S",
-                   help="--examples written: the share of training examples that hold one digit alone; the "
-                        f"validation examples keep {SINGLE_SHARE} (default: {SINGLE_SHARE})")
-    p.add_argument("--data-dir", default="./data", help="where torchvision's MNIST lives or is downloaded to (default: ./data)")
-    p.add_argument("--out", default=None,
-                   help="folder for the chosen weights, metrics.json and the model card; not one that holds another "
-                        "run's weights (see --overwrite) (default: a new folder runs/MODEL-TASK-DATE, the date in "
-                        "UTC; with --resume, the one its run writes to)")
-    p.add_argument("--overwrite", action="store_true", help="write to --out even where it holds another run's weights")
-    p.add_argument("--checkpoint", default="checkpoints/last.pt", help="the checkpoint written after every epoch (default: checkpoints/last.pt)")
-    p.add_argument("--resume", action="store_true", help="continue from --checkpoint exactly where it stopped")
-    p.add_argument("--init-from", metavar="WEIGHTS", default=None,
-                   help="start from these weights (a folder or Hub repo id), Adam and the schedule afresh (default: "
-                        "a random initialisation)")
-    p.add_argument("--routing-iterations", type=int, default=None, metavar="R",
-                   help="the CapsNet: train with R iterations of routing (Procedure 1), saved in its config.json "
-                        "(default: the --init-from weights' own, else the paper's 3)")
-    p.add_argument("--epochs", type=int, default=14,
-                   help="number of epochs in all, resumed ones and those before --start-epoch included (default: 14)")
-    p.add_argument("--start-epoch", type=int, default=1,
-                   help="number this run's first epoch N: it draws epoch N's pairs, shifts and dropout, as one long "
-                        "run would after --init-from weights whose last epoch was N-1 (default: 1)")
-    p.add_argument("--batch-size", type=int, default=64,
-                   help="images per step in all, the global batch: under torchrun each of N processes takes "
-                        "batch-size / N of them (default: 64)")
-    p.add_argument("--val-size", type=int, default=5000,
-                   help="training images held out to choose the epoch on (the same for a given --seed); the test "
-                        "set is read once, at the end. 0: train on all 60,000, keep the last epoch (default: 5000)")
-    p.add_argument("--lr", type=float, default=1e-3, help="Adam's initial learning rate (default: 1e-3)")
-    p.add_argument("--lr-decay", type=float, default=0.85, help="exponential decay of the learning rate per epoch (default: 0.85)")
-    p.add_argument("--ema-decay", type=float, default=0.999, help="decay of the weights' moving average that is evaluated and saved (default: 0.999)")
-    p.add_argument("--seed", type=int, default=1, help="random seed, 0 to 2^32 - 1 (default: 1)")
-    p.add_argument("--device", choices=["auto", "cuda", "mps", "cpu"], default="auto", help="auto: cuda, then mps, then cpu (default: auto)")
-    p.add_argument("--amp", choices=["auto", "bf16", "off"], default="auto",
-                   help="bf16 autocast; auto: where the device computes bf16 natively (default: auto)")
-    p.add_argument("--limit", type=int, default=None, help="train on the first N training images only (default: all)")
-    p.add_argument("--device-data", choices=["on", "off"], default="on",
-                   help="on: MNIST kept on the training device, shifted there per batch (what a GPU needs); off: a "
-                        "DataLoader over torchvision's transforms; pairs are made on the CPU (default: on)")
-    p.add_argument("--max-minutes", type=float, default=None, help="stop cleanly at the last epoch boundary that fits in this budget (default: none)")
-    p.add_argument("--dry-run", action="store_true", help="one batch, one epoch, nothing saved: a quick check that everything runs")
-    p.add_argument("--push-to-hub", metavar="REPO_ID", default=None, help="upload the out folder to this Hugging Face repo at the end")
-    return p.parse_args(argv)
-
-
-class UsageError(Exception):
-    """What the flags, or the checkpoint --resume reads, ask for cannot be done: one line, exit 2."""
-
-
-def check_flags(args: argparse.Namespace, world: int) -> None:
-    """Every flag that argparse cannot check alone, before anything is read or written.
-
-    Raises:
-        UsageError: a flag the run cannot go on with; the message names it.
-    """
-    for flag, value, allowed, meaning in (
-            ("--batch-size", args.batch_size, args.batch_size >= 1, "at least 1"),
-            ("--limit", args.limit, args.limit is None or args.limit >= 1, "at least 1"),
-            ("--val-size", args.val_size, args.val_size >= 0, "0 or more"),
-            ("--epochs", args.epochs, args.epochs >= 1, "at least 1"),
-            ("--seed", args.seed, 0 <= args.seed < 2**32, "from 0 to 2^32 - 1"),
-            ("--lr", args.lr, 0 <= args.lr < math.inf, "a finite number, 0 or more"),
-            ("--lr-decay", args.lr_decay, 0 < args.lr_decay <= 1, "above 0 and at most 1"),
-            ("--ema-decay", args.ema_decay, 0 <= args.ema_decay < 1, "from 0 up to, not including, 1"),
-            ("--max-minutes", args.max_minutes, args.max_minutes is None or 0 < args.max_minutes < math.inf,
-             "a finite number above 0")):
-        if not allowed:         # NaN fails every comparison
-            raise UsageError(f"{flag} {value}: must be {meaning}")
-    if args.batch_size % world:
-        raise UsageError(f"--batch-size {args.batch_size} does not split evenly over {world} processes: make it "
-                         "a multiple of --nproc_per_node x --nnodes")
-    if args.pairs_per_epoch is not None and (args.task != "pairs" or args.pairs_per_epoch < 1):
-        raise UsageError("--pairs-per-epoch needs --task pairs and a positive number")
-    if args.single_share is not None and (args.task != "pairs" or args.examples != "written"
-                                          or not 0 <= args.single_share <= 1):
-        raise UsageError("--single-share needs --task pairs, --examples written and a share from 0 to 1")
-    if args.routing_iterations is not None and (args.model != "capsnet" or args.routing_iterations < 1):
-        raise UsageError("--routing-iterations needs --model capsnet and at least 1")
-    if not 1 <= args.start_epoch <= args.epochs:
-        raise UsageError(f"--start-epoch {args.start_epoch} must be between 1 and --epochs {args.epochs}")
-    if args.out and (Path(args.out) / WEIGHTS_FILE).is_file() and not (args.resume or args.overwrite or args.dry_run):
-        raise UsageError(f"--out {args.out} holds the weights of another run: give a folder of this run's own "
-                         "(leave --out out for a new one under runs/), or --overwrite to replace them")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -199,35 +99,6 @@ def train(args: argparse.Namespace, argv: list[str]) -> int:
         return 128 + interrupt.signum
 
 
-@dataclass
-class Run:
-    """A run's flags, the command line that gave them, its process among torchrun's and its device."""
-    args: argparse.Namespace
-    argv: list[str]
-    processes: Processes
-    device: torch.device
-    bf16: bool                         # bf16 autocast
-    signals: StopSignals               # what stops the epochs and the final read
-    wrote_weights: bool = False        # whether this process has written weights to the out folder
-
-    @property
-    def checkpoint(self) -> Path:
-        return Path(self.args.checkpoint)
-
-    def autocast(self):
-        """The context of a training step: bf16 autocast, or nothing."""
-        return torch.autocast(self.device.type, dtype=torch.bfloat16) if self.bf16 else nullcontext()
-
-    def stop_signal(self) -> int:
-        """The signal that asked a process of the run to stop, 0 if none: the same in every process."""
-        return self.processes.max(self.signals.received or 0)
-
-    def progress_bar(self, steps, description: str, **options) -> tqdm:
-        """``steps`` with a progress bar that rank 0 shows on stdout while they run."""
-        return tqdm(steps, desc=description, leave=False, file=sys.stdout, disable=not self.processes.is_rank_0,
-                    **options)
-
-
 def set_up_run(args: argparse.Namespace, processes: Processes, argv: list[str]) -> Run:
     """The run's device, torchrun's process group joined, and whether it computes in bf16.
 
@@ -257,12 +128,7 @@ def load_data(run: Run) -> RunData:
         raise UsageError(f"{'--val-size: ' if isinstance(error, ValueError) else ''}{error}") from None
     return run_data(args.data_dir, train_indices[:args.limit], val_indices, args.task, args.examples,
                     args.batch_size // run.processes.world, args.seed, run.processes, run.device,
-                    args.device_data == "on", args.pairs_per_epoch, single_share(args))
-
-
-def single_share(args: argparse.Namespace) -> float:
-    """The share of the written training examples that hold one digit alone: --single-share, or the examples' own."""
-    return SINGLE_SHARE if args.single_share is None else args.single_share
+                    args.device_data == "on", args.pairs_per_epoch, run.single_share)
 
 
 def build_state(run: Run) -> TrainingState:
@@ -287,7 +153,7 @@ def build_state(run: Run) -> TrainingState:
         model=model, ema=AveragedModel(model), optimizer=optimizer,   # the average updated by update_moving_average
         schedule=torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay), epoch=args.start_epoch - 1,
         recipe=recipe(run), earlier=earlier_record(args.init_from, args.model, args.task),   # before --out is written to
-        out=args.out or new_run_folder(run))
+        out=args.out or run.new_out_folder())
 
 
 def routed_with(model: CapsNet, iterations: int) -> CapsNet:
@@ -302,57 +168,6 @@ def recipe(run: Run) -> dict:
     run must repeat them to end where an uninterrupted one would (and metrics.json, which records
     one device and one autocast, stays true)."""
     return {**{name: getattr(run.args, name) for name in RECIPE}, "device": run.device.type, "bf16_autocast": run.bf16}
-
-
-def new_run_folder(run: Run) -> str:
-    """runs/MODEL-TASK-DATE, the folder of a run given no --out: the second it began, in UTC (the
-    latest of every process's, so the same in each)."""
-    began = time.gmtime(run.processes.max(int(time.time())))
-    return f"runs/{run.args.model}-{run.args.task}-{time.strftime('%Y%m%d-%H%M%S', began)}"
-
-
-def resume_or_begin(run: Run, data: RunData, state: TrainingState) -> None:
-    """With --resume, ``state`` as the checkpoint holds it, writing to its folder (or --out); with
-    --init-from, the starting weights' validation accuracy as the figure to beat.
-
-    Raises:
-        UsageError: the checkpoint is missing, unreadable, made by another recipe or network, or its
-            folder holds other weights than its run chose.
-    """
-    args = run.args
-    if not args.resume:
-        if args.init_from and data.validation is not None:   # the starting weights are the ones to beat
-            state.best_accuracy = shared_accuracy(run, state.model, data.validation, data.right)
-            if run.processes.is_rank_0:
-                print(f"starting from {args.init_from}: validation accuracy {state.best_accuracy:.4%}, "
-                      "the figure to beat")
-        return
-    try:
-        lacking = state.restore(run.checkpoint)
-    except RuntimeError as error:
-        raise UsageError(error) from None
-    if "earlier" in lacking:      # kept in the checkpoint since; before, read again where it started from
-        state.earlier = earlier_record(args.init_from, args.model, args.task, args.start_epoch)
-    if state.partial and len(state.partial.rng) != run.processes.world:
-        raise UsageError(f"checkpoint {run.checkpoint} stopped in epoch {state.partial.epoch} under "
-                         f"{len(state.partial.rng)} process(es), this run has {run.processes.world}: resume it "
-                         f"under {len(state.partial.rng)}")
-    state.out = args.out or state.out
-    if state.out is None:
-        raise UsageError(f"checkpoint {run.checkpoint} does not say which folder its run writes to: give --out")
-    if state.holds_its_weights() is False and not (args.overwrite or args.dry_run):
-        raise UsageError(f"{state.out}/ does not hold the weights this run chose but another run's: give --out "
-                         "the folder it wrote them to, or --overwrite to replace them")
-    if run.processes.is_rank_0:
-        print(f"resumed from {run.checkpoint} after " + (f"step {state.partial.steps} of epoch {state.partial.epoch}"
-                                                         if state.partial else f"epoch {state.epoch}"))
-
-
-def shared_accuracy(run: Run, model: nn.Module, loader: DataLoader, right) -> float:
-    """Accuracy over every process's share of the images (``right``: what reading one right means)."""
-    read = correct_and_total(model, run.progress_bar(loader, "validation", delay=2), run.device, right)
-    correct, total = run.processes.sum(*read, device=run.device)
-    return correct / total
 
 
 def last_epoch(args: argparse.Namespace, state: TrainingState) -> int:
@@ -405,23 +220,23 @@ def train_epochs(run: Run, data: RunData, state: TrainingState) -> None:
                                   f"after step {so_far.steps} of {len(data.training)} of epoch {epoch}")
             loss_sum, correct, seen = processes.sum(so_far.loss, so_far.correct, so_far.seen, device=run.device)
             state.schedule.step()
-            val_accuracy = shared_accuracy(run, state.ema.module, data.validation, data.right) \
-                if data.validation else None
-            also = {name: shared_accuracy(run, state.ema.module, loader, pair_right)
+            val = run.read_validation(state.ema.module, data) if data.validation else None
+            also = {name: validation_read(state.ema.module, loader, False, pair_right, processes, run.device).accuracy
                     for name, loader in data.recorded_reads.items()}
             epoch_seconds = time.monotonic() - epoch_started
             state.seconds += epoch_seconds
             state.history.append({"epoch": epoch, "lr": lr, "train_loss": round(loss_sum / seen, 6),
-                                  "train_accuracy": round(correct / seen, 6), "val_accuracy": val_accuracy,
+                                  "train_accuracy": round(correct / seen, 6),
+                                  **(val.as_history() if val else {"val_accuracy": None}),
                                   **also, "seconds": round(epoch_seconds, 1)})
             if processes.is_rank_0:
                 print(f"epoch {epoch}: loss {loss_sum / seen:.4f}, train accuracy {correct / seen:.4%}, "
-                      + (f"validation accuracy {val_accuracy:.4%}, " if data.validation else "")
+                      + (f"{val.in_words()}, " if val else "")
                       + "".join(f"{name} {value:.4%}, " for name, value in also.items()) + f"{epoch_seconds:.0f} s")
             if args.dry_run:
                 break                # a dry run checks that everything runs; it overwrites no weights
             state.epoch, state.partial = epoch, None
-            keep_if_best(run, data, state, val_accuracy)
+            keep_if_best(run, data, state, val.figure if val else None)
             if processes.is_rank_0:
                 state.save(run.checkpoint)          # what --resume goes on from
             if signum := run.stop_signal():
@@ -488,42 +303,6 @@ def save_unfinished_epoch(run: Run, state: TrainingState, so_far: UnfinishedEpoc
         state.save(run.checkpoint)
 
 
-def keep_if_best(run: Run, data: RunData, state: TrainingState, val_accuracy: float | None) -> None:
-    """Save the moving average to the out folder where it reads the held-out images better than any
-    epoch before (every epoch without a validation split), with a metrics.json that says so: the
-    run so far, the test set not read yet (a run killed before its end leaves it so)."""
-    if val_accuracy is None or val_accuracy > state.best_accuracy:
-        state.best_accuracy = -1.0 if val_accuracy is None else val_accuracy
-        state.best_epoch, state.saved_any, run.wrote_weights = state.epoch, True, True
-        if run.processes.is_rank_0:
-            atomic_save_pretrained(state.ema.module, state.out)
-            state.weights_sha256 = sha256(Path(state.out) / WEIGHTS_FILE)
-            write_record(Path(state.out), run_record(run, data).now(state, state.ema.module,
-                                                                     "training: the test set is read when the run ends"))
-
-
-def record_stop(run: Run, data: RunData, state: TrainingState, weights: nn.Module, status: str) -> None:
-    """A run that stops before its end: where this process wrote the weights in the out folder,
-    their metrics.json says how it stopped (``status``), without a test figure."""
-    if run.wrote_weights and run.processes.is_rank_0:
-        write_record(Path(state.out), run_record(run, data).now(state, weights, status))
-
-
-def what_is_kept(run: Run, state: TrainingState) -> str:
-    """After a stop, what the out folder and the checkpoint hold."""
-    args, out = run.args, state.out
-    if state.best_epoch is not None:
-        weights = f"The best weights so far (epoch {state.best_epoch}) are kept in {out}/"
-    elif args.init_from and state.history:
-        weights = f"No epoch beat the starting weights, so nothing was written to {out}/"
-    elif not args.resume and state.epoch < args.start_epoch and state.partial is None:
-        return "No epoch finished, so nothing was saved."
-    else:
-        weights = f"No weights were written to {out}/"
-    where = f"step {state.partial.steps} of epoch {state.partial.epoch}" if state.partial else f"epoch {state.epoch}"
-    return f"{weights}; {run.checkpoint} holds the run after {where}, where --resume goes on."
-
-
 def final_read(run: Run, data: RunData, state: TrainingState) -> int:
     """The chosen weights read once on the test set (rank 0); metrics.json and the model card
     written beside them, and the folder pushed to the Hub where asked.
@@ -553,13 +332,14 @@ def final_read(run: Run, data: RunData, state: TrainingState) -> int:
         record_stop(run, data, state, chosen, f"{stop}; --resume reads it")
         raise
     write_record(out, run_record(run, data).now(state, chosen, "finished", test_accuracy, written_test))
-    chosen_by = f"validation accuracy {state.best_accuracy:.4%}" if data.validation else "the last"
+    chosen_by = ((f"validation examples read exactly {state.best_accuracy:.4%}" if data.counted else
+                  f"validation accuracy {state.best_accuracy:.4%}") if data.validation else "the last")
     print(f"epoch {state.best_epoch} chosen ({chosen_by}); test "
           f"{'pairs with both digits right' if args.task == 'pairs' else 'accuracy'} {test_accuracy:.4%}"
           + (f", test examples as people write them read right {written_test:.4%}" if written_test is not None else "")
           + f"; model in {out}/")
     write_model_card(out, args.model, args.data_dir, repo=args.push_to_hub, device=run.device, misread=misread)
-    print(f"the page serves it with: {SERVED_BY[args.model, args.task]}={out} python app.py")
+    print(f"the page serves it with: {SERVED_BY[args.model, args.task][0]}={out} python app.py")
     run.signals.close()            # from here, Ctrl-C stops the upload at once
     if run.signals.received and args.push_to_hub:
         print(f"train.py: stopped by {signal.Signals(run.signals.received).name} before the upload to the Hub; "
@@ -568,41 +348,99 @@ def final_read(run: Run, data: RunData, state: TrainingState) -> int:
     return push(out, args.push_to_hub) if args.push_to_hub else 0
 
 
-def read_test_sets(run: Run, data: RunData, chosen: nn.Module) -> tuple[float, tuple | None, float | None]:
-    """The chosen weights on MNIST's test set, read until a signal asks the run to stop: its digits
-    read right, with what the model card lists of the mistakes (capsnet.model_card.misreadings), or,
-    --task pairs, its fixed pairs both right (the card reads the single digits itself); and, trained
-    on written examples, a written example of each test digit read right (`digits_right`)."""
-    tests = test_batches(run.args.data_dir, run.args.task, run.device)
-    reading = run.progress_bar(until_signal(tests, run.signals), "test set", total=len(tests), delay=2)
-    if run.args.task == "digits":
-        misread = misreadings(tests.dataset.targets, predictions(chosen, reading))
-        return misread[0], misread, None
-    test_accuracy = accuracy(chosen, reading, run.device, data.right)
-    if run.args.examples != "written":
-        return test_accuracy, None, None
-    tests = test_batches(run.args.data_dir, run.args.task, run.device, written=True)
-    reading = run.progress_bar(until_signal(tests, run.signals), "written test set", total=len(tests), delay=2)
-    return test_accuracy, None, accuracy(chosen, reading, run.device, digits_right)
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet",
+                   help="capsnet: the paper's CapsNet; cnn: its CNN baseline (default: capsnet)")
+    p.add_argument("--task", choices=["digits", "pairs"], default="digits",
+                   help="digits: MNIST, one digit an image; pairs: two overlapping digits of different classes (the "
+                        "paper's MultiMNIST, made on the fly), the epoch chosen on held-out pairs (default: digits)")
+    p.add_argument("--examples", choices=["written", "mnist-pairs"], default="written",
+                   help="--task pairs: written: one digit or two as people write them (capsnet/data/written.py), "
+                        "the epoch chosen on such examples read exactly (the count and the digits); mnist-pairs: "
+                        "the paper's pairs alone (default: written)")
+    p.add_argument("--pairs-per-epoch", type=int, default=None,
+                   help="--task pairs: pairs in an epoch, their first digits drawn afresh each epoch; shorter epochs "
+                        "validate and decay the learning rate more often (default: one for each training digit)")
+    p.add_argument("--single-share", type=float, default=None, metavar="S",
+                   help="--examples written: the share of training examples that hold one digit alone; the "
+                        f"validation examples keep {SINGLE_SHARE} (default: {SINGLE_SHARE})")
+    p.add_argument("--data-dir", default="./data", help="where torchvision's MNIST lives or is downloaded to (default: ./data)")
+    p.add_argument("--out", default=None,
+                   help="folder for the chosen weights, metrics.json and the model card; not one that holds another "
+                        "run's weights (see --overwrite) (default: a new folder runs/MODEL-TASK-DATE, the date in "
+                        "UTC; with --resume, the one its run writes to)")
+    p.add_argument("--overwrite", action="store_true", help="write to --out even where it holds another run's weights")
+    p.add_argument("--checkpoint", default="checkpoints/last.pt", help="the checkpoint written after every epoch (default: checkpoints/last.pt)")
+    p.add_argument("--resume", action="store_true", help="continue from --checkpoint exactly where it stopped")
+    p.add_argument("--init-from", metavar="WEIGHTS", default=None,
+                   help="start from these weights (a folder or Hub repo id), Adam and the schedule afresh (default: "
+                        "a random initialisation)")
+    p.add_argument("--routing-iterations", type=int, default=None, metavar="R",
+                   help="the CapsNet: train with R iterations of routing (Procedure 1), saved in its config.json "
+                        "(default: the --init-from weights' own, else the paper's 3)")
+    p.add_argument("--epochs", type=int, default=14,
+                   help="number of epochs in all, resumed ones and those before --start-epoch included (default: 14)")
+    p.add_argument("--start-epoch", type=int, default=1,
+                   help="number this run's first epoch N: it draws epoch N's pairs, shifts and dropout, as one long "
+                        "run would after --init-from weights whose last epoch was N-1 (default: 1)")
+    p.add_argument("--batch-size", type=int, default=64,
+                   help="images per step in all, the global batch: under torchrun each of N processes takes "
+                        "batch-size / N of them (default: 64)")
+    p.add_argument("--val-size", type=int, default=5000,
+                   help="training images held out to choose the epoch on (the same for a given --seed); the test "
+                        "set is read once, at the end. 0: train on all 60,000, keep the last epoch (default: 5000)")
+    p.add_argument("--lr", type=float, default=1e-3, help="Adam's initial learning rate (default: 1e-3)")
+    p.add_argument("--lr-decay", type=float, default=0.85, help="exponential decay of the learning rate per epoch (default: 0.85)")
+    p.add_argument("--ema-decay", type=float, default=0.999, help="decay of the weights' moving average that is evaluated and saved (default: 0.999)")
+    p.add_argument("--seed", type=int, default=1, help="random seed, 0 to 2^32 - 1 (default: 1)")
+    p.add_argument("--device", choices=["auto", "cuda", "mps", "cpu"], default="auto", help="auto: cuda, then mps, then cpu (default: auto)")
+    p.add_argument("--amp", choices=["auto", "bf16", "off"], default="auto",
+                   help="bf16 autocast; auto: where the device computes bf16 natively (default: auto)")
+    p.add_argument("--limit", type=int, default=None, help="train on the first N training images only (default: all)")
+    p.add_argument("--device-data", choices=["on", "off"], default="on",
+                   help="on: MNIST kept on the training device, shifted there per batch (what a GPU needs); off: a "
+                        "DataLoader over torchvision's transforms; pairs are made on the CPU (default: on)")
+    p.add_argument("--max-minutes", type=float, default=None, help="stop cleanly at the last epoch boundary that fits in this budget (default: none)")
+    p.add_argument("--dry-run", action="store_true", help="one batch, one epoch, nothing saved: a quick check that everything runs")
+    p.add_argument("--push-to-hub", metavar="REPO_ID", default=None, help="upload the out folder to this Hugging Face repo at the end")
+    return p.parse_args(argv)
 
 
-def run_record(run: Run, data: RunData) -> RunRecord:
-    """What metrics.json says of the run before its progress (RunRecord.now)."""
-    args, pairs = run.args, run.args.task == "pairs"
-    held_out_ones = ("the examples as people write them of the" if args.examples == "written" else "the pairs of the") \
-        if pairs else "the"
-    test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
-    return RunRecord(
-        model=args.model, task=args.task, examples=args.examples, val_size=args.val_size,
-        single_share=single_share(args),
-        selection=(f"the epoch whose moving average read best {held_out_ones} {args.val_size} training images "
-                   f"held out by seed {args.seed}; {test_ones} read once, at the end, on those weights"
-                   if data.validation else f"the last epoch (no validation split); {test_ones} read once, at the end"),
-        train_images=data.train_images,
-        pairs_per_epoch=data.training.pairs_from_shard * run.processes.world if pairs else None,
-        global_batch=args.batch_size, processes=run.processes.world, device=run.device.type,
-        data_on_device=args.device_data == "on", bf16_autocast=run.bf16, torch_version=torch.__version__,
-        command=portable_command(run.argv), init_from=args.init_from, start_epoch=args.start_epoch)
+def check_flags(args: argparse.Namespace, world: int) -> None:
+    """Every flag that argparse cannot check alone, before anything is read or written.
+
+    Raises:
+        UsageError: a flag the run cannot go on with; the message names it.
+    """
+    for flag, value, allowed, meaning in (
+            ("--batch-size", args.batch_size, args.batch_size >= 1, "at least 1"),
+            ("--limit", args.limit, args.limit is None or args.limit >= 1, "at least 1"),
+            ("--val-size", args.val_size, args.val_size >= 0, "0 or more"),
+            ("--epochs", args.epochs, args.epochs >= 1, "at least 1"),
+            ("--seed", args.seed, 0 <= args.seed < 2**32, "from 0 to 2^32 - 1"),
+            ("--lr", args.lr, 0 <= args.lr < math.inf, "a finite number, 0 or more"),
+            ("--lr-decay", args.lr_decay, 0 < args.lr_decay <= 1, "above 0 and at most 1"),
+            ("--ema-decay", args.ema_decay, 0 <= args.ema_decay < 1, "from 0 up to, not including, 1"),
+            ("--max-minutes", args.max_minutes, args.max_minutes is None or 0 < args.max_minutes < math.inf,
+             "a finite number above 0")):
+        if not allowed:         # NaN fails every comparison
+            raise UsageError(f"{flag} {value}: must be {meaning}")
+    if args.batch_size % world:
+        raise UsageError(f"--batch-size {args.batch_size} does not split evenly over {world} processes: make it "
+                         "a multiple of --nproc_per_node x --nnodes")
+    if args.pairs_per_epoch is not None and (args.task != "pairs" or args.pairs_per_epoch < 1):
+        raise UsageError("--pairs-per-epoch needs --task pairs and a positive number")
+    if args.single_share is not None and (args.task != "pairs" or args.examples != "written"
+                                          or not 0 <= args.single_share <= 1):
+        raise UsageError("--single-share needs --task pairs, --examples written and a share from 0 to 1")
+    if args.routing_iterations is not None and (args.model != "capsnet" or args.routing_iterations < 1):
+        raise UsageError("--routing-iterations needs --model capsnet and at least 1")
+    if not 1 <= args.start_epoch <= args.epochs:
+        raise UsageError(f"--start-epoch {args.start_epoch} must be between 1 and --epochs {args.epochs}")
+    if args.out and (Path(args.out) / WEIGHTS_FILE).is_file() and not (args.resume or args.overwrite or args.dry_run):
+        raise UsageError(f"--out {args.out} holds the weights of another run: give a folder of this run's own "
+                         "(leave --out out for a new one under runs/), or --overwrite to replace them")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ import argparse
 import json
 import math
 import re
-from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 

@@ -12,11 +12,17 @@ A `CountRule` reads two digits where the second score reaches its line and, for 
 second redrawing covers at least its share of the ink. Both lines are chosen on validation examples
 (`choose_rule`), never on test digits, so that single digits and pairs are counted right equally
 well: the mean of the two shares (balanced accuracy), since a set with more pairs than single
-digits would otherwise pull the lines towards reading two.
+digits would otherwise pull the lines towards reading two. An example is read exactly where the
+count is right and the digits named are its digits (`read_exactly`): what the page shows. The
+choice works from sums over the examples (`rule_tallies`), so that the sums of several shares of
+the examples (train.py's processes) choose as the whole set would.
 """
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import torch
+
+from capsnet.model import CapsNetOutput
 
 SECOND_LINES = tuple(round(0.02 * k, 2) for k in range(1, 50))        # tried for the second score
 SECOND_INK_LINES = (None, *(round(0.01 * k, 2) for k in range(1, 31)))  # tried for the second redrawing's ink
@@ -69,15 +75,75 @@ def balanced_right(two: torch.Tensor, truly_two: torch.Tensor) -> float:
     return ((~two[~truly_two]).double().mean() + two[truly_two].double().mean()).item() / 2
 
 
-def choose_rule(second: torch.Tensor, second_ink: torch.Tensor | None, truly_two: torch.Tensor) -> CountRule:
-    """The rule that counts validation examples best (`balanced_right`; of equals, the lowest lines).
+def names_absent(read: torch.Tensor, two: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Whether a digit is named that the image does not hold, bool [N]: ``read`` the two strongest
+    [N, 2], both named where ``two`` [N], else the strongest alone; labels [N, 2], (d, d) for one d."""
+    named = torch.where(two.unsqueeze(1), read, read[:, :1])                 # the one digit named twice
+    return (named.unsqueeze(2) != labels.unsqueeze(1)).all(dim=2).any(dim=1)
+
+
+def read_exactly(read: torch.Tensor, two: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Whether the count is right and the digits named are the image's, bool [N] (``read``, ``two``
+    and ``labels`` as `names_absent`'s)."""
+    return ~names_absent(read, two, labels) & (two == (labels[:, 0] != labels[:, 1]))
+
+
+def rules_tried(redraws: bool) -> list[CountRule]:
+    """Every rule `choose_rule` weighs: each second line, and each ink line for a network that
+    redraws its digits (the CapsNet)."""
+    return [CountRule(s, k) for s in SECOND_LINES for k in (SECOND_INK_LINES if redraws else (None,))]
+
+
+def rule_tallies(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.Tensor) -> torch.Tensor:
+    """For each rule of `rules_tried`, sums over the examples, float64 [R, 5]: single digits counted
+    one, pairs counted two, examples read exactly, single digits, pairs. Sums of several sets' tallies
+    are the tallies of the sets together.
 
     Args:
-        second: each example's second-strongest score, [N].
-        second_ink: the share of its ink that only the second redrawing covers, [N]; None for a
-            network that redraws nothing (the CNN): then only the second score is asked.
-        truly_two: bool [N], whether the example holds two digits.
+        scores: each example's scores [N, 10]; ink: the share of its ink that only the second
+            redrawing covers [N] (`second_ink`), None for a network that redraws nothing.
+        labels: [N, 2], (d, d) for one digit d.
     """
-    ink_lines = SECOND_INK_LINES if second_ink is not None else (None,)
-    rules = [CountRule(s, k) for s in SECOND_LINES for k in ink_lines]
-    return max(rules, key=lambda rule: balanced_right(rule.two(second, second_ink), truly_two))
+    top = scores.topk(2, dim=1)
+    read, second = top.indices, top.values[:, 1]                              # [N, 2], [N]
+    truly_two = labels[:, 0] != labels[:, 1]
+    rows = []
+    for rule in rules_tried(ink is not None):
+        two = rule.two(second, ink)
+        rows.append([(~two & ~truly_two).sum(), (two & truly_two).sum(), read_exactly(read, two, labels).sum(),
+                     (~truly_two).sum(), truly_two.sum()])
+    return torch.tensor(rows, dtype=torch.float64)
+
+
+def best_rule(tallies: torch.Tensor, redraws: bool) -> tuple[CountRule, torch.Tensor]:
+    """The rule whose `rule_tallies` count the examples best (balanced: the mean of the share of
+    single digits counted one and the share of pairs counted two; of equals, the lowest lines),
+    and its row of the tallies."""
+    singles, pairs = tallies[:, 3].clamp_min(1), tallies[:, 4].clamp_min(1)   # a set of one kind: its share alone
+    best = int(((tallies[:, 0] / singles + tallies[:, 1] / pairs) / 2).argmax())   # argmax: the first of equals
+    return rules_tried(redraws)[best], tallies[best]
+
+
+def choose_rule(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.Tensor) -> CountRule:
+    """The rule that counts validation examples best (`best_rule`), from their scores [N, 10],
+    ``ink`` (`second_ink`, [N]; None for a network that redraws nothing: then only the second score
+    is asked) and labels [N, 2] ((d, d) for one digit d)."""
+    return best_rule(rule_tallies(scores, ink, labels), ink is not None)[0]
+
+
+@torch.inference_mode()
+def count_readings(model, batches: Iterable[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """What a network counts digits by, for each image of ``batches`` ([b, 1, 28, 28] each, where
+    the network is): its scores [N, 10] (a CapsNet's capsule lengths, the CNN's ten sigmoids, as
+    `capsnet.data.pairs.scores`) and, for a CapsNet, the share of the ink that only its
+    second-strongest capsule's redrawing covers [N] (`second_ink`; None for the CNN, which redraws
+    nothing)."""
+    all_scores, inks = [], []
+    for batch in batches:
+        out = model(batch)
+        if isinstance(out, CapsNetOutput):
+            all_scores.append(out.lengths)
+            inks.append(second_ink(batch, model.decode(out.capsules, out.lengths.topk(2, dim=1).indices)))
+        else:
+            all_scores.append(torch.sigmoid(out.logits))
+    return torch.cat(all_scores), torch.cat(inks) if inks else None

@@ -20,7 +20,6 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from tqdm import tqdm
 
 from capsnet.data.datasets import batches, load_semeion, mnist
-from capsnet.data.written import SINGLE_SHARE
 from capsnet.evaluate import predictions, semeion_predictions
 from capsnet.pretrained import NETWORKS, load_model
 from capsnet.saving import atomic_write_text
@@ -107,11 +106,9 @@ def how_it_ran(run: RunRecord) -> str:
             f"torch {run.torch_version or '?'}, {wall_time(run.train_seconds)} of wall time)")
 
 
-def share_in_words(single_share: float | None) -> str:
-    """The share of a written run's examples that held one digit, as the card says it (None: the
-    written examples' own quarter, recorded before --single-share)."""
-    share = SINGLE_SHARE if single_share is None else single_share
-    return {0.25: "a quarter", 0.5: "half"}.get(share, f"{share:.0%}")
+def share_in_words(single_share: float) -> str:
+    """The share of a written run's examples that held one digit, as the card says it."""
+    return {0.25: "a quarter", 0.5: "half"}.get(single_share, f"{single_share:.0%}")
 
 
 def card_text(model_name: str, metrics: RunRecord | dict, parameters: int, routing: int | None,
@@ -129,9 +126,8 @@ def card_text(model_name: str, metrics: RunRecord | dict, parameters: int, routi
     lines = [
         f"# {(PAIR_NAMES if pairs else NAMES)[model_name]}", "",
         ABOUT[model_name].format(paper=PAPER, routing=routing, parameters=parameters), "",
-        *([(WRITTEN_ABOUT if written else PAIRS_ABOUT).format(how=PAIRS_HOW[model_name],
-                                                              singles=share_in_words(record.single_share)), ""]
-          if pairs else []),
+        *([WRITTEN_ABOUT.format(how=PAIRS_HOW[model_name], singles=share_in_words(record.single_share)), ""]
+          if written else [PAIRS_ABOUT.format(how=PAIRS_HOW[model_name]), ""] if pairs else []),
         "Trained with the code of the Capsule Network Playground (`train.py`), which also serves "
         "these weights in an interactive demo: draw a digit and watch the network read it.", "",
         "## Results", "",
@@ -159,6 +155,13 @@ def card_text(model_name: str, metrics: RunRecord | dict, parameters: int, routi
                "(the paper's only augmentation); Adam, the learning rate decayed per epoch; an exponential "
                "moving average of the weights is what is evaluated and saved."),
               f"- Selection: {record.selection}."]
+    if record.val_read_exactly is not None:
+        rule = record.count_rule
+        lines.append(f"- The chosen epoch read {record.val_read_exactly:.2%} of the validation examples exactly (the "
+                     f"count and the digits), reading two digits where the second-strongest output reaches "
+                     f"{rule['second']:.2f}" + ("" if rule["second_ink"] is None else
+                                                f" and its redrawing covers {rule['second_ink']:.0%} of the ink")
+                     + f" (the rule chosen on the same examples); its strongest digits right: {record.val_accuracy:.2%}.")
     if val:
         lines.append(f"- Validation accuracy after each epoch{' (the runs apart by |)' if len(runs) > 1 else ''}: {val}.")
     lines += ["", "## What it misreads (measured)", "",

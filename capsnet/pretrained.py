@@ -23,6 +23,10 @@ CONFIG_FILE = "config.json"
 HUB_REPO_ID = re.compile(r"\b[\w.-]+\b/\b[\w.-]+\b")  # namespace/name, e.g. "user/capsnet-mnist"
 NETWORKS = {"capsnet": CapsNet, "cnn": BaselineCNN}   # the commands' --model
 CONFIGS = {CapsNet: CapsNetConfig, BaselineCNN: BaselineConfig}
+SERVED_BY = {   # (--model, --task): the environment variable that names the page's weights, and its default
+    ("capsnet", "digits"): ("CAPSNET_WEIGHTS", "weights"), ("cnn", "digits"): ("CAPSNET_CNN_WEIGHTS", "weights/cnn"),
+    ("capsnet", "pairs"): ("CAPSNET_PAIRS_WEIGHTS", "weights/pairs"),
+    ("cnn", "pairs"): ("CAPSNET_PAIRS_CNN_WEIGHTS", "weights/pairs-cnn")}
 FIX = ("Fix: train a model with `python train.py --data-dir DATA --out FOLDER`, or set CAPSNET_WEIGHTS "
        f"to a folder or Hugging Face Hub repo id that holds {WEIGHTS_FILE} and {CONFIG_FILE}.")
 PAIRS_FIX = ("Fix: train them with `python train.py --task pairs --init-from weights --data-dir DATA --out "
@@ -37,6 +41,12 @@ class WeightsError(RuntimeError):
     def __init__(self, problem: str, fix: str = FIX):
         self.problem = problem
         super().__init__(f"{problem}. {fix}")
+
+
+def served_weights(model: str, task: str) -> str:
+    """Where the page takes the weights of ``model`` on ``task`` from: its environment variable, else the default."""
+    variable, default = SERVED_BY[model, task]
+    return os.environ.get(variable, default)
 
 
 def load_model(source: str | os.PathLike, network: type[nn.Module] = CapsNet) -> nn.Module:

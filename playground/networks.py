@@ -16,13 +16,12 @@ file and the fix. Without the pairs networks the app still starts, and the Two-d
 why; without the names the sliders are numbered; without a measurement its section says why.
 """
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from capsnet.baseline import BaselineCNN
 from capsnet.model import CapsNet
-from capsnet.pretrained import WeightsError, load_model, load_pair_networks
+from capsnet.pretrained import WeightsError, load_model, load_pair_networks, served_weights
 from capsnet.studies import pairs_measurement, robustness
 from capsnet.studies.dimension_names import DimensionNames, DimensionNamesError, load_dimension_names
 
@@ -124,9 +123,7 @@ def load() -> Networks:
     Raises:
         WeightsError: the CapsNet or the CNN baseline cannot be loaded.
     """
-    weights = os.environ.get("CAPSNET_WEIGHTS", "weights")
-    cnn_weights = os.environ.get("CAPSNET_CNN_WEIGHTS", "weights/cnn")
+    weights, cnn_weights = served_weights("capsnet", "digits"), served_weights("cnn", "digits")
     return Networks(weights, load_model(weights), cnn_weights, load_cnn(cnn_weights), dimension_names(weights),
                     robustness_results(weights, cnn_weights),
-                    pair_networks(os.environ.get("CAPSNET_PAIRS_WEIGHTS", "weights/pairs"),
-                                  os.environ.get("CAPSNET_PAIRS_CNN_WEIGHTS", "weights/pairs-cnn")))
+                    pair_networks(served_weights("capsnet", "pairs"), served_weights("cnn", "pairs")))

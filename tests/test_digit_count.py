@@ -2,7 +2,8 @@
 its choice on validation examples, balanced between single digits and pairs."""
 import torch
 
-from capsnet.digit_count import CountRule, balanced_right, choose_rule, second_ink, uncovered
+from capsnet.digit_count import (CountRule, balanced_right, best_rule, choose_rule, read_exactly, rule_tallies,
+                                 second_ink, uncovered)
 
 
 def strokes(*columns: int) -> torch.Tensor:
@@ -38,5 +39,31 @@ def test_the_rule_is_chosen_balanced_between_single_digits_and_pairs():
     second[5:20] = 0.4
     always_two = CountRule(0.02).two(second)
     assert (always_two == truly_two).float().mean() == 0.95 and balanced_right(always_two, truly_two) == 0.5
-    rule = choose_rule(second, None, truly_two)
+    scores = torch.zeros(100, 10)
+    scores[:, 0], scores[:, 1] = 0.9, second                  # the strongest digit 0, the second 1
+    labels = torch.stack([torch.zeros(100, dtype=torch.long), truly_two.long()], dim=1)   # (0, 0) or (0, 1)
+    rule = choose_rule(scores, None, labels)
     assert rule == CountRule(0.46) and balanced_right(rule.two(second), truly_two) > 0.9
+
+
+def test_read_exactly_asks_the_count_and_every_digit_named():
+    read = torch.tensor([[3, 5], [3, 5], [3, 5], [3, 5], [3, 5]])
+    two = torch.tensor([True, False, False, True, True])
+    labels = torch.tensor([[5, 3], [3, 3], [5, 3], [3, 3], [3, 7]])
+    # a pair read as both its digits; a 3 read as one 3; a pair read as one digit; a 3 read as two; one digit wrong
+    assert read_exactly(read, two, labels).tolist() == [True, True, False, False, False]
+
+
+def test_tallies_of_two_shares_choose_the_rule_and_read_exactly_as_the_whole_set_does():
+    """train.py's processes each tally their share of the validation examples; the sums choose."""
+    torch.manual_seed(0)
+    scores, ink = torch.rand(300, 10), torch.rand(300) * 0.3
+    first = torch.randint(0, 10, (300,))
+    labels = torch.stack([first, torch.where(torch.rand(300) < 0.25, first, (first + 3) % 10)], dim=1)
+    whole = rule_tallies(scores, ink, labels)
+    halves = rule_tallies(scores[:150], ink[:150], labels[:150]) + rule_tallies(scores[150:], ink[150:], labels[150:])
+    assert torch.equal(whole, halves)
+    rule, row = best_rule(halves, redraws=True)
+    assert rule == choose_rule(scores, ink, labels) and rule.second_ink is not None
+    read, two = scores.topk(2, dim=1).indices, rule.two(scores.topk(2, dim=1).values[:, 1], ink)
+    assert row[2] == read_exactly(read, two, labels).sum() and row[3] + row[4] == 300

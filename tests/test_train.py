@@ -11,8 +11,10 @@ import torch
 
 from bench.support.paths import REPO, WEIGHTS
 from capsnet import CapsNet, CapsNetConfig, capsule_loss
+from capsnet.digit_count import CountRule
 from capsnet.saving import atomic_save_pretrained
 from capsnet.training.moving_average import update_moving_average, warm_decay
+from capsnet.training.validation import ValidationRead
 
 
 @pytest.mark.slow
@@ -199,3 +201,55 @@ def test_resume_writes_to_the_folder_its_run_wrote_to(tiny_mnist, tmp_path):
     assert train.main([*flags, "--out", str(out), "--epochs", "1"]) == 0
     assert train.main([*flags, "--epochs", "2", "--resume"]) == 0          # no --out: the checkpoint's
     assert json.loads((out / "metrics.json").read_text())["epochs"] == 2
+
+
+@pytest.mark.slow
+def test_a_written_pairs_run_chooses_the_epoch_read_exactly_not_the_one_whose_strongest_digits_read_best(
+        tiny_mnist, tmp_path, monkeypatch):
+    """The page shows the count and the digits: an epoch that names more of them right, miscounting
+    more, is not the one a person gets most from. Each epoch's validation read is scripted here
+    (the figure itself is the study's: the next test)."""
+    import train
+    from capsnet.training.run import Run
+    reads = iter([ValidationRead(0.9, 0.2, CountRule(0.4)), ValidationRead(0.5, 0.4, CountRule(0.3)),
+                  ValidationRead(0.95, 0.1, CountRule(0.5))])
+    monkeypatch.setattr(Run, "read_validation", lambda run, model, data: next(reads))
+    out = tmp_path / "weights"
+    assert train.main(["--task", "pairs", "--model", "cnn", "--data-dir", str(tiny_mnist), "--val-size", "16",
+                       "--batch-size", "16", "--epochs", "3", "--out", str(out), "--checkpoint",
+                       str(tmp_path / "last.pt"), "--amp", "off"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert [epoch["val_read_exactly"] for epoch in metrics["history"]] == [0.2, 0.4, 0.1]
+    assert [epoch["val_accuracy"] for epoch in metrics["history"]] == [0.9, 0.5, 0.95]
+    assert metrics["chosen_epoch"] == 2 and metrics["val_read_exactly"] == 0.4 and metrics["val_accuracy"] == 0.5
+    assert metrics["count_rule"] == {"second": 0.3, "second_ink": None} and "read exactly" in metrics["selection"]
+    card = (out / "README.md").read_text()
+    assert metrics["selection"] in card and "The chosen epoch read 40.00% of the validation examples exactly" in card
+
+
+@pytest.mark.slow
+def test_a_written_runs_validation_figure_is_what_the_pairs_study_reports_as_read_exactly(mnist_test):
+    """On the shipped pairs CapsNet: the count rule chosen on the examples themselves, as
+    capsnet.studies.pairs_measurement chooses it on its validation examples, and the share read
+    exactly with it, the figure the study reports; beside it, the strongest digits right."""
+    from capsnet import load_model
+    from capsnet.data.pairs import digits_right
+    from capsnet.data.written import DigitSet, fixed_examples
+    from capsnet.studies import pairs_measurement
+    from capsnet.training.processes import Processes
+    from capsnet.training.sharded_data import written_batches
+    from capsnet.training.validation import validation_read
+    if not (WEIGHTS / "pairs" / "model.safetensors").exists():
+        pytest.skip(f"no shipped pairs weights in {WEIGHTS / 'pairs'}")
+    model, cpu = load_model(WEIGHTS / "pairs"), torch.device("cpu")
+    images, labels = mnist_test.data[:200], mnist_test.targets[:200]
+    read = validation_read(model, written_batches(images, labels, 1, Processes(), cpu), True, digits_right,
+                           Processes(), cpu)
+    inputs, example_labels, _ = fixed_examples(DigitSet.of(images, labels), 1)
+    scores, ink = pairs_measurement.count_readings(model, inputs)
+    count = pairs_measurement.count_rule(scores, ink, example_labels)
+    measured = pairs_measurement.reading_measures(scores, example_labels, CountRule.from_record(count), ink)
+    assert read.count_rule == CountRule.from_record(count) and read.count_rule.second_ink is not None
+    assert read.read_exactly == pytest.approx(measured["exactly_right"]["share"], abs=1e-12)
+    assert read.accuracy == pytest.approx(measured["strongest_right"]["share"], abs=1e-12)
+    assert read.figure == read.read_exactly != read.accuracy

@@ -43,10 +43,10 @@ from tqdm import tqdm
 from capsnet.data.datasets import load_semeion, mnist, validation_split
 from capsnet.data.pairs import (TEST_SEED, box_overlap, fixed_pairs, frame_overlap, pair_right, scale, scores,
                                 strongest_right, top_two)
+from capsnet import digit_count
 from capsnet.data.preprocess import ink_to_mnist
 from capsnet.data.written import DigitSet, fixed_examples
-from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, second_ink
-from capsnet.model import CapsNetOutput
+from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, names_absent, read_exactly
 from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_pair_networks, pair_weights_sha256
 from capsnet.saving import sha256
 from capsnet.studies.statistics import (correlation, difference, in_interval, ink_error, paired, percent, points,
@@ -164,25 +164,17 @@ def measure(capsnet, cnn, test_images: torch.Tensor, test_labels: torch.Tensor, 
     }
 
 
-@torch.inference_mode()
 def count_readings(model, inputs: torch.Tensor, progress: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """What a network counts digits by (`capsnet.digit_count`), for each of ``inputs`` [N, 1, 28, 28]:
-    its scores [N, 10] and, for a CapsNet, the share of the ink that only its second-strongest
-    capsule's redrawing covers [N] (None for the CNN, which redraws nothing)."""
-    all_scores, inks = [], []
-    for batch in tqdm(inputs.split(BATCH), desc=type(model).__name__, unit="batch", leave=False, disable=not progress):
-        out = model(batch)
-        all_scores.append(scores(out))
-        if isinstance(out, CapsNetOutput):
-            inks.append(second_ink(batch, model.decode(out.capsules, top_two(out.lengths))))
-    return torch.cat(all_scores), torch.cat(inks) if inks else None
+    """`capsnet.digit_count.count_readings` of ``inputs`` [N, 1, 28, 28], BATCH at a time."""
+    return digit_count.count_readings(model, tqdm(inputs.split(BATCH), desc=type(model).__name__, unit="batch",
+                                                  leave=False, disable=not progress))
 
 
 def count_rule(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.Tensor) -> dict:
     """The `CountRule` chosen on validation examples (scores [N, 10], ``ink`` as `count_readings`,
     labels [N, 2] with (d, d) for one digit d), and how well it counts them."""
     truly_two = labels[:, 0] != labels[:, 1]
-    rule = choose_rule(scores.topk(2, dim=1).values[:, 1], ink, truly_two)
+    rule = choose_rule(scores, ink, labels)
     _, two = counted(scores, rule, ink)
     return {"second": rule.second, "second_ink": rule.second_ink,
             "validation_count_right": rounded(balanced_right(two, truly_two)),
@@ -196,12 +188,11 @@ def reading_measures(scores: torch.Tensor, labels: torch.Tensor, rule: CountRule
     for a pair), the count right, the digits named exactly the image's, a digit named that is not
     there, a 1 named where there is none; each a share with its 95% interval."""
     read, two = counted(scores, rule, ink)
-    named = torch.where(two.unsqueeze(1), read, read[:, :1])                 # the one digit named twice
-    absent = (named.unsqueeze(2) != labels.unsqueeze(1)).all(dim=2).any(dim=1)
-    one_absent = ((named == 1).any(dim=1)) & ~(labels == 1).any(dim=1)
+    absent = names_absent(read, two, labels)
+    one_absent = ((torch.where(two.unsqueeze(1), read, read[:, :1]) == 1).any(dim=1)) & ~(labels == 1).any(dim=1)
     return {"strongest_right": share(strongest_right(scores, labels)),
             "count_right": share(two == (labels[:, 0] != labels[:, 1])),
-            "exactly_right": share(~absent & (two == (labels[:, 0] != labels[:, 1]))),
+            "exactly_right": share(read_exactly(read, two, labels)),
             "names_absent": share(absent), "names_absent_one": share(one_absent)}
 
 

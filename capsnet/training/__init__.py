@@ -9,7 +9,12 @@ capsnet.data, never capsnet.studies.
     losses          what a training step minimises, for each network and task
     epoch_losses    an epoch's losses read back from the device in blocks; a non-finite one stops the run
     moving_average  the moving average of the weights that is evaluated and saved
+    run             a run's flags, process, device and stop signals as its steps share them; its usage error
+    validation      what chooses the epoch: the held-out images read right, or written examples read exactly
     state           a run's state, which its checkpoint keeps: written, read and checked
+    resume          where a run begins: the checkpoint --resume names, or --init-from weights to beat
+    out_folder      the best weights so far and their record, a stop recorded, what is kept after one
+    final_reads     the chosen weights read once on the test sets at the end
     metrics         metrics.json, what a run records beside its weights: written and read
     hub             a run's folder uploaded to the Hugging Face Hub
 """

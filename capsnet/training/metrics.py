@@ -1,7 +1,7 @@
 """metrics.json, what a run records beside the weights it chose: one dataclass, one key of the
 file for each of its fields, written by train.py and read by the model card (capsnet.model_card).
 A run that went on from another's weights keeps that run's record, as it was written, in
-"earlier"; records from before a key was added lack it, and read as its default."""
+"earlier". A record of other keys than these is no record of this code's (`RunRecord.of` refuses it)."""
 import datetime
 import json
 import shlex
@@ -33,11 +33,13 @@ class RunRecord:
     status: str | None = None              # "finished", "training: ...", or what stopped the run
     examples: str | None = only_where(task="pairs")   # written or mnist-pairs: what the pairs run trained on
     written_test_right: float | None = only_where(task="pairs", examples="written")
-    single_share: float | None = only_where(task="pairs", examples="written")   # training examples of one digit; None: 0.25
+    single_share: float | None = only_where(task="pairs", examples="written")   # training examples of one digit
     selection: str | None = None           # how the epoch was chosen, in words
     chosen_epoch: int | None = None
     val_size: int | None = None
     val_accuracy: float | None = None      # the chosen epoch's; None without a validation split
+    val_read_exactly: float | None = only_where(task="pairs", examples="written")   # what the epoch was chosen on
+    count_rule: dict | None = only_where(task="pairs", examples="written")   # chosen on the validation examples
     epochs: int | None = None              # the last epoch trained
     train_images: int | None = None
     pairs_per_epoch: int | None = only_where(task="pairs")
@@ -57,9 +59,14 @@ class RunRecord:
 
     @classmethod
     def of(cls, values: dict) -> "RunRecord":
-        """The record metrics.json's ``values`` hold (keys it does not know are left out)."""
-        known = {f.name for f in fields(cls)}
-        return cls(**{key: value for key, value in values.items() if key in known})
+        """The record metrics.json's ``values`` hold.
+
+        Raises:
+            ValueError: ``values`` holds a key that is not this code's.
+        """
+        if unknown := sorted(values.keys() - {f.name for f in fields(cls)}):
+            raise ValueError(f"{FILE} holds {', '.join(unknown)}, which this code does not write")
+        return cls(**values)
 
     def as_json(self) -> dict:
         """The keys metrics.json holds for this record, in order: those of its task."""
@@ -71,10 +78,12 @@ class RunRecord:
         """This run's record as it stands: where ``state`` stands, the network of the ``weights`` it
         chose, ``status`` ("finished" with their ``test_accuracy`` and, trained on written examples,
         ``written_test``; or how far the run went), and the time."""
+        chosen = next((epoch for epoch in state.history if epoch["epoch"] == state.best_epoch), {})
         return replace(
             self, parameters=sum(p.numel() for p in weights.parameters()), status=status, mnist_test_accuracy=test_accuracy,
             pairs_test_both_right=test_accuracy, written_test_right=written_test, chosen_epoch=state.best_epoch,
-            val_accuracy=state.best_accuracy if self.val_size else None,
+            val_accuracy=chosen.get("val_accuracy"), val_read_exactly=chosen.get("val_read_exactly"),
+            count_rule=chosen.get("val_count_rule"),
             epochs=state.history[-1]["epoch"] if state.history else 0, history=state.history, earlier=state.earlier,
             train_seconds=round(state.seconds + (state.partial.seconds if state.partial else 0), 1),
             date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
@@ -98,27 +107,18 @@ def read_record(folder: str | Path) -> RunRecord:
     return RunRecord.of(json.loads((Path(folder) / FILE).read_text()))
 
 
-def earlier_record(init_from: str | None, model: str, task: str, first_epoch: int | None = None) -> dict | None:
+def earlier_record(init_from: str | None, model: str, task: str) -> dict | None:
     """The metrics.json of the --init-from folder, as it is, where that run trained this network on
     this task (a run that goes on from it keeps it as "earlier"); None where there is none. Read
-    when the run begins and kept in its checkpoint: with --out the same folder, the run replaces it.
-
-    ``first_epoch``: resuming from a checkpoint that did not keep it, a run whose weights were
-    copied into --init-from meanwhile finds its own result there; only the runs that ended before
-    this one's first epoch came before it.
-    """
+    when the run begins and kept in its checkpoint: with --out the same folder, the run replaces it."""
     if not init_from or not Path(init_from).is_dir():
         return None
     try:
         earlier = json.loads((Path(init_from) / FILE).read_text())
-    except (OSError, ValueError):
+        record = RunRecord.of(earlier) if isinstance(earlier, dict) else None
+    except (OSError, ValueError):    # no record, or none of this code's
         return None
-    if not (isinstance(earlier, dict) and RunRecord.of(earlier).model == model and RunRecord.of(earlier).task == task):
-        return None
-    while first_epoch and earlier and (history := RunRecord.of(earlier).history) and \
-            history[-1].get("epoch", 0) >= first_epoch:
-        earlier = RunRecord.of(earlier).earlier
-    return earlier
+    return earlier if record and record.model == model and record.task == task else None
 
 
 def portable_command(argv: list[str]) -> str:

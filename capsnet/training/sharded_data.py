@@ -168,6 +168,7 @@ class RunData:
     train_images: int
     val_images: int
     right: Callable
+    counted: bool = False         # the held-out ones are written examples, read exactly with a count rule chosen on them
     recorded_reads: dict = field(default_factory=dict)   # name: held-out pairs read each epoch, not chosen on
 
 
@@ -195,7 +196,8 @@ def run_data(data_dir: str, train_indices: torch.Tensor, val_indices: torch.Tens
         if len(val_indices) else None
     if written and len(val_indices):     # the MNIST validation pairs the runs before --examples chose on
         recorded_reads["val_mnist_pairs"] = pair_batches(held_images, held_labels, seed, processes, device)
-    return RunData(training, validation, len(train_indices), len(val_indices), digits_right, recorded_reads)
+    return RunData(training, validation, len(train_indices), len(val_indices), digits_right,
+                   written and validation is not None, recorded_reads)
 
 
 def test_batches(data_dir: str, task: str, device: torch.device, written: bool = False) -> DataLoader:

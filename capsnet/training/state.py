@@ -1,11 +1,11 @@
 """A run's state, which its checkpoint keeps: one dataclass, one key of the file for each of its
 fields (the network, its moving average, Adam and the schedule as their state_dicts, the rest as
 they are), written atomically, read back without pickle and checked before --resume goes on from
-it. Fields added later carry what a checkpoint from before them means by lacking them."""
+it. A checkpoint is temporary: one written by other code (other fields) is refused, not converted."""
 import dataclasses
 import types
 import typing
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import torch
@@ -16,6 +16,7 @@ from capsnet.pretrained import WEIGHTS_FILE
 from capsnet.saving import atomic_torch_save, load_checkpoint, sha256
 
 START_AFRESH = "delete it and train again without --resume"
+OTHER_CODE = "start a new run (without --resume), or resume it with the train.py that wrote it"
 
 
 @dataclass
@@ -37,12 +38,6 @@ class UnfinishedEpoch:
         return dataclasses.replace(self, rng=[], **sums), self.rng[rank]
 
 
-def added_later(default, lacking=MISSING):
-    """A field that checkpoints from before it was added lack: ``default`` in a new run, and, where
-    a checkpoint lacks it, ``lacking`` (the default unless given)."""
-    return field(default=default, metadata={"lacking": default if lacking is MISSING else lacking})
-
-
 @dataclass(kw_only=True)
 class TrainingState:
     """Where a run stands; its checkpoint holds each field under the field's name."""
@@ -51,60 +46,57 @@ class TrainingState:
     optimizer: torch.optim.Optimizer   # Adam
     schedule: torch.optim.lr_scheduler.LRScheduler   # the learning rate's decay per epoch
     epoch: int                         # the last finished epoch (--start-epoch - 1 before the first)
-    best_accuracy: float = -1.0        # validation accuracy of the weights in out (with --init-from: of those)
+    recipe: dict                       # what shapes the run (train.py's recipe)
+    out: str                           # the folder the run writes its weights to
+    best_accuracy: float = -1.0        # the validation figure of the weights in out (with --init-from: of those)
     seconds: float = 0.0               # wall time of the finished epochs
     history: list[dict] = field(default_factory=list)   # each finished epoch's lr, loss, accuracies, seconds
-    recipe: dict | None = added_later(None)   # what shapes the run (train.py's recipe); None: not recorded
-    best_epoch: int | None = added_later(None)   # the epoch whose weights this run wrote to out; None: none yet
-    saved_any: bool = added_later(False, lacking=True)   # whether this run has written weights to out
-    earlier: dict | None = added_later(None)   # metrics.json of the run whose weights --init-from goes on from
-    weights_sha256: str | None = added_later(None)   # of the model.safetensors this run wrote last
-    partial: UnfinishedEpoch | None = added_later(None)   # the epoch a signal stopped, where --resume goes on
-    out: str | None = added_later(None)   # the folder the run writes its weights to
+    best_epoch: int | None = None      # the epoch whose weights this run wrote to out; None: none yet
+    saved_any: bool = False            # whether this run has written weights to out
+    earlier: dict | None = None        # metrics.json of the run whose weights --init-from goes on from
+    weights_sha256: str | None = None  # of the model.safetensors this run wrote last
+    partial: UnfinishedEpoch | None = None   # the epoch a signal stopped, where --resume goes on
 
     def holds_its_weights(self) -> bool | None:
-        """Whether the out folder holds the weights this run wrote last (a checkpoint from before
-        their hash was kept: any, where its run wrote some); None where it holds none."""
+        """Whether the out folder holds the weights this run wrote last; None where it holds none."""
         weights = Path(self.out) / WEIGHTS_FILE
         if not weights.is_file():
             return None
-        return self.saved_any if self.weights_sha256 is None else sha256(weights) == self.weights_sha256
+        return sha256(weights) == self.weights_sha256
 
     def save(self, path: Path) -> None:
         """The checkpoint at ``path``, written atomically."""
         atomic_torch_save({f.name: as_saved(getattr(self, f.name)) for f in fields(self)}, path)
 
-    def restore(self, path: Path) -> list[str]:
+    def restore(self, path: Path) -> None:
         """This state as the checkpoint at ``path`` holds it, the recipe aside (``self.recipe``, the
-        resumed run's, must be the checkpoint's: the same value of every flag it recorded). What is
-        random in an epoch is drawn from the seed and the epoch (capsnet.training.random_state).
-
-        Returns:
-            the fields the checkpoint lacks (made before they were added), set to what that means.
+        resumed run's, must be the checkpoint's: the same value of every flag). What is random in an
+        epoch is drawn from the seed and the epoch (capsnet.training.random_state).
 
         Raises:
             RuntimeError: the checkpoint is missing or unreadable, is not what train.py writes, was
-                made with another recipe, or does not fit this network; the message names the file
-                and what to do.
+                written by other code or made with another recipe, or does not fit this network; the
+                message names the file and what to do.
         """
         saved = load_checkpoint(path)
         if not isinstance(saved, dict):
             raise RuntimeError(f"{path} is not a train.py checkpoint; {START_AFRESH}")
-        lacking = [f for f in fields(self) if f.name not in saved]
-        if missing := [f.name for f in lacking if "lacking" not in f.metadata]:
-            raise RuntimeError(f"checkpoint {path} lacks {', '.join(missing)}; {START_AFRESH}")
-        if wrong := [f.name for f in fields(self) if f.name in saved and not holds(saved[f.name], saved_type(f))]:
+        other_code = RuntimeError(f"checkpoint {path} was written by other code than this train.py: {OTHER_CODE}")
+        if saved.keys() != {f.name for f in fields(self)}:
+            raise other_code
+        if wrong := [f.name for f in fields(self) if not holds(saved[f.name], saved_type(f))]:
             held = ", ".join(f"{name} as {type(saved[name]).__name__}" for name in wrong)
             raise RuntimeError(f"checkpoint {path} holds {held}, not as train.py writes it; {START_AFRESH}")
+        if saved["recipe"].keys() != self.recipe.keys():
+            raise other_code
         if saved.get("partial") is not None and saved["partial"]["epoch"] != saved["epoch"] + 1:
             raise RuntimeError(f"checkpoint {path} holds an unfinished epoch not as train.py writes it; {START_AFRESH}")
-        check_recipe(path, saved.get("recipe") or {}, self.recipe)
+        check_recipe(path, saved["recipe"], self.recipe)
         for f in fields(self):
             if kept_as_state_dict(f):
                 restore_state_dict(path, getattr(self, f.name), saved[f.name])
             elif f.name != "recipe":
-                setattr(self, f.name, as_read(saved[f.name], f.type) if f.name in saved else f.metadata["lacking"])
-        return [f.name for f in lacking]
+                setattr(self, f.name, as_read(saved[f.name], f.type))
 
 
 def kept_as_state_dict(f: dataclasses.Field) -> bool:
@@ -150,12 +142,7 @@ def holds(value, kind) -> bool:
 
 
 def check_recipe(path: Path, made_with: dict, wanted: dict) -> None:
-    """Raises RuntimeError where the checkpoint's recipe is not ``wanted`` (a checkpoint from before
-    recipes has none, and is taken as it is)."""
-    if unknown := [name for name in made_with if name not in wanted]:
-        raise RuntimeError(f"checkpoint {path} was made with {', '.join(map(repr, unknown))}, which this "
-                           "train.py does not know: resume it with the train.py that made it, or train afresh "
-                           "without --resume")
+    """Raises RuntimeError where the checkpoint's recipe (of the same flags) is not ``wanted``."""
     if changed := [name for name in made_with if made_with[name] != wanted[name]]:
         raise RuntimeError(
             f"checkpoint {path} was made with {', '.join(f'{n}={made_with[n]}' for n in changed)}, this run "

@@ -1,0 +1,70 @@
+"""What a run writes to its out folder as it goes: the best weights so far with their metrics.json,
+the record of a stop, and, after one, what the folder and the checkpoint hold."""
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+
+from capsnet.pretrained import WEIGHTS_FILE
+from capsnet.saving import atomic_save_pretrained, sha256
+from capsnet.training.metrics import RunRecord, portable_command, write_record
+from capsnet.training.run import Run
+from capsnet.training.sharded_data import RunData
+from capsnet.training.state import TrainingState
+
+
+def keep_if_best(run: Run, data: RunData, state: TrainingState, figure: float | None) -> None:
+    """Save the moving average to the out folder where its validation ``figure`` (ValidationRead's:
+    read right, or written examples read exactly) beats every epoch's before (every epoch without a
+    validation split), with a metrics.json that says so: the run so far, the test set not read yet
+    (a run killed before its end leaves it so)."""
+    if figure is None or figure > state.best_accuracy:
+        state.best_accuracy = -1.0 if figure is None else figure
+        state.best_epoch, state.saved_any, run.wrote_weights = state.epoch, True, True
+        if run.processes.is_rank_0:
+            atomic_save_pretrained(state.ema.module, state.out)
+            state.weights_sha256 = sha256(Path(state.out) / WEIGHTS_FILE)
+            write_record(Path(state.out), run_record(run, data).now(state, state.ema.module,
+                                                                     "training: the test set is read when the run ends"))
+
+
+def record_stop(run: Run, data: RunData, state: TrainingState, weights: nn.Module, status: str) -> None:
+    """A run that stops before its end: where this process wrote the weights in the out folder,
+    their metrics.json says how it stopped (``status``), without a test figure."""
+    if run.wrote_weights and run.processes.is_rank_0:
+        write_record(Path(state.out), run_record(run, data).now(state, weights, status))
+
+
+def what_is_kept(run: Run, state: TrainingState) -> str:
+    """After a stop, what the out folder and the checkpoint hold."""
+    args, out = run.args, state.out
+    if state.best_epoch is not None:
+        weights = f"The best weights so far (epoch {state.best_epoch}) are kept in {out}/"
+    elif args.init_from and state.history:
+        weights = f"No epoch beat the starting weights, so nothing was written to {out}/"
+    elif not args.resume and state.epoch < args.start_epoch and state.partial is None:
+        return "No epoch finished, so nothing was saved."
+    else:
+        weights = f"No weights were written to {out}/"
+    where = f"step {state.partial.steps} of epoch {state.partial.epoch}" if state.partial else f"epoch {state.epoch}"
+    return f"{weights}; {run.checkpoint} holds the run after {where}, where --resume goes on."
+
+
+def run_record(run: Run, data: RunData) -> RunRecord:
+    """What metrics.json says of the run before its progress (RunRecord.now)."""
+    args, pairs = run.args, run.args.task == "pairs"
+    read_best = ("read exactly (the count and the digits, counting with the rule chosen on them, "
+                 "capsnet.digit_count) the most of the examples as people write them of the" if data.counted else
+                 "read best the pairs of the" if pairs else "read best the")
+    test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
+    return RunRecord(
+        model=args.model, task=args.task, examples=args.examples, val_size=args.val_size,
+        single_share=run.single_share,
+        selection=(f"the epoch whose moving average {read_best} {args.val_size} training images "
+                   f"held out by seed {args.seed}; {test_ones} read once, at the end, on those weights"
+                   if data.validation else f"the last epoch (no validation split); {test_ones} read once, at the end"),
+        train_images=data.train_images,
+        pairs_per_epoch=data.training.pairs_from_shard * run.processes.world if pairs else None,
+        global_batch=args.batch_size, processes=run.processes.world, device=run.device.type,
+        data_on_device=args.device_data == "on", bf16_autocast=run.bf16, torch_version=torch.__version__,
+        command=portable_command(run.argv), init_from=args.init_from, start_epoch=args.start_epoch)
