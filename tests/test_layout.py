@@ -1,8 +1,8 @@
 """The library's rooms (capsnet/__init__.py): the network at the top imports nothing from the rooms
 below it (evaluate and model_card read MNIST through capsnet.data, and model_card a run's
 metrics.json through capsnet.training.metrics), data/ nothing from training/ or
-studies/, training/ nothing from studies/, no study from another study (statistics and
-shape_measures are what they share), and no module imports itself round a cycle. The page's
+studies/, training/ nothing from studies/, no study from another study (statistics,
+shape_measures and results_file are what they share), and no module imports itself round a cycle. The page's
 modules that read and draw every stroke (playground's reading, views and routing) reach no study,
 however far their imports are followed; and the library and the page import at the top of a
 module, never inside a function."""
@@ -12,7 +12,7 @@ from bench.support.paths import REPO
 
 ROOMS = ("data", "training", "studies")
 READERS = {"capsnet.evaluate": {"data"}, "capsnet.model_card": {"data", "training"}}   # the top level's readers
-SHARED = {"capsnet.studies.statistics", "capsnet.studies.shape_measures"}
+SHARED = {"capsnet.studies.statistics", "capsnet.studies.shape_measures", "capsnet.studies.results_file"}
 LIVE = ("playground.reading", "playground.views", "playground.routing")   # every stroke's reading, drawn
 
 

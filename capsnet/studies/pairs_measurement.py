@@ -32,7 +32,6 @@ their sha256; the command reproduces it byte for byte.
 The results and what they show: docs/pairs.md.
 """
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -40,15 +39,15 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from capsnet import digit_count
 from capsnet.data.datasets import load_semeion, mnist, validation_split
 from capsnet.data.pairs import (TEST_SEED, box_overlap, fixed_pairs, frame_overlap, pair_right, scale, scores,
                                 strongest_right, top_two)
-from capsnet import digit_count
 from capsnet.data.preprocess import ink_to_mnist
 from capsnet.data.written import DigitSet, fixed_examples
 from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, names_absent, read_exactly
-from capsnet.pretrained import WEIGHTS_FILE, WeightsError, load_pair_networks, pair_weights_sha256
-from capsnet.saving import sha256
+from capsnet.pretrained import WeightsError, load_pair_networks, pair_weights_sha256
+from capsnet.studies.results_file import load_measured
 from capsnet.studies.statistics import (correlation, difference, in_interval, ink_error, paired, percent, points,
                                         rounded, share, to_json)
 
@@ -252,23 +251,10 @@ def load_results(path, capsnet_folder, cnn_folder) -> dict:
         PairResultsError: the file is missing or not JSON, or a network's model.safetensors is
             missing or is not the one whose sha256 the file records.
     """
-    path = Path(path)
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PairResultsError(f"{path} is missing") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise PairResultsError(f"{path} cannot be read as JSON ({error})") from None
-    recorded = results.get("weights_sha256") if isinstance(results, dict) else None
-    for network, folder in (("capsnet", capsnet_folder), ("cnn", cnn_folder)):
-        weights = Path(folder) / WEIGHTS_FILE
-        if not weights.is_file():
-            raise PairResultsError(f"{weights} is missing, so {path} cannot be checked against it")
-        expected = recorded.get(network) if isinstance(recorded, dict) else None
-        if expected != (actual := sha256(weights)):
-            raise PairResultsError(f"{path} was measured with other weights than {weights} (it records "
-                                   f"{str(expected)[:12]}…, the file is {actual[:12]}…)")
-    return results
+    def recorded(results: dict, network: str):
+        hashes = results.get("weights_sha256")
+        return hashes.get(network) if isinstance(hashes, dict) else None
+    return load_measured(path, {"capsnet": capsnet_folder, "cnn": cnn_folder}, recorded, PairResultsError)
 
 
 PEOPLE_ROWS = (   # (set, measure, what the row says)

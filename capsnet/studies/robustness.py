@@ -43,7 +43,6 @@ The results and what they show: docs/robustness.md (`python -m bench.robustness_
 them there, beside the app: what draws is not the library's).
 """
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -55,6 +54,7 @@ from capsnet.data.affine import SWEEPS, AffineChange, affine_matrices, transform
 from capsnet.data.datasets import mnist
 from capsnet.pretrained import WEIGHTS_FILE, load_model
 from capsnet.saving import sha256
+from capsnet.studies.results_file import load_measured
 from capsnet.studies.statistics import (BOOTSTRAP_RESAMPLES, DECIMALS, correlation, ink_error, paired, percent,
                                         points, to_json)
 
@@ -238,22 +238,8 @@ def load_results(path: str | Path, capsnet_folder: str | Path, cnn_folder: str |
         RobustnessResultsError: the file is missing or not JSON, or either network's
             model.safetensors is missing or is not the one whose sha256 the file records.
     """
-    path = Path(path)
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RobustnessResultsError(f"{path} is missing") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RobustnessResultsError(f"{path} cannot be read as JSON ({error})") from None
-    for network, folder in (("capsnet", capsnet_folder), ("cnn", cnn_folder)):
-        weights = Path(folder) / WEIGHTS_FILE
-        if not weights.is_file():
-            raise RobustnessResultsError(f"{weights} is missing, so {path} cannot be checked against it")
-        recorded = results.get(f"{network}_weights_sha256")
-        if recorded != (actual := sha256(weights)):
-            raise RobustnessResultsError(f"{path} was measured with other weights than {weights} (it records "
-                                         f"{str(recorded)[:12]}…, the file is {actual[:12]}…)")
-    return results
+    return load_measured(path, {"capsnet": capsnet_folder, "cnn": cnn_folder},
+                         lambda results, network: results.get(f"{network}_weights_sha256"), RobustnessResultsError)
 
 
 def summary_table(results: dict) -> str:
