@@ -14,6 +14,8 @@ API (gradio_client), in one client session:
               last image read by /predict in this session
     /predict_pair  an image of two overlapping digits (a file) -> the two digits, the ten lengths,
               the CNN's reading, and both digits redrawn from their own capsules
+and, for the page, GET /decoder/NAME.safetensors: the CapsNet's decoder, which redraws the
+reconstruction in the visitor's browser when a slider moves (playground/page_decoder.py).
 
 The page, top to bottom, each section a module of playground/ that lays it out and wires its events:
     reading.py     draw a digit: the pad, the reading panel, Decode as (and /predict, /perturb)
@@ -29,12 +31,12 @@ from pathlib import Path
 
 import gradio as gr
 
-from playground import dimensions, networks, reading, routing, serving, turn_it, two_digits, views
+from playground import dimensions, networks, page_decoder, reading, routing, serving, turn_it, two_digits, views
 from playground.reading import WINNER, Reading
 
 serving.configure_process()
 NETWORKS = networks.load()
-READING = reading.ReadingSection(NETWORKS.capsnet)
+READING = reading.ReadingSection(NETWORKS.capsnet, page_decoder.PageDecoder.of(NETWORKS.capsnet))
 CAPSULE_DIMENSIONS = dimensions.DimensionsSection(READING, NETWORKS.names)
 ROUTING = routing.RoutingSection(NETWORKS.capsnet.config)
 TURN_IT = turn_it.section(NETWORKS.capsnet, NETWORKS.cnn, NETWORKS.names, NETWORKS.robustness)
@@ -92,4 +94,4 @@ with gr.Blocks(title="Capsule Network Playground") as demo:
 demo.queue(default_concurrency_limit=serving.API_WORKERS)
 
 if __name__ == "__main__":
-    demo.launch(css=CSS, theme=gr.themes.Soft(), **serving.launch_options())
+    demo.launch(css=CSS, theme=gr.themes.Soft(), **serving.launch_options(routes=[READING.decoder.route()]))
