@@ -2,8 +2,10 @@
 
 Serves `python app.py` on 127.0.0.1 in a subprocess (bench/support/app_server.py) and lets --people N
 people use its page together: light HTTP clients in this process that send what the page sends,
-one POST per event (bench/support/page_clients.py). Each draws a digit stroke by stroke (readings while a
-stroke is drawn, the final one at pen-up), gets the details, drags a slider in a few moves, after
+one POST per event (bench/support/page_clients.py). Each loads the page's decoder once, draws a
+digit stroke by stroke (readings while a stroke is drawn, the final one at pen-up), gets the
+details, drags a slider in a few moves (redrawn by the page's decoder, with no request; a page
+without one sends each move), after
 every other digit or so turns it in the Turn-it section (its refresh, then the rotation slider in a
 few moves), looks for two seconds, presses Clear; half of them then draw a pair on the Two-digits
 pad (a digit with pen 1, another moved over it with pen 2, stroke by stroke likewise), after every
@@ -24,17 +26,28 @@ it prints:
 N serves everyone when the final readings' p95 is at most 1 s on both pads with no error; the ramp
 stops at the first N that does not, and names the largest that did. (Without the pairs networks
 the page has no Two-digits pad: nobody draws pairs, and the digit pad's readings alone decide.)
+With --against REV the app of git revision REV (today's code before a change, say) is served from
+a checkout of it in turn with this one, and its page's people send what its page sends (read from
+that code's own tests/support/page_clients.py): the same ramp, then the final readings' p95 of both
+side by side. --rounds R measures each R times, in the order this, REV, REV, this, ..., so that a
+machine's load drifting over the run falls on both alike.
 
     python -m bench.app_load --people 8 16 24 32 --readings 300
     python -m bench.app_load --people 24 --readings 1000
+    python -m bench.app_load --people 40 --readings 1200 --against HEAD --rounds 2
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
 import argparse
+import dataclasses
+import json
 import os
 import statistics
+import subprocess
+import sys
 import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
@@ -42,9 +55,10 @@ import torch
 
 import app
 from bench.inference_latency import percentile
-from bench.support.app_server import serving_app
+from bench.support.app_server import checkout, serving_app
 from bench.support.digit_strokes import random_box, strokes
 from bench.support.page_clients import EVENTS, Exchange, Page, use_the_page
+from bench.support.paths import REPO
 from bench.train_throughput import cpu_model
 from playground import serving
 from playground.drawing_pad import SIDE
@@ -164,6 +178,47 @@ def measure(url: str, page: Page, pid: int, people: int, readings: int,
     return {event: p95 for event, (_, p95) in lines.items()}, len(errors)
 
 
+# Run in another revision's checkout: its page, as its own page_clients.py sees it (in bench/support/
+# since issue 57, in tests/support/ before).
+PAGE_OF_CODE = ("import dataclasses, importlib.util, json, app\n"
+                "where = 'bench' if importlib.util.find_spec('bench.support') else 'tests'\n"
+                "Page = importlib.import_module(f'{where}.support.page_clients').Page\n"
+                "print(json.dumps(dataclasses.asdict(Page.of(app))))")
+
+
+def page_of(code: Path) -> Page:
+    """The page of the app in ``code`` (its events' indices, what it sends), read by that code."""
+    if code == REPO:
+        return Page.of(app)
+    run = subprocess.run([sys.executable, "-c", PAGE_OF_CODE], cwd=code, capture_output=True, text=True, check=True)
+    fields = json.loads(run.stdout.splitlines()[-1])
+    return Page(**{field.name: fields[field.name] for field in dataclasses.fields(Page) if field.name in fields})
+
+
+def ramp(url: str, page: Page, people: list[int], readings: int, seed: int) -> tuple[dict, dict]:
+    """Each N of ``people`` in turn until one is not served: whether each was, and its final
+    readings' p95 (None for too few answers)."""
+    limited = ["final"] + (["pair-final"] if page.read_pair is not None else [])   # the p95s that decide
+    served, final_p95 = {}, {}
+    pid = server_pid()
+    print(f"server RSS when started: {memory_mb(pid, 'VmRSS'):.1f} MB")
+    for n in people:
+        p95, errors = measure(url, page, pid, n, readings, seed)
+        served[n] = errors == 0 and all(p95[event] is not None and p95[event] <= P95_LIMIT_SECONDS
+                                        for event in limited)
+        final_p95[n] = p95["final"]
+        if not served[n]:
+            break
+    print(f"server VmHWM (peak RSS since start): {memory_mb(pid, 'VmHWM'):.1f} MB")
+    largest = max((n for n, ok in served.items() if ok), default=None)
+    rule = (f"final readings' p95 <= {P95_LIMIT_SECONDS:g} s on "
+            f"{'both pads' if len(limited) == 2 else 'the digit pad'}, no error")
+    print(f"\nlargest N served ({rule}): "
+          f"{largest if largest is not None else 'none of ' + str(list(served))}"
+          + ("" if all(served.values()) else f"; not served: {[n for n, ok in served.items() if not ok]}"))
+    return served, final_p95
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--people", type=int, nargs="+", default=[4, 8, 16, 24, 32, 48, 64],
@@ -172,33 +227,42 @@ def main() -> None:
     parser.add_argument("--readings", type=int, default=1000,
                         help="final readings (strokes finished) in each measured run (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="the drawings and the people's choices (default 0)")
+    parser.add_argument("--against", default=None, metavar="REV",
+                        help="also ramp the app of this git revision (today's code: HEAD), served from a "
+                             "checkout of it, in turn with this one (default: this checkout's alone)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="with --against, measure each app this many times, this one first, then in "
+                             "the order REV, this, this, REV, ... (default 1)")
     args = parser.parse_args()
 
-    page = Page.of(app)
-    limited = ["final"] + (["pair-final"] if page.read_pair is not None else [])   # the p95s that decide
-    rule = (f"final readings' p95 <= {P95_LIMIT_SECONDS:g} s on "
-            f"{'both pads' if len(limited) == 2 else 'the digit pad'}, no error")
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; torch {torch.__version__}")
-    if page.read_pair is None:
+    if app.TWO_DIGITS.problem is not None:
         print(f"no Two-digits pad, so no pairs drawn: {app.TWO_DIGITS.problem}")
     print(f"server settings (playground/serving.py): {serving.MODEL_TURNS} turns at the network, "
           f"Gradio max_threads {serving.MAX_THREADS}; torch's default threads (one per core)")
-    served = {}
-    with serving_app(start_timeout=600) as url:
-        pid = server_pid()
-        print(f"server RSS when started: {memory_mb(pid, 'VmRSS'):.1f} MB")
-        for people in args.people:
-            p95, errors = measure(url, page, pid, people, args.readings, args.seed)
-            served[people] = errors == 0 and all(p95[event] is not None and p95[event] <= P95_LIMIT_SECONDS
-                                                 for event in limited)
-            if not served[people]:
-                break
-        print(f"server VmHWM (peak RSS since start): {memory_mb(pid, 'VmHWM'):.1f} MB")
-
-    largest = max((people for people, ok in served.items() if ok), default=None)
-    print(f"\nlargest N served ({rule}): "
-          f"{largest if largest is not None else 'none of ' + str(list(served))}"
-          + ("" if all(served.values()) else f"; not served: {[n for n, ok in served.items() if not ok]}"))
+    apps = [("this checkout", None)] + ([(f"revision {args.against}", args.against)] if args.against else [])
+    order = [apps[(k + k // 2) % len(apps)] for k in range(len(apps) * (args.rounds if args.against else 1))]
+    final_p95 = {name: [] for name, _ in apps}
+    with ExitStack() as checkouts:
+        codes = {name: REPO if revision is None else checkouts.enter_context(checkout(revision))
+                 for name, revision in apps}
+        pages = {name: page_of(code) for name, code in codes.items()}
+        for name, _ in order:
+            page = pages[name]
+            sends = "loads the decoder once and sends no slider move" if page.decoder else "sends every slider move"
+            print(f"\n== {name}: its page {sends}")
+            with serving_app(start_timeout=600, code=codes[name]) as url:
+                final_p95[name].append(ramp(url, page, args.people, args.readings, args.seed)[1])
+    if args.against:
+        (new, new_runs), (old, old_runs) = final_p95.items()
+        print(f"\nfinal readings' p95, {new} against {old}, run by run:")
+        for n in args.people:
+            ours = [run[n] for run in new_runs if run.get(n) is not None]
+            theirs = [run[n] for run in old_runs if run.get(n) is not None]
+            if ours and theirs:
+                change = 100 * (statistics.mean(ours) / statistics.mean(theirs) - 1)
+                print(f"  {n} people: {' '.join(f'{t * 1e3:.0f}' for t in ours)} ms against "
+                      f"{' '.join(f'{t * 1e3:.0f}' for t in theirs)} ms; the means {change:+.0f}%")
 
 
 if __name__ == "__main__":

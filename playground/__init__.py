@@ -15,6 +15,9 @@ What they stand on:
     drawing_pad, dimension_sliders, transform_sliders
                   the page's own components, each one gr.HTML (.py, .js, .css): the value it sends
                   and the server's check of it
+    page_decoder, decoder.js
+                  the decoder in the page: the CapsNet's decoder file served under its hash, and
+                  the reading panel's script that redraws the reconstruction with it, no request
     views, turn_views, two_digit_views
                   what the sections show, drawn from plain arrays as one piece of HTML each
     serving       process settings, the request-size cap, turns at the network, what an error

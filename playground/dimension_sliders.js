@@ -1,7 +1,9 @@
 // The dimension sliders' page side (gr.HTML's js_on_load: `element`, `props`, `trigger` and
 // `watch` are given). props.value = {offsets: 16 numbers in dimension order, rows: [{dimension,
-// label, limit}] in the order shown, enabled}. Dragging a slider sets the offset and fires the
-// component's "input" event; the server sets the whole value (new labels, offsets back at zero).
+// label, limit}] in the order shown, enabled}. Dragging a slider sets the offset and asks the page's
+// decoder to redraw the reconstruction (a "capsule-redraw" event: the reading panel's decoder.js);
+// only where it cannot does the move go to the server, as the component's "input" event. The
+// server sets the whole value (new labels, offsets back at zero).
 const list = element.querySelector(".dimensions");
 let shownRows = "";
 
@@ -37,7 +39,8 @@ function render() {
 
 function moved(offsets) {
   props.value = {...props.value, offsets};
-  trigger("input");
+  const redraw = new CustomEvent("capsule-redraw", {detail: {offsets}, cancelable: true});
+  if (document.dispatchEvent(redraw)) trigger("input");   // not cancelled: the page's decoder did not draw
 }
 
 list.addEventListener("input", (event) => {

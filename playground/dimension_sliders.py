@@ -8,7 +8,9 @@ cost the page sixteen components' work where one does. Its value:
      "rows": [{"dimension": d, "label": "...", "limit": x}, ...],   # the order shown
      "enabled": true or false}                             # false: nothing to move yet
 
-Dragging a slider fires the component's `input` event (drag moves, not the server's resets).
+Dragging a slider redraws the reconstruction in the page (the reading panel's decoder:
+page_decoder.py); only where the page cannot does it fire the component's `input` event, which
+asks the server (drag moves, not the server's resets).
 """
 import math
 import numbers

@@ -5,8 +5,10 @@ each dimension's spread; the reconstruction in the reading panel follows a move,
 Figure 4 sweeps all 16 at once.
 
 `DimensionsSection.layout` lays the section out inside the app's Blocks and wires its events: a
-slider's move redraws the reading panel alone; *Decode as*, or the sliders' range, changed brings
-that capsule's reconstruction, its sliders back at zero and its Figure 4.
+slider's move redraws the reading panel's reconstruction, in the page (`page_decoder`) or, where
+the page cannot, on the server; *Decode as*, or the sliders' range, changed redraws that capsule's
+reconstruction in the page at once, and brings from the server its sliders back at zero, with
+their names, and its Figure 4.
 """
 from dataclasses import dataclass
 
@@ -19,6 +21,12 @@ from playground import dimension_sliders, serving, views
 from playground.reading import WINNER, Reading, ReadingSection
 
 PAPER, SPREAD = "paper", "spread"                 # the sliders' two ranges
+# Decode as, or the range, changed: the page's decoder (playground/decoder.js) redraws the chosen
+# capsule at zero offsets, as the server's answer will show it; nothing where it cannot.
+REDRAW_JS = """(decodeAs) => {
+  const digit = decodeAs === "%s" ? null : Number(decodeAs);
+  document.dispatchEvent(new CustomEvent("capsule-redraw", {cancelable: true, detail: {offsets: null, digit}}));
+}""" % WINNER
 
 
 class DecodingError(ValueError):
@@ -129,8 +137,10 @@ class DimensionsSection:
     def layout(self, reading: gr.State, reading_view: gr.HTML, decode_as: gr.Radio,
                page_event: dict) -> tuple[gr.Radio, dimension_sliders.DimensionSliders, gr.HTML]:
         """The section, laid out where it is called inside the app's Blocks, its events wired: a
-        slider's move redraws ``reading_view``; ``decode_as`` or the range changed, the panel, the
-        sliders and Figure 4. The range, the sliders and Figure 4, for the app's `show_details`."""
+        slider's move redraws ``reading_view`` (in the page, or where it cannot, on the server);
+        ``decode_as`` or the range changed, the reconstruction in the page at once, then the panel,
+        the sliders and Figure 4 from the server. The range, the sliders and Figure 4, for the
+        app's `show_details`."""
         gr.Markdown(f"### The {self.dimensions} dimensions of the capsule\nEach slider adds an offset to one "
                     "dimension of the decoded capsule; the reconstruction above follows.")
         with gr.Row(equal_height=False):
@@ -143,6 +153,7 @@ class DimensionsSection:
                 figure4 = gr.HTML(self.figure4_html(None, WINNER, PAPER), elem_id="figure4")
         sliders.input(self.move_dimensions, inputs=[reading, decode_as, scale, sliders], outputs=reading_view,
                       trigger_mode="always_last", **page_event)
+        gr.on([decode_as.input, scale.input], None, inputs=decode_as, js=REDRAW_JS, **page_event)
         gr.on([decode_as.input, scale.input], self.decode_again, inputs=[reading, decode_as, scale, sliders],
               outputs=[reading_view, sliders, figure4], trigger_mode="always_last", **page_event)
         return scale, sliders, figure4

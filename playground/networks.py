@@ -3,7 +3,8 @@ app starts (`load`), each through the library.
 
 The environment names where each comes from, a folder (or a Hugging Face Hub repo id):
 
-    CAPSNET_WEIGHTS            the CapsNet (default `weights`); beside it the measured names of its
+    CAPSNET_WEIGHTS            the CapsNet (default `weights`), whose decoder the page also redraws
+                               with (page_decoder.py); beside it the measured names of its
                                dimensions (dimensions.json) and the robustness measurement
                                (robustness.json, made with both networks)
     CAPSNET_CNN_WEIGHTS        the CNN baseline that reads beside it in the Turn-it section (`weights/cnn`)

@@ -6,7 +6,9 @@ image and move the capsules of that reading.
 `ReadingSection.layout` lays the section out inside the app's Blocks and wires the pad's event: the
 reading panel is the one component the page updates while a stroke is drawn. The reading of the
 current drawing (`Reading`) is kept per user (gr.State): the other sections decode, route and turn
-it without running the network's convolutions again.
+it without running the network's convolutions again. The panel carries the reading's capsules, and
+its script holds the decoder in the page (`page_decoder`), which redraws the reconstruction when a
+slider moves or *Decode as* changes.
 """
 import numbers
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
 from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
 from playground import drawing_pad, serving, views
+from playground.page_decoder import SCRIPT as DECODER_SCRIPT, PageDecoder
 
 WINNER = "winner"                                 # Decode as: the longest capsule
 API_PIXEL = 10                                    # /predict and /perturb give 280x280 pictures
@@ -94,6 +97,7 @@ def read(network: CapsNet, image: np.ndarray, revision: int = 0) -> Reading:
 class ReadingSection:
     """The drawing pad and the reading panel over the app's CapsNet, and /predict and /perturb."""
     network: CapsNet
+    decoder: PageDecoder     # the network's decoder, for the page
 
     @property
     def decode_choices(self) -> list[str]:
@@ -109,7 +113,8 @@ class ReadingSection:
         digit = reading.decoded_digit(decode_as)
         return views.reading_panel(reading.image, reading.lengths, reading.winner,
                                    reading.reconstruction(digit, offsets), digit, reading.revision, settled,
-                                   reading.runner_up, reading.runner_up_reconstruction)
+                                   reading.runner_up, reading.runner_up_reconstruction, reading.capsules,
+                                   self.decoder.url if reading.network is self.network else None)
 
     def read_drawing(self, value) -> tuple:
         """The drawing pad changed: read what is on it now and show it in the reading panel, the one
@@ -180,8 +185,8 @@ class ReadingSection:
                                              elem_id="pad")
             with gr.Column(scale=4, min_width=300):
                 reading_view = gr.HTML(self.panel(None), elem_id="reading-panel",
-                                       js_on_load=views.SETTLED_JS + views.STRIP_JS,
-                                       strip_pad="#pad canvas", strip_height=110)
+                                       js_on_load=views.SETTLED_JS + views.STRIP_JS + DECODER_SCRIPT,
+                                       strip_pad="#pad canvas", strip_height=110, decoder_url=self.decoder.url)
                 decode_as = gr.Radio(self.decode_choices, value=WINNER, label="Decode as",
                                      info="which digit capsule the decoder redraws from")
         pad.change(self.read_drawing, inputs=pad, outputs=[reading, reading_view], trigger_mode="always_last",

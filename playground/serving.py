@@ -10,6 +10,7 @@ import os
 import re
 import tempfile
 import threading
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from gradio.exceptions import ComponentProcessingError, InvalidPathError
 from gradio_client.exceptions import AppError
 from PIL import Image, UnidentifiedImageError
 from starlette.middleware import Middleware
+from starlette.routing import Route
 
 log = logging.getLogger("playground")
 
@@ -205,10 +207,11 @@ class RequestSizeLimit:
         await send({"type": "http.response.body", "body": text})
 
 
-def launch_options() -> dict:
+def launch_options(routes: Sequence[Route] = ()) -> dict:
     """``demo.launch`` settings: uploads, requests, threads and kept sessions capped, errors shown
     as messages (in our words: `public_error`), no share link (the Space or GRADIO_SERVER_NAME /
-    GRADIO_SERVER_PORT decide where it listens)."""
+    GRADIO_SERVER_PORT decide where it listens); ``routes`` served beside Gradio's (the page's
+    decoder: `page_decoder`), before them."""
     return {"max_file_size": MAX_UPLOAD_BYTES, "max_threads": MAX_THREADS, "state_session_capacity": SESSIONS_KEPT,
             "show_error": True, "footer_links": ["api"], "head": PAGE_HEAD,
-            "app_kwargs": {"middleware": [Middleware(RequestSizeLimit)]}}
+            "app_kwargs": {"middleware": [Middleware(RequestSizeLimit)], "routes": list(routes)}}

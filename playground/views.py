@@ -69,7 +69,8 @@ def lengths_svg(lengths: np.ndarray, winner: int | None, label: str = "lengths o
 def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | None,
                   reconstruction: torch.Tensor | None, decoded: int | None, revision: int | None,
                   settled: bool = False, runner_up: int | None = None,
-                  runner_up_reconstruction: torch.Tensor | None = None) -> str:
+                  runner_up_reconstruction: torch.Tensor | None = None, capsules: np.ndarray | None = None,
+                  decoder: str | None = None) -> str:
     """Everything a reading shows, in one piece of HTML (one output for the page to update):
     the predicted digit, large, with its capsule length; the 28x28 image the network reads; the
     bars of every capsule's length; the decoder's reconstruction; what else it could be, the
@@ -87,6 +88,9 @@ def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | N
             asks for what follows a reading.
         runner_up: the second-longest capsule, shown with its reconstruction when given.
         runner_up_reconstruction: the decoder's picture of it, [28, 28] in [0, 1].
+        capsules: the reading's capsules v, [10, 16], and ``decoder`` the address of the decoder
+            file of the network that read them: given both, the panel carries them for the
+            page's decoder (playground/decoder.js), which redraws the reconstruction in the page.
     """
     if image is None:
         digit = '<div class="digit empty">?</div><div class="caption">Draw a digit</div>'
@@ -95,6 +99,9 @@ def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | N
         digit = (f'<div class="digit">{winner}</div>'
                  f'<div class="caption">capsule length {float(lengths[winner]):.3f}</div>')
         data, title = f' data-revision="{revision}"', f"Reconstruction from capsule {decoded}"
+        if capsules is not None and decoder is not None:
+            data += (f' data-decoder="{html.escape(decoder)}" data-decoded="{decoded}" data-winner="{winner}"'
+                     f' data-capsules="{capsules_base64(capsules)}"')
     data += ' data-settled=""' if settled else ""
     other = "" if runner_up is None else (
         f'<figure class="runner-up"><figcaption>What else it could be: {runner_up}, capsule length '
@@ -108,6 +115,12 @@ def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | N
             f'{lengths_svg(lengths, winner)}</figure>'
             f'<figure class="reconstruction"><figcaption>{title}</figcaption>'
             f'{picture_html(reconstruction, title.lower())}</figure>{other}</div>')
+
+
+def capsules_base64(capsules: np.ndarray | torch.Tensor) -> str:
+    """Capsules as the page's decoder reads them: float32 little-endian, in base64 (exact, and a
+    third the length of the numbers written out)."""
+    return base64.b64encode(np.asarray(capsules, dtype="<f4").tobytes()).decode("ascii")
 
 
 # The reading panel's js_on_load: when the server shows a settled reading (a finished drawing),

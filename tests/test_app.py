@@ -1,4 +1,5 @@
 """The app's event functions called directly, then its API through gradio_client."""
+import base64
 import re
 
 import gradio as gr
@@ -8,6 +9,7 @@ import torch
 from PIL import Image
 
 from bench.support.digit_strokes import pad_value, strokes
+from capsnet.decoder_file import file_name
 from playground.dimensions import PAPER, SPREAD
 from playground.reading import EXAMPLES as PAGE_EXAMPLES, example_ink
 from playground.routing import ALL_TYPES
@@ -122,6 +124,19 @@ def test_decode_as_another_digit_renames_the_sliders_and_redraws(app, reading):
         for d in app.CAPSULE_DIMENSIONS.ordered_dimensions(other, PAPER)]
     first = sliders["rows"][0]["label"]
     assert f"<th scope=\"row\">{first}</th>" in figure4.replace("&gt;", ">").replace("&#x27;", "'")
+
+
+def test_the_panel_carries_what_the_decoder_in_the_page_redraws_from(app, reading):
+    """playground/decoder.js redraws the reconstruction from the panel: the reading's capsules,
+    exactly, the address of the decoder of the network that read them, the capsule shown, the winner."""
+    other = (reading.winner + 1) % 10
+    panel = app.CAPSULE_DIMENSIONS.decode_again(reading, str(other), PAPER, {})[0]
+    data = dict(re.findall(r' data-([a-z]+)="([^"]*)"', panel.split(">", 1)[0]))
+    capsules = np.frombuffer(base64.b64decode(data["capsules"]), dtype="<f4").reshape(reading.capsules.shape)
+    np.testing.assert_array_equal(capsules, reading.capsules.numpy())
+    assert data["decoder"] == app.READING.decoder.url == f"decoder/{file_name(app.READING.decoder.data)}.safetensors"
+    assert (data["decoded"], data["winner"]) == (str(other), str(reading.winner))
+    assert "data-capsules" not in app.READING.panel(None)
 
 
 def offsets_panel(app, reading, offsets, decode_as=None):

@@ -43,6 +43,20 @@ def test_the_reading_panel_shows_the_winner_its_length_and_its_revision():
     assert "data-settled" in views.reading_panel(np.zeros((28, 28)), lengths, 4, torch.zeros(28, 28), 4, 12, True)
 
 
+def test_the_reading_panel_carries_its_capsules_for_the_page_decoder_where_it_names_one():
+    """playground/decoder.js redraws from these: the capsules exactly, the decoder's address, the
+    capsule shown and the winner; a panel with no decoder named carries none of them."""
+    capsules = torch.randn(10, 16, generator=torch.Generator().manual_seed(0))
+    panel = views.reading_panel(np.zeros((28, 28)), np.full(10, 0.1), 4, torch.zeros(28, 28), 7, 12,
+                                capsules=capsules, decoder="decoder/0123456789abcdef.safetensors")
+    root = panel.split(">", 1)[0]
+    assert 'data-decoder="decoder/0123456789abcdef.safetensors" data-decoded="7" data-winner="4"' in root
+    carried = base64.b64decode(re.search(r'data-capsules="([^"]+)"', root).group(1))
+    np.testing.assert_array_equal(np.frombuffer(carried, dtype="<f4").reshape(10, 16), capsules.numpy())
+    plain = views.reading_panel(np.zeros((28, 28)), np.full(10, 0.1), 4, torch.zeros(28, 28), 7, 12, capsules=capsules)
+    assert "data-capsules" not in plain and "data-decoder" not in plain
+
+
 def test_the_empty_panel_asks_for_a_digit():
     panel = views.reading_panel(None, np.zeros(10), None, None, None, None)
     assert "Draw a digit" in panel and "<img" not in panel and "bar winner" not in panel

@@ -1,5 +1,6 @@
 """Run `python app.py` in a subprocess on a free loopback port, for the tests and the benchmarks,
-its files in a folder of its own, and call its /perturb through Gradio's HTTP API."""
+its files in a folder of its own (the app of this checkout, or of another revision: `checkout`),
+and call its /perturb through Gradio's HTTP API."""
 import json
 import os
 import re
@@ -24,7 +25,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving_app(start_timeout: float = 300.0, files: Path | None = None) -> Iterator[str]:
+def checkout(revision: str) -> Iterator[Path]:
+    """A folder holding the repository's files at git ``revision`` (its weights included), removed on exit."""
+    with tempfile.TemporaryDirectory(prefix="app-checkout-") as folder:
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", revision], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+        yield Path(folder)
+
+
+@contextmanager
+def serving_app(start_timeout: float = 300.0, files: Path | None = None, code: Path = REPO) -> Iterator[str]:
     """The URL of app.py served on 127.0.0.1 through GRADIO_SERVER_NAME / GRADIO_SERVER_PORT; the
     server is stopped on exit.
 
@@ -32,6 +42,7 @@ def serving_app(start_timeout: float = 300.0, files: Path | None = None) -> Iter
         start_timeout: seconds to wait for the page to answer (loading torch and the model).
         files: the folder of Gradio's cache (GRADIO_TEMP_DIR): the uploads and the images answered;
             None: a temporary folder, removed on exit.
+        code: the folder whose app.py is served: this checkout, or another revision's (`checkout`).
     """
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
@@ -40,7 +51,7 @@ def serving_app(start_timeout: float = 300.0, files: Path | None = None) -> Iter
         env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
                "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1", "GRADIO_TEMP_DIR": str(files)}
         log = cleanup.enter_context(tempfile.TemporaryFile(mode="w+"))
-        server = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=log,
+        server = subprocess.Popen([sys.executable, "app.py"], cwd=code, env=env, stdout=log,
                                   stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + start_timeout

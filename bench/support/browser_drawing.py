@@ -1,8 +1,10 @@
 """Drawing on the playground's pad in a real browser, as a person does: Debian's Chromium driven
 by Playwright, strokes at a hand's pace with a mouse or a finger, and the page itself timing how
 long each stroke's reading takes to show. The same on the Two-digits section's pad of two pens
-(PairDriver), and the Turn-it section's sliders dragged (TurnDriver). Shared by
-tests/test_browser.py and bench/browser_latency.py.
+(PairDriver), the Turn-it section's sliders dragged (TurnDriver), and the 16 dimension sliders
+dragged or set (SliderDriver), over a network as slow as DevTools makes it (`round_trip`). Shared
+by tests/test_browser.py, tests/test_browser_decoder.py, bench/browser_latency.py and
+bench/slider_drag.py.
 """
 import base64
 import io
@@ -92,6 +94,53 @@ TURN_TIMING_SCRIPT = """
 """
 
 
+# In the page: every move of a dimension slider (its input event's time) and every new picture of
+# the reading panel's reconstruction, at the animation frame that first shows it (whoever drew it:
+# the page's decoder or the server's answer).
+DRAG_TIMING_SCRIPT = """
+() => {
+  window.sliderMoves = [];
+  window.reconstructions = [];
+  const sliders = document.querySelector('#sliders');
+  document.addEventListener('input', (event) => {
+    if (sliders.contains(event.target)) window.sliderMoves.push(event.timeStamp);
+  }, true);
+  const shown = () => document.querySelector('#reading-panel .reconstruction img')?.getAttribute('src');
+  let last = shown();
+  const frame = () => {
+    const now = shown();
+    if (now !== last) window.reconstructions.push(performance.now());
+    last = now;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}
+"""
+
+# In the page: each dimension slider set to the value given for its dimension (the browser snaps it
+# to the slider's range and step), those whose value changed moved as a person's input moves them
+# (an input event each); returns the values taken, in dimension order.
+SET_SLIDERS_SCRIPT = """
+(offsets) => {
+  const inputs = [...document.querySelectorAll('#sliders input[type=range]')];
+  for (const input of inputs) {
+    const before = input.value;
+    input.value = offsets[Number(input.dataset.dimension)];
+    if (input.value !== before) input.dispatchEvent(new Event('input', {bubbles: true}));
+  }
+  const taken = Array(inputs.length);
+  for (const input of inputs) taken[Number(input.dataset.dimension)] = Number(input.value);
+  return taken;
+}
+"""
+
+# In the page: whether the page's decoder has its weights and draws the panel's reading (it
+# cancels a redraw of the picture shown, unmoved, which it can draw), without moving anything.
+DECODER_DRAWS_SCRIPT = """
+() => !document.dispatchEvent(new CustomEvent('capsule-redraw', {cancelable: true, detail: {offsets: null}}))
+"""
+
+
 @contextmanager
 def chromium(playwright):
     browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -99,6 +148,17 @@ def chromium(playwright):
         yield browser
     finally:
         browser.close()
+
+
+def round_trip(page, milliseconds: float, download_mbps: float | None = None) -> None:
+    """Every request of ``page`` from now on answered ``milliseconds`` later, as DevTools' network
+    emulation does it (its latency: a round trip added to each request); downloads at
+    ``download_mbps`` megabits a second, or as fast as they come (None)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    throughput = -1 if download_mbps is None else download_mbps * 1e6 / 8      # bytes a second
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": milliseconds,
+                                                   "downloadThroughput": throughput, "uploadThroughput": -1})
 
 
 def pointer(page, cdp, kind: str, x: float, y: float) -> None:
@@ -351,9 +411,103 @@ class TurnDriver:
         return picture(self.page.locator(f"{TURN_PANEL} .turned img.picture").get_attribute("src"))
 
 
+class SliderDriver:
+    """A person at the 16 dimension sliders: taps an MNIST example on the pad, drags a slider with
+    the mouse while the page times each move and each new picture of the reconstruction, or sets
+    every slider at once; and reads the reconstruction as the page shows it.
+
+    Args:
+        page: a Playwright page at the playground, loaded.
+    """
+
+    def __init__(self, page):
+        self.page = page
+        self.answers = 0                 # the page's events answered by the server so far
+        page.on("requestfinished", self._answered)
+        page.wait_for_selector("#sliders input[type=range]")
+        page.evaluate(DRAG_TIMING_SCRIPT)
+
+    def _answered(self, request) -> None:
+        if request.method == "POST" and request.url.endswith("/gradio_api/run/predict"):
+            self.answers += 1
+
+    def answered(self, before: int, events: int, timeout: float = 60.0) -> None:
+        """Wait until the server has answered ``events`` of the page's events since ``before``
+        (``self.answers`` then), and the page has shown the answers (an animation frame later)."""
+        deadline = time.monotonic() + timeout
+        while self.answers < before + events:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.answers - before} of {events} events answered in {timeout:g} s")
+            self.page.wait_for_timeout(20)
+        self.page.evaluate("() => new Promise((shown) => requestAnimationFrame(() => requestAnimationFrame(shown)))")
+
+    def tap_example(self, index: int, timeout: float = 60.0) -> str:
+        """Tap the pad's ``index``-th MNIST example and wait until its reading is on the page and
+        the sliders follow it (the reading, then its details, answered); returns the digit read."""
+        before = self.answers
+        self.page.locator("#pad button.example").nth(index).click()
+        self.answered(before, 2, timeout)
+        return self.page.locator("#reading-panel .digit").inner_text()
+
+    def choose(self, selector: str, timeout: float = 60.0) -> None:
+        """Click the radio button of ``selector`` (*Decode as*, *Slider range*) and wait for the
+        server's answer (the panel, the sliders at zero with their names, Figure 4) on the page."""
+        before = self.answers
+        self.page.locator(selector).click()
+        self.answered(before, 1, timeout)
+
+    def decoder_draws(self) -> bool:
+        """Whether the page's decoder has its weights and draws this reading."""
+        return self.page.evaluate(DECODER_DRAWS_SCRIPT)
+
+    def set_offsets(self, offsets: list[float]) -> list[float]:
+        """Move every slider to its dimension's offset (snapped by the slider); returns the offsets taken."""
+        return self.page.evaluate(SET_SLIDERS_SCRIPT, offsets)
+
+    def limits(self) -> list[float]:
+        """How far each dimension's slider goes either way, in dimension order."""
+        return self.page.evaluate(
+            "() => { const inputs = [...document.querySelectorAll('#sliders input[type=range]')];"
+            " const limits = Array(inputs.length);"
+            " for (const input of inputs) limits[Number(input.dataset.dimension)] = Number(input.max);"
+            " return limits; }")
+
+    def reconstruction(self) -> np.ndarray:
+        """The reconstruction the reading panel shows, uint8 grey [28, 28] (black ink on white)."""
+        return grey_picture(self.page.get_attribute("#reading-panel .reconstruction img", "src"))
+
+    def drag_across(self, moves: int, inset: float = 8.0) -> dict:
+        """Press on the first slider's thumb (at 0, the middle), drag it to the left end and across
+        to the right end in ``moves`` mouse moves, evenly along the way and MOVE_SECONDS apart,
+        and let go; the track's ends are taken ``inset`` CSS pixels in from the slider's box,
+        where the thumb's centre stops. Returns the page's times (ms) of the slider's moves (its
+        input events: the moves that changed its value) and of the new pictures since the press."""
+        slider = self.page.locator("#sliders input[type=range]").first
+        slider.scroll_into_view_if_needed()
+        box = slider.bounding_box()
+        y, middle = box["y"] + box["height"] / 2, box["x"] + box["width"] / 2
+        left, right = box["x"] + inset, box["x"] + box["width"] - inset
+        way = np.linspace(0, (middle - left) + (right - left), moves + 1)[1:]     # along the path
+        xs = np.where(way <= middle - left, middle - way, left + way - (middle - left))
+        self.page.evaluate("() => { window.sliderMoves.length = 0; window.reconstructions.length = 0; }")
+        self.page.mouse.move(middle, y)
+        self.page.mouse.down()
+        for x in xs:
+            moved = time.perf_counter()
+            self.page.mouse.move(float(x), y)
+            time.sleep(max(0.0, MOVE_SECONDS - (time.perf_counter() - moved)))
+        self.page.mouse.up()
+        return self.page.evaluate("() => ({moves: [...window.sliderMoves], pictures: [...window.reconstructions]})")
+
+
 def picture(source: str) -> np.ndarray:
     """A picture's PNG data URL as ink in [0, 1] (MNIST's polarity)."""
     return 1 - np.asarray(_image(source).convert("L"), dtype=np.float32) / 255
+
+
+def grey_picture(source: str) -> np.ndarray:
+    """A grey picture's PNG data URL as uint8 [h, w], as drawn (black ink on white: 0 is ink)."""
+    return np.asarray(_image(source).convert("L"))
 
 
 def rgb_picture(source: str) -> np.ndarray:

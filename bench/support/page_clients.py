@@ -2,9 +2,11 @@
 bench/app_load.py and tests/test_app_load.py.
 
 Each person sends what the page sends, one POST per event outside Gradio's queue, at a person's
-pace: draws a digit stroke by stroke (while a stroke is drawn, the pad's value every LIVE_SECONDS,
-the next only once the last is answered, as the page sends them; the whole stroke at pen-up), and
-each finished stroke's reading brings `show_details`; then drags a slider in a few steps; after
+pace: loads the page's decoder once (a browser keeps it), draws a digit stroke by stroke (while a
+stroke is drawn, the pad's value every LIVE_SECONDS, the next only once the last is answered, as
+the page sends them; the whole stroke at pen-up), and each finished stroke's reading brings
+`show_details`; then drags a slider in a few steps, which the page's decoder redraws with no
+request (a page without one, as before the decoder was in the page, sends each step); after
 one digit in TURN_SHARE scrolls down to Turn it (its refresh: the turn panel and the rotation sweep)
 and drags the rotation slider in a few steps; looks at the result for PAUSE_SECONDS, presses Clear
 (a reading of the empty pad, and its details). PAIR_SHARE of the people then scroll down to Two
@@ -52,6 +54,7 @@ DIGIT = re.compile(r'<div class="digit">(\d)</div>')
 PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
 PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="data:image/png;base64,([^"]+)"', re.S)
 EVENTS = {                    # what each event of a person is, as the reports name it
+    "decoder": "the page's decoder, once a page (GET)",
     "final": "reading at a stroke's end, pen up -> shown",
     "live": "reading while a stroke is drawn",
     "details": "details after a reading (Figure 4, routing)",
@@ -103,6 +106,8 @@ class Page:
     transforms: dict         # the transform sliders' value before any move: the digit unchanged
     read_pair: int | None    # the Two-digits pad's change and Decode as: None where the section has
     decode_pair: int | None  # no pairs networks, and so no pad
+    decoder: str | None = None   # the address of the decoder the page redraws with, where it has one:
+                                 # None, a page that sends every slider move to the server
 
     @classmethod
     def of(cls, app) -> "Page":
@@ -114,7 +119,7 @@ class Page:
                    PAPER, app.NETWORKS.capsnet.config.routing_iterations, ALL_TYPES,
                    {**transform_sliders.UNCHANGED, "revision": 0},
                    event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
-                   event_index(app, app.TWO_DIGITS.decode_again) if pairs else None)
+                   event_index(app, app.TWO_DIGITS.decode_again) if pairs else None, app.READING.decoder.url)
 
 
 @dataclass(frozen=True)
@@ -347,8 +352,22 @@ class Person:
         await asyncio.sleep(PAUSE_SECONDS)
         await self.send_pair("pair-clear", [], "", False)
 
+    async def load_the_decoder(self) -> None:
+        """GET the page's decoder, as the page does once it is loaded; the answer must be the file."""
+        start = time.perf_counter()
+        try:
+            response = await self.client.get(self.client.base_url.join(f"../{self.page.decoder}"))
+            response.raise_for_status()
+            header = response.content[8:9]            # safetensors: the header's length in 8 bytes, then its JSON
+            error = None if header == b"{" else f"not a decoder file: {response.content[:100]!r}"
+        except Exception as failure:  # recorded: the benchmark and the test report every error
+            error = f"{type(failure).__name__}: {str(failure)[:200]}"
+        seconds = time.perf_counter() - start
+        self.exchanges.append(Exchange(self.index, "decoder", seconds, seconds, error))
+
     async def move_a_slider(self, digit: int) -> None:
-        """Drag one slider to a random offset within its range, in SLIDER_STEPS moves."""
+        """Drag one slider to a random offset within its range, in SLIDER_STEPS moves: redrawn by
+        the page's decoder, or where the page has none, each move sent."""
         if self.details is not None:
             await self.details
         if not self.sliders.get("enabled"):
@@ -360,8 +379,9 @@ class Person:
             offsets[row["dimension"]] = round(target * step / SLIDER_STEPS, 3)
             self.sliders = {**self.sliders, "offsets": offsets}
             sent = time.perf_counter()
-            await self.send("slider", self.page.move_dimensions,
-                            [None, self.page.decode_as, self.page.scale, self.sliders], reading_problem(digit))
+            if self.page.decoder is None:
+                await self.send("slider", self.page.move_dimensions,
+                                [None, self.page.decode_as, self.page.scale, self.sliders], reading_problem(digit))
             await asyncio.sleep(max(0.0, sent + STEP_SECONDS - time.perf_counter()))
 
     async def turn(self, digit: int) -> None:
@@ -392,6 +412,8 @@ class Person:
         digits if this person does: again and again, drawings of ``drawings`` picked at random each
         time, until ``done(digits drawn so far)``."""
         await asyncio.sleep(start_delay)
+        if self.page.decoder is not None:
+            await self.load_the_decoder()
         digits = 0
         while not done(digits):
             digit, strokes = drawings[self.rng.integers(len(drawings))]

@@ -1,0 +1,257 @@
+"""The decoder in the page (playground/decoder.js), in a real browser (Debian's Chromium driven by
+Playwright): it draws what the server draws, within one grey level of 255, for the ten MNIST
+examples, every slider at either end of both ranges and elsewhere, decoded as the winner and as
+another digit (against the server's reading panel and /perturb); a drag redraws at every move with
+no request; *Decode as* redraws before the server answers; without its weights, or for a reading of
+another network, the sliders ask the server, as before, and the page says nothing alarming; a
+reading never waits for the weights."""
+import base64
+import json
+import re
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+from bench.support.app_server import call_perturb
+from bench.support.browser_drawing import CHROMIUM, DESKTOP, SliderDriver, chromium, grey_picture, round_trip
+from bench.support.page_clients import outputs_of, page_event
+from playground.reading import EXAMPLES
+
+pytestmark = pytest.mark.browser
+if not CHROMIUM.exists():
+    pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+
+TIMEOUT_MS = 120_000       # a headless software-rendered page on a busy 2-core machine can be slow
+GREY_LEVELS = 1            # the page's picture against the server's: at most one grey level of 255 apart
+SLOW_ROUND_TRIP_MS = 1500  # a server answer this late shows only after what the page drew at once
+RECONSTRUCTION = re.compile(r'<figure class="reconstruction">.*?src="(data:image/png;base64,[^"]+)"', re.S)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright, chromium(playwright) as launched:
+        yield launched
+
+
+@pytest.fixture
+def page(browser, url):
+    """The playground in a page of its own, with the session hash it sends its events in
+    (``page.session``) and every message it wrote to its console (``page.messages``)."""
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.messages = []
+    page.on("console", lambda message: page.messages.append((message.type, message.text)))
+    page.on("request", lambda request: setattr(page, "session", json.loads(request.post_data)["session_hash"])
+            if request.url.endswith("/gradio_api/run/predict") else None)
+    yield page
+    context.close()
+
+
+def loaded(page, url: str) -> SliderDriver:
+    page.goto(url)
+    return SliderDriver(page)
+
+
+def with_decoder(page, url: str) -> SliderDriver:
+    """The page loaded and its decoder's weights with it."""
+    person = loaded(page, url)
+    person.tap_example(0)
+    page.wait_for_function("() => !document.dispatchEvent(new CustomEvent('capsule-redraw', "
+                           "{cancelable: true, detail: {offsets: null}}))")
+    return person
+
+
+# In the page: every picture the page's decoder draws into the reading panel's reconstruction
+# (it sets the picture's src; the server's answers replace the panel instead), kept in window.drawnHere.
+WATCH_DRAWN_HERE = """
+() => {
+  window.drawnHere = [];
+  new MutationObserver((changes) => changes.forEach((change) => window.drawnHere.push(change.target.getAttribute('src'))))
+    .observe(document.querySelector('#reading-panel'), {subtree: true, attributes: true, attributeFilter: ['src']});
+}
+"""
+
+
+def drawn_here(page, clear: bool = False) -> list[str]:
+    """The pictures the page's decoder drew since WATCH_DRAWN_HERE or the last clear; ``clear``: forget them."""
+    return page.evaluate("(clear) => { const drawn = [...window.drawnHere];"
+                         " if (clear) window.drawnHere.length = 0; return drawn; }", clear)
+
+
+def shows(person: SliderDriver, expected: np.ndarray, timeout: float = 60.0) -> None:
+    """Wait until the reconstruction on the page is ``expected`` (the server's answers to a few
+    moves arrive in turn), and fail if it never is."""
+    deadline = time.monotonic() + timeout
+    while apart(person.reconstruction(), expected) > 0:
+        assert time.monotonic() < deadline, "the page never showed the server's picture"
+        person.page.wait_for_timeout(50)
+
+
+def servers_panel_picture(app, url: str, session: str, decode_as: str, scale: str, offsets: list[float]) -> np.ndarray:
+    """The reconstruction in the reading panel the server answers a slider move with, in ``session``."""
+    sliders = {"offsets": offsets, "rows": [], "enabled": True}
+    panel = outputs_of(page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, decode_as, scale, sliders], session))[0]
+    return grey_picture(RECONSTRUCTION.search(panel).group(1))
+
+
+def perturb_picture(url: str, session: str, decode_as: str, offsets: list[float]) -> np.ndarray:
+    """/perturb's 280x280 picture in ``session``, one pixel of each 10x10 block: 28x28."""
+    event, data = call_perturb(url, session, ", ".join([json.dumps(decode_as)] + [repr(x) for x in offsets]))
+    assert event == "complete", data
+    with urllib.request.urlopen(data[0]["url"], timeout=60) as response:
+        return grey_picture("data:image/png;base64," + base64.b64encode(response.read()).decode())[::10, ::10]
+
+
+def apart(a: np.ndarray, b: np.ndarray) -> int:
+    return int(np.abs(a.astype(int) - b.astype(int)).max())
+
+
+def offset_sets(limits: list[float], rng: np.random.Generator) -> dict[str, list[float]]:
+    """Every slider at its right end, its left end, alternately at either end, and anywhere."""
+    limits = np.array(limits)
+    alternate = np.where(np.arange(len(limits)) % 2 == 0, 1.0, -1.0)
+    return {"right ends": limits.tolist(), "left ends": (-limits).tolist(),
+            "alternate ends": (alternate * limits).tolist(), "the other ends": (-alternate * limits).tolist(),
+            "anywhere": (rng.uniform(-1, 1, len(limits)) * limits).tolist()}
+
+
+def test_the_page_draws_what_the_server_draws(app, url, page):
+    """For each of the ten examples, for both slider ranges, decoded as the winner and as another
+    digit: the picture *Decode as* draws at once (against the server's answer to it), and the
+    picture of each set of offsets (against the server's reading panel for them and, within the
+    paper's range, /perturb's)."""
+    person = with_decoder(page, url)
+    rng = np.random.default_rng(0)
+    ranges = ["paper"] + (["spread"] if app.NETWORKS.names is not None else [])
+    page.evaluate(WATCH_DRAWN_HERE)
+    compared, worst = 0, 0
+    for example in range(len(EXAMPLES)):
+        winner = int(person.tap_example(example))
+        for scale in ranges:
+            if scale != "paper":
+                person.choose(f"#slider-range input[value={scale}]")
+            for decode_as in [str((winner + 1 + example) % 10), "winner"]:
+                drawn_here(page, clear=True)
+                person.choose(f'input[type=radio][value="{decode_as}"]:not(#pair-decode-as input)')
+                at_once = drawn_here(page)
+                assert at_once, f"Decode as {decode_as} drew nothing in the page"
+                assert apart(grey_picture(at_once[0]), person.reconstruction()) <= GREY_LEVELS, (example, scale, decode_as)
+                for name, wanted in offset_sets(person.limits(), rng).items():
+                    requests = person.answers
+                    offsets = person.set_offsets(wanted)
+                    shown = person.reconstruction()
+                    assert person.answers == requests, "a slider move went to the server"
+                    server = servers_panel_picture(app, url, page.session, decode_as, scale, offsets)
+                    difference = apart(shown, server)
+                    if scale == "paper":
+                        difference = max(difference, apart(shown, perturb_picture(url, page.session, decode_as, offsets)))
+                    assert difference <= GREY_LEVELS, f"example {example}, {scale} range, {decode_as}, {name}"
+                    compared, worst = compared + 1, max(worst, difference)
+            if scale != "paper":
+                person.choose("#slider-range input[value=paper]")
+    assert compared == len(EXAMPLES) * len(ranges) * 2 * 5
+    print(f"{compared} pictures drawn in the page, at most {worst} grey level(s) from the server's")
+
+
+def test_a_drag_redraws_at_every_move_with_no_request(app, url, page):
+    """At a slow server (each answer SLOW_ROUND_TRIP_MS late), a drag across the first slider draws
+    a picture at every move that changes its value, the first long before the server could have
+    answered, and sends nothing; the last is the server's for the offset it ends at."""
+    person = with_decoder(page, url)
+    page.evaluate(WATCH_DRAWN_HERE)
+    round_trip(page, SLOW_ROUND_TRIP_MS)
+    requests = []
+    page.on("request", lambda request: requests.append(request.url) if request.method == "POST" else None)
+    timed = person.drag_across(40)
+    page.wait_for_timeout(2 * SLOW_ROUND_TRIP_MS)
+    assert requests == []
+    moves, pictures = timed["moves"], timed["pictures"]
+    assert len(moves) >= 30 and len(drawn_here(page)) == len(moves), (len(moves), len(drawn_here(page)))
+    assert pictures[0] - moves[0] < SLOW_ROUND_TRIP_MS / 6
+    offsets = person.set_offsets(person.page.evaluate(
+        "() => { const offsets = Array(16).fill(0); for (const input of document.querySelectorAll("
+        "'#sliders input[type=range]')) offsets[Number(input.dataset.dimension)] = Number(input.value); return offsets; }"))
+    assert apart(person.reconstruction(), servers_panel_picture(app, url, page.session, "winner", "paper", offsets)) <= GREY_LEVELS
+
+
+def test_decode_as_redraws_before_the_server_answers(app, url, page):
+    person = with_decoder(page, url)
+    winner = int(page.locator("#reading-panel .digit").inner_text())
+    other = (winner + 4) % 10
+    round_trip(page, SLOW_ROUND_TRIP_MS)
+    before = person.reconstruction()
+    answers = person.answers
+    page.locator(f'input[type=radio][value="{other}"]:not(#pair-decode-as input)').click()
+    caption = page.locator("#reading-panel .reconstruction figcaption").inner_text()
+    drawn_at_once = person.reconstruction()
+    assert person.answers == answers and caption == f"Reconstruction from capsule {other}"
+    assert apart(drawn_at_once, before) > 10
+    person.answered(answers, 1)                                                   # the server's answer
+    assert apart(person.reconstruction(), drawn_at_once) <= GREY_LEVELS
+    assert page.locator("#reading-panel .reconstruction figcaption").inner_text() == caption
+    assert page.locator("#sliders output").first.inner_text().strip() == "0.00"
+
+
+def one_moved(person: SliderDriver, offset: float) -> list[float]:
+    """The first slider moved to ``offset``, the others at zero: one move, one request where the
+    server draws it (answers to several may come back in any order); returns the offsets."""
+    dimension = int(person.page.locator("#sliders input[type=range]").first.get_attribute("data-dimension"))
+    return person.set_offsets([offset if d == dimension else 0.0 for d in range(len(person.limits()))])
+
+
+def no_alarm(page) -> None:
+    """The page wrote no error or warning to its console but the browser's own line for a file not
+    found (which a page cannot keep from it)."""
+    alarming = [text for kind, text in page.messages
+                if kind in ("error", "warning") and not text.startswith("Failed to load resource")]
+    assert alarming == []
+
+
+def test_without_its_weights_the_sliders_ask_the_server(app, url, page):
+    """The weights cannot be had: the sliders redraw on the server, as before, the same pictures,
+    and the page writes nothing alarming."""
+    page.route("**/decoder/*.safetensors", lambda route: route.fulfill(status=404))
+    person = loaded(page, url)
+    person.tap_example(3)
+    assert not person.decoder_draws()
+    offsets = one_moved(person, 0.2)
+    shows(person, servers_panel_picture(app, url, page.session, "winner", "paper", offsets))
+    no_alarm(page)
+    assert any("redraw on the server" in text for kind, text in page.messages if kind == "info")
+
+
+def test_a_reading_does_not_wait_for_the_weights_and_the_sliders_ask_the_server_meanwhile(app, url, page):
+    held = []
+    page.route("**/decoder/*.safetensors", lambda route: held.append(route))
+    person = loaded(page, url)
+    assert person.tap_example(5) == "5"                               # read and shown, the weights still held
+    assert len(held) == 1 and not person.decoder_draws()
+    offsets = one_moved(person, -0.1)
+    shows(person, servers_panel_picture(app, url, page.session, "winner", "paper", offsets))
+    held[0].continue_()
+    page.wait_for_function("() => !document.dispatchEvent(new CustomEvent('capsule-redraw', "
+                           "{cancelable: true, detail: {offsets: null}}))")
+    answers = person.answers
+    person.set_offsets([0.1] * 16)
+    assert person.answers == answers
+    no_alarm(page)
+
+
+@pytest.mark.parametrize("panel", ["of another network", "that cannot be read"])
+def test_a_reading_the_page_cannot_draw_is_left_to_the_server(app, url, page, panel):
+    """A panel naming another decoder than the one loaded (the server started again with other
+    weights while the page was open), or whose capsules are not base64: the page does not draw it,
+    and says nothing alarming."""
+    person = with_decoder(page, url)
+    spoilt = ("dataset.decoder = 'decoder/0123456789abcdef.safetensors'" if panel == "of another network"
+              else "dataset.capsules = '!'")
+    page.evaluate(f"() => {{ document.querySelector('#reading-panel .panel').{spoilt}; }}")
+    assert not person.decoder_draws()
+    offsets = one_moved(person, 0.05)
+    shows(person, servers_panel_picture(app, url, page.session, "winner", "paper", offsets))
+    assert person.decoder_draws()                          # the server's answer: a panel of this network
+    no_alarm(page)
