@@ -84,6 +84,7 @@ def test_a_synthetic_decoder_gets_its_dimension_named_and_the_others_inert(what,
             assert all(abs(value) < 1e-4 for value in sweep.changes.values()), d
 
 
+@pytest.mark.slow
 def test_the_measured_changes_are_the_decoders():
     sweeps = sweep_dimensions(RingDecoder("x", 1), synthetic_capsules(), DIGIT, PAPER)
     assert sweeps[DIMENSION].changes["x"] == pytest.approx(8 * 0.5, abs=1e-3)   # 8 pixels per unit, over 0.5

@@ -174,7 +174,8 @@ def test_a_run_with_default_flags_writes_a_new_folder_and_leaves_the_shipped_wei
     assert f"CAPSNET_WEIGHTS={Path('runs') / run.name} python app.py" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("start", [[], ["--init-from", "{out}"]], ids=["afresh", "init-from-there"])
+@pytest.mark.parametrize("start", [pytest.param([], id="afresh"),    # the other way in, in the slow tier
+                                   pytest.param(["--init-from", "{out}"], id="init-from-there", marks=pytest.mark.slow)])
 def test_a_run_into_a_folder_that_holds_another_runs_weights_is_refused_in_one_line(tiny_mnist, tmp_path, capsys,
                                                                                    start):
     import train
@@ -193,6 +194,7 @@ def test_a_run_into_a_folder_that_holds_another_runs_weights_is_refused_in_one_l
     assert (out / "model.safetensors").read_bytes() != before["model.safetensors"]
 
 
+@pytest.mark.slow
 def test_resume_writes_to_the_folder_its_run_wrote_to(tiny_mnist, tmp_path):
     import train
     out = tmp_path / "run"

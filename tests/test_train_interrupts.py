@@ -118,8 +118,8 @@ def temporary_files(run) -> list[str]:
     return [str(path) for path in run.rglob("*") if path.name.endswith(".tmp") or path.name == ".saving"]
 
 
-@pytest.mark.parametrize("signum", [pytest.param(signal.SIGINT, id="SIGINT"),
-                                    pytest.param(signal.SIGTERM, id="SIGTERM", marks=pytest.mark.slow)])
+@pytest.mark.slow   # the fast tier keeps a signal during the checkpoint's write, and its stop
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninterrupted_run_ends(
         tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch, signals_raise, signum):
     name = signal.Signals(signum).name
