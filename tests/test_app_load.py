@@ -20,6 +20,7 @@ from bench.support.paths import REPO
 from capsnet import load_model
 from playground import serving
 from playground.drawing_pad import SIDE
+from playground.page_decoder import PageDecoder
 from playground.reading import ReadingSection
 from tests.support.concurrent_clients import WINNER, offset_sets, run_sessions, sketch
 from tests.support.examples import EXAMPLES, example_pixels, label_of
@@ -77,7 +78,8 @@ def answers_of(section: ReadingSection) -> dict[int, tuple]:
 @pytest.fixture(scope="module")
 def expected(weights) -> dict[int, tuple]:
     """answers_of the Reading section over the snapshot, the network the served app reads with."""
-    return answers_of(ReadingSection(load_model(weights)))
+    snapshot = load_model(weights)
+    return answers_of(ReadingSection(snapshot, PageDecoder.of(snapshot)))
 
 
 def assert_same_picture(served: np.ndarray, computed: np.ndarray) -> None:
