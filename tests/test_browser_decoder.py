@@ -186,9 +186,11 @@ def test_decode_as_redraws_before_the_server_answers(app, url, page):
     before = person.reconstruction()
     answers = person.answers
     page.locator(f'input[type=radio][value="{other}"]:not(#pair-decode-as input)').click()
-    caption = page.locator("#reading-panel .reconstruction figcaption").inner_text()
+    caption = f"Reconstruction from capsule {other}"   # Gradio runs the event's js a few ticks after the click
+    sync_api.expect(page.locator("#reading-panel .reconstruction figcaption")).to_have_text(
+        caption, timeout=SLOW_ROUND_TRIP_MS)
     drawn_at_once = person.reconstruction()
-    assert person.answers == answers and caption == f"Reconstruction from capsule {other}"
+    assert person.answers == answers                                              # drawn before any answer
     assert apart(drawn_at_once, before) > 10
     person.answered(answers, 1)                                                   # the server's answer
     assert apart(person.reconstruction(), drawn_at_once) <= GREY_LEVELS
