@@ -20,6 +20,7 @@ from capsnet.saving import load_checkpoint
 pytestmark = pytest.mark.slow
 
 VAL_IMAGES, BATCH_SIZE = 64, 32
+TRAIN_IMAGES, EPOCHS = 448, 2   # the runs that are interrupted: 14 steps an epoch, 16 images a process each
 # One thread a process: the two processes of a run then do the float sums the one process does.
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
 # fp32 over 4 steps of Adam: the two processes' gradients are averaged in another order than one
@@ -69,20 +70,27 @@ def test_two_processes_train_as_one_process_on_the_same_global_batch(small_mnist
     assert (two / "weights" / "metrics.json").exists()
 
 
-@pytest.mark.parametrize("killed_rank", [1, 0])
-def test_a_torchrun_killed_mid_epoch_resumes_where_an_uninterrupted_one_ends(small_mnist, tmp_path, killed_rank):
-    train_images, epochs = 448, 2              # 14 steps an epoch, 16 images a process each
-    uninterrupted, killed = tmp_path / "uninterrupted", tmp_path / "killed"
-    run(torchrun(*flags(small_mnist, uninterrupted, train_images, epochs)))
+@pytest.fixture(scope="module")
+def uninterrupted(small_mnist, tmp_path_factory) -> Path:
+    """The folder of a torchrun of TRAIN_IMAGES for EPOCHS that nothing stopped: where the
+    interrupted runs, resumed, must end."""
+    folder = tmp_path_factory.mktemp("uninterrupted")
+    run(torchrun(*flags(small_mnist, folder, TRAIN_IMAGES, EPOCHS)))
+    return folder
 
-    launcher, output, reader = torchrun_until_epoch_2(flags(small_mnist, killed, train_images, epochs))
+
+@pytest.mark.parametrize("killed_rank", [1, 0])
+def test_a_torchrun_killed_mid_epoch_resumes_where_an_uninterrupted_one_ends(small_mnist, uninterrupted, tmp_path,
+                                                                             killed_rank):
+    killed = tmp_path / "killed"
+    launcher, output, reader = torchrun_until_epoch_2(flags(small_mnist, killed, TRAIN_IMAGES, EPOCHS))
     os.kill(worker_of_rank(launcher.pid, killed_rank), signal.SIGKILL)
     assert launcher.wait(timeout=120) != 0            # torchrun stops the other process and fails
     reader.join(timeout=60)
     checkpoint = load_checkpoint(killed / "last.pt")   # the last good checkpoint is intact
     assert checkpoint["epoch"] == 1, "the kill came after epoch 2 ended"
 
-    output = run(torchrun(*flags(small_mnist, killed, train_images, epochs), "--resume"))
+    output = run(torchrun(*flags(small_mnist, killed, TRAIN_IMAGES, EPOCHS), "--resume"))
     assert f"resumed from {killed / 'last.pt'} after epoch 1" in output
     expected, actual = trained_state(uninterrupted), trained_state(killed)
     for name in expected:
@@ -94,19 +102,16 @@ def test_a_torchrun_killed_mid_epoch_resumes_where_an_uninterrupted_one_ends(sma
 
 
 def test_sigterm_to_torchrun_stops_both_processes_after_one_step_and_resume_ends_where_an_uninterrupted_run_does(
-        small_mnist, tmp_path):
-    train_images, epochs = 448, 2              # 14 steps an epoch, 16 images a process each
-    uninterrupted, stopped = tmp_path / "uninterrupted", tmp_path / "stopped"
-    run(torchrun(*flags(small_mnist, uninterrupted, train_images, epochs)))
-
-    launcher, output, reader = torchrun_until_epoch_2(flags(small_mnist, stopped, train_images, epochs))
+        small_mnist, uninterrupted, tmp_path):
+    stopped = tmp_path / "stopped"
+    launcher, output, reader = torchrun_until_epoch_2(flags(small_mnist, stopped, TRAIN_IMAGES, EPOCHS))
     launcher.send_signal(signal.SIGTERM)       # torchrun sends it on to both processes
     assert launcher.wait(timeout=120) != 0
     reader.join(timeout=60)
     assert re.search(rb"train.py: stopped by SIGTERM after (step \d+ of 14 of )?epoch [12]\.", output), output.decode()
     assert not [path for path in stopped.rglob("*") if path.name.endswith(".tmp") or path.name == ".saving"]
 
-    run(torchrun(*flags(small_mnist, stopped, train_images, epochs), "--resume"))
+    run(torchrun(*flags(small_mnist, stopped, TRAIN_IMAGES, EPOCHS), "--resume"))
     expected, actual = trained_state(uninterrupted), trained_state(stopped)
     for name in expected:
         assert torch.equal(actual[name], expected[name]), name
