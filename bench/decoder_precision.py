@@ -20,7 +20,7 @@ from capsnet import load_model
 from capsnet.data.datasets import mnist
 from capsnet.decoder_file import decoder_file, read_decoder_file
 from capsnet.dimensions import PAPER_RANGE
-from capsnet.studies.dimension_names import load_dimension_names
+from capsnet.studies.dimension_names_file import load_dimension_names
 from playground.views import paper
 
 BATCH = 500

@@ -16,8 +16,9 @@ from PIL import Image, ImageDraw, ImageFont
 from PIL.PngImagePlugin import PngInfo
 
 from bench.support.paths import REPO
+from capsnet.data.affine import SWEEPS
 from capsnet.saving import sha256
-from capsnet.studies.robustness import RESULTS_FILE, SWEEPS, load_results
+from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import percent, points
 from playground.transform_sliders import LABELS
 

@@ -16,7 +16,7 @@ import gradio as gr
 import torch
 
 from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
-from capsnet.studies.dimension_names import DimensionNames
+from capsnet.studies.dimension_names_file import DimensionNames
 from playground import dimension_sliders, serving, views
 from playground.reading import WINNER, Reading, ReadingSection
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from capsnet.baseline import BaselineCNN
 from capsnet.model import CapsNet
 from capsnet.pretrained import WeightsError, load_model, load_pair_networks, served_weights
-from capsnet.studies import pairs_measurement, robustness
-from capsnet.studies.dimension_names import DimensionNames, DimensionNamesError, load_dimension_names
+from capsnet.studies import pairs_measurement_file, robustness_file
+from capsnet.studies.dimension_names_file import DimensionNames, DimensionNamesError, load_dimension_names
 
 log = logging.getLogger("playground")
 
@@ -91,9 +91,9 @@ def dimension_names(weights: str) -> DimensionNames | None:
 def robustness_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
     """robustness.json beside the CapsNet's weights, checked against both networks' weights."""
     try:
-        return Measurement(robustness.load_results(Path(capsnet_weights) / robustness.RESULTS_FILE,
-                                                    capsnet_weights, cnn_weights))
-    except robustness.RobustnessResultsError as error:
+        return Measurement(robustness_file.load_results(Path(capsnet_weights) / robustness_file.RESULTS_FILE,
+                                                         capsnet_weights, cnn_weights))
+    except robustness_file.RobustnessResultsError as error:
         log.warning("The Turn-it section shows no measurement over MNIST: %s", error)
         return Measurement(None, str(error))
 
@@ -101,9 +101,9 @@ def robustness_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
 def pairs_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
     """pairs.json beside the pairs CapsNet's weights, checked against both pairs networks' weights."""
     try:
-        return Measurement(pairs_measurement.load_results(Path(capsnet_weights) / pairs_measurement.RESULTS_FILE,
-                                                          capsnet_weights, cnn_weights))
-    except pairs_measurement.PairResultsError as error:
+        path = Path(capsnet_weights) / pairs_measurement_file.RESULTS_FILE
+        return Measurement(pairs_measurement_file.load_results(path, capsnet_weights, cnn_weights))
+    except pairs_measurement_file.PairResultsError as error:
         log.warning("The Two-digits section shows no measurement: %s", error)
         return Measurement(None, str(error))
 

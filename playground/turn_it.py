@@ -18,8 +18,8 @@ from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import SWEEPS, AffineChange, transform
 from capsnet.dimensions import PAPER_RANGE
 from capsnet.model import CapsNet
-from capsnet.studies.dimension_names import DimensionNames
-from capsnet.studies.robustness import RESULTS_FILE
+from capsnet.studies.dimension_names_file import DimensionNames
+from capsnet.studies.robustness_file import RESULTS_FILE
 from capsnet.studies.statistics import percent, points
 from playground import serving, turn_views
 from playground.networks import Measurement

@@ -34,7 +34,7 @@ from capsnet.data.pairs import scores, top_two
 from capsnet.data.preprocess import MIN_CONTRAST, SketchError, overlaid_inks_to_mnist, sketch_to_mnist
 from capsnet.digit_count import CountRule, counted, second_ink
 from capsnet.model import CapsNet
-from capsnet.studies.pairs_measurement import PAPER, RESULTS_FILE
+from capsnet.studies.pairs_measurement_file import PAPER, RESULTS_FILE
 from capsnet.studies.statistics import percent, points
 from playground import drawing_pad, serving, views
 from playground.networks import Measurement, PairNetworks

@@ -11,7 +11,7 @@ import torch
 from capsnet import CapsNet, CapsNetConfig
 from capsnet.decoder_file import decoder_file, file_name, read_decoder_file
 from capsnet.dimensions import PAPER_RANGE
-from capsnet.studies.dimension_names import load_dimension_names
+from capsnet.studies.dimension_names_file import load_dimension_names
 from playground.views import paper
 from tests.support.examples import example_digits
 from bench.support.paths import WEIGHTS

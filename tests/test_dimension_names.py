@@ -10,9 +10,9 @@ import torch
 from capsnet import WeightsError
 from capsnet.dimensions import SWEEP
 from capsnet.saving import sha256
-from capsnet.studies.dimension_names import (MEASURES, NAMES_FILE, DimensionNamesError, class_entries,
-                                             explained_fractions, load_dimension_names, main, name_dimension,
+from capsnet.studies.dimension_names import (MEASURES, class_entries, explained_fractions, main, name_dimension,
                                              region_name, sweep_dimensions)
+from capsnet.studies.dimension_names_file import NAMES_FILE, DimensionNamesError, load_dimension_names
 from bench.support.paths import WEIGHTS
 
 DIMENSION, DIGIT = 5, 3   # the synthetic decoders read dimension 5 of capsule 3

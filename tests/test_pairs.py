@@ -16,8 +16,8 @@ from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
 from capsnet.digit_count import SECOND_INK_LINES, SECOND_LINES, CountRule, counted
 from capsnet.pretrained import load_pair_networks
 from capsnet.saving import sha256
-from capsnet.studies.pairs_measurement import (RESULTS_FILE, PairResultsError, count_rule, load_results, main, measure,
-                                               reading_measures, table)
+from capsnet.studies.pairs_measurement_file import RESULTS_FILE, PairResultsError, load_results
+from capsnet.studies.pairs_measurement import count_rule, main, measure, reading_measures, table
 from bench.support.paths import WEIGHTS
 from capsnet.studies.statistics import share
 from capsnet.training.processes import Processes

@@ -10,9 +10,10 @@ from capsnet import CapsNet, load_model
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange
 from capsnet.saving import sha256
-from capsnet.studies.robustness import (AFFNIST, MEASURES, PAIRED_MEASURES, RESULTS_FILE, SWEEPS,
-                                        RobustnessResultsError, affnist_matrices, capsnet_readings, first_digits,
-                                        load_results, main, measure, measure_change, steps_table, summary_table)
+from capsnet.studies.robustness import (AFFNIST, MEASURES, PAIRED_MEASURES, SWEEPS, affnist_matrices,
+                                        capsnet_readings, first_digits, main, measure, measure_change, steps_table,
+                                        summary_table)
+from capsnet.studies.robustness_file import RESULTS_FILE, RobustnessResultsError, load_results
 from bench.support.paths import WEIGHTS
 from capsnet.studies.statistics import paired, points, to_json
 

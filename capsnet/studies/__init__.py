@@ -1,4 +1,6 @@
 """What was measured about the trained networks, each study a module with its command line
 (robustness, dimension_names, pairs_measurement, changed_ink), and what they share: statistics,
-shape_measures and results_file (a results file read back, checked against its weights). A
-study never imports another study."""
+shape_measures and results_file (a results file read back, checked against its weights). The file
+each study writes is read back by a module of its own (robustness_file, dimension_names_file,
+pairs_measurement_file), which the page imports without the study's measuring code. A study
+imports no other study, only its own file's module."""

@@ -47,18 +47,18 @@ from capsnet.data.preprocess import ink_to_mnist
 from capsnet.data.written import DigitSet, fixed_examples
 from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, names_absent, read_exactly
 from capsnet.pretrained import WeightsError, load_pair_networks, pair_weights_sha256
-from capsnet.studies.results_file import load_measured
+from capsnet.studies.pairs_measurement_file import PAPER, RESULTS_FILE, PairResultsError, load_results
 from capsnet.studies.statistics import (correlation, difference, in_interval, ink_error, paired, percent, points,
                                         rounded, share, to_json)
 
-RESULTS_FILE = "pairs.json"
 BATCH = 250                                   # the same batches every run, so the same sums
 OVERLAP_BANDS = (0.0, 0.25, 0.5, 0.75, 1.0)   # the share of each ink box the other covers
 SCALE_BANDS = (0.5, 0.75, 0.85, 0.95, 1.25)   # BOX / the pair's ink box side: 36 px gives 0.56, 16 px 1.25
 ROUTING_ITERATIONS = (1, 2, 3, 4, 5)          # the CapsNet's pairs read with each r (1: no routing)
 WORST_CLASS_PAIRS = 5
 VALIDATION_SIZE, VALIDATION_SEED = 5000, 1    # train.py's held-out digits and the seed of their examples
-PAPER = {"capsnet_error": 0.050, "cnn_error": 0.081, "frame_overlap": 0.80}
+
+
 @torch.inference_mode()
 def readings(model, inputs: torch.Tensor, progress: bool = False, routing_iterations: int | None = None) -> list:
     """The network's outputs on ``inputs`` [N, 1, 28, 28], BATCH at a time (a CapsNet's capsules
@@ -234,27 +234,6 @@ def people_sets(train, test_images: torch.Tensor, test_labels: torch.Tensor, sem
         "semeion_pairs": pairs_of(semeion_images, semeion_labels),
         "semeion_singles": singles_of(semeion_images, semeion_labels),
         "written_test": (written_inputs, written_labels)}
-
-
-class PairResultsError(RuntimeError):
-    """pairs.json is missing, unreadable or measured with other weights; says how to remake it."""
-
-    def __init__(self, problem: str):
-        super().__init__(f"{problem}. Fix: python -m capsnet.studies.pairs_measurement --data-dir DATA --capsnet CAPSNET "
-                         "--cnn CNN writes it for these weights.")
-
-
-def load_results(path, capsnet_folder, cnn_folder) -> dict:
-    """pairs.json, checked against the two pairs networks' weights it was measured with.
-
-    Raises:
-        PairResultsError: the file is missing or not JSON, or a network's model.safetensors is
-            missing or is not the one whose sha256 the file records.
-    """
-    def recorded(results: dict, network: str):
-        hashes = results.get("weights_sha256")
-        return hashes.get(network) if isinstance(hashes, dict) else None
-    return load_measured(path, {"capsnet": capsnet_folder, "cnn": cnn_folder}, recorded, PairResultsError)
 
 
 PEOPLE_ROWS = (   # (set, measure, what the row says)

@@ -54,11 +54,10 @@ from capsnet.data.affine import SWEEPS, AffineChange, affine_matrices, transform
 from capsnet.data.datasets import mnist
 from capsnet.pretrained import WEIGHTS_FILE, load_model
 from capsnet.saving import sha256
-from capsnet.studies.results_file import load_measured
+from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import (BOOTSTRAP_RESAMPLES, DECIMALS, correlation, ink_error, paired, percent,
                                         points, to_json)
 
-RESULTS_FILE = "robustness.json"
 DIGITS_PER_CLASS = 50    # 500 test digits, so that the whole measurement stays short (docs/benchmarks.md)
 BATCH = 250              # images per forward pass: the same batches every run, so the same sums
 TRANSFORMS_PER_DIGIT = 4  # random affNIST-range changes of each digit: 2,000 changed images
@@ -221,25 +220,6 @@ def measure(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor, sweeps: di
     results["affnist"] = {**affnist, "images": count * transforms_per_digit, "transforms_per_digit": transforms_per_digit,
                           "seed": SEED, "ranges": {name: list(bounds) for name, bounds in AFFNIST.items()}}
     return results
-
-
-class RobustnessResultsError(RuntimeError):
-    """robustness.json is missing, unreadable or measured with other weights; says how to remake it."""
-
-    def __init__(self, problem: str):
-        super().__init__(f"{problem}. Fix: python -m capsnet.studies.robustness --data-dir DATA --capsnet CAPSNET "
-                         "--cnn CNN writes it for these weights.")
-
-
-def load_results(path: str | Path, capsnet_folder: str | Path, cnn_folder: str | Path) -> dict:
-    """robustness.json, checked against the weights it was measured with.
-
-    Raises:
-        RobustnessResultsError: the file is missing or not JSON, or either network's
-            model.safetensors is missing or is not the one whose sha256 the file records.
-    """
-    return load_measured(path, {"capsnet": capsnet_folder, "cnn": cnn_folder},
-                         lambda results, network: results.get(f"{network}_weights_sha256"), RobustnessResultsError)
 
 
 def summary_table(results: dict) -> str:
