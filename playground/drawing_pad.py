@@ -18,13 +18,14 @@ anything is drawn.
 """
 import base64
 import html
+import math
 import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
 import gradio as gr
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from playground.views import paper, png_data_url
 
@@ -33,6 +34,7 @@ BRUSH = 20            # stroke width in pad units, a fourteenth of the pad, like
 LIVE_MS = 100         # the page sends the stroke being drawn at most this often
 MAX_STROKES = 500     # far beyond any digit: a 4 takes 2 strokes, a scribble a few dozen
 MAX_POINTS = 20_000   # over all strokes; a digit drawn slowly takes a few hundred
+SEGMENTS_AT_ONCE = 32  # a stroke's segments inked together, over the box that holds them
 MAX_REVISION = 2**53  # the largest integer a page's JavaScript counts exactly
 BACKGROUND_SIDE = 28  # an example digit is an MNIST image
 KEYS = {"strokes", "background", "revision", "drawing", "pens"}
@@ -219,25 +221,44 @@ def _background(background, pens: int) -> np.ndarray | None:
 
 def inks(drawing: Drawing, pens: int = 1) -> np.ndarray:
     """Each pen's ink, float32 [pens, SIDE, SIDE] in [0, 1]: its layer of the background scaled
-    up, its strokes over it drawn as the page draws them (BRUSH wide, round ends and joins)."""
+    up (bilinear), its strokes over it as the page draws them, BRUSH wide with round ends and joins:
+    a pixel is full ink where its centre lies within BRUSH / 2 of a stroke (`stroke_mask`). The
+    page's reader (page_reader.js) makes the same ink, number for number."""
     layers = []
     for pen in range(pens):
         if drawing.background is None:
-            canvas = Image.new("L", (SIDE, SIDE), 0)
+            layer = np.zeros((SIDE, SIDE), dtype=np.float32)
         else:
-            canvas = Image.fromarray(drawing.background[pen]).resize((SIDE, SIDE), Image.Resampling.BILINEAR)
-        draw = ImageDraw.Draw(canvas)
-        radius = BRUSH / 2
+            layer = np.asarray(Image.fromarray(drawing.background[pen]).resize((SIDE, SIDE), Image.Resampling.BILINEAR),
+                               dtype=np.float32) / 255
+        mask = np.zeros((SIDE, SIDE), dtype=bool)
         for stroke, stroke_pen in zip(drawing.strokes, drawing.pens):
-            if stroke_pen != pen:
-                continue
-            points = [tuple(point) for point in stroke.tolist()]
-            if len(points) > 1:
-                draw.line(points, fill=255, width=BRUSH, joint="curve")
-            for x, y in (points[0], points[-1]):                         # round ends
-                draw.ellipse((x - radius, y - radius, x + radius, y + radius), fill=255)
-        layers.append(np.asarray(canvas, dtype=np.float32) / 255)
+            if stroke_pen == pen:
+                stroke_mask(mask, stroke)
+        layers.append(np.where(mask, np.float32(1), layer))
     return np.stack(layers)
+
+
+def stroke_mask(mask: np.ndarray, stroke: np.ndarray) -> None:
+    """Mark in ``mask`` [SIDE, SIDE] the pixels whose centre (column + 0.5, row + 0.5) lies within
+    BRUSH / 2 of ``stroke`` [n, 2] (a dot for one point), SEGMENTS_AT_ONCE segments at a time over
+    the box that holds them."""
+    radius = BRUSH / 2
+    points = stroke.astype(np.float64)
+    starts, ends = (points[:-1], points[1:]) if len(points) > 1 else (points, points)
+    for first in range(0, len(starts), SEGMENTS_AT_ONCE):
+        a, b = starts[first:first + SEGMENTS_AT_ONCE, :, None, None], ends[first:first + SEGMENTS_AT_ONCE, :, None, None]
+        low, high = np.minimum(a, b).min(axis=0).ravel() - radius, np.maximum(a, b).max(axis=0).ravel() + radius
+        left, top = max(math.floor(low[0]), 0), max(math.floor(low[1]), 0)
+        right, bottom = min(math.ceil(high[0]) + 1, SIDE), min(math.ceil(high[1]) + 1, SIDE)
+        x = np.arange(left, right, dtype=np.float64)[None, None, :] + 0.5    # [1, 1, w] pixel centres
+        y = np.arange(top, bottom, dtype=np.float64)[None, :, None] + 0.5    # [1, h, 1]
+        (ax, ay), (dx, dy) = (a[:, 0], a[:, 1]), ((b - a)[:, 0], (b - a)[:, 1])   # each [k, 1, 1]
+        squared_length = dx * dx + dy * dy
+        along = ((x - ax) * dx + (y - ay) * dy) / np.where(squared_length == 0, 1, squared_length)
+        t = np.where(squared_length == 0, 0, np.clip(along, 0, 1))            # the nearest point's place
+        ex, ey = x - (ax + t * dx), y - (ay + t * dy)                           # [k, h, w] from it
+        mask[top:bottom, left:right] |= (ex * ex + ey * ey <= radius * radius).any(axis=0)
 
 
 def ink(drawing: Drawing) -> np.ndarray:

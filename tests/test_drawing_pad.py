@@ -127,7 +127,7 @@ def test_each_pen_s_strokes_are_inked_in_its_layer_only():
     for pen in range(2):
         alone = [stroke for stroke, p in zip(THREE_STROKES, "010") if int(p) == pen]
         np.testing.assert_array_equal(layers[pen], drawing_pad.ink(parse({"strokes": alone})))
-    assert layers[0, 40, 80] == 1 and layers[1, 40, 80] == 0 and layers[1, 140, 200] == 1 and layers[0, 140, 200] == 0
+    assert layers[0, 40, 80] == 1 and layers[1, 40, 80] == 0 and layers[1, 130, 200] == 1 and layers[0, 130, 200] == 0
 
 
 def test_each_pen_has_its_own_layer_of_the_background():
