@@ -4,18 +4,22 @@ The page's table of contents: the networks loaded once (playground/networks.py, 
 in docs/playground.md), then each section in the page's order, laid out and wired by its module of
 playground/ (their map: playground/__init__.py). `python app.py` serves it on 127.0.0.1:7860; its
 API (/predict, /perturb, /predict_pair): docs/api.md. Beside Gradio's routes it serves the
-CapsNet's decoder for the page to redraw with (GET /decoder/NAME.safetensors: page_decoder.py).
+CapsNet's decoder for the page to redraw with (GET /decoder/NAME.safetensors: page_decoder.py), and
+its graph and ONNX Runtime Web for the page to read drawings with (GET /network/NAME.onnx and
+/onnxruntime-web/VERSION/FILE: page_network.py).
 """
 from pathlib import Path
 
 import gradio as gr
 
-from playground import dimensions, networks, page_decoder, reading, routing, serving, turn_it, two_digits, views
+from playground import (dimensions, networks, page_decoder, page_network, reading, routing, serving, turn_it,
+                        two_digits, views)
 from playground.reading import WINNER, Reading
 
 serving.configure_process()
 NETWORKS = networks.load()
-READING = reading.ReadingSection(NETWORKS.capsnet, page_decoder.PageDecoder.of(NETWORKS.capsnet))
+READING = reading.ReadingSection(NETWORKS.capsnet, page_decoder.PageDecoder.of(NETWORKS.capsnet),
+                                 page_network.PageNetwork.of(NETWORKS.capsnet))
 CAPSULE_DIMENSIONS = dimensions.DimensionsSection(READING, NETWORKS.names)
 ROUTING = routing.RoutingSection(NETWORKS.capsnet.config)
 TURN_IT = turn_it.TurnItSection(NETWORKS.capsnet, NETWORKS.cnn, NETWORKS.names, NETWORKS.robustness)
@@ -62,4 +66,4 @@ with gr.Blocks(title="Capsule Network Playground") as demo:
 demo.queue(default_concurrency_limit=serving.API_WORKERS)
 
 if __name__ == "__main__":
-    demo.launch(css=CSS, theme=gr.themes.Soft(), **serving.launch_options(routes=[READING.decoder.route()]))
+    demo.launch(css=CSS, theme=gr.themes.Soft(), **serving.launch_options(routes=[READING.decoder.route(), *READING.page_network.routes()]))

@@ -113,6 +113,12 @@
     return true;
   }
 
+  // For the page's reader (page_reader.js), which draws a new reading's pictures: a picture's
+  // data URL, whether the decoder's weights are loaded, and capsule `digit`'s reconstruction.
+  element.pictureUrl = (ink) => pictureUrl(ink, Math.sqrt(ink.length));
+  element.decoderLoaded = () => decoder !== null;
+  element.reconstruction = (capsules, digit) => decode(decoder, capsules, digit, null);
+
   document.addEventListener("capsule-redraw", (event) => {
     try {
       if (element.isConnected && redraw(event.detail)) event.preventDefault();

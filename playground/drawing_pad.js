@@ -27,11 +27,17 @@ function points() {
   return strokes.reduce((sum, s) => sum + s.length / 2, 0) + (stroke ? stroke.length / 2 : 0);
 }
 
+// The page's reader (page_reader.js) may read the drawing itself: it cancels the "pad-drawing"
+// event, and the server then hears of the stroke being drawn only when it ends. Otherwise the
+// stroke goes to the server at most every props.live_ms.
 function send(drawing = false) {
   revision += 1;
   element.dataset.revision = revision;
-  sentAt = performance.now();
   const all = stroke ? [...strokes, stroke] : strokes;
+  const readHere = !element.dispatchEvent(new CustomEvent("pad-drawing", {
+    bubbles: true, cancelable: true, detail: {strokes: all, background, revision, drawing}}));
+  if (drawing && (readHere || performance.now() - sentAt < props.live_ms)) return;
+  sentAt = performance.now();
   const value = {strokes: all.map((s) => s.join(" ")), background: encoded(background), revision, drawing};
   if (colours.length > 1) value.pens = (stroke ? [...pens, pen] : pens).join("");
   props.value = value;
@@ -121,7 +127,7 @@ canvas.addEventListener("pointermove", (event) => {
     if (Math.hypot(x - lastX, y - lastY) >= 1 && points() < props.max_points) stroke.push(x, y);
   }
   redraw();
-  if (performance.now() - sentAt >= props.live_ms) send(true);
+  send(true);
 });
 
 function endStroke(event) {

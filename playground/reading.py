@@ -26,6 +26,7 @@ from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
 from playground import drawing_pad, serving, views
 from playground.page_decoder import SCRIPT as DECODER_SCRIPT, PageDecoder
+from playground.page_network import RUNTIME, SCRIPT as READER_SCRIPT, PageNetwork
 
 WINNER = "winner"                                 # Decode as: the longest capsule
 API_PIXEL = 10                                    # /predict and /perturb give 280x280 pictures
@@ -98,6 +99,7 @@ class ReadingSection:
     """The drawing pad and the reading panel over the app's CapsNet, and /predict and /perturb."""
     network: CapsNet
     decoder: PageDecoder     # the network's decoder, for the page
+    page_network: PageNetwork  # the network up to its capsules, for the page to read drawings with
 
     @property
     def decode_choices(self) -> list[str]:
@@ -115,6 +117,16 @@ class ReadingSection:
                                    reading.reconstruction(digit, offsets), digit, reading.revision, settled,
                                    reading.runner_up, reading.runner_up_reconstruction, reading.capsules,
                                    self.decoder.url if reading.network is self.network else None)
+
+    def panel_template(self) -> str:
+        """The panel the page's reader (page_reader.js) fills with a reading of its own: a reading's
+        panel, every capsule 1 long, the runner-up shown."""
+        config = self.network.config
+        blank = np.zeros((config.image_size, config.image_size))
+        return views.reading_panel(blank, np.ones(config.num_classes), 0, blank, 0, 0, runner_up=1,
+                                   runner_up_reconstruction=blank,
+                                   capsules=np.zeros((config.num_classes, config.digit_capsule_dim)),
+                                   decoder=self.decoder.url)
 
     def read_drawing(self, value) -> tuple:
         """The drawing pad changed: read what is on it now and show it in the reading panel, the one
@@ -185,8 +197,10 @@ class ReadingSection:
                                              elem_id="pad")
             with gr.Column(scale=4, min_width=300):
                 reading_view = gr.HTML(self.panel(None), elem_id="reading-panel",
-                                       js_on_load=views.SETTLED_JS + views.STRIP_JS + DECODER_SCRIPT,
-                                       strip_pad="#pad canvas", strip_height=110, decoder_url=self.decoder.url)
+                                       js_on_load=views.SETTLED_JS + views.STRIP_JS + DECODER_SCRIPT + READER_SCRIPT,
+                                       strip_pad="#pad canvas", strip_height=110, decoder_url=self.decoder.url,
+                                       network_url=self.page_network.url, runtime_url=RUNTIME, reader_pad="#pad",
+                                       panel_template=self.panel_template(), empty_panel=self.panel(None))
                 decode_as = gr.Radio(self.decode_choices, value=WINNER, label="Decode as",
                                      info="which digit capsule the decoder redraws from")
         pad.change(self.read_drawing, inputs=pad, outputs=[reading, reading_view], trigger_mode="always_last",

@@ -21,6 +21,7 @@ from capsnet import load_model
 from playground import serving
 from playground.drawing_pad import SIDE
 from playground.page_decoder import PageDecoder
+from playground.page_network import PageNetwork
 from playground.reading import ReadingSection
 from tests.support.concurrent_clients import WINNER, offset_sets, run_sessions, sketch
 from tests.support.examples import EXAMPLES, example_pixels, label_of
@@ -79,7 +80,7 @@ def answers_of(section: ReadingSection) -> dict[int, tuple]:
 def expected(weights) -> dict[int, tuple]:
     """answers_of the Reading section over the snapshot, the network the served app reads with."""
     snapshot = load_model(weights)
-    return answers_of(ReadingSection(snapshot, PageDecoder.of(snapshot)))
+    return answers_of(ReadingSection(snapshot, PageDecoder.of(snapshot), PageNetwork.of(snapshot)))
 
 
 def assert_same_picture(served: np.ndarray, computed: np.ndarray) -> None:

@@ -1,0 +1,314 @@
+// The network in the page: part of the reading panel's js_on_load, after decoder.js (`element`
+// and `props` are given). While a stroke is drawn on the pad props.reader_pad, it reads the drawing
+// here, once a frame at most, and fills the reading panel: the digit, the ten lengths, what the
+// network sees, the reconstruction and the runner-up's. The server hears of the drawing only once
+// the stroke ends, and its settled panel (the same numbers) brings Figure 4 and the routing view.
+//
+// The drawing becomes the network's 28x28 input exactly as the server makes it: the pad's ink as
+// playground/drawing_pad.py `inks` draws it, then capsnet/data/preprocess.py `ink_to_mnist`,
+// Pillow's resampling included; tests/test_page_reader.py holds the two to the same numbers. The
+// network is the server's own, exported by capsnet/onnx_file.py (props.network_url, named by its
+// hash) and run by ONNX Runtime Web (props.runtime_url, served by the app); the reconstructions
+// are decoder.js's. The panel is the server's layout (props.panel_template, views.reading_panel),
+// its numbers filled in: one renderer, whichever side computed them.
+//
+// The pad offers each drawing as a cancelable "pad-drawing" event, detail {strokes: flat
+// [x0, y0, x1, y1, ...] arrays, background: 784 ink values 0..255 or null, revision, drawing}.
+// The reader cancels it when it reads the drawing itself, and the pad then sends nothing while the
+// stroke goes on. Where it cannot (no WebAssembly, the visitor saves data, the files not loaded
+// yet or not loadable, an error) it leaves the event alone and the pad asks the server as before;
+// it says why in the console, once, as information.
+{
+  const SIDE = 280, BRUSH = 20, FIELD = 28, BOX = 20, CENTRE = 14;      // drawing_pad.py, preprocess.py
+  const MIN_CONTRAST = Math.fround(0.1), INK_THRESHOLD = Math.fround(0.2);
+  const BACKGROUND_SIDE = 28, PRECISION_BITS = 22;                      // Pillow's 8-bit resampling
+  let session = null;          // ONNX Runtime's session of the network, once loaded
+  let latest = null;           // the newest drawing offered, not yet read
+  let reading = false;         // a reading is under way
+  let shown = 0;               // the pad revision of the reading the panel shows, read here
+
+  // Pillow's filters (libImaging/Resample.c): the box and the triangle, with their supports.
+  const FILTERS = {
+    box: {support: 0.5, weight: (x) => (x > -0.5 && x <= 0.5 ? 1 : 0)},
+    bilinear: {support: 1, weight: (x) => (Math.abs(x) < 1 ? 1 - Math.abs(x) : 0)},
+  };
+
+  // precompute_coeffs: for each output pixel, its first input pixel and the weights of the inputs.
+  function coefficients(inputs, outputs, {support, weight}) {
+    const scale = inputs / outputs, filterScale = Math.max(scale, 1), reach = support * filterScale;
+    return Array.from({length: outputs}, (_, out) => {
+      const centre = (out + 0.5) * scale;
+      const first = Math.max(Math.trunc(centre - reach + 0.5), 0);
+      const count = Math.min(Math.trunc(centre + reach + 0.5), inputs) - first;
+      const weights = Array.from({length: count}, (_, k) => weight((k + first - centre + 0.5) / filterScale));
+      const total = weights.reduce((sum, w) => sum + w, 0);
+      return {first, weights: weights.map((w) => (total !== 0 ? w / total : w))};
+    });
+  }
+
+  // Pillow's resize of a float ("F") picture: rows first, then columns, each sum in float64 stored
+  // in float32.
+  function resizeFloat(pixels, side, outSide, filter) {
+    const taps = coefficients(side, outSide, filter);
+    const across = new Float32Array(side * outSide), out = new Float32Array(outSide * outSide);
+    for (let y = 0; y < side; y++) {
+      taps.forEach(({first, weights}, x) => {
+        let sum = 0;
+        weights.forEach((w, k) => { sum += pixels[y * side + first + k] * w; });
+        across[y * outSide + x] = sum;
+      });
+    }
+    taps.forEach(({first, weights}, y) => {
+      for (let x = 0; x < outSide; x++) {
+        let sum = 0;
+        weights.forEach((w, k) => { sum += across[(first + k) * outSide + x] * w; });
+        out[y * outSide + x] = sum;
+      }
+    });
+    return out;
+  }
+
+  // Pillow's bilinear enlargement of an 8-bit picture: weights in fixed point, rounded, clipped.
+  function enlargeBytes(pixels, side, outSide) {
+    const taps = coefficients(side, outSide, FILTERS.bilinear).map(({first, weights}) => ({
+      first, weights: weights.map((w) => Math.trunc(w < 0 ? -0.5 + w * 2 ** PRECISION_BITS : 0.5 + w * 2 ** PRECISION_BITS)),
+    }));
+    const clip = (sum) => (sum >= 2 ** (PRECISION_BITS + 8) ? 255 : sum <= 0 ? 0 : Math.floor(sum / 2 ** PRECISION_BITS));
+    const across = new Uint8Array(side * outSide), out = new Uint8Array(outSide * outSide);
+    for (let y = 0; y < side; y++) {
+      taps.forEach(({first, weights}, x) => {
+        let sum = 2 ** (PRECISION_BITS - 1);
+        weights.forEach((w, k) => { sum += pixels[y * side + first + k] * w; });
+        across[y * outSide + x] = clip(sum);
+      });
+    }
+    taps.forEach(({first, weights}, y) => {
+      for (let x = 0; x < outSide; x++) {
+        let sum = 2 ** (PRECISION_BITS - 1);
+        weights.forEach((w, k) => { sum += across[(first + k) * outSide + x] * w; });
+        out[y * outSide + x] = clip(sum);
+      }
+    });
+    return out;
+  }
+
+  // drawing_pad.inks for a pad of one pen: the background enlarged, then every pixel whose centre
+  // lies within BRUSH / 2 of a stroke full ink. float32 [SIDE * SIDE] in [0, 1].
+  function padInk(strokes, background) {
+    const ink = new Float32Array(SIDE * SIDE);
+    if (background) enlargeBytes(background, BACKGROUND_SIDE, SIDE).forEach((v, k) => { ink[k] = v / 255; });
+    const radius = BRUSH / 2;
+    for (const stroke of strokes) {
+      const points = stroke.map(Math.fround);           // the server reads each coordinate in float32
+      const last = Math.max(points.length / 2 - 1, 1);
+      for (let s = 0; s < last; s++) {
+        const ax = points[2 * s], ay = points[2 * s + 1];
+        const bx = points.length > 2 ? points[2 * s + 2] : ax, by = points.length > 2 ? points[2 * s + 3] : ay;
+        const dx = bx - ax, dy = by - ay, squaredLength = dx * dx + dy * dy;
+        const left = Math.max(Math.floor(Math.min(ax, bx) - radius), 0);
+        const right = Math.min(Math.ceil(Math.max(ax, bx) + radius) + 1, SIDE);
+        const top = Math.max(Math.floor(Math.min(ay, by) - radius), 0);
+        const bottom = Math.min(Math.ceil(Math.max(ay, by) + radius) + 1, SIDE);
+        for (let row = top; row < bottom; row++) {
+          const y = row + 0.5;
+          for (let column = left; column < right; column++) {
+            const x = column + 0.5;
+            const t = squaredLength === 0 ? 0 : Math.min(Math.max(((x - ax) * dx + (y - ay) * dy) / squaredLength, 0), 1);
+            const ex = x - (ax + t * dx), ey = y - (ay + t * dy);
+            if (ex * ex + ey * ey <= radius * radius) ink[row * SIDE + column] = 1;
+          }
+        }
+      }
+    }
+    return ink;
+  }
+
+  // Python's round(): halves to the even neighbour.
+  const roundHalfEven = (x) => (Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x));
+
+  // preprocess.ink_to_mnist: the ink scaled to its strongest, cut to where it is strong, fitted
+  // into BOX x BOX keeping its aspect ratio, its centre of mass on (CENTRE, CENTRE) by whole pixels.
+  // float32 [FIELD * FIELD] in [0, 1], or null for too little ink.
+  function mnistField(ink, side) {
+    const strongest = ink.reduce((a, b) => Math.max(a, b), -Infinity);
+    if (!(strongest >= MIN_CONTRAST)) return null;
+    const scaled = ink.map((v) => Math.max(v, 0) / strongest);
+    let top = side, bottom = -1, left = side, right = -1;
+    scaled.forEach((v, k) => {
+      if (v < INK_THRESHOLD) return;
+      const row = Math.floor(k / side), column = k % side;
+      top = Math.min(top, row); bottom = Math.max(bottom, row); left = Math.min(left, column); right = Math.max(right, column);
+    });
+    const height = bottom - top + 1, width = right - left + 1, square = Math.max(height, width);
+    const inSquare = new Float32Array(square * square);
+    const down = Math.floor((square - height) / 2), across = Math.floor((square - width) / 2);
+    for (let row = 0; row < height; row++) {
+      for (let column = 0; column < width; column++) {
+        inSquare[(down + row) * square + across + column] = scaled[(top + row) * side + left + column];
+      }
+    }
+    const box = resizeFloat(inSquare, square, BOX, square >= BOX ? FILTERS.box : FILTERS.bilinear);
+    const boxStrongest = box.reduce((a, b) => Math.max(a, b), -Infinity);
+    const fitted = box.map((v) => Math.min(Math.max(v / boxStrongest, 0), 1));
+    let first = BOX, lastRow = -1, firstColumn = BOX, lastColumn = -1;
+    fitted.forEach((v, k) => {
+      if (v === 0) return;
+      const row = Math.floor(k / BOX), column = k % BOX;
+      first = Math.min(first, row); lastRow = Math.max(lastRow, row);
+      firstColumn = Math.min(firstColumn, column); lastColumn = Math.max(lastColumn, column);
+    });
+    const rows = lastRow - first + 1, columns = lastColumn - firstColumn + 1;
+    let mass = 0, rowMoment = 0, columnMoment = 0;
+    for (let row = 0; row < rows; row++) {
+      for (let column = 0; column < columns; column++) {
+        const v = fitted[(first + row) * BOX + firstColumn + column];
+        mass += v; rowMoment += v * row; columnMoment += v * column;
+      }
+    }
+    const clamp = (x, high) => Math.min(Math.max(x, 0), high);
+    const fieldTop = clamp(roundHalfEven(CENTRE - rowMoment / mass), FIELD - rows);
+    const fieldLeft = clamp(roundHalfEven(CENTRE - columnMoment / mass), FIELD - columns);
+    const field = new Float32Array(FIELD * FIELD);
+    for (let row = 0; row < rows; row++) {
+      for (let column = 0; column < columns; column++) {
+        field[(fieldTop + row) * FIELD + fieldLeft + column] = fitted[(first + row) * BOX + firstColumn + column];
+      }
+    }
+    return field;
+  }
+
+  // The panel's layout as the server writes it, its numbers replaced by this reading's.
+  function filledPanel(image, capsules, lengths, revision) {
+    const order = [...lengths.keys()].sort((a, b) => lengths[b] - lengths[a]);
+    const [winner, runnerUp] = order;
+    const holder = document.createElement("div");
+    holder.innerHTML = props.panel_template;
+    const panel = holder.firstElementChild;
+    Object.assign(panel.dataset, {revision, decoded: winner, winner, decoder: props.decoder_url,
+                                  capsules: btoa(String.fromCharCode(...new Uint8Array(capsules.buffer)))});
+    panel.querySelector(".reading .digit").textContent = winner;
+    const numbered = (selector, ...values) => {        // "capsule length 0.000": each number in turn
+      const node = panel.querySelector(selector);
+      let k = 0;
+      node.textContent = node.textContent.replace(/\d+(\.\d+)?/g, (number) => {
+        const value = values[k++];
+        return number.includes(".") ? value.toFixed(number.split(".")[1].length) : String(value);
+      });
+    };
+    numbered(".reading .caption", lengths[winner]);
+    numbered(".reconstruction figcaption", winner);
+    numbered(".runner-up figcaption", runnerUp, lengths[runnerUp]);
+    const picture = (selector, ink, digit) => {
+      const img = panel.querySelector(`${selector} img.picture`);
+      img.src = element.pictureUrl(ink);
+      if (digit !== undefined) img.alt = img.alt.replace(/\d+/, digit);
+    };
+    picture(".input", image);
+    picture(".reconstruction", element.reconstruction(capsules, winner), winner);
+    picture(".runner-up", element.reconstruction(capsules, runnerUp), runnerUp);
+    // The bars: the template's are full (every length 1), so each is drawn at its share of that.
+    panel.querySelectorAll("svg.lengths rect").forEach((bar, digit) => {
+      const full = Number(bar.getAttribute("height")), bottom = Number(bar.getAttribute("y")) + full;
+      bar.setAttribute("height", (full * lengths[digit]).toFixed(1));
+      bar.setAttribute("y", (bottom - full * lengths[digit]).toFixed(1));
+      bar.classList.toggle("winner", digit === winner);
+    });
+    panel.querySelectorAll("svg.lengths text.value").forEach((label, digit) => {
+      const full = Number(panel.querySelectorAll("svg.lengths rect")[digit].getAttribute("height")) / lengths[digit];
+      label.setAttribute("y", (Number(label.getAttribute("y")) + full * (1 - lengths[digit])).toFixed(1));
+      label.textContent = lengths[digit].toFixed(2);
+    });
+    return panel;
+  }
+
+  // A drawing read here: {image: the network's input, capsules: v [10 * 16], lengths: |v_j| [10]},
+  // or null for too little ink. Also the tests' way in (tests/test_page_reader.py).
+  element.pageReading = async (drawing) => {
+    const image = mnistField(padInk(drawing.strokes, drawing.background), SIDE);
+    if (image === null) return null;
+    const outputs = await session.run({images: new ort.Tensor("float32", image, [1, 1, FIELD, FIELD])});
+    return {image, capsules: outputs.capsules.data, lengths: Array.from(outputs.lengths.data)};
+  };
+
+  async function read(drawing) {
+    const found = await element.pageReading(drawing);
+    const holder = element.querySelector(".panel")?.parentElement;
+    if (!holder) return;
+    if (found === null) holder.innerHTML = props.empty_panel;
+    else holder.replaceChildren(filledPanel(found.image, found.capsules, found.lengths, drawing.revision));
+    shown = drawing.revision;
+  }
+
+  function readLatest() {
+    if (reading || latest === null) return;
+    const drawing = latest;
+    latest = null;
+    reading = true;
+    requestAnimationFrame(() => {
+      read(drawing)
+        .catch((error) => giveUp(`the page's reading failed (${error.message})`))
+        .finally(() => { reading = false; readLatest(); });
+    });
+  }
+
+  function giveUp(why) {
+    if (session !== null || props.network_url) console.info(`The server reads each drawing: ${why}.`);
+    session = null;
+  }
+
+  let lastDrawing = null;      // the newest drawing read here
+  document.addEventListener("pad-drawing", (event) => {
+    if (session === null || !element.isConnected || !event.target.closest?.(props.reader_pad)) return;
+    if (!element.decoderLoaded()) return;                            // decoder.js has no weights yet
+    event.preventDefault();
+    latest = lastDrawing = event.detail;
+    readLatest();
+  });
+
+  // The server's settled panel of an older drawing than the one shown here stays unseen: the
+  // newer reading is drawn again over it.
+  watch("value", () => {
+    const revision = Number(element.querySelector(".panel")?.dataset.revision ?? 0);
+    if (session !== null && lastDrawing !== null && revision < shown && latest === null) {
+      latest = lastDrawing;
+      readLatest();
+    }
+  });
+
+  function loadScript(url) {
+    return new Promise((done, failed) => {
+      const script = Object.assign(document.createElement("script"), {src: url, async: true});
+      script.onload = done;
+      script.onerror = () => failed(new Error(`${url} did not load`));
+      document.head.append(script);
+    });
+  }
+
+  // Loaded when the page has nothing else to do, after its first paint: a reading never waits.
+  const whenIdle = () => new Promise((done) => ("requestIdleCallback" in window ? requestIdleCallback(done) : setTimeout(done)));
+  const pageLoaded = new Promise((done) => {
+    if (document.readyState === "complete") done();
+    else window.addEventListener("load", done, {once: true});
+  });
+  if (typeof WebAssembly !== "object") {
+    giveUp("this browser has no WebAssembly");
+  } else if (navigator.connection?.saveData) {
+    giveUp("the browser asks to save data, and the network's files are 17 MB");
+  } else {
+    const absolute = (url) => new URL(url, document.baseURI).href;
+    pageLoaded.then(whenIdle)
+      .then(() => loadScript(absolute(`${props.runtime_url}/ort.wasm.min.js`)))
+      .then(() => {
+        ort.env.wasm.numThreads = 1;
+        ort.env.wasm.wasmPaths = {mjs: absolute(`${props.runtime_url}/ort-wasm-simd-threaded.mjs`),
+                                  wasm: absolute(`${props.runtime_url}/ort-wasm-simd-threaded.wasm`)};
+        return ort.InferenceSession.create(absolute(props.network_url), {executionProviders: ["wasm"]});
+      })
+      .then(async (created) => {
+        await created.run({images: new ort.Tensor("float32", new Float32Array(FIELD * FIELD), [1, 1, FIELD, FIELD])});
+        session = created;
+        element.dataset.pageReader = "ready";
+      })
+      .catch((error) => giveUp(`the network did not load in the page (${error.message})`));
+  }
+}

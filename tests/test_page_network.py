@@ -1,0 +1,91 @@
+"""The network for the page: the graph capsnet/onnx_file.py exports reads as the network does
+(ONNX Runtime, the runtime the page runs in WebAssembly), its weights stored in float16, named by
+its hash; ONNX Runtime Web's files are the npm package's, served gzipped to a browser that takes
+it, and every file is kept for good (tests/test_page_reader.py runs them in Chromium)."""
+import gzip
+import hashlib
+import re
+
+import numpy as np
+import onnx
+import pytest
+import torch
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from capsnet.model import CapsNet, CapsNetConfig
+from capsnet.onnx_file import capsules_graph
+from playground import page_network
+from playground.page_network import CACHED, RUNTIME, RUNTIME_FILES, RUNTIME_FOLDER, PageNetwork
+
+ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev.txt")
+
+
+@pytest.fixture(scope="module")
+def trained(trained_model) -> CapsNet:
+    return trained_model
+
+
+@pytest.fixture(scope="module")
+def graph(trained) -> bytes:
+    return capsules_graph(trained)
+
+
+def test_the_graph_reads_as_the_network_does(trained, graph, mnist_test):
+    images = mnist_test.data[:64, None].float() / 255                   # [64, 1, 28, 28]
+    session = ort.InferenceSession(graph)
+    with torch.inference_mode():
+        expected = trained(images)
+    for image, capsules, lengths in zip(images, expected.capsules, expected.lengths):
+        v, v_lengths = session.run(None, {"images": image[None].numpy()})
+        assert v.shape == (1, 10, 16) and v_lengths.shape == (1, 10)
+        assert np.abs(v_lengths[0] - lengths.numpy()).max() < 2e-3        # its weights in float16
+        assert np.abs(v[0] - capsules.numpy()).max() < 2e-3
+        assert v_lengths[0].argmax() == lengths.argmax()
+
+
+def test_the_graph_stores_its_weights_in_float16_and_leaves_the_decoder_out(trained, graph):
+    model = onnx.load_from_string(graph)
+    stored = {tensor.name: tensor for tensor in model.graph.initializer}
+    weights = [tensor for tensor in stored.values() if len(tensor.dims) > 1]
+    assert weights and all(tensor.data_type == onnx.TensorProto.FLOAT16 for tensor in weights)
+    parameters = sum(int(np.prod(tensor.dims)) for tensor in stored.values()
+                     if tensor.data_type == onnx.TensorProto.FLOAT16)
+    decoder = sum(p.numel() for p in trained.decoder.parameters())
+    assert parameters == sum(p.numel() for p in trained.parameters()) - decoder
+    assert len(graph) < 2.1 * parameters                                 # two bytes a weight
+
+
+def test_a_graph_is_named_by_its_bytes(trained, graph):
+    served = PageNetwork(graph, f"network/{hashlib.sha256(graph).hexdigest()[:16]}.onnx")
+    assert PageNetwork.of(trained) == served
+    other = PageNetwork.of(CapsNet(CapsNetConfig()))
+    assert other.url != served.url and re.fullmatch(r"network/[0-9a-f]{16}\.onnx", other.url)
+
+
+def test_the_runtime_is_the_npm_package_s_files():
+    """Each file's SHA-256 as onnxruntime-web/README.md records it from the package."""
+    recorded = dict(re.findall(r"^\| (\S+) \| ([0-9a-f]{64}) \|$", (RUNTIME_FOLDER / "README.md").read_text(), re.M))
+    assert recorded.keys() == RUNTIME_FILES.keys()
+    for name, digest in recorded.items():
+        stored = RUNTIME_FOLDER / name
+        data = stored.read_bytes() if stored.exists() else gzip.decompress((RUNTIME_FOLDER / f"{name}.gz").read_bytes())
+        assert hashlib.sha256(data).hexdigest() == digest, name
+    assert f"onnxruntime-web@{page_network.VERSION}" in (RUNTIME_FOLDER / "README.md").read_text()
+
+
+def test_every_file_is_served_for_good_and_the_runtime_gzipped(graph):
+    client = TestClient(Starlette(routes=PageNetwork(graph, "network/0123456789abcdef.onnx").routes()))
+    answer = client.get("/network/0123456789abcdef.onnx")
+    assert answer.status_code == 200 and answer.content == graph and answer.headers["cache-control"] == CACHED
+    wasm = f"/{RUNTIME}/ort-wasm-simd-threaded.wasm"
+    zipped = client.get(wasm, headers={"Accept-Encoding": "gzip"})
+    assert zipped.headers["content-encoding"] == "gzip" and zipped.headers["content-type"] == "application/wasm"
+    plain = client.get(wasm, headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.content == zipped.content    # the client unzips
+    assert int(zipped.headers["content-length"]) < len(plain.content) / 3
+    for name, media_type in RUNTIME_FILES.items():
+        answer = client.get(f"/{RUNTIME}/{name}")
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith(media_type)
+        assert answer.headers["cache-control"] == CACHED
+    assert client.get(f"/{RUNTIME}/ort.all.min.js").status_code == 404

@@ -1,0 +1,200 @@
+"""The network in the page (playground/page_reader.js, capsnet/onnx_file.py), in a real browser
+(Debian's Chromium driven by Playwright): it reads a drawing as the server reads it (the same
+28x28 input, the same digit, every capsule's length within 0.01, every picture within 2 grey
+levels of 255) for digits in two stroke sources, Semeion's writers' included, the MNIST examples,
+examples drawn over, a dot and a small digit; while a stroke is drawn the panel follows with no
+request until the pen lifts, and the server's settled panel then shows the same; a tapped example
+shows before the server answers; where the page cannot read (no WebAssembly, the graph not to be
+had), the pad asks the server as before, and the page says nothing alarming."""
+import base64
+import re
+
+import numpy as np
+import pytest
+
+from bench.drawn_pairs import stroke_source
+from bench.support.browser_drawing import CHROMIUM, DESKTOP, PadDriver, chromium, grey_picture, round_trip
+from bench.support.digit_strokes import pad_value, random_box, strokes
+from capsnet.data.preprocess import ink_to_mnist
+from playground import drawing_pad, views
+from playground.reading import EXAMPLES, example_ink, read
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+if not CHROMIUM.exists():
+    pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+
+TIMEOUT_MS = 120_000       # a headless software-rendered page on a busy 2-core machine can be slow
+GREY_LEVELS = 2            # a picture of the page's against the server's, in levels of 255
+LENGTH = 0.01              # a capsule's length, the page's against the server's
+SLOW_ROUND_TRIP_MS = 1500  # a server answer this late shows only after what the page drew at once
+PICTURES = re.compile(r'<figure class="(input|reconstruction|runner-up)">.*?src="(data:image/png;base64,[^"]+)"', re.S)
+
+# In the page: the reader's reading of each drawing (the pad's own form: strokes as flat arrays,
+# the background as 784 ink values), and the decoder's reconstruction of its winner.
+READ_IN_PAGE = """
+async (drawings) => {
+  const reader = document.querySelector('[data-page-reader=ready]');
+  const readings = [];
+  for (const drawing of drawings) {
+    const found = await reader.pageReading(drawing);
+    if (found === null) { readings.push(null); continue; }
+    const winner = found.lengths.indexOf(Math.max(...found.lengths));
+    readings.push({image: Array.from(found.image), lengths: found.lengths,
+                   reconstruction: Array.from(reader.reconstruction(found.capsules, winner))});
+  }
+  return readings;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright, chromium(playwright) as launched:
+        yield launched
+
+
+@pytest.fixture
+def page(browser, url):
+    """The playground in a page of its own, with every message it wrote to its console
+    (``page.messages``) and every request it sent to the server (``page.sent``)."""
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.messages, page.sent = [], []
+    page.on("console", lambda message: page.messages.append((message.type, message.text)))
+    page.on("request", lambda request: page.sent.append(request.url) if "/gradio_api/run/" in request.url else None)
+    yield page
+    context.close()
+
+
+def with_reader(page, url: str) -> PadDriver:
+    """The page loaded, its network with it."""
+    page.goto(url)
+    page.wait_for_selector("[data-page-reader=ready]", state="attached")
+    return PadDriver(page)
+
+
+def as_drawn(stroke: list[float]) -> list[float]:
+    """A stroke's points as the pad keeps them: tenths of a pad unit."""
+    return [round(x, 1) for x in stroke]
+
+
+def drawings(data_dir) -> list[dict]:
+    """Pad values: each digit in two boxes in the hand-like strokes and in strokes traced from
+    Semeion's writers (where the data is), the MNIST examples alone and with a stroke over them, a
+    dot and a digit smaller than MNIST's 20-pixel box."""
+    rng = np.random.default_rng(61)
+    values = [pad_value([as_drawn(s) for s in strokes(digit, *random_box(rng, drawing_pad.SIDE))])
+              for digit in range(10) for _ in range(2)]
+    semeion = stroke_source("semeion", data_dir)
+    values += [pad_value([as_drawn(s) for s in semeion.strokes(digit, rng, random_box(rng, drawing_pad.SIDE))])
+               for digit in range(10) for _ in range(2)]
+    for number, path in enumerate(EXAMPLES):
+        background = base64.b64encode(example_ink(path)[1].astype(np.uint8).tobytes()).decode()
+        values.append(pad_value([], background=background))
+        if number < 3:
+            values.append(pad_value([as_drawn(strokes(1, 100, 40, 60, 200)[0])], background=background))
+    values += [pad_value([[140, 140]]), pad_value([as_drawn(s) for s in strokes(7, 120, 120, 12, 14)])]
+    return values
+
+
+def in_page_form(value: dict) -> dict:
+    """A pad value as the pad offers it to the reader."""
+    background = value["background"]
+    return {"strokes": [[float(x) for x in stroke.split()] for stroke in value["strokes"]],
+            "background": None if background is None else list(base64.b64decode(background)),
+            "revision": value["revision"], "drawing": value["drawing"]}
+
+
+def apart(a: np.ndarray, b: np.ndarray) -> int:
+    """The largest difference of two pictures of ink in [0, 1], in grey levels of 255 as shown."""
+    return int(np.abs(views.paper(a).astype(int) - views.paper(b).astype(int)).max())
+
+
+def test_the_page_reads_every_drawing_as_the_server_does(app, url, page, data_dir, semeion_path):
+    with_reader(page, url)
+    values = drawings(data_dir)
+    readings = page.evaluate(READ_IN_PAGE, [in_page_form(value) for value in values])
+    worst = {"input": 0, "length": 0.0, "reconstruction": 0}
+    for value, in_page in zip(values, readings):
+        image = ink_to_mnist(drawing_pad.ink(drawing_pad.parse(value)))
+        assert (in_page is None) == (image is None)
+        if image is None:
+            continue
+        server = read(app.READING.network, image)
+        assert int(np.argmax(in_page["lengths"])) == server.winner
+        worst["input"] = max(worst["input"], apart(np.reshape(in_page["image"], (28, 28)), image))
+        worst["length"] = max(worst["length"], float(np.abs(np.array(in_page["lengths"]) - server.lengths).max()))
+        worst["reconstruction"] = max(worst["reconstruction"], apart(
+            np.reshape(in_page["reconstruction"], (28, 28)), server.reconstruction(server.winner).numpy()))
+    print(f"{len(values)} drawings, the page against the server at worst: {worst}")
+    assert worst["input"] <= GREY_LEVELS and worst["reconstruction"] <= GREY_LEVELS, worst
+    assert worst["length"] <= LENGTH, worst
+
+
+def panel_pictures(page) -> dict[str, np.ndarray]:
+    """The reading panel's pictures: what the network sees, the reconstruction, the runner-up's."""
+    return {name: grey_picture(source) for name, source in PICTURES.findall(
+        page.locator("#reading-panel .panel").evaluate("(panel) => panel.outerHTML"))}
+
+
+def test_a_stroke_is_read_in_the_page_and_sent_only_when_the_pen_lifts(app, url, page):
+    """While the pen is down the panel follows with no request; once it lifts, the server's settled
+    panel shows the pictures the page showed of the same strokes."""
+    person = with_reader(page, url)
+    box = person.canvas_box()
+    scale = box["width"] / drawing_pad.SIDE
+    three = np.array(strokes(3, 60, 40, 160, 200)[0]).reshape(-1, 2) * scale + [box["x"], box["y"]]
+    person._pointer("down", *three[0])
+    for x, y in three[1::3]:
+        person._pointer("move", x, y)
+        page.wait_for_timeout(16)
+    page.wait_for_function("([pad, panel]) => document.querySelector(panel)?.dataset.revision === "
+                           "document.querySelector(`${pad} canvas`).closest('.pad').parentElement.dataset.revision",
+                           arg=[person.pad, person.panel])        # the last move's reading is shown
+    assert person.drawing()["readings"] >= 2 and person.reading() == "3"
+    shown_while_drawing = panel_pictures(page)
+    assert page.sent == []                                        # nothing of the stroke went to the server
+    assert page.locator("#reading-panel .panel[data-settled]").count() == 0
+    person._pointer("up", *three[-1])
+    page.wait_for_selector("#reading-panel .panel[data-settled]", state="attached")
+    assert len(page.sent) >= 1 and person.reading() == "3"
+    settled = panel_pictures(page)
+    assert settled.keys() == shown_while_drawing.keys() == {"input", "reconstruction", "runner-up"}
+    for name, picture in settled.items():
+        assert np.abs(picture.astype(int) - shown_while_drawing[name].astype(int)).max() <= GREY_LEVELS, name
+
+
+def test_a_tapped_example_shows_before_the_server_answers(app, url, page):
+    with_reader(page, url)
+    round_trip(page, SLOW_ROUND_TRIP_MS)
+    started = page.evaluate("() => performance.now()")
+    page.locator("#pad button.example").nth(7).click()
+    page.wait_for_function("() => document.querySelector('#reading-panel .digit').textContent === '7'")
+    assert page.evaluate("(started) => performance.now() - started", started) < SLOW_ROUND_TRIP_MS
+    assert page.locator("#reading-panel .panel[data-settled]").count() == 0     # the server has not answered
+
+
+def no_alarm(page) -> None:
+    """No error or warning in the console but the browser's own line for a file not found."""
+    alarming = [text for kind, text in page.messages
+                if kind in ("error", "warning") and not text.startswith("Failed to load resource")]
+    assert alarming == []
+
+
+@pytest.mark.parametrize("missing", ["WebAssembly", "the graph"])
+def test_where_the_page_cannot_read_the_server_reads_as_before(app, url, page, missing):
+    if missing == "WebAssembly":
+        page.add_init_script("delete window.WebAssembly")
+    else:
+        page.route("**/network/*.onnx", lambda route: route.fulfill(status=404))
+    page.goto(url)
+    person = PadDriver(page)
+    page.wait_for_function("() => document.readyState === 'complete'")
+    page.wait_for_timeout(3000)                                    # time enough to load what can be
+    assert page.locator("[data-page-reader=ready]").count() == 0
+    person.draw(strokes(4, 60, 40, 160, 200))
+    assert person.reading() == "4" and person.drawing()["readings"] >= 1
+    no_alarm(page)
+    assert sum("The server reads each drawing" in text for kind, text in page.messages if kind == "info") == 1
