@@ -7,6 +7,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 import torch.nn as nn
@@ -23,15 +24,41 @@ CONFIG_FILE = "config.json"
 HUB_REPO_ID = re.compile(r"\b[\w.-]+\b/\b[\w.-]+\b")  # namespace/name, e.g. "user/capsnet-mnist"
 NETWORKS = {"capsnet": CapsNet, "cnn": BaselineCNN}   # the commands' --model
 CONFIGS = {CapsNet: CapsNetConfig, BaselineCNN: BaselineConfig}
-SERVED_BY = {   # (--model, --task): the environment variable that names the page's weights, and its default
-    ("capsnet", "digits"): ("CAPSNET_WEIGHTS", "weights"), ("cnn", "digits"): ("CAPSNET_CNN_WEIGHTS", "weights/cnn"),
-    ("capsnet", "pairs"): ("CAPSNET_PAIRS_WEIGHTS", "weights/pairs"),
-    ("cnn", "pairs"): ("CAPSNET_PAIRS_CNN_WEIGHTS", "weights/pairs-cnn")}
-FIX = ("Fix: train a model with `python train.py --data-dir DATA --out FOLDER`, or set CAPSNET_WEIGHTS "
-       f"to a folder or Hugging Face Hub repo id that holds {WEIGHTS_FILE} and {CONFIG_FILE}.")
-PAIRS_FIX = ("Fix: train them with `python train.py --task pairs --init-from weights --data-dir DATA --out "
-             "weights/pairs` (the CapsNet) and `python train.py --task pairs --model cnn --data-dir DATA --out "
-             "weights/pairs-cnn` (the CNN), or point --capsnet / --cnn at folders that hold them")
+
+
+class Served(NamedTuple):
+    """Where the page takes one network's weights from."""
+    variable: str  # the environment variable that names a folder or Hub repo id
+    folder: str    # where they are without it
+
+
+SERVED_BY = {   # (--model, --task): where the page takes those weights from
+    ("capsnet", "digits"): Served("CAPSNET_WEIGHTS", "weights"),
+    ("cnn", "digits"): Served("CAPSNET_CNN_WEIGHTS", "weights/cnn"),
+    ("capsnet", "pairs"): Served("CAPSNET_PAIRS_WEIGHTS", "weights/pairs"),
+    ("cnn", "pairs"): Served("CAPSNET_PAIRS_CNN_WEIGHTS", "weights/pairs-cnn")}
+
+
+def train_command(model: str, task: str) -> str:
+    """The command that trains the page's ``model`` for ``task`` into its default folder; a pairs
+    network starts from the digits network of its kind, as the shipped ones did (their metrics.json)."""
+    flags = ["--task pairs"] if task == "pairs" else []
+    flags += [] if model == "capsnet" else [f"--model {model}"]
+    flags += [f"--init-from {SERVED_BY[model, 'digits'].folder}"] if task == "pairs" else []
+    return " ".join(["python train.py", *flags, "--data-dir DATA", f"--out {SERVED_BY[model, task].folder}"])
+
+
+def served_fix(*networks: tuple[str, str]) -> str:
+    """How to mend weights of the page's ``networks`` ((--model, --task) each) that cannot be loaded:
+    the commands that train them, or the environment variables that point the page elsewhere."""
+    commands = " and ".join(f"`{train_command(*network)}`" for network in networks)
+    variables = " and ".join(SERVED_BY[network].variable for network in networks)
+    held = "a folder or Hugging Face Hub repo id that holds" if len(networks) == 1 else "folders that hold"
+    return (f"Fix: train {'a model' if len(networks) == 1 else 'them'} with {commands}, or set {variables} "
+            f"to {held} {WEIGHTS_FILE} and {CONFIG_FILE}.")
+
+
+FIX = served_fix(("capsnet", "digits"))   # load_model's
 
 
 class WeightsError(RuntimeError):
@@ -44,9 +71,9 @@ class WeightsError(RuntimeError):
 
 
 def served_weights(model: str, task: str) -> str:
-    """Where the page takes the weights of ``model`` on ``task`` from: its environment variable, else the default."""
-    variable, default = SERVED_BY[model, task]
-    return os.environ.get(variable, default)
+    """Where the page takes the weights of ``model`` on ``task`` from: its environment variable, else its folder."""
+    variable, folder = SERVED_BY[model, task]
+    return os.environ.get(variable, folder)
 
 
 def load_model(source: str | os.PathLike, network: type[nn.Module] = CapsNet) -> nn.Module:
@@ -172,7 +199,7 @@ def load_pair_networks(capsnet_folder, cnn_folder) -> tuple:
     try:
         return load_model(capsnet_folder), load_model(cnn_folder, BaselineCNN)
     except WeightsError as error:
-        raise WeightsError(error.problem, PAIRS_FIX) from None
+        raise WeightsError(error.problem, served_fix(("capsnet", "pairs"), ("cnn", "pairs"))) from None
 
 
 def pair_weights_sha256(capsnet_folder, cnn_folder) -> dict[str, str]:

@@ -22,19 +22,11 @@ from pathlib import Path
 
 from capsnet.baseline import BaselineCNN
 from capsnet.model import CapsNet
-from capsnet.pretrained import WeightsError, load_model, load_pair_networks, served_weights
+from capsnet.pretrained import WeightsError, load_model, load_pair_networks, served_fix, served_weights
 from capsnet.studies import pairs_measurement_file, robustness_file
 from capsnet.studies.dimension_names_file import DimensionNames, DimensionNamesError, load_dimension_names
 
 log = logging.getLogger("playground")
-
-CNN_FIX = ("Fix: train the CNN baseline with `python train.py --model cnn --data-dir DATA --out weights/cnn`, or set "
-           "CAPSNET_CNN_WEIGHTS to a folder or Hugging Face Hub repo id that holds its model.safetensors and "
-           "config.json.")
-PAIRS_FIX = ("Train them with `python train.py --task pairs --init-from weights --data-dir DATA --out weights/pairs` "
-             "and `python train.py --task pairs --model cnn --init-from weights/cnn --data-dir DATA --out "
-             "weights/pairs-cnn` (docs/pairs.md), or set CAPSNET_PAIRS_WEIGHTS and CAPSNET_PAIRS_CNN_WEIGHTS to "
-             "folders that hold them.")
 
 
 @dataclass(frozen=True)
@@ -75,7 +67,7 @@ def load_cnn(source: str) -> BaselineCNN:
     try:
         return load_model(source, BaselineCNN)
     except WeightsError as error:
-        raise WeightsError(error.problem, CNN_FIX) from None
+        raise WeightsError(error.problem, served_fix(("cnn", "digits"))) from None
 
 
 def dimension_names(weights: str) -> DimensionNames | None:
@@ -114,7 +106,7 @@ def pair_networks(capsnet_weights: str, cnn_weights: str) -> PairNetworks:
         capsnet, cnn = load_pair_networks(capsnet_weights, cnn_weights)
     except WeightsError as error:
         log.warning("The Two-digits section cannot read: %s", error)
-        return PairNetworks(None, None, None, f"{error.problem}. {PAIRS_FIX}")
+        return PairNetworks(None, None, None, str(error))
     return PairNetworks(capsnet, cnn, pairs_results(capsnet_weights, cnn_weights))
 
 

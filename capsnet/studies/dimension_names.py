@@ -35,7 +35,7 @@ import torch
 from capsnet.data.datasets import mnist
 from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
 from capsnet.model import CapsNet
-from capsnet.pretrained import WEIGHTS_FILE, load_model
+from capsnet.pretrained import SERVED_BY, WEIGHTS_FILE, load_model
 from capsnet.saving import sha256
 from capsnet.studies.dimension_names_file import NAMES_FILE, DimensionNames, load_dimension_names
 from capsnet.studies.shape_measures import EPS, MEASURES, measure, region_shares, transform
@@ -228,7 +228,8 @@ def to_json(names: dict) -> str:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Measure and name what each digit capsule dimension encodes, "
                                             f"for every class, and write {NAMES_FILE} beside the weights (docs/dimensions.md).")
-    p.add_argument("--weights", default="weights", help=f"a folder holding {WEIGHTS_FILE} (default: weights)")
+    p.add_argument("--weights", default=SERVED_BY["capsnet", "digits"].folder,
+                   help=f"a folder holding {WEIGHTS_FILE} (default: %(default)s)")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: WEIGHTS/{NAMES_FILE})")
     p.add_argument("--show", type=int, nargs="+", metavar="DIGIT", default=None,

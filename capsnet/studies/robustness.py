@@ -52,7 +52,7 @@ from tqdm import tqdm
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import SWEEPS, AffineChange, affine_matrices, transform
 from capsnet.data.datasets import mnist
-from capsnet.pretrained import WEIGHTS_FILE, load_model
+from capsnet.pretrained import SERVED_BY, WEIGHTS_FILE, load_model
 from capsnet.saving import sha256
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import (BOOTSTRAP_RESAMPLES, DECIMALS, correlation, ink_error, paired, percent,
@@ -273,8 +273,10 @@ def main(argv: list[str] | None = None) -> None:
                                             f"under affine changes, and write {RESULTS_FILE} beside the CapsNet's weights "
                                             "(the results: docs/robustness.md).")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
-    p.add_argument("--capsnet", default="weights", help=f"the CapsNet's folder, holding {WEIGHTS_FILE} (default: weights)")
-    p.add_argument("--cnn", default="weights/cnn", help="the CNN baseline's folder (default: weights/cnn)")
+    p.add_argument("--capsnet", default=SERVED_BY["capsnet", "digits"].folder,
+                   help=f"the CapsNet's folder, holding {WEIGHTS_FILE} (default: %(default)s)")
+    p.add_argument("--cnn", default=SERVED_BY["cnn", "digits"].folder,
+                   help="the CNN baseline's folder (default: %(default)s)")
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: CAPSNET/{RESULTS_FILE})")
     p.add_argument("--show", action="store_true",
                    help="print docs/robustness.md's tables from OUT, checked against both weights, instead of measuring")
