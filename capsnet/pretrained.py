@@ -17,7 +17,6 @@ from safetensors import SafetensorError, safe_open
 
 from capsnet.baseline import BaselineCNN, BaselineConfig
 from capsnet.model import CapsNet, CapsNetConfig
-from capsnet.saving import sha256
 
 WEIGHTS_FILE = "model.safetensors"
 CONFIG_FILE = "config.json"
@@ -124,16 +123,7 @@ def download(repo_id: str) -> Path:
 def read_config(path: Path, config_class: type = CapsNetConfig):
     """The ``config_class`` in ``path``: exactly its keys, each a count (a positive integer, or a
     list of as many as the default has), a padding (0 allowed) or a dropout in [0, 1)."""
-    try:
-        values = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise WeightsError(f"{path} is missing") from None
-    except OSError as error:
-        raise WeightsError(f"{path} cannot be read ({error.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise WeightsError(f"{path} is not valid JSON ({error})") from None
-    if not isinstance(values, dict):
-        raise WeightsError(f"{path} must hold a JSON object of {config_class.__name__} fields")
+    values = read_json_object(path, f"{config_class.__name__} fields")
     defaults = {field.name: field.default for field in dataclasses.fields(config_class)}
     if missing := sorted(defaults.keys() - values.keys()):
         raise WeightsError(f"{path} lacks the keys {', '.join(missing)}")
@@ -159,6 +149,25 @@ def read_config(path: Path, config_class: type = CapsNetConfig):
         raise WeightsError(f"{path}: image_size {config.image_size} is too small for kernel_size "
                            f"{config.kernel_size} (the convolutions leave no feature map)")
     return config
+
+
+def read_json_object(path: Path, holding: str) -> dict:
+    """The JSON object in ``path`` (a file beside the weights: config.json, a study's results).
+
+    Raises:
+        WeightsError: the file is missing, unreadable, not JSON, or not an object (of ``holding``).
+    """
+    try:
+        values = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WeightsError(f"{path} is missing") from None
+    except OSError as error:
+        raise WeightsError(f"{path} cannot be read ({error.strerror})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise WeightsError(f"{path} is not valid JSON ({error})") from None
+    if not isinstance(values, dict):
+        raise WeightsError(f"{path} must hold a JSON object of {holding}, not a JSON {type(values).__name__}")
+    return values
 
 
 def is_int(value, least: int) -> bool:
@@ -200,8 +209,3 @@ def load_pair_networks(capsnet_folder, cnn_folder) -> tuple:
         return load_model(capsnet_folder), load_model(cnn_folder, BaselineCNN)
     except WeightsError as error:
         raise WeightsError(error.problem, served_fix(("capsnet", "pairs"), ("cnn", "pairs"))) from None
-
-
-def pair_weights_sha256(capsnet_folder, cnn_folder) -> dict[str, str]:
-    """The SHA-256 of each pairs network's weights file, as a measurement of both records it."""
-    return {"capsnet": sha256(Path(capsnet_folder) / WEIGHTS_FILE), "cnn": sha256(Path(cnn_folder) / WEIGHTS_FILE)}

@@ -24,7 +24,8 @@ from capsnet.baseline import BaselineCNN
 from capsnet.model import CapsNet
 from capsnet.pretrained import WeightsError, load_model, load_pair_networks, served_fix, served_weights
 from capsnet.studies import pairs_measurement_file, robustness_file
-from capsnet.studies.dimension_names_file import DimensionNames, DimensionNamesError, load_dimension_names
+from capsnet.studies.dimension_names_file import DimensionNames, load_dimension_names
+from capsnet.studies.results_file import ResultsError
 
 log = logging.getLogger("playground")
 
@@ -75,7 +76,7 @@ def dimension_names(weights: str) -> DimensionNames | None:
     sliders) where there are none for these weights."""
     try:
         return load_dimension_names(weights)
-    except DimensionNamesError as error:
+    except ResultsError as error:
         log.warning("The sliders are numbered, not named: %s", error)
         return None
 
@@ -85,7 +86,7 @@ def robustness_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
     try:
         return Measurement(robustness_file.load_results(Path(capsnet_weights) / robustness_file.RESULTS_FILE,
                                                          capsnet_weights, cnn_weights))
-    except robustness_file.RobustnessResultsError as error:
+    except ResultsError as error:
         log.warning("The Turn-it section shows no measurement over MNIST: %s", error)
         return Measurement(None, str(error))
 
@@ -95,7 +96,7 @@ def pairs_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
     try:
         path = Path(capsnet_weights) / pairs_measurement_file.RESULTS_FILE
         return Measurement(pairs_measurement_file.load_results(path, capsnet_weights, cnn_weights))
-    except pairs_measurement_file.PairResultsError as error:
+    except ResultsError as error:
         log.warning("The Two-digits section shows no measurement: %s", error)
         return Measurement(None, str(error))
 

@@ -275,8 +275,8 @@ def measured_folder(app, mnist_test, tmp_path_factory):
     weights = Path(app.NETWORKS.weights) / "model.safetensors"
     (folder / "model.safetensors").symlink_to(weights.resolve())
     images, labels = first_digits(mnist_test, 2)
-    results = {"capsnet_weights_sha256": sha256(weights),
-               "cnn_weights_sha256": sha256(Path(app.NETWORKS.cnn_weights) / "model.safetensors"),
+    results = {"weights_sha256": {"capsnet": sha256(weights),
+                                  "cnn": sha256(Path(app.NETWORKS.cnn_weights) / "model.safetensors")},
                "digit_count": len(images),
                **measure(app.NETWORKS.capsnet, app.NETWORKS.cnn, images, labels, {"rotation": SWEEPS["rotation"]},
                          transforms_per_digit=1)}

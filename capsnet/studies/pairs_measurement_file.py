@@ -8,22 +8,14 @@ RESULTS_FILE = "pairs.json"
 PAPER = {"capsnet_error": 0.050, "cnn_error": 0.081, "frame_overlap": 0.80}
 
 
-class PairResultsError(RuntimeError):
-    """pairs.json is missing, unreadable or measured with other weights; says how to remake it."""
-
-    def __init__(self, problem: str):
-        super().__init__(f"{problem}. Fix: python -m capsnet.studies.pairs_measurement --data-dir DATA --capsnet CAPSNET "
-                         "--cnn CNN writes it for these weights.")
+COMMAND = "python -m capsnet.studies.pairs_measurement --data-dir DATA --capsnet CAPSNET --cnn CNN"
 
 
 def load_results(path, capsnet_folder, cnn_folder) -> dict:
     """pairs.json, checked against the two pairs networks' weights it was measured with.
 
     Raises:
-        PairResultsError: the file is missing or not JSON, or a network's model.safetensors is
-            missing or is not the one whose sha256 the file records.
+        ResultsError: the file is missing or not a JSON object, or a network's model.safetensors is
+            missing or is not the one whose SHA-256 the file records.
     """
-    def recorded(results: dict, network: str):
-        hashes = results.get("weights_sha256")
-        return hashes.get(network) if isinstance(hashes, dict) else None
-    return load_measured(path, {"capsnet": capsnet_folder, "cnn": cnn_folder}, recorded, PairResultsError)
+    return load_measured(path, {"capsnet": capsnet_folder, "cnn": cnn_folder}, COMMAND, dict)

@@ -53,7 +53,7 @@ from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import SWEEPS, AffineChange, affine_matrices, transform
 from capsnet.data.datasets import mnist
 from capsnet.pretrained import SERVED_BY, WEIGHTS_FILE, load_model
-from capsnet.saving import sha256
+from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import (BOOTSTRAP_RESAMPLES, DECIMALS, correlation, ink_error, paired, percent,
                                         points, to_json)
@@ -289,8 +289,8 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     capsnet, cnn = load_model(args.capsnet), load_model(args.cnn, BaselineCNN)
     images, labels = first_digits(mnist(args.data_dir, train=False), DIGITS_PER_CLASS)
-    results = {"capsnet_weights_sha256": sha256(Path(args.capsnet) / WEIGHTS_FILE),
-               "cnn_weights_sha256": sha256(Path(args.cnn) / WEIGHTS_FILE), "weights_file": WEIGHTS_FILE,
+    results = {WEIGHTS_SHA256: weights_sha256({"capsnet": args.capsnet, "cnn": args.cnn}),
+               "weights_file": WEIGHTS_FILE,
                "digits": f"the first {DIGITS_PER_CLASS} of each class in MNIST's test set; both networks read "
                          "the same changed images",
                "digit_count": len(images),
