@@ -14,7 +14,9 @@ The environment names where each comes from, a folder (or a Hugging Face Hub rep
 
 A CapsNet or CNN that cannot be loaded stops the app with WeightsError's message, which names the
 file and the fix. Without the pairs networks the app still starts, and the Two-digits section says
-why; without the names the sliders are numbered; without a measurement its section says why.
+why; without the names the sliders are numbered; without a measurement (its file missing, made
+for other weights, or lacking an entry the page shows: each checked as the app starts) its
+section says why, naming the file and the command that writes it again.
 """
 import logging
 from dataclasses import dataclass
@@ -25,15 +27,17 @@ from capsnet.model import CapsNet
 from capsnet.pretrained import WeightsError, load_model, load_pair_networks, served_fix, served_weights
 from capsnet.studies import pairs_measurement_file, robustness_file
 from capsnet.studies.dimension_names_file import DimensionNames, load_dimension_names
+from capsnet.studies.pairs_measurement_file import PairFigures
 from capsnet.studies.results_file import ResultsError
+from capsnet.studies.robustness_file import RobustnessFigures
 
 log = logging.getLogger("playground")
 
 
 @dataclass(frozen=True)
 class Measurement:
-    """A study's results file for the weights the page reads with, or why there is none."""
-    results: dict | None     # the file as the study's load_results read it, checked against the weights
+    """What the page shows of a study's results file for the weights it reads with, or why there is none."""
+    results: PairFigures | RobustnessFigures | None   # read where the file is, checked against the weights
     why_not: str = ""        # where results is None: the study's error message (what is wrong, and the fix)
 
 
@@ -84,7 +88,7 @@ def dimension_names(weights: str) -> DimensionNames | None:
 def robustness_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
     """robustness.json beside the CapsNet's weights, checked against both networks' weights."""
     try:
-        return Measurement(robustness_file.load_results(Path(capsnet_weights) / robustness_file.RESULTS_FILE,
+        return Measurement(robustness_file.load_figures(Path(capsnet_weights) / robustness_file.RESULTS_FILE,
                                                          capsnet_weights, cnn_weights))
     except ResultsError as error:
         log.warning("The Turn-it section shows no measurement over MNIST: %s", error)
@@ -95,7 +99,7 @@ def pairs_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
     """pairs.json beside the pairs CapsNet's weights, checked against both pairs networks' weights."""
     try:
         path = Path(capsnet_weights) / pairs_measurement_file.RESULTS_FILE
-        return Measurement(pairs_measurement_file.load_results(path, capsnet_weights, cnn_weights))
+        return Measurement(pairs_measurement_file.load_figures(path, capsnet_weights, cnn_weights))
     except ResultsError as error:
         log.warning("The Two-digits section shows no measurement: %s", error)
         return Measurement(None, str(error))
