@@ -7,6 +7,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 import torch.nn as nn
@@ -16,22 +17,47 @@ from safetensors import SafetensorError, safe_open
 
 from capsnet.baseline import BaselineCNN, BaselineConfig
 from capsnet.model import CapsNet, CapsNetConfig
-from capsnet.saving import sha256
 
 WEIGHTS_FILE = "model.safetensors"
 CONFIG_FILE = "config.json"
 HUB_REPO_ID = re.compile(r"\b[\w.-]+\b/\b[\w.-]+\b")  # namespace/name, e.g. "user/capsnet-mnist"
 NETWORKS = {"capsnet": CapsNet, "cnn": BaselineCNN}   # the commands' --model
 CONFIGS = {CapsNet: CapsNetConfig, BaselineCNN: BaselineConfig}
-SERVED_BY = {   # (--model, --task): the environment variable that names the page's weights, and its default
-    ("capsnet", "digits"): ("CAPSNET_WEIGHTS", "weights"), ("cnn", "digits"): ("CAPSNET_CNN_WEIGHTS", "weights/cnn"),
-    ("capsnet", "pairs"): ("CAPSNET_PAIRS_WEIGHTS", "weights/pairs"),
-    ("cnn", "pairs"): ("CAPSNET_PAIRS_CNN_WEIGHTS", "weights/pairs-cnn")}
-FIX = ("Fix: train a model with `python train.py --data-dir DATA --out FOLDER`, or set CAPSNET_WEIGHTS "
-       f"to a folder or Hugging Face Hub repo id that holds {WEIGHTS_FILE} and {CONFIG_FILE}.")
-PAIRS_FIX = ("Fix: train them with `python train.py --task pairs --init-from weights --data-dir DATA --out "
-             "weights/pairs` (the CapsNet) and `python train.py --task pairs --model cnn --data-dir DATA --out "
-             "weights/pairs-cnn` (the CNN), or point --capsnet / --cnn at folders that hold them")
+
+
+class Served(NamedTuple):
+    """Where the page takes one network's weights from."""
+    variable: str  # the environment variable that names a folder or Hub repo id
+    folder: str    # where they are without it
+
+
+SERVED_BY = {   # (--model, --task): where the page takes those weights from
+    ("capsnet", "digits"): Served("CAPSNET_WEIGHTS", "weights"),
+    ("cnn", "digits"): Served("CAPSNET_CNN_WEIGHTS", "weights/cnn"),
+    ("capsnet", "pairs"): Served("CAPSNET_PAIRS_WEIGHTS", "weights/pairs"),
+    ("cnn", "pairs"): Served("CAPSNET_PAIRS_CNN_WEIGHTS", "weights/pairs-cnn")}
+
+
+def train_command(model: str, task: str) -> str:
+    """The command that trains the page's ``model`` for ``task`` into its default folder; a pairs
+    network starts from the digits network of its kind, as the shipped ones did (their metrics.json)."""
+    flags = ["--task pairs"] if task == "pairs" else []
+    flags += [] if model == "capsnet" else [f"--model {model}"]
+    flags += [f"--init-from {SERVED_BY[model, 'digits'].folder}"] if task == "pairs" else []
+    return " ".join(["python train.py", *flags, "--data-dir DATA", f"--out {SERVED_BY[model, task].folder}"])
+
+
+def served_fix(*networks: tuple[str, str]) -> str:
+    """How to mend weights of the page's ``networks`` ((--model, --task) each) that cannot be loaded:
+    the commands that train them, or the environment variables that point the page elsewhere."""
+    commands = " and ".join(f"`{train_command(*network)}`" for network in networks)
+    variables = " and ".join(SERVED_BY[network].variable for network in networks)
+    held = "a folder or Hugging Face Hub repo id that holds" if len(networks) == 1 else "folders that hold"
+    return (f"Fix: train {'a model' if len(networks) == 1 else 'them'} with {commands}, or set {variables} "
+            f"to {held} {WEIGHTS_FILE} and {CONFIG_FILE}.")
+
+
+FIX = served_fix(("capsnet", "digits"))   # load_model's
 
 
 class WeightsError(RuntimeError):
@@ -44,9 +70,9 @@ class WeightsError(RuntimeError):
 
 
 def served_weights(model: str, task: str) -> str:
-    """Where the page takes the weights of ``model`` on ``task`` from: its environment variable, else the default."""
-    variable, default = SERVED_BY[model, task]
-    return os.environ.get(variable, default)
+    """Where the page takes the weights of ``model`` on ``task`` from: its environment variable, else its folder."""
+    variable, folder = SERVED_BY[model, task]
+    return os.environ.get(variable, folder)
 
 
 def load_model(source: str | os.PathLike, network: type[nn.Module] = CapsNet) -> nn.Module:
@@ -97,16 +123,7 @@ def download(repo_id: str) -> Path:
 def read_config(path: Path, config_class: type = CapsNetConfig):
     """The ``config_class`` in ``path``: exactly its keys, each a count (a positive integer, or a
     list of as many as the default has), a padding (0 allowed) or a dropout in [0, 1)."""
-    try:
-        values = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise WeightsError(f"{path} is missing") from None
-    except OSError as error:
-        raise WeightsError(f"{path} cannot be read ({error.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise WeightsError(f"{path} is not valid JSON ({error})") from None
-    if not isinstance(values, dict):
-        raise WeightsError(f"{path} must hold a JSON object of {config_class.__name__} fields")
+    values = read_json_object(path, f"{config_class.__name__} fields")
     defaults = {field.name: field.default for field in dataclasses.fields(config_class)}
     if missing := sorted(defaults.keys() - values.keys()):
         raise WeightsError(f"{path} lacks the keys {', '.join(missing)}")
@@ -132,6 +149,25 @@ def read_config(path: Path, config_class: type = CapsNetConfig):
         raise WeightsError(f"{path}: image_size {config.image_size} is too small for kernel_size "
                            f"{config.kernel_size} (the convolutions leave no feature map)")
     return config
+
+
+def read_json_object(path: Path, holding: str) -> dict:
+    """The JSON object in ``path`` (a file beside the weights: config.json, a study's results).
+
+    Raises:
+        WeightsError: the file is missing, unreadable, not JSON, or not an object (of ``holding``).
+    """
+    try:
+        values = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WeightsError(f"{path} is missing") from None
+    except OSError as error:
+        raise WeightsError(f"{path} cannot be read ({error.strerror})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise WeightsError(f"{path} is not valid JSON ({error})") from None
+    if not isinstance(values, dict):
+        raise WeightsError(f"{path} must hold a JSON object of {holding}, not a JSON {type(values).__name__}")
+    return values
 
 
 def is_int(value, least: int) -> bool:
@@ -172,9 +208,4 @@ def load_pair_networks(capsnet_folder, cnn_folder) -> tuple:
     try:
         return load_model(capsnet_folder), load_model(cnn_folder, BaselineCNN)
     except WeightsError as error:
-        raise WeightsError(error.problem, PAIRS_FIX) from None
-
-
-def pair_weights_sha256(capsnet_folder, cnn_folder) -> dict[str, str]:
-    """The SHA-256 of each pairs network's weights file, as a measurement of both records it."""
-    return {"capsnet": sha256(Path(capsnet_folder) / WEIGHTS_FILE), "cnn": sha256(Path(cnn_folder) / WEIGHTS_FILE)}
+        raise WeightsError(error.problem, served_fix(("capsnet", "pairs"), ("cnn", "pairs"))) from None

@@ -14,7 +14,9 @@ The environment names where each comes from, a folder (or a Hugging Face Hub rep
 
 A CapsNet or CNN that cannot be loaded stops the app with WeightsError's message, which names the
 file and the fix. Without the pairs networks the app still starts, and the Two-digits section says
-why; without the names the sliders are numbered; without a measurement its section says why.
+why; without the names the sliders are numbered; without a measurement (its file missing, made
+for other weights, or lacking an entry the page shows: each checked as the app starts) its
+section says why, naming the file and the command that writes it again.
 """
 import logging
 from dataclasses import dataclass
@@ -22,25 +24,20 @@ from pathlib import Path
 
 from capsnet.baseline import BaselineCNN
 from capsnet.model import CapsNet
-from capsnet.pretrained import WeightsError, load_model, load_pair_networks, served_weights
+from capsnet.pretrained import WeightsError, load_model, load_pair_networks, served_fix, served_weights
 from capsnet.studies import pairs_measurement_file, robustness_file
-from capsnet.studies.dimension_names_file import DimensionNames, DimensionNamesError, load_dimension_names
+from capsnet.studies.dimension_names_file import DimensionNames, load_dimension_names
+from capsnet.studies.pairs_measurement_file import PairFigures
+from capsnet.studies.results_file import ResultsError
+from capsnet.studies.robustness_file import RobustnessFigures
 
 log = logging.getLogger("playground")
-
-CNN_FIX = ("Fix: train the CNN baseline with `python train.py --model cnn --data-dir DATA --out weights/cnn`, or set "
-           "CAPSNET_CNN_WEIGHTS to a folder or Hugging Face Hub repo id that holds its model.safetensors and "
-           "config.json.")
-PAIRS_FIX = ("Train them with `python train.py --task pairs --init-from weights --data-dir DATA --out weights/pairs` "
-             "and `python train.py --task pairs --model cnn --init-from weights/cnn --data-dir DATA --out "
-             "weights/pairs-cnn` (docs/pairs.md), or set CAPSNET_PAIRS_WEIGHTS and CAPSNET_PAIRS_CNN_WEIGHTS to "
-             "folders that hold them.")
 
 
 @dataclass(frozen=True)
 class Measurement:
-    """A study's results file for the weights the page reads with, or why there is none."""
-    results: dict | None     # the file as the study's load_results read it, checked against the weights
+    """What the page shows of a study's results file for the weights it reads with, or why there is none."""
+    results: PairFigures | RobustnessFigures | None   # read where the file is, checked against the weights
     why_not: str = ""        # where results is None: the study's error message (what is wrong, and the fix)
 
 
@@ -75,7 +72,7 @@ def load_cnn(source: str) -> BaselineCNN:
     try:
         return load_model(source, BaselineCNN)
     except WeightsError as error:
-        raise WeightsError(error.problem, CNN_FIX) from None
+        raise WeightsError(error.problem, served_fix(("cnn", "digits"))) from None
 
 
 def dimension_names(weights: str) -> DimensionNames | None:
@@ -83,7 +80,7 @@ def dimension_names(weights: str) -> DimensionNames | None:
     sliders) where there are none for these weights."""
     try:
         return load_dimension_names(weights)
-    except DimensionNamesError as error:
+    except ResultsError as error:
         log.warning("The sliders are numbered, not named: %s", error)
         return None
 
@@ -91,9 +88,9 @@ def dimension_names(weights: str) -> DimensionNames | None:
 def robustness_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
     """robustness.json beside the CapsNet's weights, checked against both networks' weights."""
     try:
-        return Measurement(robustness_file.load_results(Path(capsnet_weights) / robustness_file.RESULTS_FILE,
+        return Measurement(robustness_file.load_figures(Path(capsnet_weights) / robustness_file.RESULTS_FILE,
                                                          capsnet_weights, cnn_weights))
-    except robustness_file.RobustnessResultsError as error:
+    except ResultsError as error:
         log.warning("The Turn-it section shows no measurement over MNIST: %s", error)
         return Measurement(None, str(error))
 
@@ -102,8 +99,8 @@ def pairs_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
     """pairs.json beside the pairs CapsNet's weights, checked against both pairs networks' weights."""
     try:
         path = Path(capsnet_weights) / pairs_measurement_file.RESULTS_FILE
-        return Measurement(pairs_measurement_file.load_results(path, capsnet_weights, cnn_weights))
-    except pairs_measurement_file.PairResultsError as error:
+        return Measurement(pairs_measurement_file.load_figures(path, capsnet_weights, cnn_weights))
+    except ResultsError as error:
         log.warning("The Two-digits section shows no measurement: %s", error)
         return Measurement(None, str(error))
 
@@ -114,7 +111,7 @@ def pair_networks(capsnet_weights: str, cnn_weights: str) -> PairNetworks:
         capsnet, cnn = load_pair_networks(capsnet_weights, cnn_weights)
     except WeightsError as error:
         log.warning("The Two-digits section cannot read: %s", error)
-        return PairNetworks(None, None, None, f"{error.problem}. {PAIRS_FIX}")
+        return PairNetworks(None, None, None, str(error))
     return PairNetworks(capsnet, cnn, pairs_results(capsnet_weights, cnn_weights))
 
 

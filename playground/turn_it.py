@@ -7,7 +7,6 @@ output of a slider's move) and the rotation sweep. What is turned is the network
 the current drawing, changed by `capsnet.data.affine.transform`, the change the robustness
 measurement makes to MNIST's test digits (`weights/robustness.json`).
 """
-import logging
 from dataclasses import InitVar, dataclass, field
 
 import gradio as gr
@@ -20,12 +19,10 @@ from capsnet.dimensions import PAPER_RANGE
 from capsnet.model import CapsNet
 from capsnet.studies.dimension_names_file import DimensionNames
 from capsnet.studies.robustness_file import RESULTS_FILE
-from capsnet.studies.statistics import percent, points
+from capsnet.studies.statistics import Difference, percent
 from playground import serving, turn_views
 from playground.networks import Measurement
 from playground.transform_sliders import TransformSliders, TurnError, change_of
-
-log = logging.getLogger("playground")
 
 SWEEP_ANGLES = np.array(SWEEPS["rotation"][0])   # degrees: a drawing's rotation sweep, the measurement's steps
 POSE_LIMIT = PAPER_RANGE               # a dimension's move that fills its bar: the paper's slider range
@@ -185,9 +182,9 @@ should draw it turned. A CNN keeps only the answer.
 """
 
 
-def lead(paired: dict) -> str:
+def lead(paired: Difference) -> str:
     """"CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]", from robustness.json's paired measures."""
-    return f"CapsNet − CNN in points, with its 95% interval: {points(paired)}"
+    return f"CapsNet − CNN in points, with its 95% interval: {paired.points()}"
 
 
 def measured(measurement: Measurement) -> tuple[turn_views.Curve | None, str]:
@@ -200,27 +197,16 @@ def measured(measurement: Measurement) -> tuple[turn_views.Curve | None, str]:
     """
     if measurement.results is None:
         return None, f"Not measured for these weights: {measurement.why_not}"
-    results = measurement.results
-    try:
-        steps = results["sweeps"]["rotation"]["steps"]
-        curve = turn_views.Curve(np.array([step["value"] for step in steps], dtype=float),
-                                 np.array([step["capsnet"]["accuracy"] for step in steps], dtype=float),
-                                 np.array([step["cnn"]["accuracy"] for step in steps], dtype=float),
-                                 int(results["digit_count"]))
-        clean, affnist = results["untransformed"], results["affnist"]
-        ranges = ", ".join(f"{name} {low:g} … {high:g}" for name, (low, high) in affnist["ranges"].items())
-        finding = (
-            f"Both networks read the same changed images of {curve.images:,} MNIST test digits. Under random "
-            f"changes in affNIST's ranges ({affnist['images']:,} images: {ranges}) the CapsNet reads "
-            f"**{percent(affnist['capsnet']['accuracy'])}**, the CNN **{percent(affnist['cnn']['accuracy'])}** "
-            f"({lead(affnist['paired'])}; unchanged: {percent(clean['capsnet']['accuracy'])} and {percent(clean['cnn']['accuracy'])}); "
-            f"turned {turn_views.degrees(curve.angles[0])} … {turn_views.degrees(curve.angles[-1])}, on average "
-            f"over the steps {percent(curve.capsnet.mean())} and {percent(curve.cnn.mean())} "
-            f"({lead(results['sweeps']['rotation']['mean_paired'])}). The curves below come from "
-            f"`{RESULTS_FILE}` (`python -m capsnet.studies.robustness`).")
-    except (KeyError, TypeError, ValueError, IndexError) as error:
-        log.warning("The Turn-it section shows no measurement over MNIST: %s is not a measurement (%s: %s)",
-                    RESULTS_FILE, error.__class__.__name__, error)
-        return None, (f"Not measured for these weights: {RESULTS_FILE} is not a measurement "
-                      f"({error.__class__.__name__}).")
+    m = measurement.results
+    curve = turn_views.Curve(np.array(m.angles), np.array(m.capsnet_turned), np.array(m.cnn_turned), m.digit_count)
+    ranges = ", ".join(f"{name} {low:g} … {high:g}" for name, low, high in m.affnist_ranges)
+    finding = (
+        f"Both networks read the same changed images of {curve.images:,} MNIST test digits. Under random "
+        f"changes in affNIST's ranges ({m.affnist_images:,} images: {ranges}) the CapsNet reads "
+        f"**{percent(m.capsnet_affnist)}**, the CNN **{percent(m.cnn_affnist)}** "
+        f"({lead(m.affnist_lead)}; unchanged: {percent(m.capsnet_unchanged)} and {percent(m.cnn_unchanged)}); "
+        f"turned {turn_views.degrees(curve.angles[0])} … {turn_views.degrees(curve.angles[-1])}, on average "
+        f"over the steps {percent(curve.capsnet.mean())} and {percent(curve.cnn.mean())} "
+        f"({lead(m.turned_lead)}). The curves below come from "
+        f"`{RESULTS_FILE}` (`python -m capsnet.studies.robustness`).")
     return curve, finding

@@ -35,7 +35,7 @@ from capsnet.data.preprocess import MIN_CONTRAST, SketchError, overlaid_inks_to_
 from capsnet.digit_count import CountRule, counted, second_ink
 from capsnet.model import CapsNet
 from capsnet.studies.pairs_measurement_file import PAPER, RESULTS_FILE
-from capsnet.studies.statistics import percent, points
+from capsnet.studies.statistics import Difference, percent
 from playground import drawing_pad, serving, views
 from playground.networks import Measurement, PairNetworks
 from playground.two_digit_views import PairView, figure5, pair_panel, tinted
@@ -289,68 +289,47 @@ def example_fields(background: np.ndarray) -> np.ndarray | None:
     return np.concatenate([layers.max(axis=0, keepdims=True), layers])
 
 
-def count_rules(results: dict) -> tuple[CountRule, CountRule]:
-    """Each network's count rule, as pairs.json's count chose it on validation examples.
-
-    Raises:
-        KeyError, TypeError: pairs.json holds no count rule (measured before there was one).
-    """
-    people = results["people"]
-    return CountRule.from_record(people["capsnet"]["count"]), CountRule.from_record(people["cnn"]["count"])
-
-
 def measured(measurement: Measurement) -> str:
     """A sentence of what `capsnet.studies.pairs_measurement` found for the pairs networks
     (pairs.json beside the CapsNet's weights, `networks.pairs_results`), or why there is none."""
     if measurement.results is None:
         return f"Not measured for these weights: {measurement.why_not}"
-    results = measurement.results
-    try:
-        c, n, lead = results["capsnet"], results["cnn"], results["lead"]
-        routed = {row["iterations"]: row for row in c["by_routing_iterations"]}
-        unrouted = routed[1]
-        who_reads_more = verdict(lead, "the CapsNet reads more pairs, as in the paper",
-                                 "unlike in the paper, the CNN reads more pairs", "no clear difference between them")
-        what_routing_does = verdict(unrouted["gain"], "it reads more pairs without routing",
-                                    "routing helps it, as the paper found", "routing makes no clear difference")
-        rule = count_rules(results)[0]
-        people = results["people"]["capsnet"]
-        return (f"Both networks, trained here on the same examples, read the same "
-                f"{results['test_pairs']:,} MNIST test pairs: both digits right **{percent(c['both_right'])}** "
-                f"for the CapsNet, **{percent(n['both_right'])}** for the CNN (CapsNet − CNN in points, with its "
-                f"95% interval: {points(lead)}): {who_reads_more}, after far fewer pairs than the paper's 60M "
-                f"(docs/pairs.md). Without routing the CapsNet reads {percent(unrouted['both_right'])} (in points, "
-                f"with its 95% interval: {points(unrouted['gain'])}): "
-                f"{what_routing_does}. Other people's digits read worse: of Semeion's, laid in pairs the same way, "
-                f"the CapsNet reads both right in {percent(people['semeion_pairs']['strongest_right']['share'])}, "
-                f"and {percent(people['semeion_singles']['strongest_right']['share'])} of them alone. It reads a "
-                f"second digit where its second-longest capsule is {rule.second:.2f} long or longer"
-                f"{'' if rule.second_ink is None else f' and its redrawing covers {percent(rule.second_ink)} or more of the ink the longest leaves'}"
-                f" (chosen on validation examples): MNIST's single test digits are read as one digit in "
-                f"{percent(people['mnist_singles']['count_right']['share'])}, its test pairs as two in "
-                f"{percent(people['mnist_pairs']['count_right']['share'])}. Each digit redrawn from its own "
-                f"capsule misses {percent(c['redrawn_error'])} of that digit's ink, against "
-                f"{percent(c['overlay_error'])} for the whole overlay. From `{RESULTS_FILE}` "
-                f"(`python -m capsnet.studies.pairs_measurement`).")
-    except (KeyError, TypeError, ValueError) as error:
-        log.warning("The Two-digits section shows no measurement: %s is not a measurement (%s)", RESULTS_FILE, error)
-        return f"Not measured for these weights: {RESULTS_FILE} is not a measurement ({error.__class__.__name__})."
+    m = measurement.results
+    who_reads_more = verdict(m.lead, "the CapsNet reads more pairs, as in the paper",
+                             "unlike in the paper, the CNN reads more pairs", "no clear difference between them")
+    what_routing_does = verdict(m.unrouted_gain, "it reads more pairs without routing",
+                                "routing helps it, as the paper found", "routing makes no clear difference")
+    ink_line = ("" if m.rule.second_ink is None else
+                f" and its redrawing covers {percent(m.rule.second_ink)} or more of the ink the longest leaves")
+    return (f"Both networks, trained here on the same examples, read the same "
+            f"{m.test_pairs:,} MNIST test pairs: both digits right **{percent(m.capsnet_both_right)}** "
+            f"for the CapsNet, **{percent(m.cnn_both_right)}** for the CNN (CapsNet − CNN in points, with its "
+            f"95% interval: {m.lead.points()}): {who_reads_more}, after far fewer pairs than the paper's 60M "
+            f"(docs/pairs.md). Without routing the CapsNet reads {percent(m.unrouted_both_right)} (in points, "
+            f"with its 95% interval: {m.unrouted_gain.points()}): "
+            f"{what_routing_does}. Other people's digits read worse: of Semeion's, laid in pairs the same way, "
+            f"the CapsNet reads both right in {percent(m.semeion_pairs_right)}, "
+            f"and {percent(m.semeion_singles_right)} of them alone. It reads a "
+            f"second digit where its second-longest capsule is {m.rule.second:.2f} long or longer"
+            f"{ink_line} (chosen on validation examples): MNIST's single test digits are read as one digit in "
+            f"{percent(m.mnist_singles_counted)}, its test pairs as two in "
+            f"{percent(m.mnist_pairs_counted)}. Each digit redrawn from its own "
+            f"capsule misses {percent(m.redrawn_error)} of that digit's ink, against "
+            f"{percent(m.overlay_error)} for the whole overlay. From `{RESULTS_FILE}` "
+            f"(`python -m capsnet.studies.pairs_measurement`).")
 
 
 def measured_rules(measurement: Measurement) -> tuple[CountRule, CountRule] | None:
     """Each network's count rule as pairs.json chose it; None where it holds none for these
     networks (the section then counts with UNMEASURED_THRESHOLD, and says so in the log)."""
-    try:
-        rules = None if measurement.results is None else count_rules(measurement.results)
-    except (KeyError, TypeError, ValueError):
-        rules = None
-    if rules is None:
+    if measurement.results is None:
         log.warning("The Two-digits section counts from %s: no count rule was measured for these weights",
                     UNMEASURED_THRESHOLD)
-    return rules
+        return None
+    return measurement.results.rule, measurement.results.cnn_rule
 
 
-def verdict(difference: dict, above: str, below: str, neither: str) -> str:
+def verdict(difference: Difference, above: str, below: str, neither: str) -> str:
     """What a difference's 95% interval says: ``above`` when all of it lies above zero, ``below``
     when all of it lies below, ``neither`` when it holds zero."""
-    return above if difference["low"] > 0 else below if difference["high"] < 0 else neither
+    return above if difference.low > 0 else below if difference.high < 0 else neither

@@ -12,7 +12,8 @@ from capsnet.dimensions import SWEEP
 from capsnet.saving import sha256
 from capsnet.studies.dimension_names import (MEASURES, class_entries, explained_fractions, main, name_dimension,
                                              region_name, sweep_dimensions)
-from capsnet.studies.dimension_names_file import NAMES_FILE, DimensionNamesError, load_dimension_names
+from capsnet.studies.dimension_names_file import NAMES_FILE, load_dimension_names
+from capsnet.studies.results_file import ResultsError
 from bench.support.paths import WEIGHTS
 
 DIMENSION, DIGIT = 5, 3   # the synthetic decoders read dimension 5 of capsule 3
@@ -161,7 +162,7 @@ def shipped() -> dict:
 def test_the_shipped_names_belong_to_the_shipped_weights(shipped):
     if not (WEIGHTS / "model.safetensors").exists():
         pytest.skip(f"no trained weights in {WEIGHTS}")
-    assert shipped["weights_sha256"] == sha256(WEIGHTS / "model.safetensors")
+    assert shipped["weights_sha256"] == {"capsnet": sha256(WEIGHTS / "model.safetensors")}
     names = load_dimension_names(WEIGHTS)
     assert len(names.paper) == len(names.spread) == len(names.sd) == 10
     assert all(len(row) == 16 for row in (*names.paper, *names.spread, *names.sd))
@@ -230,14 +231,14 @@ def names_folder(tmp_path: Path, sha: str | None = None) -> Path:
     entry = lambda d, effect: {"dimension": d, "sd": (0.1, 0.2, 0.3)[d],
                                "paper": {"name": f"name {d}", "effect": effect},
                                "spread": {"name": f"spread name {d}", "effect": 1.0 - d / 10}}
-    names = {"weights_sha256": sha or sha256(folder / "model.safetensors"), "spread_range_sd": 3.0,
+    names = {"weights_sha256": {"capsnet": sha or sha256(folder / "model.safetensors")}, "spread_range_sd": 3.0,
              "classes": {str(c): [entry(d, e) for d, e in enumerate((0.2, 0.9, 0.5))] for c in range(2)}}
     (folder / NAMES_FILE).write_text(json.dumps(names), encoding="utf-8")
     return folder
 
 
 def expect_error(folder: Path, *fragments: str) -> None:
-    with pytest.raises(DimensionNamesError) as raised:
+    with pytest.raises(ResultsError) as raised:
         load_dimension_names(folder)
     assert isinstance(raised.value, WeightsError)
     message = str(raised.value)
@@ -253,7 +254,7 @@ def test_a_missing_names_file_is_a_clear_error(tmp_path):
 
 def test_names_from_other_weights_are_a_clear_error(tmp_path):
     folder = names_folder(tmp_path, sha="0" * 64)
-    expect_error(folder, "computed from other weights", "000000000000")
+    expect_error(folder, "measured with other weights", "000000000000")
 
 
 def test_names_without_weights_to_check_them_against_are_an_error(tmp_path):
@@ -263,15 +264,15 @@ def test_names_without_weights_to_check_them_against_are_an_error(tmp_path):
 
 
 @pytest.mark.parametrize("text, fragment", [
-    ("{not json", "cannot be read as JSON"),
-    ("[]", "is not a dimensions file"),
-    ('{"weights_sha256": "x", "spread_range_sd": 3, "classes": {"0": [{"dimension": 1}]}}', "in order"),
-    ('{"weights_sha256": "x", "spread_range_sd": 3, "classes": {"0": [{"dimension": 0, "sd": 1}]}}',
+    ("{not json", "is not valid JSON"),
+    ("[]", "must hold a JSON object"),
+    ('{"weights_sha256": {"capsnet": "SHA"}, "spread_range_sd": 3, "classes": {"0": [{"dimension": 1}]}}', "in order"),
+    ('{"weights_sha256": {"capsnet": "SHA"}, "spread_range_sd": 3, "classes": {"0": [{"dimension": 0, "sd": 1}]}}',
      "KeyError: 'paper'"),
 ])
 def test_a_malformed_names_file_is_a_clear_error(tmp_path, text, fragment):
     folder = names_folder(tmp_path)
-    (folder / NAMES_FILE).write_text(text, encoding="utf-8")
+    (folder / NAMES_FILE).write_text(text.replace("SHA", sha256(folder / "model.safetensors")), encoding="utf-8")
     expect_error(folder, "dimensions.json", fragment)
 
 
@@ -282,4 +283,4 @@ def test_the_shipped_names_fail_against_other_weights(tmp_path):
     folder.mkdir()
     shutil.copy(WEIGHTS / NAMES_FILE, folder)
     (folder / "model.safetensors").write_bytes(b"retrained weights")
-    expect_error(folder, "computed from other weights")
+    expect_error(folder, "measured with other weights")

@@ -16,7 +16,8 @@ from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
 from capsnet.digit_count import SECOND_INK_LINES, SECOND_LINES, CountRule, counted
 from capsnet.pretrained import load_pair_networks
 from capsnet.saving import sha256
-from capsnet.studies.pairs_measurement_file import RESULTS_FILE, PairResultsError, load_results
+from capsnet.studies.pairs_measurement_file import RESULTS_FILE, load_results
+from capsnet.studies.results_file import ResultsError
 from capsnet.studies.pairs_measurement import count_rule, main, measure, reading_measures, table
 from bench.support.paths import WEIGHTS
 from capsnet.studies.statistics import share
@@ -378,10 +379,10 @@ def test_missing_or_wrong_pairs_weights_name_the_file_and_how_to_train_them(tmp_
 
 def test_results_from_other_weights_or_none_are_a_clear_error(tmp_path, random_networks):
     capsnet, cnn = random_networks
-    with pytest.raises(PairResultsError, match="is missing.*python -m capsnet.studies.pairs_measurement"):
+    with pytest.raises(ResultsError, match="is missing.*python -m capsnet.studies.pairs_measurement"):
         load_results(tmp_path / "none.json", capsnet, cnn)
     (tmp_path / "other.json").write_text(json.dumps({"weights_sha256": {"capsnet": "ab" * 32, "cnn": "cd" * 32}}))
-    with pytest.raises(PairResultsError, match="measured with other weights"):
+    with pytest.raises(ResultsError, match="measured with other weights"):
         load_results(tmp_path / "other.json", capsnet, cnn)
 
 

@@ -1,6 +1,8 @@
 """load_model: the happy path round-trips; every broken weights folder gives a WeightsError that
-names the file and the fix."""
+names the file and the fix, and the commands a fix names are ones train.py runs."""
 import json
+import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -9,7 +11,9 @@ import torch
 from huggingface_hub import constants
 from safetensors.torch import load_file, save_file
 
+import train
 from capsnet import CapsNet, CapsNetConfig, WeightsError, load_model
+from capsnet.pretrained import SERVED_BY, served_fix
 
 FIX = "CAPSNET_WEIGHTS"  # every message ends with the fix, which names the variable to set
 
@@ -222,3 +226,18 @@ def test_hub_repo_with_only_pickle_weights_is_refused(offline_hub, saved, tmp_pa
     fake_hub_cache(offline_hub, "someone/capsnet",
                    {"config.json": saved / "config.json", "pytorch_model.bin": tmp_path / "pytorch_model.bin"})
     expect_error("someone/capsnet", "someone/capsnet", "model.safetensors")
+
+
+@pytest.mark.parametrize("networks", [[("capsnet", "digits")], [("cnn", "digits")],
+                                      [("capsnet", "pairs"), ("cnn", "pairs")]], ids=str)
+def test_a_fix_names_the_commands_that_train_the_page_its_networks(tmp_path, monkeypatch, networks):
+    """Each command parses with train.py's own flags and passes its checks where the weights are
+    missing (what the fix is for), and trains the network it is named for into the folder the page reads."""
+    monkeypatch.chdir(tmp_path)
+    commands = re.findall(r"`python train\.py ([^`]*)`", served_fix(*networks))
+    assert len(commands) == len(networks)
+    for (model, task), command in zip(networks, commands):
+        args = train.parse_args(shlex.split(command))
+        train.check_flags(args, world=1)
+        assert (args.model, args.task, args.out) == (model, task, SERVED_BY[model, task].folder)
+        assert args.init_from == (SERVED_BY[model, "digits"].folder if task == "pairs" else None)

@@ -13,7 +13,8 @@ from capsnet.saving import sha256
 from capsnet.studies.robustness import (AFFNIST, MEASURES, PAIRED_MEASURES, SWEEPS, affnist_matrices,
                                         capsnet_readings, first_digits, main, measure, measure_change, steps_table,
                                         summary_table)
-from capsnet.studies.robustness_file import RESULTS_FILE, RobustnessResultsError, load_results
+from capsnet.studies.results_file import ResultsError
+from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from bench.support.paths import WEIGHTS
 from capsnet.studies.statistics import paired, points, to_json
 
@@ -174,14 +175,14 @@ def results_folder(tmp_path: Path, capsnet_sha: str | None = None) -> tuple[Path
     cnn.mkdir(parents=True)
     (capsnet / "model.safetensors").write_bytes(b"capsnet weights")
     (cnn / "model.safetensors").write_bytes(b"cnn weights")
-    results = {"capsnet_weights_sha256": capsnet_sha or sha256(capsnet / "model.safetensors"),
-               "cnn_weights_sha256": sha256(cnn / "model.safetensors")}
+    results = {"weights_sha256": {"capsnet": capsnet_sha or sha256(capsnet / "model.safetensors"),
+                                  "cnn": sha256(cnn / "model.safetensors")}}
     (capsnet / RESULTS_FILE).write_text(json.dumps(results), encoding="utf-8")
     return capsnet / RESULTS_FILE, capsnet, cnn
 
 
 def expect_error(path: Path, capsnet: Path, cnn: Path, fragment: str) -> None:
-    with pytest.raises(RobustnessResultsError) as raised:
+    with pytest.raises(ResultsError) as raised:
         load_results(path, capsnet, cnn)
     message = str(raised.value)
     assert fragment in message and "python -m capsnet.studies.robustness" in message, message
@@ -189,7 +190,7 @@ def expect_error(path: Path, capsnet: Path, cnn: Path, fragment: str) -> None:
 
 def test_results_are_checked_against_both_networks_weights(tmp_path):
     path, capsnet, cnn = results_folder(tmp_path)
-    assert load_results(path, capsnet, cnn)["cnn_weights_sha256"] == sha256(cnn / "model.safetensors")
+    assert load_results(path, capsnet, cnn)["weights_sha256"]["cnn"] == sha256(cnn / "model.safetensors")
     (cnn / "model.safetensors").write_bytes(b"retrained cnn")
     expect_error(path, capsnet, cnn, "measured with other weights")
     (cnn / "model.safetensors").unlink()
@@ -200,7 +201,7 @@ def test_results_from_another_capsnet_or_none_at_all_are_a_clear_error(tmp_path)
     path, capsnet, cnn = results_folder(tmp_path, capsnet_sha="0" * 64)
     expect_error(path, capsnet, cnn, "000000000000")
     path.write_text("{not json", encoding="utf-8")
-    expect_error(path, capsnet, cnn, "cannot be read as JSON")
+    expect_error(path, capsnet, cnn, "is not valid JSON")
     path.unlink()
     expect_error(path, capsnet, cnn, f"{path} is missing")
 
@@ -223,7 +224,7 @@ def test_the_command_writes_the_same_bytes_twice_and_shows_them(tiny_mnist, netw
     from capsnet.data.datasets import mnist
     digits = len(first_digits(mnist(tiny_mnist, train=False), 1)[0])     # a class may be missing from the tiny set
     assert results["digit_count"] == results["affnist"]["images"] == digits > 5
-    assert results["capsnet_weights_sha256"] == sha256(tmp_path / "capsnet" / "model.safetensors")
+    assert results["weights_sha256"]["capsnet"] == sha256(tmp_path / "capsnet" / "model.safetensors")
     capsys.readouterr()
     main([*args, "--show"])
     shown = capsys.readouterr().out

@@ -15,6 +15,7 @@ from bench.support.page_clients import outputs_of, page_event
 from capsnet.data.affine import SWEEPS, AffineChange, transform
 from capsnet.pretrained import WeightsError
 from capsnet.studies import robustness
+from capsnet.studies.statistics import Difference
 from playground import networks, transform_sliders, turn_it, turn_views
 from playground.dimensions import PAPER
 from playground.reading import Reading
@@ -275,8 +276,8 @@ def measured_folder(app, mnist_test, tmp_path_factory):
     weights = Path(app.NETWORKS.weights) / "model.safetensors"
     (folder / "model.safetensors").symlink_to(weights.resolve())
     images, labels = first_digits(mnist_test, 2)
-    results = {"capsnet_weights_sha256": sha256(weights),
-               "cnn_weights_sha256": sha256(Path(app.NETWORKS.cnn_weights) / "model.safetensors"),
+    results = {"weights_sha256": {"capsnet": sha256(weights),
+                                  "cnn": sha256(Path(app.NETWORKS.cnn_weights) / "model.safetensors")},
                "digit_count": len(images),
                **measure(app.NETWORKS.capsnet, app.NETWORKS.cnn, images, labels, {"rotation": SWEEPS["rotation"]},
                          transforms_per_digit=1)}
@@ -294,12 +295,13 @@ def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_fol
     np.testing.assert_array_equal(curve.cnn, [step["cnn"]["accuracy"] for step in steps])
     assert curve.images == 20
     affnist = results["affnist"]
+    affnist_lead = turn_it.lead(Difference.of(affnist["paired"]))
     assert (f"the CapsNet reads **{turn_it.percent(affnist['capsnet']['accuracy'])}**, the CNN "
-            f"**{turn_it.percent(affnist['cnn']['accuracy'])}** ({turn_it.lead(affnist['paired'])};") in finding
-    assert f"({turn_it.lead(results['sweeps']['rotation']['mean_paired'])}). The curves" in finding
-    assert turn_it.lead({"difference": 0.0091, "low": 0.001, "high": 0.019}) == \
+            f"**{turn_it.percent(affnist['cnn']['accuracy'])}** ({affnist_lead};") in finding
+    assert f"({turn_it.lead(Difference.of(results['sweeps']['rotation']['mean_paired']))}). The curves" in finding
+    assert turn_it.lead(Difference(0.0091, 0.001, 0.019)) == \
         "CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]"
-    assert turn_it.lead({"difference": 0.0, "low": -0.0012, "high": -0.0003}).endswith("+0.0 [-0.1, -0.0]")  # below zero
+    assert turn_it.lead(Difference(0.0, -0.0012, -0.0003)).endswith("+0.0 [-0.1, -0.0]")  # below zero
     view = turn_views.sweep_html(None, curve, turn_it.NO_CURVE, "")
     assert "MNIST test digits (20), turned" in view and view.count('class="curve') == 2
 

@@ -29,7 +29,8 @@ from capsnet.data.datasets import mnist
 from capsnet.data.ink import bilevel, coarse, squaring, thickness_changed
 from capsnet.data.pairs import TEST_SEED, both_right, fixed_pairs, scores, top_two
 from capsnet.data.preprocess import INK_THRESHOLD, ink_to_mnist
-from capsnet.pretrained import WeightsError, load_pair_networks, pair_weights_sha256
+from capsnet.pretrained import SERVED_BY, WeightsError, load_pair_networks
+from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.statistics import in_interval, paired, percent, points, share, to_json
 
 RESULTS_FILE = "changed_ink.json"
@@ -122,8 +123,10 @@ def main(argv: list[str] | None = None) -> None:
                                             f"test digits with the ink changed one way at a time; writes {RESULTS_FILE} "
                                             "beside the CapsNet's weights (docs/pairs.md).")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
-    p.add_argument("--capsnet", default="weights/pairs", help="the pairs CapsNet's folder (default: weights/pairs)")
-    p.add_argument("--cnn", default="weights/pairs-cnn", help="the pairs CNN's folder (default: weights/pairs-cnn)")
+    p.add_argument("--capsnet", default=SERVED_BY["capsnet", "pairs"].folder,
+                   help="the pairs CapsNet's folder (default: %(default)s)")
+    p.add_argument("--cnn", default=SERVED_BY["cnn", "pairs"].folder,
+                   help="the pairs CNN's folder (default: %(default)s)")
     p.add_argument("--count", type=int, default=COUNT, help=f"the first N test digits, each first in a pair (default: {COUNT})")
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: CAPSNET/{RESULTS_FILE})")
     p.add_argument("--show", action="store_true", help="print the table from OUT instead of measuring")
@@ -139,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     test = mnist(args.data_dir, train=False)
     images, labels = test.data[:args.count], test.targets[:args.count]
-    results = {"weights_sha256": pair_weights_sha256(args.capsnet, args.cnn),
+    results = {WEIGHTS_SHA256: weights_sha256({"capsnet": args.capsnet, "cnn": args.cnn}),
                "digits": f"the first {len(images)} MNIST test digits, each changed, made MNIST-style again "
                          f"(ink_to_mnist) and laid in pairs by capsnet.data.pairs.fixed_pairs, seed {TEST_SEED}",
                "changes": measure({"capsnet": capsnet, "cnn": cnn}, images, labels, progress=True)}

@@ -35,9 +35,9 @@ import torch
 from capsnet.data.datasets import mnist
 from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
 from capsnet.model import CapsNet
-from capsnet.pretrained import WEIGHTS_FILE, load_model
-from capsnet.saving import sha256
+from capsnet.pretrained import SERVED_BY, WEIGHTS_FILE, load_model
 from capsnet.studies.dimension_names_file import NAMES_FILE, DimensionNames, load_dimension_names
+from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.shape_measures import EPS, MEASURES, measure, region_shares, transform
 
 SPREAD_RANGE = 3.0       # the other sweep: -3 .. 3 standard deviations of the dimension over the class
@@ -228,7 +228,8 @@ def to_json(names: dict) -> str:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Measure and name what each digit capsule dimension encodes, "
                                             f"for every class, and write {NAMES_FILE} beside the weights (docs/dimensions.md).")
-    p.add_argument("--weights", default="weights", help=f"a folder holding {WEIGHTS_FILE} (default: weights)")
+    p.add_argument("--weights", default=SERVED_BY["capsnet", "digits"].folder,
+                   help=f"a folder holding {WEIGHTS_FILE} (default: %(default)s)")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: WEIGHTS/{NAMES_FILE})")
     p.add_argument("--show", type=int, nargs="+", metavar="DIGIT", default=None,
@@ -242,7 +243,7 @@ def main(argv: list[str] | None = None) -> None:
     model, dataset = load_model(folder), mnist(args.data_dir, train=False)
     with torch.inference_mode():
         classes = {str(digit): class_entries(model, dataset, digit) for digit in range(model.config.num_classes)}
-    names = {"weights_file": WEIGHTS_FILE, "weights_sha256": sha256(folder / WEIGHTS_FILE),
+    names = {"weights_file": WEIGHTS_FILE, WEIGHTS_SHA256: weights_sha256({"capsnet": folder}),
              "digits_per_class": DIGITS_PER_CLASS,
              "digits": f"the first {DIGITS_PER_CLASS} of each class in MNIST's test set; v is the capsule of their class",
              "sweep_steps": len(SWEEP), "offset_range": PAPER_RANGE, "spread_range_sd": SPREAD_RANGE,

@@ -46,8 +46,9 @@ from capsnet.data.pairs import (TEST_SEED, box_overlap, fixed_pairs, frame_overl
 from capsnet.data.preprocess import ink_to_mnist
 from capsnet.data.written import DigitSet, fixed_examples
 from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, names_absent, read_exactly
-from capsnet.pretrained import WeightsError, load_pair_networks, pair_weights_sha256
-from capsnet.studies.pairs_measurement_file import PAPER, RESULTS_FILE, PairResultsError, load_results
+from capsnet.pretrained import SERVED_BY, WeightsError, load_pair_networks
+from capsnet.studies.pairs_measurement_file import PAPER, RESULTS_FILE, load_results
+from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.statistics import (correlation, difference, in_interval, ink_error, paired, percent, points,
                                         rounded, share, to_json)
 
@@ -311,8 +312,10 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Measure the pairs CapsNet and the pairs CNN on the same overlapping "
                                             f"test pairs and write {RESULTS_FILE} beside the CapsNet's weights.")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
-    p.add_argument("--capsnet", default="weights/pairs", help="the pairs CapsNet's folder (default: weights/pairs)")
-    p.add_argument("--cnn", default="weights/pairs-cnn", help="the pairs CNN's folder (default: weights/pairs-cnn)")
+    p.add_argument("--capsnet", default=SERVED_BY["capsnet", "pairs"].folder,
+                   help="the pairs CapsNet's folder (default: %(default)s)")
+    p.add_argument("--cnn", default=SERVED_BY["cnn", "pairs"].folder,
+                   help="the pairs CNN's folder (default: %(default)s)")
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: CAPSNET/{RESULTS_FILE})")
     p.add_argument("--semeion", default=None,
                    help="Semeion's semeion.data, read as other people's digits (default: DATA/semeion/semeion.data)")
@@ -327,7 +330,7 @@ def main(argv: list[str] | None = None) -> None:
             print(table(results) + "\n\n" + people_table(results))
             return
         capsnet, cnn = load_pair_networks(args.capsnet, args.cnn)
-    except (WeightsError, PairResultsError) as error:
+    except WeightsError as error:               # ResultsError among them
         raise SystemExit(f"capsnet.studies.pairs_measurement: error: {error}") from None
     semeion = Path(args.semeion or Path(args.data_dir) / "semeion" / "semeion.data")
     if not semeion.is_file():
@@ -336,7 +339,7 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     test = mnist(args.data_dir, train=False)
     images, labels = test.data[:args.limit], test.targets[:args.limit]
-    results = {"weights_sha256": pair_weights_sha256(args.capsnet, args.cnn),
+    results = {WEIGHTS_SHA256: weights_sha256({"capsnet": args.capsnet, "cnn": args.cnn}),
                "pairs": f"capsnet.data.pairs.fixed_pairs of the first {len(images)} MNIST test digits, seed {TEST_SEED}: "
                         "each with a test digit of another class, each moved by up to 4 pixels in a 36x36 field, "
                         "the brighter pixel wins, then the playground's preprocessing into 28x28",

@@ -52,8 +52,8 @@ from tqdm import tqdm
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import SWEEPS, AffineChange, affine_matrices, transform
 from capsnet.data.datasets import mnist
-from capsnet.pretrained import WEIGHTS_FILE, load_model
-from capsnet.saving import sha256
+from capsnet.pretrained import SERVED_BY, WEIGHTS_FILE, load_model
+from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import (BOOTSTRAP_RESAMPLES, DECIMALS, correlation, ink_error, paired, percent,
                                         points, to_json)
@@ -273,8 +273,10 @@ def main(argv: list[str] | None = None) -> None:
                                             f"under affine changes, and write {RESULTS_FILE} beside the CapsNet's weights "
                                             "(the results: docs/robustness.md).")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
-    p.add_argument("--capsnet", default="weights", help=f"the CapsNet's folder, holding {WEIGHTS_FILE} (default: weights)")
-    p.add_argument("--cnn", default="weights/cnn", help="the CNN baseline's folder (default: weights/cnn)")
+    p.add_argument("--capsnet", default=SERVED_BY["capsnet", "digits"].folder,
+                   help=f"the CapsNet's folder, holding {WEIGHTS_FILE} (default: %(default)s)")
+    p.add_argument("--cnn", default=SERVED_BY["cnn", "digits"].folder,
+                   help="the CNN baseline's folder (default: %(default)s)")
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: CAPSNET/{RESULTS_FILE})")
     p.add_argument("--show", action="store_true",
                    help="print docs/robustness.md's tables from OUT, checked against both weights, instead of measuring")
@@ -287,8 +289,8 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     capsnet, cnn = load_model(args.capsnet), load_model(args.cnn, BaselineCNN)
     images, labels = first_digits(mnist(args.data_dir, train=False), DIGITS_PER_CLASS)
-    results = {"capsnet_weights_sha256": sha256(Path(args.capsnet) / WEIGHTS_FILE),
-               "cnn_weights_sha256": sha256(Path(args.cnn) / WEIGHTS_FILE), "weights_file": WEIGHTS_FILE,
+    results = {WEIGHTS_SHA256: weights_sha256({"capsnet": args.capsnet, "cnn": args.cnn}),
+               "weights_file": WEIGHTS_FILE,
                "digits": f"the first {DIGITS_PER_CLASS} of each class in MNIST's test set; both networks read "
                          "the same changed images",
                "digit_count": len(images),

@@ -2,6 +2,7 @@
 pixel by pixel, and results written as JSON that a diff can read."""
 import json
 import math
+from dataclasses import dataclass
 
 import torch
 
@@ -74,11 +75,27 @@ def difference(paired_measures: dict) -> dict[str, float]:
     return {key: paired_measures[key] for key in ("difference", "low", "high")}
 
 
+@dataclass(frozen=True)
+class Difference:
+    """A difference of accuracies (fractions, as `paired` gives it) and its 95% interval."""
+    difference: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, measured: dict) -> "Difference":
+        """The difference a results file records (`paired`'s, or `difference`'s)."""
+        return cls(float(measured["difference"]), float(measured["low"]), float(measured["high"]))
+
+    def points(self) -> str:
+        """"+1.0 [+0.1, +1.9]": the difference in points and its 95% interval: how every page, table
+        and chart writes one."""
+        return f"{signed_points(self.difference)} [{signed_points(self.low)}, {signed_points(self.high)}]"
+
+
 def points(measured: dict) -> str:
-    """"+1.0 [+0.1, +1.9]": a difference of accuracies (fractions, as `paired` gives it) in points,
-    and its 95% interval: how every page, table and chart writes one."""
-    value, low, high = (signed_points(measured[key]) for key in ("difference", "low", "high"))
-    return f"{value} [{low}, {high}]"
+    """Difference.points of the difference a results file records."""
+    return Difference.of(measured).points()
 
 
 def to_json(results: dict) -> str:
