@@ -25,7 +25,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--weights", type=Path, default=Path("weights"), help="folder from save_pretrained (default: weights)")
+    p.add_argument("--weights", type=Path, default=Path("weights"),
+                   help="folder from save_pretrained (default: weights)")
     p.add_argument("--random-init", action="store_true", help="time a randomly initialised model instead")
     p.add_argument("--runs", type=int, default=200, help="timed single-image forward passes (default: 200)")
     p.add_argument("--warmup", type=int, default=10, help="untimed passes first (default: 10)")

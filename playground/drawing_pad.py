@@ -228,7 +228,7 @@ def inks(drawing: Drawing, pens: int = 1) -> np.ndarray:
             canvas = Image.fromarray(drawing.background[pen]).resize((SIDE, SIDE), Image.Resampling.BILINEAR)
         draw = ImageDraw.Draw(canvas)
         radius = BRUSH / 2
-        for stroke, stroke_pen in zip(drawing.strokes, drawing.pens):
+        for stroke, stroke_pen in zip(drawing.strokes, drawing.pens, strict=True):
             if stroke_pen != pen:
                 continue
             points = [tuple(point) for point in stroke.tolist()]

@@ -7,18 +7,26 @@ from pathlib import Path
 import pytest
 import torch
 
+from bench.support.paths import WEIGHTS
 from capsnet import WeightsError
 from capsnet.dimensions import SWEEP
 from capsnet.saving import sha256
-from capsnet.studies.dimension_names import (MEASURES, class_entries, explained_fractions, main, name_dimension,
-                                             region_name, sweep_dimensions)
+from capsnet.studies.dimension_names import (
+    MEASURES,
+    class_entries,
+    explained_fractions,
+    main,
+    name_dimension,
+    region_name,
+    sweep_dimensions,
+)
 from capsnet.studies.dimension_names_file import NAMES_FILE, DimensionNamesError, load_dimension_names
-from bench.support.paths import WEIGHTS
 
 DIMENSION, DIGIT = 5, 3   # the synthetic decoders read dimension 5 of capsule 3
 PAPER = SWEEP.expand(16, -1)
 # One unit of dimensions.json's rounding, and a hair more: in binary floats 0.58 - 0.57 > 0.01.
-TOLERANCE = {key: unit * 1.001 for key, unit in {"sd": 1e-4, "effect": 1e-3, "measures": 0.1, "explained": 0.01}.items()}
+UNITS = {"sd": 1e-4, "effect": 1e-3, "measures": 0.1, "explained": 0.01}
+TOLERANCE = {key: unit * 1.001 for key, unit in UNITS.items()}
 
 
 class RingDecoder:
@@ -171,7 +179,7 @@ def test_the_shipped_names_belong_to_the_shipped_weights(shipped):
 def assert_same_entries(actual: list[dict], expected: list[dict]) -> None:
     """Equal names and regions, numbers equal to within one unit of the JSON's rounding."""
     assert len(actual) == len(expected)
-    for a, e in zip(actual, expected):
+    for a, e in zip(actual, expected, strict=True):
         assert a["dimension"] == e["dimension"]
         assert a["sd"] == pytest.approx(e["sd"], abs=TOLERANCE["sd"])
         for scale in ("paper", "spread"):
@@ -227,9 +235,10 @@ def names_folder(tmp_path: Path, sha: str | None = None) -> Path:
     folder = tmp_path / "weights"
     folder.mkdir()
     (folder / "model.safetensors").write_bytes(b"stand-in weights")
-    entry = lambda d, effect: {"dimension": d, "sd": (0.1, 0.2, 0.3)[d],
-                               "paper": {"name": f"name {d}", "effect": effect},
-                               "spread": {"name": f"spread name {d}", "effect": 1.0 - d / 10}}
+    def entry(d, effect):
+        return {"dimension": d, "sd": (0.1, 0.2, 0.3)[d],
+                "paper": {"name": f"name {d}", "effect": effect},
+                "spread": {"name": f"spread name {d}", "effect": 1.0 - d / 10}}
     names = {"weights_sha256": sha or sha256(folder / "model.safetensors"), "spread_range_sd": 3.0,
              "classes": {str(c): [entry(d, e) for d, e in enumerate((0.2, 0.9, 0.5))] for c in range(2)}}
     (folder / NAMES_FILE).write_text(json.dumps(names), encoding="utf-8")

@@ -207,8 +207,8 @@ def test_the_readmes_library_example_runs():
 
 
 def test_every_docs_page_the_code_points_to_exists():
-    sources = [REPO / "app.py", REPO / "train.py", *(REPO / "capsnet").rglob("*.py"), *(REPO / "playground").glob("*.py"),
-               *(REPO / "bench").glob("*.py")]
+    sources = [REPO / "app.py", REPO / "train.py", *(REPO / "capsnet").rglob("*.py"),
+               *(REPO / "playground").glob("*.py"), *(REPO / "bench").glob("*.py")]
     pointed = {(source.name, page) for source in sources
                for page in re.findall(r"docs/[\w-]+\.md", source.read_text(encoding="utf-8"))}
     assert {("train.py", "docs/training.md"), ("robustness.py", "docs/robustness.md")} <= pointed

@@ -72,7 +72,8 @@ FORGED = {
     "a-string-field": ({**UNCHANGED, "rotation": "30"}, "rotation must be a finite number"),
     "a-bool-field": ({**UNCHANGED, "scale": True}, "scale must be a finite number"),
     "a-list-field": ({**UNCHANGED, "shift_x": [1]}, "shift_x must be a finite number"),
-    "an-integer-too-large": ({**UNCHANGED, "rotation": 10**400}, "rotation = 1000000000000000000000000000000000000000 is outside its range"),
+    "an-integer-too-large": ({**UNCHANGED, "rotation": 10**400},
+                             "rotation = 1000000000000000000000000000000000000000 is outside its range"),
     "revision-negative": ({**UNCHANGED, "revision": -1}, "revision must be an integer"),
     "revision-a-float": ({**UNCHANGED, "revision": 1.5}, "revision must be an integer"),
     "revision-null": ({**UNCHANGED, "revision": None}, "revision must be an integer"),
@@ -299,7 +300,8 @@ def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_fol
     assert f"({turn_it.lead(results['sweeps']['rotation']['mean_paired'])}). The curves" in finding
     assert turn_it.lead({"difference": 0.0091, "low": 0.001, "high": 0.019}) == \
         "CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]"
-    assert turn_it.lead({"difference": 0.0, "low": -0.0012, "high": -0.0003}).endswith("+0.0 [-0.1, -0.0]")  # below zero
+    below_zero = {"difference": 0.0, "low": -0.0012, "high": -0.0003}
+    assert turn_it.lead(below_zero).endswith("+0.0 [-0.1, -0.0]")
     view = turn_views.sweep_html(None, curve, turn_it.NO_CURVE, "")
     assert "MNIST test digits (20), turned" in view and view.count('class="curve') == 2
 
@@ -309,5 +311,6 @@ def test_a_measurement_of_other_weights_is_not_shown(app, measured_folder, tmp_p
     folder, _ = measured_folder
     curve, finding = turn_it.measured(networks.robustness_results(str(folder), str(tmp_path)))   # no CNN there
     assert curve is None and "Not measured for these weights" in finding and "missing" in finding
-    curve, finding = turn_it.measured(networks.robustness_results(str(tmp_path), app.NETWORKS.cnn_weights))   # none there
+    none_there = networks.robustness_results(str(tmp_path), app.NETWORKS.cnn_weights)
+    curve, finding = turn_it.measured(none_there)
     assert curve is None and "robustness.json is missing" in finding
