@@ -1,5 +1,5 @@
 """Single-image inference latency of CapsNet, p50 and p95, under torch.inference_mode(): the model
-run eagerly, then compiled by capsnet.compiled as the playground runs it.
+run eagerly, as the playground runs it, then compiled by capsnet.compiled.
 
     python -m bench.inference_latency --weights weights --runs 200
     python -m bench.inference_latency --random-init        # no trained weights needed
