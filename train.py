@@ -54,8 +54,9 @@ from capsnet.training.signals import Interrupted, StopSignals
 from capsnet.training.state import TrainingState, UnfinishedEpoch
 from capsnet.training.validation import validation_read
 
-RECIPE = ("model", "task", "examples", "pairs_per_epoch", "single_share", "batch_size", "limit", "val_size", "lr", "lr_decay", "ema_decay", "seed", "dry_run",
-          "init_from", "start_epoch", "device_data", "routing_iterations")  # what --resume must repeat
+RECIPE = ("model", "task", "examples", "pairs_per_epoch", "single_share", "batch_size", "limit", "val_size", "lr",
+          "lr_decay", "ema_decay", "seed", "dry_run", "init_from", "start_epoch", "device_data",
+          "routing_iterations")  # what --resume must repeat
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,7 +153,8 @@ def build_state(run: Run) -> TrainingState:
     return TrainingState(
         model=model, ema=AveragedModel(model), optimizer=optimizer,   # the average updated by update_moving_average
         schedule=torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay), epoch=args.start_epoch - 1,
-        recipe=recipe(run), earlier=earlier_record(args.init_from, args.model, args.task),   # before --out is written to
+        recipe=recipe(run),
+        earlier=earlier_record(args.init_from, args.model, args.task),   # before --out is written to
         out=args.out or run.new_out_folder())
 
 
@@ -365,13 +367,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--single-share", type=float, default=None, metavar="S",
                    help="--examples written: the share of training examples that hold one digit alone; the "
                         f"validation examples keep {SINGLE_SHARE} (default: {SINGLE_SHARE})")
-    p.add_argument("--data-dir", default="./data", help="where torchvision's MNIST lives or is downloaded to (default: ./data)")
+    p.add_argument("--data-dir", default="./data",
+                   help="where torchvision's MNIST lives or is downloaded to (default: ./data)")
     p.add_argument("--out", default=None,
                    help="folder for the chosen weights, metrics.json and the model card; not one that holds another "
                         "run's weights (see --overwrite) (default: a new folder runs/MODEL-TASK-DATE, the date in "
                         "UTC; with --resume, the one its run writes to)")
     p.add_argument("--overwrite", action="store_true", help="write to --out even where it holds another run's weights")
-    p.add_argument("--checkpoint", default="checkpoints/last.pt", help="the checkpoint written after every epoch (default: checkpoints/last.pt)")
+    p.add_argument("--checkpoint", default="checkpoints/last.pt",
+                   help="the checkpoint written after every epoch (default: checkpoints/last.pt)")
     p.add_argument("--resume", action="store_true", help="continue from --checkpoint exactly where it stopped")
     p.add_argument("--init-from", metavar="WEIGHTS", default=None,
                    help="start from these weights (a folder or Hub repo id), Adam and the schedule afresh (default: "
@@ -391,19 +395,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="training images held out to choose the epoch on (the same for a given --seed); the test "
                         "set is read once, at the end. 0: train on all 60,000, keep the last epoch (default: 5000)")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's initial learning rate (default: 1e-3)")
-    p.add_argument("--lr-decay", type=float, default=0.85, help="exponential decay of the learning rate per epoch (default: 0.85)")
-    p.add_argument("--ema-decay", type=float, default=0.999, help="decay of the weights' moving average that is evaluated and saved (default: 0.999)")
+    p.add_argument("--lr-decay", type=float, default=0.85,
+                   help="exponential decay of the learning rate per epoch (default: 0.85)")
+    p.add_argument("--ema-decay", type=float, default=0.999,
+                   help="decay of the weights' moving average that is evaluated and saved (default: 0.999)")
     p.add_argument("--seed", type=int, default=1, help="random seed, 0 to 2^32 - 1 (default: 1)")
-    p.add_argument("--device", choices=["auto", "cuda", "mps", "cpu"], default="auto", help="auto: cuda, then mps, then cpu (default: auto)")
+    p.add_argument("--device", choices=["auto", "cuda", "mps", "cpu"], default="auto",
+                   help="auto: cuda, then mps, then cpu (default: auto)")
     p.add_argument("--amp", choices=["auto", "bf16", "off"], default="auto",
                    help="bf16 autocast; auto: where the device computes bf16 natively (default: auto)")
     p.add_argument("--limit", type=int, default=None, help="train on the first N training images only (default: all)")
     p.add_argument("--device-data", choices=["on", "off"], default="on",
                    help="on: MNIST kept on the training device, shifted there per batch (what a GPU needs); off: a "
                         "DataLoader over torchvision's transforms; pairs are made on the CPU (default: on)")
-    p.add_argument("--max-minutes", type=float, default=None, help="stop cleanly at the last epoch boundary that fits in this budget (default: none)")
-    p.add_argument("--dry-run", action="store_true", help="one batch, one epoch, nothing saved: a quick check that everything runs")
-    p.add_argument("--push-to-hub", metavar="REPO_ID", default=None, help="upload the out folder to this Hugging Face repo at the end")
+    p.add_argument("--max-minutes", type=float, default=None,
+                   help="stop cleanly at the last epoch boundary that fits in this budget (default: none)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="one batch, one epoch, nothing saved: a quick check that everything runs")
+    p.add_argument("--push-to-hub", metavar="REPO_ID", default=None,
+                   help="upload the out folder to this Hugging Face repo at the end")
     return p.parse_args(argv)
 
 

@@ -69,7 +69,7 @@ def draw_pairs(page, count: int, singles: int, rng: np.random.Generator, touch: 
         digits = [first, (first + rng.integers(1, 10)) % 10] if drawn < count else [first]   # another digit
         boxes = overlapping_boxes(rng, SIDE) if drawn < count else [random_box(rng, SIDE)]
         person.clear()
-        for pen, (digit, box) in enumerate(zip(digits, boxes)):
+        for pen, (digit, box) in enumerate(zip(digits, boxes, strict=True)):
             person.choose_pen(pen)
             latencies += person.draw(strokes(digit, *box) if source is None else source.strokes(digit, rng, box))
         expected, read = "".join(map(str, digits)), person.reading()
@@ -97,7 +97,8 @@ def main() -> None:
     parser.add_argument("--pair-strokes", choices=["hand", "semeion", "mnist"], default="hand",
                         help="the Two-digits section's strokes: bench/support/digit_strokes.py's, or traced from "
                              "Semeion's digits or MNIST's test digits (default: hand)")
-    parser.add_argument("--data-dir", default="./data", help="where semeion/semeion.data and MNIST are (default ./data)")
+    parser.add_argument("--data-dir", default="./data",
+                        help="where semeion/semeion.data and MNIST are (default ./data)")
     parser.add_argument("--seed", type=int, default=0, help="sizes and places of the digits, of the slider's "
                                                             "moves and of the pairs (default 0)")
     args = parser.parse_args()

@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> None:
     on_cuda = torch.cuda.is_available()
     gpu = f", GPU: {torch.cuda.get_device_name()}, cuDNN {torch.backends.cudnn.version()}" if on_cuda else \
         "; no GPU is visible: the CPU alone"
-    print(f"torch {torch.__version__}, CPU: {cpu_model()}{gpu}; {args.model}, ||fp32 - fp64|| / ||fp64|| of the gradients")
+    print(f"torch {torch.__version__}, CPU: {cpu_model()}{gpu}; {args.model}, "
+          "||fp32 - fp64|| / ||fp64|| of the gradients")
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False   # true fp32 on the GPU
     network = NETWORKS[args.model]
     for batch in args.batch_size:

@@ -111,7 +111,7 @@ def stroke_source(name: str, data_dir: str) -> TracedStrokes | None:
 def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> Drawing:
     """Each digit with its own pen (pen k for the k-th) in its box, in strokes of ``source`` (None:
     bench/support/digit_strokes.py's)."""
-    drawn = [(stroke, pen) for pen, (digit, box) in enumerate(zip(digits, boxes))
+    drawn = [(stroke, pen) for pen, (digit, box) in enumerate(zip(digits, boxes, strict=True))
              for stroke in (strokes(digit, *box) if source is None else source.strokes(digit, rng, box))]
     return Drawing([np.array(s, dtype=np.float32).reshape(-1, 2) for s, _ in drawn], tuple(p for _, p in drawn),
                    None, 1, False)
@@ -169,7 +169,8 @@ def main(argv: list[str] | None = None) -> None:
                     found[network]["single_one"].append(1 in read)
         print(f"\n{name} strokes; the MNIST CapsNet reads {rate(alone)} of the pairs' {len(alone)} digits drawn alone")
         for network, hits in found.items():
-            print(f"  pairs {network:7s}: both right (two strongest) {rate(hits['both'])}, read exactly {rate(hits['exact'])}, "
+            print(f"  pairs {network:7s}: both right (two strongest) {rate(hits['both'])}, "
+                  f"read exactly {rate(hits['exact'])}, "
                   f"a digit not drawn named {rate(hits['absent'])}, a 1 named where none is drawn {rate(hits['one'])}")
             print(f"  one digit {network:3s}: read right {rate(hits['single'])}, read as that one digit alone "
                   f"{rate(hits['as_one'])}, a 1 named where none is drawn {rate(hits['single_one'])}")

@@ -13,8 +13,7 @@ import torch
 
 from bench.train_throughput import cpu_model
 from capsnet.data.datasets import mnist
-from capsnet.data.pairs import draw_pairs
-from capsnet.data.pairs import render as render_pairs
+from capsnet.data.pairs import draw_pairs, render as render_pairs
 from capsnet.data.written import DigitSet, draw_examples, render
 
 
@@ -51,13 +50,15 @@ def main(argv: list[str] | None = None) -> None:
         render(digits, examples)
     synchronised(device)
     rate = args.batches * args.batch_size / (time.perf_counter() - started)
-    print(f"examples as people write them (capsnet.data.written), batch {args.batch_size} on {device}: {rate:,.0f} a second")
+    print(f"examples as people write them (capsnet.data.written), batch {args.batch_size} on {device}: "
+          f"{rate:,.0f} a second")
 
     torch.set_num_threads(1)
     pairs = draw_pairs(train.targets, torch.arange(args.pairs), torch.Generator().manual_seed(0))
     started = time.perf_counter()
     render_pairs(train.data, pairs)
-    print(f"the paper's pairs (capsnet.data.pairs), one CPU core: {args.pairs / (time.perf_counter() - started):,.0f} a second")
+    rate = args.pairs / (time.perf_counter() - started)
+    print(f"the paper's pairs (capsnet.data.pairs), one CPU core: {rate:,.0f} a second")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """Single-image inference latency of CapsNet, p50 and p95, under torch.inference_mode(): the model
-run eagerly, then compiled by capsnet.compiled as the playground runs it.
+run eagerly, as the playground runs it, then compiled by capsnet.compiled.
 
     python -m bench.inference_latency --weights weights --runs 200
     python -m bench.inference_latency --random-init        # no trained weights needed
@@ -25,7 +25,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--weights", type=Path, default=Path("weights"), help="folder from save_pretrained (default: weights)")
+    p.add_argument("--weights", type=Path, default=Path("weights"),
+                   help="folder from save_pretrained (default: weights)")
     p.add_argument("--random-init", action="store_true", help="time a randomly initialised model instead")
     p.add_argument("--runs", type=int, default=200, help="timed single-image forward passes (default: 200)")
     p.add_argument("--warmup", type=int, default=10, help="untimed passes first (default: 10)")

@@ -11,6 +11,7 @@ assets/pairs_learning_curve.png with PIL and prints the curve at each run's end:
     python -m bench.pairs_learning_curve
 """
 import argparse
+import itertools
 import json
 import math
 import re
@@ -67,7 +68,7 @@ def at(seen: float, share: float, first: float, last: float) -> tuple[float, flo
 
 
 def dashed(draw: ImageDraw.ImageDraw, points: list[tuple[float, float]], colour: str, width: int = 3) -> None:
-    for k, (a, b) in enumerate(zip(points, points[1:])):
+    for k, (a, b) in enumerate(itertools.pairwise(points)):
         if k % 2 == 0:
             draw.line([a, b], fill=colour, width=width)
 

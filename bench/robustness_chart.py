@@ -10,6 +10,7 @@ of the robustness.json it was drawn from, so a test can tell when the two part w
     python -m bench.robustness_chart                    # writes assets/robustness.png
 """
 import argparse
+import itertools
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -58,7 +59,7 @@ def plot_box(index: int) -> tuple[int, int, int, int]:
 def dashed(draw: ImageDraw.ImageDraw, points: list[tuple[float, float]], colour: str) -> None:
     """A polyline through ``points`` in dashes of DASH pixels, GAP apart, along its whole length."""
     drawn_to, pen = 0.0, True   # how far along the current dash or gap we are, and whether it inks
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
         length = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
         at = 0.0
         while at < length:
@@ -127,7 +128,8 @@ def robustness_chart(results: dict) -> Image.Image:
         else:
             dashed(draw, line, colour)
         draw.text((key_x + 68, 86), network, fill=INK, font=font(22), anchor="lm")
-    draw.text((520, 86), "lead: its accuracy minus the CNN's, in points (a sweep's: of the mean over its steps), [95% interval]",
+    draw.text((520, 86),
+              "lead: its accuracy minus the CNN's, in points (a sweep's: of the mean over its steps), [95% interval]",
               fill=INK, font=font(18), anchor="lm")
     names = [name for name in SWEEPS if name in results["sweeps"]]   # SWEEPS' order, not the file's
     for index, name in enumerate(names):

@@ -28,10 +28,9 @@ import argparse
 import time
 from contextlib import ExitStack, nullcontext
 
-from bench.train_throughput import cpu_model
 from bench.support.app_server import checkout, serving_app
-from bench.support.browser_drawing import (DESKTOP, DECODER_DRAWS_SCRIPT, PANEL, SliderDriver, chromium,
-                                           round_trip)
+from bench.support.browser_drawing import DECODER_DRAWS_SCRIPT, DESKTOP, PANEL, SliderDriver, chromium, round_trip
+from bench.train_throughput import cpu_model
 
 SETTLE_SECONDS = 3.0          # after the last move, for the server's last answers to show
 DECODER_TIMEOUT = 120.0       # seconds to wait for the page's decoder before the drag
@@ -53,7 +52,7 @@ TAP_AND_TIME = """
   observer.observe(document.body, {subtree: true, childList: true, attributes: true});
   document.querySelectorAll('#pad button.example')[example].click();
 })
-""" % (PANEL, PANEL)
+""" % (PANEL, PANEL)  # noqa: UP031 (JavaScript, whose braces str.format would need doubled)
 
 # In the page: the bytes it fetched so far (resource timing), and those of the decoder's weights.
 PAGE_BYTES = """

@@ -164,7 +164,8 @@ def main(argv: list[str] | None = None) -> None:
     gpu = f", GPU: {torch.cuda.get_device_name()}" if device.type == "cuda" else ""
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU: {cpu_model()}{gpu}")
     bf16 = use_bf16("auto", device)
-    print(f"bf16 on this {args.device}: {'yes: train.py trains under bf16 autocast' if bf16 else 'no: train.py trains in fp32'}")
+    trains = "yes: train.py trains under bf16 autocast" if bf16 else "no: train.py trains in fp32"
+    print(f"bf16 on this {args.device}: {trains}")
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True     # as train.py on CUDA
         matmul_rate = bf16_matmul_rate()

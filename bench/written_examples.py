@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> None:
     box_shapes("Semeion digits, made MNIST-style", semeion_mnist)
     box_shapes("the page's pad: one digit", singles)
     box_shapes("written examples, one digit, as drawn", written[:, 0])
-    box_shapes("written examples, one digit, squared all the way", render(digits, other_inks(examples)["squared"][0])[0][:, 0])
+    box_shapes("written examples, one digit, squared all the way",
+               render(digits, other_inks(examples)["squared"][0])[0][:, 0])
 
     model = load_model(args.mnist).eval()
     with torch.inference_mode():
@@ -118,8 +119,7 @@ def main(argv: list[str] | None = None) -> None:
           f"{right[~examples.pen].double().mean():.1%}); on the same digits as they are "
           f"{(as_they_are == labels).double().mean():.1%}")
     print("  in each of other writers' inks, every digit so: " + ", ".join(
-        f"{name} ({what}) {right.double().mean():.1%}" for (name, (_, what)), right in zip(other_inks(examples).items(),
-                                                                                         kinds.values())))
+        f"{name} ({what}) {kinds[name].double().mean():.1%}" for name, (_, what) in other_inks(examples).items()))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from huggingface_hub import PyTorchModelHubMixin
 
 
-@dataclass
+@dataclass(frozen=True)
 class BaselineConfig:
     image_size: int = 28                                # MNIST images are 28x28, one channel
     conv_channels: tuple[int, int, int] = (256, 256, 128)  # three 5x5 convolutions, stride 1, ReLU
@@ -29,7 +29,7 @@ class BaselineConfig:
 
     def __post_init__(self):
         for name in ("conv_channels", "padding", "pooling", "hidden"):  # config.json stores lists
-            setattr(self, name, tuple(getattr(self, name)))
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
     @classmethod
     def paper(cls) -> "BaselineConfig":
@@ -41,7 +41,7 @@ class BaselineConfig:
     def feature_side(self) -> int:
         """Side of the last convolution's feature map: 28 -> 24 -> 12 -> 8 -> 4 -> 4 by default."""
         side = self.image_size
-        for padding, pooling in zip(self.padding, self.pooling):
+        for padding, pooling in zip(self.padding, self.pooling, strict=True):
             side = (side + 2 * padding - self.kernel_size + 1) // pooling
         return side
 
@@ -69,7 +69,7 @@ class BaselineCNN(nn.Module, PyTorchModelHubMixin,
         super().__init__()
         self.config = config
         layers, in_channels = [], 1
-        for channels, padding, pooling in zip(config.conv_channels, config.padding, config.pooling):
+        for channels, padding, pooling in zip(config.conv_channels, config.padding, config.pooling, strict=True):
             layers += [nn.Conv2d(in_channels, channels, config.kernel_size, padding=padding), nn.ReLU(inplace=True)]
             if pooling > 1:
                 layers.append(nn.MaxPool2d(pooling))

@@ -11,7 +11,7 @@ from capsnet.routing import RoutingTrace, dynamic_routing, dynamic_routing_from_
 from capsnet.squash import squash
 
 
-@dataclass
+@dataclass(frozen=True)
 class CapsNetConfig:
     image_size: int = 28                    # MNIST images are 28x28, one channel
     conv1_channels: int = 256               # Conv1: 256 9x9 kernels, stride 1, ReLU
@@ -25,7 +25,7 @@ class CapsNetConfig:
     primary_stride: ClassVar[int] = 2       # PrimaryCaps' stride (Conv1's is 1): the paper's, not a setting
 
     def __post_init__(self):
-        self.decoder_hidden = tuple(self.decoder_hidden)  # config.json stores it as a list
+        object.__setattr__(self, "decoder_hidden", tuple(self.decoder_hidden))  # config.json stores a list
 
     @property
     def primary_grid(self) -> int:

@@ -57,8 +57,9 @@ ABOUT = {
         "The CNN baseline of [*Dynamic Routing Between Capsules*]({paper}) (section 5): three 5x5 convolutions "
         "of 256, 256 and 128 channels, fully connected layers of 328 and 192, dropout, a 10-way softmax. The "
         "paper's exact network (\"same\" padding, no pooling) has 35.4M parameters and takes 5.7 times the "
-        "CapsNet's time to train (measured on CPUs under bf16); this one keeps its layers and adds 2x2 max pooling after the first two "
-        "convolutions, unpadded: {parameters:,} parameters, 0.6x the CapsNet's multiply-adds per image. It is "
+        "CapsNet's time to train (measured on CPUs under bf16); this one keeps its layers and adds 2x2 max "
+        "pooling after the first two convolutions, unpadded: {parameters:,} parameters, 0.6x the CapsNet's "
+        "multiply-adds per image. It is "
         "the playground's point of comparison: the same data, shifts and selection protocol as the CapsNet."),
 }
 LOAD = {
@@ -87,7 +88,7 @@ def misreadings(labels: torch.Tensor, read: torch.Tensor) -> tuple[float, Counte
     """The accuracy of the digits ``read`` (int [N]) against their ``labels`` (int [N]), and the
     (true, read) pairs of the mistakes."""
     wrong = read != labels
-    return (~wrong).sum().item() / len(labels), Counter(zip(labels[wrong].tolist(), read[wrong].tolist()))
+    return (~wrong).sum().item() / len(labels), Counter(zip(labels[wrong].tolist(), read[wrong].tolist(), strict=True))
 
 
 def per_digit_accuracy(labels: np.ndarray, read: np.ndarray) -> dict[int, float]:
@@ -161,9 +162,11 @@ def card_text(model_name: str, metrics: RunRecord | dict, parameters: int, routi
                      f"count and the digits), reading two digits where the second-strongest output reaches "
                      f"{rule['second']:.2f}" + ("" if rule["second_ink"] is None else
                                                 f" and its redrawing covers {rule['second_ink']:.0%} of the ink")
-                     + f" (the rule chosen on the same examples); its strongest digits right: {record.val_accuracy:.2%}.")
+                     + " (the rule chosen on the same examples); its strongest digits right: "
+                     + f"{record.val_accuracy:.2%}.")
     if val:
-        lines.append(f"- Validation accuracy after each epoch{' (the runs apart by |)' if len(runs) > 1 else ''}: {val}.")
+        apart = " (the runs apart by |)" if len(runs) > 1 else ""
+        lines.append(f"- Validation accuracy after each epoch{apart}: {val}.")
     lines += ["", "## What it misreads (measured)", "",
               f"On MNIST's test set it misreads {sum(mistakes.values())} of 10,000 digits; the most common "
               "(true digit → read as, count): "
@@ -210,7 +213,7 @@ def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion
         labels = load_semeion(semeion_path)[1]
         read = semeion_predictions(model, semeion_path)
         semeion = (float((read == labels).mean()), per_digit_accuracy(labels, read),
-                   Counter((int(t), int(r)) for t, r in zip(labels, read) if t != r))
+                   Counter((int(t), int(r)) for t, r in zip(labels, read, strict=True) if t != r))
     routing = getattr(model.config, "routing_iterations", None)
     pairs = record.task == "pairs"
     data = ModelCardData(
@@ -236,7 +239,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet", help="which network (default: capsnet)")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--semeion", default=None, help="path of semeion.data, to report it too")
-    p.add_argument("--repo", default=None, help="the Hub repo id the card's loading example names (default: the folder)")
+    p.add_argument("--repo", default=None,
+                   help="the Hub repo id the card's loading example names (default: the folder)")
     p.add_argument("--device", choices=["cpu", "cuda", "mps"], default="cpu",
                    help="where the network runs (default: cpu)")
     args = p.parse_args(argv)

@@ -64,7 +64,7 @@ def offsets(value, limits: list[float]) -> list[float]:
     got = value.get("offsets") if isinstance(value, dict) else None
     if (not isinstance(got, list) or len(got) != len(limits)
             or not all(isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
-                       and abs(x) <= limit for x, limit in zip(got, limits))):
+                       and abs(x) <= limit for x, limit in zip(got, limits, strict=True))):
         raise SlidersError(f"expected {len(limits)} dimension offsets, each a number within "
                            f"its slider's range (±{max(limits):g} at most), got {str(got)[:200]}")
     return [float(x) for x in got]

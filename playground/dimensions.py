@@ -26,7 +26,7 @@ PAPER, SPREAD = "paper", "spread"                 # the sliders' two ranges
 REDRAW_JS = """(decodeAs) => {
   const digit = decodeAs === "%s" ? null : Number(decodeAs);
   document.dispatchEvent(new CustomEvent("capsule-redraw", {cancelable: true, detail: {offsets: null, digit}}));
-}""" % WINNER
+}""" % WINNER  # noqa: UP031 (JavaScript, whose braces str.format would need doubled)
 
 
 class DecodingError(ValueError):

@@ -83,8 +83,10 @@ def save_pil_to_cache_atomically(img: Image.Image, cache_dir: str, name: str = "
     Gradio 6.31.0 names an output image after the hash of its bytes and rewrites that file in
     place each time the same image is returned again (two API clients reading the same digit),
     so a client still downloading it from the earlier request can get it truncated
-    (tests/test_app_load.py shows it). No upstream report was found; drop this when Gradio writes
-    the file atomically itself.
+    (tests/test_app_load.py shows it). No component parameter or setting changes that: only a file
+    path returned goes through Gradio's atomic copy (save_file_to_cache). No upstream report was
+    found; drop this when Gradio writes the file atomically itself (tests/test_gradio_insides.py
+    fails when the original's arguments, path or callers change).
     """
     data = processing_utils.encode_pil_to_bytes(img, format)
     folder = Path(cache_dir) / processing_utils.hash_bytes(data)
@@ -142,7 +144,9 @@ def error_payload_in_our_words(error: BaseException | None, show_error: bool) ->
     With show_error=True (`launch_options`), Gradio 6.31.0 answers any exception with
     str(exception): its own object reprs for a request with too few inputs, exception class names
     and upload-cache paths for a bad image; with False, no message at all for anything but a
-    gr.Error. Drop this when Gradio lets an app say what its error answers carry.
+    gr.Error; Gradio has no hook for it. Drop this when Gradio lets an app say what its error
+    answers carry (tests/test_gradio_insides.py fails when the original's arguments, answer or
+    callers change).
     """
     return _gradio_error_payload(public_error(error), show_error)
 

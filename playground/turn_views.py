@@ -85,7 +85,7 @@ def pose_bars(moved: np.ndarray, names: list[str], limit: float) -> str:
     """A bar per dimension from the middle of its track, right for up, left for down; a move
     beyond ``limit`` fills its half and is marked."""
     rows = []
-    for name, value in zip(names, np.asarray(moved, dtype=float)):
+    for name, value in zip(names, np.asarray(moved, dtype=float), strict=True):
         fraction = min(abs(value) / limit, 1.0)
         side = "left: 50%" if value >= 0 else f"left: {50 - 50 * fraction:.1f}%"
         beyond = " beyond" if abs(value) > limit else ""
@@ -155,7 +155,7 @@ def _frame(angles: np.ndarray, height: int, label: str) -> str:
 
 
 def _line(angles: np.ndarray, values: np.ndarray, network: str, title: str) -> str:
-    points = " ".join(f"{_x(a, angles):.1f},{_y(v):.1f}" for a, v in zip(angles, values))
+    points = " ".join(f"{_x(a, angles):.1f},{_y(v):.1f}" for a, v in zip(angles, values, strict=True))
     return f'<polyline class="curve {network}" points="{points}"><title>{html.escape(title)}</title></polyline>'
 
 
@@ -172,7 +172,7 @@ def sweep_svg(sweep: Sweep) -> str:
         y = BOTTOM + 20 + 14 * row
         parts.append(f'<text class="row-name {network}" x="{LEFT - 4}" y="{y + 9}">'
                      f'{"caps" if network == CAPSNET else "cnn"}</text>')
-        for angle, reading in zip(angles, readings):
+        for angle, reading in zip(angles, readings, strict=True):
             if reading != sweep.digit:
                 x = _x(angle, angles)
                 parts.append(f'<rect class="misread {network}" x="{x - cell / 2:.1f}" y="{y}" '

@@ -48,7 +48,8 @@ def rgb(colour: str) -> np.ndarray:
 def tinted(inks: np.ndarray, colours: list[str], under: np.ndarray | None = None) -> np.ndarray:
     """uint8 [28, 28, 3]: each ink of ``inks`` [K, 28, 28] in its colour on white paper (or on
     ``under``, an RGB picture), the stronger ink on top where they meet."""
-    paper = PAPER_WHITE * np.ones(inks.shape[1:] + (3,), dtype=np.float32) if under is None else under.astype(np.float32)
+    paper = (PAPER_WHITE * np.ones(inks.shape[1:] + (3,), dtype=np.float32) if under is None
+             else under.astype(np.float32))
     inks = np.clip(np.asarray(inks, dtype=np.float32), 0, 1)
     strongest = inks.argmax(axis=0)                                              # [28, 28]
     alpha = np.take_along_axis(inks, strongest[None], axis=0)[0][..., None]     # [28, 28, 1]
@@ -105,11 +106,15 @@ def pair_panel(view: PairView | None, prompt: str) -> str:
         return f'<div class="pair empty">{html.escape(prompt)}</div>'
     length = view.lengths
     digits = '<span class="and">&amp;</span>'.join(
-        f'<span class="digit" style="color: {colour}">{digit}</span>' for digit, colour in zip(view.read, view.colours))
+        f'<span class="digit" style="color: {colour}">{digit}</span>'
+        for digit, colour in zip(view.read, view.colours, strict=True))
     redrawn = "".join(picture(tinted(view.redrawn[k:k + 1], [colour]), f"{digit} redrawn from its own capsule",
-                              "picture redrawn") for k, (digit, colour) in enumerate(zip(view.read, view.colours)))
+                              "picture redrawn")
+                      for k, (digit, colour) in enumerate(zip(view.read, view.colours, strict=True)))
     lengths = " and ".join(f"{float(length[digit]):.2f}" for digit in view.read)
     cnn_read = " &amp; ".join(str(digit) for digit in view.cnn_read)
+    colours = dict(zip(view.read, view.colours, strict=True))
+    cnn_colours = {digit: CNN_COLOUR for digit in view.cnn_read}
     decoded = "" if view.decoded is None else (
         f'<figure class="decoded"><figcaption>Capsule {view.decoded} redrawn (not read: '
         f'{float(length[view.decoded]):.2f} long)</figcaption>'
@@ -123,14 +128,15 @@ def pair_panel(view: PairView | None, prompt: str) -> str:
         f'</figcaption>{picture(tinted(view.layers, list(view.pen_colours)), "the 28x28 image both networks read")}'
         f'</figure>'
         f'<figure class="figure5"><figcaption>Each capsule redraws its own digit (the paper\'s Figure 5)'
-        f'</figcaption>{picture(figure5(view.image, view.redrawn, view.colours), "the digits read redrawn over the input")}'
+        f'</figcaption>'
+        f'{picture(figure5(view.image, view.redrawn, view.colours), "the digits read redrawn over the input")}'
         f'</figure>'
         f'<figure class="pair-bars"><figcaption>Capsule lengths: the longest, and the second where it reaches the '
         f'line and its redrawing covers ink of its own (below), are the digits read</figcaption>'
-        f'{lengths_svg(length, None, "lengths of the digit capsules", dict(zip(view.read, view.colours)), view.rule.second)}'
+        f'{lengths_svg(length, None, "lengths of the digit capsules", colours, view.rule.second)}'
         f'</figure>'
         f'{decoded}'
         f'<figure class="pair-cnn"><figcaption>The CNN trained on the same examples reads <b>{cnn_read}</b> (ten '
         f'independent probabilities, the second counted from {view.cnn_rule.second:.2f})</figcaption>'
-        f'{lengths_svg(view.probabilities, None, "the CNN probabilities", {d: CNN_COLOUR for d in view.cnn_read}, view.cnn_rule.second)}'
+        f'{lengths_svg(view.probabilities, None, "the CNN probabilities", cnn_colours, view.cnn_rule.second)}'
         f'</figure>{count_note(view)}</div>')

@@ -18,9 +18,9 @@ The examples are MNIST test pairs, `assets/pairs/`: the first test pairs of
 make of them; `python -m bench.pair_examples --data-dir DATA` makes them again. An example tapped
 and not drawn over is read from its 28x28 ink as it is, as the measurement reads it.
 """
+import dataclasses
 import logging
 import re
-import dataclasses
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 
@@ -147,14 +147,15 @@ class TwoDigitsSection:
         image = torch.from_numpy(fields[0])[None, None]                  # [1, 1, 28, 28]
         with serving.model_turn(), torch.inference_mode():
             out, cnn = self.capsnet(image), self.cnn(image)
-            both = self.capsnet.decode(out.capsules, top_two(out.lengths))   # [1, 2, 1, 28, 28]: each its own capsule alone
+            both = self.capsnet.decode(out.capsules, top_two(out.lengths))   # [1, 2, 1, 28, 28]: each capsule alone
             ink = second_ink(image, both)                                # [1]
             strongest, two = counted(out.lengths, self.rule, ink)        # [1, 2], [1]
         read = strongest[0, :1 + int(two)]                               # [1 or 2]
         probabilities = scores(cnn)                                      # [1, 10]
         cnn_strongest, cnn_two = counted(probabilities, self.cnn_rule)
         return PairReading(fields[0], fields[1:], out.capsules[0], out.lengths[0].numpy(), tuple(read.tolist()),
-                           int(strongest[0, 1]), float(ink[0]), both[0, :len(read), 0].numpy(), probabilities[0].numpy(),
+                           int(strongest[0, 1]), float(ink[0]), both[0, :len(read), 0].numpy(),
+                           probabilities[0].numpy(),
                            tuple(cnn_strongest[0, :1 + int(cnn_two)].tolist()), revision)
 
     def redraw(self, reading: PairReading, digit: int) -> np.ndarray:
@@ -165,8 +166,9 @@ class TwoDigitsSection:
     def view(self, reading: PairReading, decode_as: int | None) -> PairView:
         pens = pens_of(reading.redrawn, reading.layers)
         shown = decode_as is not None and decode_as not in reading.read
-        return PairView(reading.image, reading.layers, reading.lengths, reading.read, reading.second, reading.second_ink,
-                        self.rule, reading.redrawn, tuple(PENS[pen] for pen in pens), PENS, reading.probabilities,
+        return PairView(reading.image, reading.layers, reading.lengths, reading.read, reading.second,
+                        reading.second_ink, self.rule, reading.redrawn, tuple(PENS[pen] for pen in pens), PENS,
+                        reading.probabilities,
                         reading.cnn_read, self.cnn_rule, reading.revision, decode_as if shown else None,
                         self.redraw(reading, decode_as) if shown else None)
 
@@ -236,7 +238,8 @@ class TwoDigitsSection:
         reading = gr.State(None)
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=300):
-                pad = drawing_pad.DrawingPad(examples(), colours=PENS, hint="Draw a digit, then another over it with pen 2, or one alone",
+                pad = drawing_pad.DrawingPad(examples(), colours=PENS,
+                                             hint="Draw a digit, then another over it with pen 2, or one alone",
                                              examples_caption="or start from an MNIST test pair", elem_id="pair-pad")
             with gr.Column(scale=4, min_width=300):
                 panel = gr.HTML(pair_panel(None, PROMPT), elem_id="pair-panel", js_on_load=views.STRIP_JS,

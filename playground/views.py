@@ -185,7 +185,7 @@ def figure4_html(images: torch.Tensor | None, names: list[str], ends: str) -> st
             f'<span>{html.escape(high)}</span></th></tr>')
     body = "".join(
         f'<tr><th scope="row">{html.escape(name)}</th><td><img src="{png_data_url(paper(strip))}" '
-        f'alt="{html.escape(name)}, swept"></td></tr>' for name, strip in zip(names, strips))
+        f'alt="{html.escape(name)}, swept"></td></tr>' for name, strip in zip(names, strips, strict=True))
     return f'<table class="figure4">{head}{body}</table>'
 
 
@@ -290,7 +290,7 @@ def lengths_table(lengths: torch.Tensor, predictions: torch.Tensor, iterations: 
     """
     header = "".join(f"<th>{digit}</th>" for digit in range(lengths.shape[1]))
     rows = []
-    for r, (row, winner) in enumerate(zip(lengths.tolist(), predictions.tolist()), start=1):
+    for r, (row, winner) in enumerate(zip(lengths.tolist(), predictions.tolist(), strict=True), start=1):
         cells = "".join(
             f"<td style='background:linear-gradient(to top,rgba(227,26,28,.45) {100 * length:.0f}%,"
             f"transparent {100 * length:.0f}%);{'font-weight:700' if digit == winner else ''}'>"

@@ -76,7 +76,8 @@ def test_a_positive_shear_moves_the_rows_below_the_centre_right():
     image[6:22, 13:15] = 1.0                             # an upright bar through the centre
     sheared = transform(image, AffineChange(shear=0.5))
     columns = torch.arange(28.0)
-    centre_of = lambda row: (sheared[row] * columns).sum() / sheared[row].sum()
+    def centre_of(row):
+        return (sheared[row] * columns).sum() / sheared[row].sum()
     assert centre_of(20).item() == pytest.approx(13.5 + 0.5 * (20 - 13.5), abs=1e-3)
     assert centre_of(7).item() == pytest.approx(13.5 + 0.5 * (7 - 13.5), abs=1e-3)
     assert measure(sheared)["slant"].item() < -20         # the top leans left
@@ -92,7 +93,8 @@ def test_changes_compose_as_their_matrices_do():
     thirty, sixty = AffineChange(rotation=30).matrix(), AffineChange(rotation=60).matrix()
     torch.testing.assert_close(then(thirty, thirty), sixty)
     first, second = AffineChange(scale=1.2, shift_x=2), AffineChange(rotation=-15, shear=0.1, shift_y=-1)
-    image = torch.nn.functional.avg_pool2d(digit_like(4)[None], 3, stride=1, padding=1)[0]  # smooth: little is lost to resampling
+    # smooth: little is lost to resampling
+    image = torch.nn.functional.avg_pool2d(digit_like(4)[None], 3, stride=1, padding=1)[0]
     twice = transform(transform(image, first), second)
     once = transform(image, then(second.matrix(), first.matrix()))
     torch.testing.assert_close(twice, once, atol=0.1, rtol=0)               # resampled twice, or once
@@ -106,7 +108,7 @@ def test_a_batch_of_matrices_changes_each_image_by_its_own():
     changes = [AffineChange(rotation=20), AffineChange(), AffineChange(shear=-0.2, shift_x=1)]
     matrices = torch.stack([c.matrix() for c in changes])                # [3, 2, 3]
     changed = transform(images, matrices)
-    for image, c, result in zip(images, changes, changed):
+    for image, c, result in zip(images, changes, changed, strict=True):
         torch.testing.assert_close(result, transform(image[None], c)[0])
     assert torch.equal(changed[1], images[1])
 

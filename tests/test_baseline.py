@@ -30,7 +30,8 @@ def test_backward_reaches_every_parameter(cnn):
 
 
 def test_parameter_counts_of_the_paper_s_network_and_of_the_pooled_one():
-    count = lambda config: sum(p.numel() for p in BaselineCNN(config).parameters())
+    def count(config):
+        return sum(p.numel() for p in BaselineCNN(config).parameters())
     with torch.device("meta"):
         assert round(count(BaselineConfig.paper()) / 1e6, 1) == 35.4   # the paper: 35.4M
         assert count(BaselineConfig()) == 3_201_810

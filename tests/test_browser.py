@@ -14,8 +14,19 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from bench.support.browser_drawing import (CHROMIUM, DESKTOP, PHONE, PHONE_UNDER_BARS, POINT_STRIDE, TURN_PANEL,
-                                           PadDriver, PairDriver, TurnDriver, chromium, picture)
+from bench.support.browser_drawing import (
+    CHROMIUM,
+    DESKTOP,
+    PHONE,
+    PHONE_UNDER_BARS,
+    POINT_STRIDE,
+    TURN_PANEL,
+    PadDriver,
+    PairDriver,
+    TurnDriver,
+    chromium,
+    picture,
+)
 from bench.support.digit_strokes import pad_value, random_box, strokes
 from bench.support.page_clients import pen_pixels
 from playground.drawing_pad import SIDE
@@ -335,7 +346,7 @@ def redrawn_in_their_colours(person: PairDriver) -> None:
     redrawn, colours = person.redrawn(), person.digit_colours()
     assert len(redrawn) == 2 and all(p.shape == (28, 28, 3) for p in redrawn)
     assert np.abs(redrawn[0].astype(int) - redrawn[1].astype(int)).mean() > 5, "both redrawn pictures are the same"
-    for redrawn_digit, digit in zip(redrawn, person.reading()):
+    for redrawn_digit, digit in zip(redrawn, person.reading(), strict=True):
         colour = np.array([int(colours[digit][i:i + 2], 16) for i in (1, 3, 5)])
         assert tint(redrawn_digit) @ tint(colour[None, None]) > 0.98, f"{digit} is not redrawn in its digit's colour"
 

@@ -70,7 +70,8 @@ def with_decoder(page, url: str) -> SliderDriver:
 WATCH_DRAWN_HERE = """
 () => {
   window.drawnHere = [];
-  new MutationObserver((changes) => changes.forEach((change) => window.drawnHere.push(change.target.getAttribute('src'))))
+  new MutationObserver((changes) => changes.forEach(
+    (change) => window.drawnHere.push(change.target.getAttribute('src'))))
     .observe(document.querySelector('#reading-panel'), {subtree: true, attributes: true, attributeFilter: ['src']});
 }
 """
@@ -94,7 +95,8 @@ def shows(person: SliderDriver, expected: np.ndarray, timeout: float = 60.0) -> 
 def servers_panel_picture(app, url: str, session: str, decode_as: str, scale: str, offsets: list[float]) -> np.ndarray:
     """The reconstruction in the reading panel the server answers a slider move with, in ``session``."""
     sliders = {"offsets": offsets, "rows": [], "enabled": True}
-    panel = outputs_of(page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, decode_as, scale, sliders], session))[0]
+    event = page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, decode_as, scale, sliders], session)
+    panel = outputs_of(event)[0]
     return grey_picture(RECONSTRUCTION.search(panel).group(1))
 
 
@@ -139,7 +141,8 @@ def test_the_page_draws_what_the_server_draws(app, url, page):
                 person.choose(f'input[type=radio][value="{decode_as}"]:not(#pair-decode-as input)')
                 at_once = drawn_here(page)
                 assert at_once, f"Decode as {decode_as} drew nothing in the page"
-                assert apart(grey_picture(at_once[0]), person.reconstruction()) <= GREY_LEVELS, (example, scale, decode_as)
+                assert apart(grey_picture(at_once[0]), person.reconstruction()) <= GREY_LEVELS, \
+                    (example, scale, decode_as)
                 for name, wanted in offset_sets(person.limits(), rng).items():
                     requests = person.answers
                     offsets = person.set_offsets(wanted)
@@ -148,7 +151,8 @@ def test_the_page_draws_what_the_server_draws(app, url, page):
                     server = servers_panel_picture(app, url, page.session, decode_as, scale, offsets)
                     difference = apart(shown, server)
                     if scale == "paper":
-                        difference = max(difference, apart(shown, perturb_picture(url, page.session, decode_as, offsets)))
+                        perturbed = perturb_picture(url, page.session, decode_as, offsets)
+                        difference = max(difference, apart(shown, perturbed))
                     assert difference <= GREY_LEVELS, f"example {example}, {scale} range, {decode_as}, {name}"
                     compared, worst = compared + 1, max(worst, difference)
             if scale != "paper":
@@ -174,8 +178,10 @@ def test_a_drag_redraws_at_every_move_with_no_request(app, url, page):
     assert pictures[0] - moves[0] < SLOW_ROUND_TRIP_MS / 6
     offsets = person.set_offsets(person.page.evaluate(
         "() => { const offsets = Array(16).fill(0); for (const input of document.querySelectorAll("
-        "'#sliders input[type=range]')) offsets[Number(input.dataset.dimension)] = Number(input.value); return offsets; }"))
-    assert apart(person.reconstruction(), servers_panel_picture(app, url, page.session, "winner", "paper", offsets)) <= GREY_LEVELS
+        "'#sliders input[type=range]')) offsets[Number(input.dataset.dimension)] = Number(input.value); "
+        "return offsets; }"))
+    server = servers_panel_picture(app, url, page.session, "winner", "paper", offsets)
+    assert apart(person.reconstruction(), server) <= GREY_LEVELS
 
 
 def test_decode_as_redraws_before_the_server_answers(app, url, page):

@@ -33,7 +33,8 @@ def test_changed_digits_are_made_mnist_style_again(mnist_test):
         assert min(sides) >= 19 and max(sides) <= 21, (name, sides)  # fitted into 20x20 again
     hard = changed_digits(images, CHANGES["hard-edged"][0])
     as_written = changed_digits(images, CHANGES["as written"][0])
-    grey = lambda digits: ((digits > 25) & (digits < 230)).float().mean()
+    def grey(digits):
+        return ((digits > 25) & (digits < 230)).float().mean()
     assert grey(hard) < 0.5 * grey(as_written)                       # hard edges: little half-tone left
 
 

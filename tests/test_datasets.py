@@ -118,7 +118,8 @@ def reads(monkeypatch) -> list[bool]:
     """The ``train`` flag of every MNIST set train.py loads, in order (False: the test set)."""
     from capsnet.data.datasets import mnist
     loaded = []
-    monkeypatch.setattr(train, "mnist", lambda data_dir, train, **kw: loaded.append(train) or mnist(data_dir, train, **kw))
+    monkeypatch.setattr(train, "mnist",
+                        lambda data_dir, train, **kw: loaded.append(train) or mnist(data_dir, train, **kw))
     for module in (sharded_data, model_card):     # where the run's data, and its model card's, are read
         monkeypatch.setattr(module, "mnist",
                             lambda data_dir, train, **kw: loaded.append(train) or mnist(data_dir, train, **kw))
@@ -172,7 +173,7 @@ def test_on_device_batches_on_cuda_equal_those_on_the_cpu(small_mnist):
         data = TrainingData(str(small_mnist), training, 32, seed=1, processes=Processes(),
                             device=torch.device(device), on_device=True)
         batches[device] = [(images.cpu(), labels.cpu()) for images, labels in data.epoch(3)]
-    for (cpu_images, cpu_labels), (gpu_images, gpu_labels) in zip(batches["cpu"], batches["cuda"]):
+    for (cpu_images, cpu_labels), (gpu_images, gpu_labels) in zip(batches["cpu"], batches["cuda"], strict=True):
         assert torch.equal(cpu_images, gpu_images) and torch.equal(cpu_labels, gpu_labels)
 
 

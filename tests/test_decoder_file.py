@@ -8,13 +8,13 @@ import hashlib
 import numpy as np
 import torch
 
+from bench.support.paths import WEIGHTS
 from capsnet import CapsNet, CapsNetConfig
 from capsnet.decoder_file import decoder_file, file_name, read_decoder_file
 from capsnet.dimensions import PAPER_RANGE
 from capsnet.studies.dimension_names_file import load_dimension_names
 from playground.views import paper
 from tests.support.examples import example_digits
-from bench.support.paths import WEIGHTS
 
 
 def test_the_file_holds_the_decoders_layers_in_float16_and_the_config(model):

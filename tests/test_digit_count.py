@@ -2,8 +2,16 @@
 its choice on validation examples, balanced between single digits and pairs."""
 import torch
 
-from capsnet.digit_count import (CountRule, balanced_right, best_rule, choose_rule, read_exactly, rule_tallies,
-                                 second_ink, uncovered)
+from capsnet.digit_count import (
+    CountRule,
+    balanced_right,
+    best_rule,
+    choose_rule,
+    read_exactly,
+    rule_tallies,
+    second_ink,
+    uncovered,
+)
 
 
 def strokes(*columns: int) -> torch.Tensor:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from bench.support.paths import WEIGHTS
 from capsnet import WeightsError
 from capsnet.dimensions import SWEEP
 from capsnet.saving import sha256
@@ -19,7 +20,8 @@ from bench.support.paths import WEIGHTS
 DIMENSION, DIGIT = 5, 3   # the synthetic decoders read dimension 5 of capsule 3
 PAPER = SWEEP.expand(16, -1)
 # One unit of dimensions.json's rounding, and a hair more: in binary floats 0.58 - 0.57 > 0.01.
-TOLERANCE = {key: unit * 1.001 for key, unit in {"sd": 1e-4, "effect": 1e-3, "measures": 0.1, "explained": 0.01}.items()}
+UNITS = {"sd": 1e-4, "effect": 1e-3, "measures": 0.1, "explained": 0.01}
+TOLERANCE = {key: unit * 1.001 for key, unit in UNITS.items()}
 
 
 class RingDecoder:
@@ -172,7 +174,7 @@ def test_the_shipped_names_belong_to_the_shipped_weights(shipped):
 def assert_same_entries(actual: list[dict], expected: list[dict]) -> None:
     """Equal names and regions, numbers equal to within one unit of the JSON's rounding."""
     assert len(actual) == len(expected)
-    for a, e in zip(actual, expected):
+    for a, e in zip(actual, expected, strict=True):
         assert a["dimension"] == e["dimension"]
         assert a["sd"] == pytest.approx(e["sd"], abs=TOLERANCE["sd"])
         for scale in ("paper", "spread"):

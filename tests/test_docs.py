@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -90,13 +91,25 @@ def source_of(target: str, repo: Path = REPO) -> Path | None:
     return origin if repo.resolve() in origin.parents and not installed & set(origin.parents) else None
 
 
-def test_the_space_front_matter_is_whole_and_pins_gradio_as_requirements_do():
+def front_matter() -> dict[str, str]:
+    """The Space's YAML front matter at the top of README.md, each value as written."""
     text = README.read_text(encoding="utf-8")
     assert text.startswith("---\n"), "README.md must open with the Space's YAML front matter"
-    front = dict(line.split(": ", 1) for line in text.split("\n---\n", 1)[0].splitlines()[1:] if line.strip())
+    return dict(line.split(": ", 1) for line in text.split("\n---\n", 1)[0].splitlines()[1:] if line.strip())
+
+
+def test_the_space_front_matter_is_whole_and_pins_gradio_as_requirements_do():
+    front = front_matter()
     assert set(front) == SPACE_KEYS
     pin = re.search(r"^gradio==(\S+)", (REPO / "requirements.txt").read_text(), re.MULTILINE).group(1)
     assert front["sdk_version"] == pin and front["sdk"] == "gradio" and (REPO / front["app_file"]).is_file()
+
+
+def test_the_space_the_readme_and_pyproject_name_one_python():
+    version = front_matter()["python_version"].strip('"')
+    assert f"(Python {version}+;" in README.read_text(encoding="utf-8")
+    requires = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert requires == f">={version}"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
@@ -207,8 +220,8 @@ def test_the_readmes_library_example_runs():
 
 
 def test_every_docs_page_the_code_points_to_exists():
-    sources = [REPO / "app.py", REPO / "train.py", *(REPO / "capsnet").rglob("*.py"), *(REPO / "playground").glob("*.py"),
-               *(REPO / "bench").glob("*.py")]
+    sources = [REPO / "app.py", REPO / "train.py", *(REPO / "capsnet").rglob("*.py"),
+               *(REPO / "playground").glob("*.py"), *(REPO / "bench").glob("*.py")]
     pointed = {(source.name, page) for source in sources
                for page in re.findall(r"docs/[\w-]+\.md", source.read_text(encoding="utf-8"))}
     assert {("train.py", "docs/training.md"), ("robustness.py", "docs/robustness.md")} <= pointed

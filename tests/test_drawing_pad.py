@@ -125,7 +125,7 @@ def test_each_pen_s_strokes_are_inked_in_its_layer_only():
     layers = drawing_pad.inks(drawing, pens=2)
     assert layers.shape == (2, SIDE, SIDE) and layers.dtype == np.float32
     for pen in range(2):
-        alone = [stroke for stroke, p in zip(THREE_STROKES, "010") if int(p) == pen]
+        alone = [stroke for stroke, p in zip(THREE_STROKES, "010", strict=True) if int(p) == pen]
         np.testing.assert_array_equal(layers[pen], drawing_pad.ink(parse({"strokes": alone})))
     assert layers[0, 40, 80] == 1 and layers[1, 40, 80] == 0 and layers[1, 130, 200] == 1 and layers[0, 130, 200] == 0
 
@@ -178,4 +178,5 @@ def test_an_example_has_one_ink_layer_a_pen():
         drawing_pad.DrawingPad([example], colours=("#1f6fd1", "#e66100"))
     two = drawing_pad.Example("1 and 1", "two ones", np.stack([ink, ink]), np.zeros((28, 28, 3), np.uint8))
     pad = drawing_pad.DrawingPad([two], colours=("#1f6fd1", "#e66100"))
-    assert pad.html_template.count('class="pen"') == 2 and base64.b64encode(two.ink.tobytes()).decode() in pad.html_template
+    assert pad.html_template.count('class="pen"') == 2
+    assert base64.b64encode(two.ink.tobytes()).decode() in pad.html_template

@@ -45,5 +45,6 @@ def test_squaring_is_height_over_width_of_the_ink_box_within_bounds():
 def test_thickness_changes_towards_the_3x3_dilation_or_erosion():
     image = bar(10, 4).view(1, 1, 28, 28)
     ink = image.sum()
-    assert thickness_changed(image, torch.tensor([1.0])).sum() > ink > thickness_changed(image, torch.tensor([-1.0])).sum()
+    thicker, thinner = (thickness_changed(image, torch.tensor([change])).sum() for change in (1.0, -1.0))
+    assert thicker > ink > thinner
     torch.testing.assert_close(thickness_changed(image, torch.tensor([0.0])), image)

@@ -10,22 +10,24 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from bench.support.app_server import serving_app
+from bench.support.paths import WEIGHTS
 from capsnet import load_model
 from capsnet.decoder_file import decoder_file, file_name
 from playground.page_decoder import CACHED, PageDecoder
-from bench.support.app_server import serving_app
-from bench.support.paths import WEIGHTS
 
 PAIRS_WEIGHTS = WEIGHTS / "pairs"    # a CapsNet of the same shape, trained on other examples
 
 
 def test_a_decoder_is_served_under_its_hash_for_good(model):
     decoder = PageDecoder.of(model)
-    assert decoder.url == f"decoder/{file_name(decoder_file(model))}.safetensors" and decoder.data == decoder_file(model)
+    assert decoder.url == f"decoder/{file_name(decoder_file(model))}.safetensors"
+    assert decoder.data == decoder_file(model)
     with TestClient(Starlette(routes=[decoder.route()])) as client:
         answer = client.get(f"/{decoder.url}")
         assert answer.status_code == 200 and answer.content == decoder.data
-        assert answer.headers["cache-control"] == CACHED and answer.headers["content-type"] == "application/octet-stream"
+        assert answer.headers["cache-control"] == CACHED
+        assert answer.headers["content-type"] == "application/octet-stream"
         assert client.get("/decoder/0123456789abcdef.safetensors").status_code == 404
         assert client.post(f"/{decoder.url}").status_code == 405
 

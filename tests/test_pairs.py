@@ -8,10 +8,26 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from bench.support.paths import WEIGHTS
 from capsnet import CapsNet, CapsNetConfig, WeightsError, capsule_loss, margin_loss
 from capsnet.baseline import BaselineCNN, multi_label_loss
-from capsnet.data.pairs import (MAX_SHIFT, PAIR_FIELD, TEST_SEED, Pairs, RenderedBatches, both_right, box_overlap,
-                           draw_pairs, fixed_pairs, frame_overlap, placed, render, scale, scores, top_two)
+from capsnet.data.pairs import (
+    MAX_SHIFT,
+    PAIR_FIELD,
+    TEST_SEED,
+    Pairs,
+    RenderedBatches,
+    both_right,
+    box_overlap,
+    draw_pairs,
+    fixed_pairs,
+    frame_overlap,
+    placed,
+    render,
+    scale,
+    scores,
+    top_two,
+)
 from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
 from capsnet.digit_count import SECOND_INK_LINES, SECOND_LINES, CountRule, counted
 from capsnet.pretrained import load_pair_networks
@@ -19,7 +35,7 @@ from capsnet.saving import sha256
 from capsnet.studies.pairs_measurement_file import RESULTS_FILE, load_results
 from capsnet.studies.results_file import ResultsError
 from capsnet.studies.pairs_measurement import count_rule, main, measure, reading_measures, table
-from bench.support.paths import WEIGHTS
+from capsnet.studies.pairs_measurement_file import RESULTS_FILE, PairResultsError, load_results
 from capsnet.studies.statistics import share
 from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed
@@ -194,7 +210,8 @@ def test_train_py_trains_on_pairs_chooses_on_validation_pairs_and_resumes(tiny_m
     import train
     out, checkpoint = tmp_path / "weights", tmp_path / "last.pt"
     flags = ["--task", "pairs", "--examples", "mnist-pairs", "--model", network, "--data-dir", str(tiny_mnist),
-             "--val-size", "16", "--batch-size", "16", "--out", str(out), "--checkpoint", str(checkpoint), "--amp", "off"]
+             "--val-size", "16", "--batch-size", "16", "--out", str(out), "--checkpoint", str(checkpoint),
+             "--amp", "off"]
     assert train.main([*flags, "--epochs", "1"]) == 0
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["task"] == "pairs" and 0 <= metrics["pairs_test_both_right"] <= 1
@@ -213,7 +230,8 @@ def test_a_run_that_goes_on_from_an_earlier_ones_weights_sees_new_pairs_and_keep
     monkeypatch.setattr(PairTrainingData, "epoch",
                         lambda self, epoch: drawn.append(epoch) or epoch_of_pairs(self, epoch))
     flags = ["--task", "pairs", "--examples", "mnist-pairs", "--data-dir", str(tiny_mnist), "--val-size", "0",
-             "--batch-size", "16", "--amp", "off", "--checkpoint", str(tmp_path / "last.pt")]   # no validation: the last epoch is kept
+             "--batch-size", "16", "--amp", "off",
+             "--checkpoint", str(tmp_path / "last.pt")]   # no validation: the last epoch is kept
     first, second = tmp_path / "first", tmp_path / "second"
     assert train.main([*flags, "--out", str(first), "--epochs", "2"]) == 0
     assert train.main([*flags, "--out", str(second), "--init-from", str(first), "--start-epoch", "3",
@@ -279,7 +297,8 @@ def test_the_measurement_runs_end_to_end_and_writes_the_same_bytes_twice(tiny_mn
     assert results["only_capsnet"] - results["only_cnn"] == \
         round(40 * (results["capsnet"]["both_right"] - results["cnn"]["both_right"]))
     assert results["lead"]["low"] <= results["lead"]["difference"] <= results["lead"]["high"]
-    assert results["lead"]["difference"] == (results["only_capsnet"] - results["only_cnn"]) / 40   # a fraction, not points
+    lead = (results["only_capsnet"] - results["only_cnn"]) / 40
+    assert results["lead"]["difference"] == lead   # a fraction, not points
     people = results["people"]
     assert people["sets"] == {"mnist_pairs": 40, "mnist_singles": 40, "semeion_pairs": 40, "semeion_singles": 40,
                               "written_test": 40}
@@ -290,7 +309,8 @@ def test_the_measurement_runs_end_to_end_and_writes_the_same_bytes_twice(tiny_mn
             assert all(m["low"] <= m["share"] <= m["high"] for m in measures.values())
     main([*flags, "--out", str(tmp_path / "a.json"), "--show"])
     shown = capsys.readouterr().out
-    assert "| both digits right, 40 test pairs |" in shown and "| Semeion pairs (other writers), both digits right (40) |" in shown
+    assert "| both digits right, 40 test pairs |" in shown
+    assert "| Semeion pairs (other writers), both digits right (40) |" in shown
 
 
 def test_the_count_rule_is_chosen_on_validation_and_counts_as_it_says():
@@ -422,11 +442,11 @@ def test_pairs_rendered_by_worker_processes_are_the_pairs_rendered_in_the_main_p
     by_workers = list(torch.utils.data.DataLoader(RenderedBatches(data.images, data.labels, pairs, order),
                                                   batch_size=None, num_workers=2))
     assert len(by_workers) == len(in_process) == 5
-    for batch, (inputs, (labels, alone)), by_worker in zip(order, in_process, by_workers):
+    for batch, (inputs, (labels, alone)), by_worker in zip(order, in_process, by_workers, strict=True):
         expected_inputs, expected_alone = render(data.images, pairs[batch])
         expected = (expected_inputs, pairs[batch].labels(data.labels), expected_alone)
-        assert all(torch.equal(a, b) for a, b in zip((inputs, labels, alone), expected))
-        assert all(torch.equal(a, b) for a, b in zip(by_worker, expected))
+        assert all(torch.equal(a, b) for a, b in zip((inputs, labels, alone), expected, strict=True))
+        assert all(torch.equal(a, b) for a, b in zip(by_worker, expected, strict=True))
 
 
 @pytest.mark.gpu
@@ -437,8 +457,8 @@ def test_pairs_on_cuda_are_rendered_by_workers_and_equal_those_on_the_cpu(tiny_m
                                 device=torch.device(device), pairs_per_epoch=40)
         batches[device] = [(inputs.cpu(), labels.cpu(), alone.cpu()) for inputs, (labels, alone) in data.epoch(3)]
     assert len(batches["cuda"]) == 5
-    for on_cpu, on_cuda in zip(batches["cpu"], batches["cuda"]):
-        assert all(torch.equal(a, b) for a, b in zip(on_cpu, on_cuda))
+    for on_cpu, on_cuda in zip(batches["cpu"], batches["cuda"], strict=True):
+        assert all(torch.equal(a, b) for a, b in zip(on_cpu, on_cuda, strict=True))
 
 
 def test_pairs_per_epoch_shortens_an_epoch_to_a_fresh_choice_of_first_digits(tiny_mnist):

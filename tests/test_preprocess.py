@@ -4,8 +4,7 @@ import pytest
 import torch
 from PIL import Image
 
-from capsnet.data.preprocess import sketch_to_mnist
-from capsnet.data.preprocess import BOX, CENTRE, FIELD, SketchError
+from capsnet.data.preprocess import BOX, CENTRE, FIELD, SketchError, sketch_to_mnist
 
 CANVAS = 800        # gr.Sketchpad's default canvas is 800x800
 REDRAWN = 300       # MNIST test digits redrawn per form

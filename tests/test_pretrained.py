@@ -213,7 +213,8 @@ def test_hub_repo_id_offline_without_cache(offline_hub):
 
 
 def test_hub_repo_id_from_the_cache(offline_hub, saved):
-    fake_hub_cache(offline_hub, "someone/capsnet", {name: saved / name for name in ("config.json", "model.safetensors")})
+    fake_hub_cache(offline_hub, "someone/capsnet",
+                   {name: saved / name for name in ("config.json", "model.safetensors")})
     model = load_model("someone/capsnet")
     assert not model.training
     reference = CapsNet.from_pretrained(saved)

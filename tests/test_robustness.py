@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from bench.support.paths import WEIGHTS
 from capsnet import CapsNet, load_model
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange
@@ -61,7 +62,8 @@ def test_an_unchanged_digit_scores_a_perfect_pose_and_the_networks_own_accuracy(
     assert right.shape == (2, len(images)) and right.float().mean(1).tolist() == pytest.approx(
         [capsnet_accuracy, cnn_accuracy])
     only = measured["paired"]
-    assert only["only_capsnet"] == int((right[0] & ~right[1]).sum()) and only["only_cnn"] == int((right[1] & ~right[0]).sum())
+    assert only["only_capsnet"] == int((right[0] & ~right[1]).sum())
+    assert only["only_cnn"] == int((right[1] & ~right[0]).sum())
     assert only["difference"] == pytest.approx(capsnet_accuracy - cnn_accuracy, abs=1e-4)
 
 
@@ -89,7 +91,8 @@ def test_the_measurement_runs_end_to_end_with_the_right_structure(networks, few_
     for name, sweep in results["sweeps"].items():
         assert sweep["unit"] == SWEEPS[name][1]
         assert [step["value"] for step in sweep["steps"]] == sweeps[name][0]
-        mean_lead = sum(step["capsnet"]["accuracy"] - step["cnn"]["accuracy"] for step in sweep["steps"]) / len(sweep["steps"])
+        leads = [step["capsnet"]["accuracy"] - step["cnn"]["accuracy"] for step in sweep["steps"]]
+        mean_lead = sum(leads) / len(leads)
         assert sweep["mean_paired"]["difference"] == pytest.approx(mean_lead, abs=1e-3)
         for step in sweep["steps"]:
             assert step.keys() == {"value", "capsnet", "cnn", "paired"}
@@ -160,7 +163,8 @@ def test_affnist_matrices_are_repeatable_and_in_range():
 
 
 def test_to_json_sorts_keys_and_writes_each_step_on_a_line():
-    results = {"b": 1, "a": {"steps": [{"value": 0.5, "cnn": {"accuracy": 1.0}}, {"value": 1.0, "cnn": {"accuracy": 0.5}}],
+    results = {"b": 1, "a": {"steps": [{"value": 0.5, "cnn": {"accuracy": 1.0}},
+                                       {"value": 1.0, "cnn": {"accuracy": 0.5}}],
                              "unit": "x"}}
     text = to_json(results)
     assert json.loads(text) == results
@@ -252,8 +256,8 @@ def test_show_prints_the_shipped_tables(shipped, capsys):
     main(["--show"])
     shown = capsys.readouterr().out
     rotation = shipped["sweeps"]["rotation"]["steps"][0]
-    assert f"| rotation | -90 | {100 * rotation['capsnet']['accuracy']:.1f}% | {100 * rotation['cnn']['accuracy']:.1f}% |" \
-        in shown
+    capsnet, cnn = (100 * rotation[network]["accuracy"] for network in ("capsnet", "cnn"))
+    assert f"| rotation | -90 | {capsnet:.1f}% | {cnn:.1f}% |" in shown
     assert summary_table(shipped) in shown and steps_table(shipped) in shown
 
 

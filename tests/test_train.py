@@ -27,7 +27,7 @@ def test_training_lowers_the_loss_on_a_few_hundred_images(mnist_test):
     epoch_losses = []
     for _ in range(3):
         losses = []
-        for x, y in zip(images.split(32), labels.split(32)):
+        for x, y in zip(images.split(32), labels.split(32), strict=True):
             loss = capsule_loss(model(x, y), x, y)
             optimizer.zero_grad()
             loss.backward()
@@ -97,7 +97,8 @@ def test_routing_iterations_trains_with_that_routing_saves_it_and_resume_must_re
 
 
 def test_moving_average_warms_up_then_decays_at_the_given_rate():
-    # first update after the copy (n = 1 averaged so far): decay (1 + 1) / (10 + 1), so the average moves 9/11 of the way
+    # first update after the copy (n = 1 averaged so far): decay (1 + 1) / (10 + 1), so the average
+    # moves 9/11 of the way
     assert warm_decay(0.999, 1) == 2 / 11
     assert warm_decay(0.999, 10**6) == 0.999          # long after: the given decay
 
@@ -118,7 +119,7 @@ def test_update_moving_average_is_averaged_models_update_bit_for_bit(model):
         reference.update_parameters(model)
         update_moving_average(ours, model, 0.9, updates)
     assert int(ours.n_averaged) == int(reference.n_averaged) == 4
-    for (name, expected), actual in zip(reference.module.named_parameters(), ours.module.parameters()):
+    for (name, expected), actual in zip(reference.module.named_parameters(), ours.module.parameters(), strict=True):
         assert torch.equal(actual, expected), name
     assert not torch.equal(next(ours.module.parameters()), next(model.parameters()))   # averaged, not copied
 
@@ -175,7 +176,8 @@ def test_a_run_with_default_flags_writes_a_new_folder_and_leaves_the_shipped_wei
 
 
 @pytest.mark.parametrize("start", [pytest.param([], id="afresh"),    # the other way in, in the slow tier
-                                   pytest.param(["--init-from", "{out}"], id="init-from-there", marks=pytest.mark.slow)])
+                                   pytest.param(["--init-from", "{out}"], id="init-from-there",
+                                                marks=pytest.mark.slow)])
 def test_a_run_into_a_folder_that_holds_another_runs_weights_is_refused_in_one_line(tiny_mnist, tmp_path, capsys,
                                                                                    start):
     import train

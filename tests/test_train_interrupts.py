@@ -31,7 +31,8 @@ STEPS_PER_EPOCH = TRAIN_IMAGES // BATCH_SIZE
 
 
 def flags(data: Path, run: Path, *extra: str) -> list[str]:
-    return ["--data-dir", str(data), "--out", str(run / "weights"), "--checkpoint", str(run / "checkpoints" / "last.pt"),
+    return ["--data-dir", str(data), "--out", str(run / "weights"),
+            "--checkpoint", str(run / "checkpoints" / "last.pt"),
             "--limit", str(TRAIN_IMAGES), "--val-size", str(VAL_IMAGES), "--batch-size", str(BATCH_SIZE),
             "--epochs", str(EPOCHS),
             "--device", "cpu", *extra]

@@ -73,7 +73,8 @@ FORGED = {
     "a-string-field": ({**UNCHANGED, "rotation": "30"}, "rotation must be a finite number"),
     "a-bool-field": ({**UNCHANGED, "scale": True}, "scale must be a finite number"),
     "a-list-field": ({**UNCHANGED, "shift_x": [1]}, "shift_x must be a finite number"),
-    "an-integer-too-large": ({**UNCHANGED, "rotation": 10**400}, "rotation = 1000000000000000000000000000000000000000 is outside its range"),
+    "an-integer-too-large": ({**UNCHANGED, "rotation": 10**400},
+                             "rotation = 1000000000000000000000000000000000000000 is outside its range"),
     "revision-negative": ({**UNCHANGED, "revision": -1}, "revision must be an integer"),
     "revision-a-float": ({**UNCHANGED, "revision": 1.5}, "revision must be an integer"),
     "revision-null": ({**UNCHANGED, "revision": None}, "revision must be an integer"),
@@ -311,5 +312,6 @@ def test_a_measurement_of_other_weights_is_not_shown(app, measured_folder, tmp_p
     folder, _ = measured_folder
     curve, finding = turn_it.measured(networks.robustness_results(str(folder), str(tmp_path)))   # no CNN there
     assert curve is None and "Not measured for these weights" in finding and "missing" in finding
-    curve, finding = turn_it.measured(networks.robustness_results(str(tmp_path), app.NETWORKS.cnn_weights))   # none there
+    none_there = networks.robustness_results(str(tmp_path), app.NETWORKS.cnn_weights)
+    curve, finding = turn_it.measured(none_there)
     assert curve is None and "robustness.json is missing" in finding

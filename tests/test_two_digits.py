@@ -72,7 +72,8 @@ def pictures(panel: str) -> list[np.ndarray]:
 
 @pytest.mark.parametrize("example", READ_RIGHT, ids=lambda path: path.stem)
 def test_an_mnist_test_pair_is_read_as_its_two_digits(section, example):
-    reading, panel = section.read_drawing(pair_value(two_digits.example_layers(example), revision=5), two_digits.TWO_READ)
+    value = pair_value(two_digits.example_layers(example), revision=5)
+    reading, panel = section.read_drawing(value, two_digits.TWO_READ)
     assert set(reading.read) == classes_of(example) == read_of(panel)[1] and read_of(panel)[0] == 5
     assert len(reading.read) == 2 and 'data-count="2"' in panel and "Two digits read" in panel
     assert set(reading.cnn_read) == classes_of(example)
@@ -160,7 +161,8 @@ def test_a_digit_drawn_alone_is_read_as_one_digit_and_redrawn_alone(section):
     assert reading.read == (7,) and reading.cnn_read == (7,) and read_of(panel)[1] == {7}
     assert 'data-count="1"' in panel and "One digit read" in panel and "&amp;" not in panel.split("pair-input")[0]
     assert reading.redrawn.shape == (1, 28, 28)
-    assert not section.rule.two(torch.tensor([float(reading.lengths[reading.second])]), torch.tensor([reading.second_ink]))
+    second_length = torch.tensor([float(reading.lengths[reading.second])])
+    assert not section.rule.two(second_length, torch.tensor([reading.second_ink]))
     assert len(pictures(panel)) == 3                                         # its redrawing, the input, Figure 5
 
 
@@ -285,8 +287,8 @@ def test_a_forged_decode_as_is_answered_in_the_panel(section, decode_as):
     reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
     state, panel = section.read_drawing(pair_value(two_digits.example_layers(READ_RIGHT[0])), decode_as)
     assert state == gr.skip()                                              # the reading kept
-    for panel in (section.decode_again(reading, decode_as), section.decode_again(None, decode_as), panel):
-        assert 'class="panel message"' in panel and "Decode as must be one of" in panel
+    for shown in (section.decode_again(reading, decode_as), section.decode_again(None, decode_as), panel):
+        assert 'class="panel message"' in shown and "Decode as must be one of" in shown
 
 
 # The app: its pair event and /predict_pair over HTTP.
@@ -378,11 +380,13 @@ def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them()
 def test_a_pairs_folder_without_its_weights_file_is_named(tmp_path):
     if not (PAIRS_CNN / "model.safetensors").exists():
         pytest.skip("no pairs CNN in weights/pairs-cnn (train.py --task pairs --model cnn)")
-    missing = two_digits.TwoDigitsSection(networks.pair_networks(str(tmp_path), str(PAIRS_CNN)))   # the CNN there, the CapsNet not
+    # the CNN there, the CapsNet not
+    missing = two_digits.TwoDigitsSection(networks.pair_networks(str(tmp_path), str(PAIRS_CNN)))
     assert missing.capsnet is None and f"{tmp_path / 'model.safetensors'} is missing" in missing.problem
     assert missing.finding.startswith("Nothing to measure")
     if (PAIRS / "model.safetensors").exists():
-        no_cnn = two_digits.TwoDigitsSection(networks.pair_networks(str(PAIRS), str(tmp_path / "pairs-cnn")))   # the CapsNet there, the CNN not
+        # the CapsNet there, the CNN not
+        no_cnn = two_digits.TwoDigitsSection(networks.pair_networks(str(PAIRS), str(tmp_path / "pairs-cnn")))
         assert no_cnn.cnn is None and str(tmp_path / "pairs-cnn") in no_cnn.problem
 
 
@@ -400,14 +404,16 @@ def measurement(capsnet: Path, cnn: Path, low: float, high: float, unrouted_low:
     def reading(share):
         return {"strongest_right": {"share": share}, "count_right": {"share": share}}
 
-    people = {"capsnet": {"count": {"second": 0.34, "second_ink": 0.05}, "semeion_pairs": reading(0.6112), "semeion_singles": reading(0.8876),
-                          "mnist_singles": reading(0.9745), "mnist_pairs": reading(0.9901)},
+    people = {"capsnet": {"count": {"second": 0.34, "second_ink": 0.05}, "semeion_pairs": reading(0.6112),
+                          "semeion_singles": reading(0.8876), "mnist_singles": reading(0.9745),
+                          "mnist_pairs": reading(0.9901)},
               "cnn": {"count": {"second": 0.22, "second_ink": None}}}
     return {"test_pairs": 10_000, "capsnet": {"both_right": 0.9123, "redrawn_error": 0.25, "overlay_error": 0.75,
                                               "routing_iterations": 3, "by_routing_iterations": routed},
             "cnn": {"both_right": 0.8771}, "lead": difference(low, high),
             "people": people,
-            "weights_sha256": {"capsnet": sha256(capsnet / "model.safetensors"), "cnn": sha256(cnn / "model.safetensors")}}
+            "weights_sha256": {"capsnet": sha256(capsnet / "model.safetensors"),
+                               "cnn": sha256(cnn / "model.safetensors")}}
 
 
 def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path):
@@ -437,12 +443,14 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
     other = measurement(capsnet, cnn, 1, 2)
     other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")   # another CNN's
     results.write_text(json.dumps(other))
-    assert two_digits.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith("Not measured for these weights")
+    assert two_digits.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith(
+        "Not measured for these weights")
     assert two_digits.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) is None
     for foreign in ("not JSON", json.dumps({"weights_sha256": measurement(capsnet, cnn, 1, 2)["weights_sha256"]}),
                     json.dumps([1, 2])):
         results.write_text(foreign)
-        assert two_digits.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith("Not measured for these weights")
+        assert two_digits.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith(
+            "Not measured for these weights")
     results.unlink()
     shown = two_digits.measured(networks.pairs_results(str(capsnet), str(cnn)))
     assert shown.startswith("Not measured for these weights") and "is missing" in shown

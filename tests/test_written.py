@@ -12,8 +12,20 @@ from capsnet import capsule_loss
 from capsnet.data.pairs import digits_right
 from capsnet.data.preprocess import INK_THRESHOLD
 from capsnet.data.strokes import pen_ink, segments, skeletons, stroke_width
-from capsnet.data.written import (BILEVEL_LEVELS, BILEVEL_SHARE, COARSE_SHARE, COARSE_SIDES, PEN_WIDTHS, SINGLE_SHARE,
-                                  SQUARING_SHARE, DigitSet, draw_examples, fixed_examples, inverse, render)
+from capsnet.data.written import (
+    BILEVEL_LEVELS,
+    BILEVEL_SHARE,
+    COARSE_SHARE,
+    COARSE_SIDES,
+    PEN_WIDTHS,
+    SINGLE_SHARE,
+    SQUARING_SHARE,
+    DigitSet,
+    draw_examples,
+    fixed_examples,
+    inverse,
+    render,
+)
 from capsnet.loss import margin_loss, reconstruction_loss
 from capsnet.training.losses import capsnet_pairs_loss
 from capsnet.training.processes import Processes
@@ -129,8 +141,9 @@ def test_a_pen_digits_strokes_are_as_wide_as_its_pen_in_the_networks_field(made,
     examples, _ = made
     count = len(examples)
     zero = torch.zeros(count)
-    in_a_pen = dataclasses.replace(examples, two=torch.zeros(count, dtype=torch.bool), pen=torch.ones(count, dtype=torch.bool),
-                                   squared=zero, coarse=zero.long(), level=zero)   # one digit, nothing overlapping
+    in_a_pen = dataclasses.replace(examples, two=torch.zeros(count, dtype=torch.bool),
+                                   pen=torch.ones(count, dtype=torch.bool), squared=zero, coarse=zero.long(),
+                                   level=zero)   # one digit, nothing overlapping
     measured = stroke_width(render(digit_set, in_a_pen)[0][:, 0])
     asked = examples.widths
     assert (measured / asked).median() == pytest.approx(1.1, abs=0.15)
@@ -206,7 +219,7 @@ def test_the_same_seed_gives_the_same_examples_and_another_seed_others(digit_set
     def drawn(seed):
         return render(digit_set, draw_examples(digit_set.labels, torch.arange(40), torch.Generator().manual_seed(seed)))
 
-    assert all(torch.equal(a, b) for a, b in zip(drawn(5), drawn(5)))
+    assert all(torch.equal(a, b) for a, b in zip(drawn(5), drawn(5), strict=True))
     assert not torch.equal(drawn(5)[0], drawn(6)[0])
 
 
@@ -215,7 +228,7 @@ def test_fixed_examples_give_one_example_a_digit_in_chunks_as_one_render(digit_s
     inputs, labels, digits = fixed_examples(digit_set, seed=9)
     examples = draw_examples(digit_set.labels, torch.arange(600), torch.Generator().manual_seed(9))
     expected = render(digit_set, examples)
-    assert all(torch.equal(a, b) for a, b in zip((inputs, labels, digits), expected))
+    assert all(torch.equal(a, b) for a, b in zip((inputs, labels, digits), expected, strict=True))
 
 
 def test_inverse_undoes_a_turn_a_shear_and_a_stretch():
@@ -254,7 +267,8 @@ def test_a_single_digit_given_twice_is_one_digit_present_and_redrawn_once():
     out = type("Out", (), {"lengths": torch.rand(4, 10), "reconstruction": reconstruction})()
     torch.testing.assert_close(capsule_loss(out, images, labels),
                                margin_loss(out.lengths, labels) + expected)
-    torch.testing.assert_close(margin_loss(out.lengths, labels[:1]), margin_loss(out.lengths, labels[:1, :1].squeeze(1)))
+    torch.testing.assert_close(margin_loss(out.lengths, labels[:1]),
+                               margin_loss(out.lengths, labels[:1, :1].squeeze(1)))
 
 
 @pytest.mark.slow
@@ -285,14 +299,15 @@ def test_train_py_written_batches_are_the_written_examples_of_the_seed_and_epoch
     examples = draw_examples(data.digits.labels, torch.arange(64), torch.Generator().manual_seed(epoch_seed(1, 2)))
     data.sampler.set_epoch(2)
     order = torch.tensor(list(data.sampler)[:40]).split(16)
-    for chosen, (inputs, (labels, digits)) in zip(order, batches):
+    for chosen, (inputs, (labels, digits)) in zip(order, batches, strict=True):
         expected = render(data.digits, examples[chosen])
-        assert all(torch.equal(a, b) for a, b in zip((inputs, labels, digits), expected))
+        assert all(torch.equal(a, b) for a, b in zip((inputs, labels, digits), expected, strict=True))
     assert not torch.equal(batches[0][0], next(iter(data.epoch(3)))[0])
 
 
 def test_single_share_sets_how_many_training_examples_hold_one_digit_and_leaves_the_rest_as_drawn(digit_set):
-    draw = lambda share: draw_examples(digit_set.labels, torch.arange(600), torch.Generator().manual_seed(3), share)
+    def draw(share):
+        return draw_examples(digit_set.labels, torch.arange(600), torch.Generator().manual_seed(3), share)
     usual, more, none = draw(SINGLE_SHARE), draw(0.6), draw(0.0)
     assert abs((~more.two).float().mean().item() - 0.6) < 0.05 and none.two.all()
     assert (~usual.two <= ~more.two).all()                 # the same draw, read against a higher line
@@ -309,8 +324,8 @@ def test_train_py_single_share_changes_the_training_examples_not_the_validation_
     (_, (labels, _)), = all_alone.training.epoch(1)
     (_, (usual_labels, _)), = usual.training.epoch(1)
     assert (labels[:, 0] == labels[:, 1]).all() and (usual_labels[:, 0] != usual_labels[:, 1]).any()
-    for a, b in zip(usual.validation, all_alone.validation):
-        assert all(torch.equal(x, y) for x, y in zip(a, b))
+    for a, b in zip(usual.validation, all_alone.validation, strict=True):
+        assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
     args = train.parse_args(["--task", "pairs", "--single-share", "0.5"])
     assert args.single_share == 0.5 and "single_share" in train.RECIPE
     for flags in (["--single-share", "0.5"], ["--task", "pairs", "--examples", "mnist-pairs", "--single-share", "0.5"],

@@ -99,7 +99,7 @@ def render(images: torch.Tensor, pairs: Pairs) -> tuple[torch.Tensor, torch.Tens
     firsts = images[pairs.first].numpy().astype(np.float32) / 255           # [N, 28, 28]
     seconds = images[pairs.second].numpy().astype(np.float32) / 255
     fields = np.empty((len(pairs), 3, 28, 28), dtype=np.float32)
-    for n, (a, b, shift) in enumerate(zip(firsts, seconds, pairs.shifts)):
+    for n, (a, b, shift) in enumerate(zip(firsts, seconds, pairs.shifts, strict=True)):
         fields[n] = overlaid_inks_to_mnist(np.stack([placed(a, shift[0]), placed(b, shift[1])]))
     fields = torch.from_numpy(fields)
     return fields[:, :1], fields[:, 1:].unsqueeze(2)
@@ -162,7 +162,8 @@ def scale(images: torch.Tensor, pairs: Pairs) -> np.ndarray:
     crops it. Below 1, each digit of the pair comes out smaller than an MNIST digit, which fills
     BOX on its own."""
     scales = np.empty(len(pairs))
-    for n, (a, b, shift) in enumerate(zip(images[pairs.first].numpy(), images[pairs.second].numpy(), pairs.shifts)):
+    firsts, seconds = images[pairs.first].numpy(), images[pairs.second].numpy()
+    for n, (a, b, shift) in enumerate(zip(firsts, seconds, pairs.shifts, strict=True)):
         overlay = np.maximum(placed(a / 255, shift[0]), placed(b / 255, shift[1]))   # [36, 36]
         scales[n] = BOX / max(crop_to_ink((overlay / overlay.max())[None]).shape[1:])
     return scales

@@ -14,6 +14,8 @@ chosen width gives training digits in the page's own ink (`capsnet.data.written`
   anti-aliasing that area-averaging a crisp line gives, to first order).
 - Stroke width: ink / skeleton length (the area of a line of width w and length l is w * l).
 """
+import itertools
+
 import torch
 import torch.nn.functional as F
 
@@ -50,7 +52,7 @@ def skeletons(images: torch.Tensor, threshold: float = BINARY_THRESHOLD) -> torc
             p2, p3, p4, p5, p6, p7, p8, p9 = _neighbours(thinning)
             ring = (p2, p3, p4, p5, p6, p7, p8, p9, p2)
             count = p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9                                   # B(P1)
-            transitions = sum(((a == 0) & (b == 1)).to(torch.uint8) for a, b in zip(ring, ring[1:]))  # A(P1)
+            transitions = sum(((a == 0) & (b == 1)).to(torch.uint8) for a, b in itertools.pairwise(ring))  # A(P1)
             if sub_iteration == 0:
                 spared = (p2 * p4 * p6 == 0) & (p4 * p6 * p8 == 0)
             else:

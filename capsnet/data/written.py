@@ -172,7 +172,7 @@ def fixed_examples(digits: DigitSet, seed: int) -> tuple[torch.Tensor, torch.Ten
     """
     examples = draw_examples(digits.labels, torch.arange(len(digits.labels)), torch.Generator().manual_seed(seed))
     made = [render(digits, examples[chosen]) for chosen in torch.arange(len(examples)).split(500)]
-    return tuple(torch.cat(parts) for parts in zip(*made))
+    return tuple(torch.cat(parts) for parts in zip(*made, strict=True))
 
 
 def digit_maps(examples: Examples) -> tuple[torch.Tensor, torch.Tensor]:
