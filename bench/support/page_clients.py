@@ -2,9 +2,10 @@
 bench/app_load.py and tests/test_app_load.py.
 
 Each person sends what the page sends, one POST per event outside Gradio's queue, at a person's
-pace: loads the page's decoder once (a browser keeps it), draws a digit stroke by stroke (while a
-stroke is drawn, the pad's value every LIVE_SECONDS, the next only once the last is answered, as
-the page sends them; the whole stroke at pen-up), and each finished stroke's reading brings
+pace: loads the page's decoder once (a browser keeps it), and its network and ONNX Runtime Web
+where it has them; draws a digit stroke by stroke (a page that reads drawings itself sends nothing
+while a stroke is drawn; one without, the pad's value every LIVE_SECONDS, the next only once the
+last is answered; the whole stroke at pen-up), and each finished stroke's reading brings
 `show_details`; then drags a slider in a few steps, which the page's decoder redraws with no
 request (a page without one, as before the decoder was in the page, sends each step); after
 one digit in TURN_SHARE scrolls down to Turn it (its refresh: the turn panel and the rotation sweep)
@@ -33,7 +34,7 @@ import numpy as np
 from PIL import Image
 
 from bench.support.digit_strokes import pad_value
-from playground import transform_sliders, two_digits
+from playground import page_network, transform_sliders, two_digits
 from playground.dimensions import PAPER
 from playground.drawing_pad import SIDE
 from playground.routing import ALL_TYPES
@@ -55,6 +56,7 @@ PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)
 PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="data:image/png;base64,([^"]+)"', re.S)
 EVENTS = {                    # what each event of a person is, as the reports name it
     "decoder": "the page's decoder, once a page (GET)",
+    "network": "the page's network and ONNX Runtime Web, once a page (GET)",
     "final": "reading at a stroke's end, pen up -> shown",
     "live": "reading while a stroke is drawn",
     "details": "details after a reading (Figure 4, routing)",
@@ -108,6 +110,9 @@ class Page:
     decode_pair: int | None  # no pairs networks, and so no pad
     decoder: str | None = None   # the address of the decoder the page redraws with, where it has one:
                                  # None, a page that sends every slider move to the server
+    network: str | None = None   # the address of the graph the page reads drawings with, where it has
+                                 # one: None, a page that sends each stroke while it is drawn
+    runtime: tuple[str, ...] = ()  # the addresses of ONNX Runtime Web's files, which run the graph
 
     @classmethod
     def of(cls, app) -> "Page":
@@ -119,7 +124,8 @@ class Page:
                    PAPER, app.NETWORKS.capsnet.config.routing_iterations, ALL_TYPES,
                    {**transform_sliders.UNCHANGED, "revision": 0},
                    event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
-                   event_index(app, app.TWO_DIGITS.decode_again) if pairs else None, app.READING.decoder.url)
+                   event_index(app, app.TWO_DIGITS.decode_again) if pairs else None, app.READING.decoder.url,
+                   app.READING.page_network.url, tuple(f"{page_network.RUNTIME}/{name}" for name in page_network.RUNTIME_FILES))
 
 
 @dataclass(frozen=True)
@@ -319,7 +325,8 @@ class Person:
         """Draw ``strokes`` one by one: live readings while each is drawn, the final one at pen-up."""
         async for shown, pen_up in drawn(strokes):
             if pen_up is None:
-                await self.send_drawing("live", shown, True, reading_problem(None))
+                if self.page.network is None:                 # else the page reads it: nothing is sent
+                    await self.send_drawing("live", shown, True, reading_problem(None))
             elif await self.send_drawing("final", shown, False,
                                          reading_problem(digit if len(shown) == len(strokes) else None),
                                          since=pen_up) is not None:
@@ -354,16 +361,29 @@ class Person:
 
     async def load_the_decoder(self) -> None:
         """GET the page's decoder, as the page does once it is loaded; the answer must be the file."""
+        await self.load("decoder", [self.page.decoder], lambda content: content[8:9] == b"{")   # safetensors:
+        # the header's length in 8 bytes, then its JSON
+
+    async def load_the_network(self) -> None:
+        """GET the page's graph and ONNX Runtime Web's files, as the page does once it is loaded
+        (the WebAssembly gzipped, as a browser takes it); the graph must be ONNX's protobuf."""
+        await self.load("network", [self.page.network, *self.page.runtime], lambda content: len(content) > 0)
+
+    async def load(self, event: str, addresses: list[str], looks_right: Callable[[bytes], bool]) -> None:
+        """GET each of ``addresses`` (relative to the page) in turn, one exchange for all."""
         start = time.perf_counter()
+        error = None
         try:
-            response = await self.client.get(self.client.base_url.join(f"../{self.page.decoder}"))
-            response.raise_for_status()
-            header = response.content[8:9]            # safetensors: the header's length in 8 bytes, then its JSON
-            error = None if header == b"{" else f"not a decoder file: {response.content[:100]!r}"
+            for address in addresses:
+                response = await self.client.get(self.client.base_url.join(f"../{address}"),
+                                                  headers={"Accept-Encoding": "gzip"})
+                response.raise_for_status()
+                if address == addresses[0] and not looks_right(response.content):
+                    error = f"not the page's file: {response.content[:100]!r}"
         except Exception as failure:  # recorded: the benchmark and the test report every error
             error = f"{type(failure).__name__}: {str(failure)[:200]}"
         seconds = time.perf_counter() - start
-        self.exchanges.append(Exchange(self.index, "decoder", seconds, seconds, error))
+        self.exchanges.append(Exchange(self.index, event, seconds, seconds, error))
 
     async def move_a_slider(self, digit: int) -> None:
         """Drag one slider to a random offset within its range, in SLIDER_STEPS moves: redrawn by
@@ -414,6 +434,8 @@ class Person:
         await asyncio.sleep(start_delay)
         if self.page.decoder is not None:
             await self.load_the_decoder()
+            if self.page.network is not None:
+                await self.load_the_network()
         digits = 0
         while not done(digits):
             digit, strokes = drawings[self.rng.integers(len(drawings))]
