@@ -3,8 +3,7 @@ digits, or one fixed pair of each) and, trained on written examples, a written e
 import torch.nn as nn
 
 from capsnet.data.pairs import digits_right
-from capsnet.evaluate import accuracy, predictions
-from capsnet.model_card import misreadings
+from capsnet.evaluate import accuracy, misreadings, predictions
 from capsnet.training.run import Run
 from capsnet.training.sharded_data import RunData, test_batches
 from capsnet.training.signals import until_signal
@@ -12,7 +11,7 @@ from capsnet.training.signals import until_signal
 
 def read_test_sets(run: Run, data: RunData, chosen: nn.Module) -> tuple[float, tuple | None, float | None]:
     """The chosen weights on MNIST's test set: its digits read right, with what the model card lists
-    of the mistakes (capsnet.model_card.misreadings), or, --task pairs, its fixed pairs both right
+    of the mistakes (capsnet.evaluate.misreadings), or, --task pairs, its fixed pairs both right
     (the card reads the single digits itself); and, trained on written examples, a written example
     of each test digit read right (`digits_right`).
 
@@ -23,7 +22,7 @@ def read_test_sets(run: Run, data: RunData, chosen: nn.Module) -> tuple[float, t
     reading = run.progress_bar(until_signal(tests, run.signals), "test set", total=len(tests), delay=2)
     if run.args.task == "digits":
         misread = misreadings(tests.dataset.targets, predictions(chosen, reading))
-        return misread[0], misread, None
+        return misread.accuracy, misread, None
     test_accuracy = accuracy(chosen, reading, run.device, data.right)
     if run.args.examples != "written":
         return test_accuracy, None, None
