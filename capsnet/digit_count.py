@@ -48,12 +48,24 @@ class CountRule:
         return two
 
 
+def top_two(scores: torch.Tensor) -> torch.Tensor:
+    """The two digits read in each image, the stronger first, [..., 2] from scores [..., 10] (the
+    paper: the two longest capsules)."""
+    return scores.topk(2, dim=-1).indices
+
+
+def strongest_two(scores: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two strongest digits of each image [N, 2] (`top_two`) and the second one's score [N]."""
+    read = top_two(scores)
+    return read, scores.gather(1, read[:, 1:]).squeeze(1)
+
+
 def counted(scores: torch.Tensor, rule: CountRule, ink: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """The digits a network names in each image: its strongest, and its second-strongest where
     ``rule`` reads two (from that score [N, 10] and ``ink``, the share only its redrawing covers [N]).
     Returns the two strongest [N, 2] (the paper: the two longest capsules) and whether both are named [N]."""
-    top = scores.topk(2, dim=1)
-    return top.indices, rule.two(top.values[:, 1], ink)
+    read, second = strongest_two(scores)
+    return read, rule.two(second, ink)
 
 
 def uncovered(images: torch.Tensor, redrawn: torch.Tensor) -> torch.Tensor:
@@ -104,8 +116,7 @@ def rule_tallies(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.T
             redrawing covers [N] (`second_ink`), None for a network that redraws nothing.
         labels: [N, 2], (d, d) for one digit d.
     """
-    top = scores.topk(2, dim=1)
-    read, second = top.indices, top.values[:, 1]                              # [N, 2], [N]
+    read, second = strongest_two(scores)                                      # [N, 2], [N]
     truly_two = labels[:, 0] != labels[:, 1]
     rows = []
     for rule in rules_tried(ink is not None):
@@ -143,7 +154,7 @@ def count_readings(model, batches: Iterable[torch.Tensor]) -> tuple[torch.Tensor
         out = model(batch)
         if isinstance(out, CapsNetOutput):
             all_scores.append(out.lengths)
-            inks.append(second_ink(batch, model.decode(out.capsules, out.lengths.topk(2, dim=1).indices)))
+            inks.append(second_ink(batch, model.decode(out.capsules, top_two(out.lengths))))
         else:
             all_scores.append(torch.sigmoid(out.logits))
     return torch.cat(all_scores), torch.cat(inks) if inks else None

@@ -213,14 +213,14 @@ def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, 
     same count, the lengths within 0.05 (the example keeps each digit as the pair's shrink placed
     it, in bytes; their overlay is not quite the pair shrunk as one: up to 0.18 a pixel)."""
     from capsnet.data.pairs import TEST_SEED, draw_pairs, render, scores
-    from capsnet.digit_count import counted, second_ink
+    from capsnet.digit_count import counted, second_ink, top_two
     pairs = draw_pairs(mnist_test.targets, torch.arange(len(mnist_test.targets)),   # fixed_pairs' test pairs
                        torch.Generator().manual_seed(TEST_SEED))[torch.arange(len(EXAMPLES))]
     inputs, _ = render(mnist_test.data, pairs)
     labels = pairs.labels(mnist_test.targets)
     with torch.inference_mode():
         out, probabilities = section.capsnet(inputs), scores(section.cnn(inputs))
-        ink = second_ink(inputs, section.capsnet.decode(out.capsules, out.lengths.topk(2, dim=1).indices))
+        ink = second_ink(inputs, section.capsnet.decode(out.capsules, top_two(out.lengths)))
     lengths = out.lengths
     read, two = counted(lengths, section.rule, ink)
     cnn_read, cnn_two = counted(probabilities, section.cnn_rule)
