@@ -18,7 +18,7 @@ choice works from sums over the examples (`rule_tallies`), so that the sums of s
 the examples (train.py's processes) choose as the whole set would.
 """
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import torch
 
@@ -106,10 +106,38 @@ def rules_tried(redraws: bool) -> list[CountRule]:
     return [CountRule(s, k) for s in SECOND_LINES for k in (SECOND_INK_LINES if redraws else (None,))]
 
 
-def rule_tallies(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.Tensor) -> torch.Tensor:
-    """For each rule of `rules_tried`, sums over the examples, float64 [R, 5]: single digits counted
-    one, pairs counted two, examples read exactly, single digits, pairs. Sums of several sets' tallies
-    are the tallies of the sets together.
+@dataclass(frozen=True)
+class Tallies:
+    """Sums over a set of examples for each rule of `rules_tried`, float64 [R] each (one rule's,
+    ``tallies[r]``: float64 [] each). The tables (`as_table`) of several sets added are the table of
+    the sets together."""
+    singles_counted_one: torch.Tensor   # single digits counted one
+    pairs_counted_two: torch.Tensor     # pairs counted two
+    read_exactly: torch.Tensor          # examples read exactly: the count and the digits
+    singles: torch.Tensor               # single digits
+    pairs: torch.Tensor                 # pairs
+
+    @classmethod
+    def of_table(cls, table: torch.Tensor) -> "Tallies":
+        """The tallies of a table [..., 5] whose columns are the fields, in order (`as_table`)."""
+        return cls(*table.unbind(-1))
+
+    def as_table(self) -> torch.Tensor:
+        """The tallies as one table, float64 [R, 5] (one rule's: [5]), a column for each field, in order."""
+        return torch.stack([getattr(self, f.name) for f in fields(self)], dim=-1)
+
+    def __getitem__(self, rule: int) -> "Tallies":
+        """The tallies of the rule at place ``rule`` of `rules_tried`."""
+        return Tallies.of_table(self.as_table()[rule])
+
+    @property
+    def examples(self) -> torch.Tensor:
+        return self.singles + self.pairs
+
+
+def rule_tallies(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.Tensor) -> Tallies:
+    """For each rule of `rules_tried`, sums over the examples (`Tallies`). Sums of several sets'
+    tallies are the tallies of the sets together.
 
     Args:
         scores: each example's scores [N, 10]; ink: the share of its ink that only the second
@@ -117,21 +145,25 @@ def rule_tallies(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.T
         labels: [N, 2], (d, d) for one digit d.
     """
     read, second = strongest_two(scores)                                      # [N, 2], [N]
-    truly_two = labels[:, 0] != labels[:, 1]
-    rows = []
-    for rule in rules_tried(ink is not None):
-        two = rule.two(second, ink)
-        rows.append([(~two & ~truly_two).sum(), (two & truly_two).sum(), read_exactly(read, two, labels).sum(),
-                     (~truly_two).sum(), truly_two.sum()])
-    return torch.tensor(rows, dtype=torch.float64)
+    two = torch.stack([rule.two(second, ink) for rule in rules_tried(ink is not None)])   # [R, N]
+    exactly = torch.stack([read_exactly(read, each, labels) for each in two])           # [R, N]
+    single = (labels[:, 0] == labels[:, 1]).expand_as(two)                              # [R, N]
+    return Tallies(singles_counted_one=tally(~two & single), pairs_counted_two=tally(two & ~single),
+                   read_exactly=tally(exactly), singles=tally(single), pairs=tally(~single))
 
 
-def best_rule(tallies: torch.Tensor, redraws: bool) -> tuple[CountRule, torch.Tensor]:
+def tally(hits: torch.Tensor) -> torch.Tensor:
+    """How many of each row of ``hits`` (bool [R, N]) are true, float64 [R]."""
+    return hits.sum(dim=1, dtype=torch.float64)
+
+
+def best_rule(tallies: Tallies, redraws: bool) -> tuple[CountRule, Tallies]:
     """The rule whose `rule_tallies` count the examples best (balanced: the mean of the share of
     single digits counted one and the share of pairs counted two; of equals, the lowest lines),
-    and its row of the tallies."""
-    singles, pairs = tallies[:, 3].clamp_min(1), tallies[:, 4].clamp_min(1)   # a set of one kind: its share alone
-    best = int(((tallies[:, 0] / singles + tallies[:, 1] / pairs) / 2).argmax())   # argmax: the first of equals
+    and its tallies."""
+    singles, pairs = tallies.singles.clamp_min(1), tallies.pairs.clamp_min(1)   # a set of one kind: its share alone
+    balanced = (tallies.singles_counted_one / singles + tallies.pairs_counted_two / pairs) / 2
+    best = int(balanced.argmax())                                                # argmax: the first of equals
     return rules_tried(redraws)[best], tallies[best]
 
 
