@@ -26,6 +26,7 @@ from capsnet.model import CapsNetOutput
 
 SECOND_LINES = tuple(round(0.02 * k, 2) for k in range(1, 50))        # tried for the second score
 SECOND_INK_LINES = (None, *(round(0.01 * k, 2) for k in range(1, 31)))  # tried for the second redrawing's ink
+PRECISION = torch.float32   # what a rule compares scores, ink shares and its lines in: the networks' own
 
 
 @dataclass(frozen=True)
@@ -41,11 +42,19 @@ class CountRule:
 
     def two(self, second: torch.Tensor, second_ink: torch.Tensor | None = None) -> torch.Tensor:
         """Whether each image holds two digits, bool [N], from its second-strongest score [N] and
-        the share of its ink that only the second redrawing covers [N] (needed where the rule asks)."""
-        two = second >= self.second
+        the share of its ink that only the second redrawing covers [N] (needed where the rule asks),
+        each compared with its line `as_compared`."""
+        two = second.to(PRECISION) >= as_compared(self.second)
         if self.second_ink is not None:
-            two &= second_ink >= self.second_ink
+            two &= second_ink.to(PRECISION) >= as_compared(self.second_ink)
         return two
+
+
+def as_compared(value: float) -> float:
+    """A score, an ink share or a line as a rule compares it, in PRECISION: a line of 0.02 is
+    0.019999999552965164, which a score of float32's 0.02 reaches. What describes a reading compares
+    and writes these numbers too, so that it says what was counted."""
+    return torch.tensor(value, dtype=PRECISION).item()
 
 
 def top_two(scores: torch.Tensor) -> torch.Tensor:
