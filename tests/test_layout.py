@@ -114,6 +114,19 @@ def test_the_library_and_the_page_import_at_the_top_of_each_module():
     assert not inside, inside
 
 
+def test_in_the_library_only_a_command_line_imports_argparse():
+    """train.py turns its flags into one typed RunOptions, which capsnet/training/ takes: argparse
+    belongs to the modules that are command lines themselves (`python -m ...`)."""
+    wrong = []
+    for path in (REPO / "capsnet").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        parses = any(alias.name == "argparse" for node in ast.walk(tree) if isinstance(node, ast.Import)
+                     for alias in node.names)
+        runs = any(isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'" for node in tree.body)
+        if parses and not runs:
+            wrong.append(str(path.relative_to(REPO)))
+    assert not wrong, f"{wrong} import argparse but are no command line"
+
 def test_bench_imports_nothing_from_tests():
     """One direction between the two: tests/ may import bench/ (its commands, and bench/support/,
     what both use); a bench command that imported tests/ would tie them both ways."""

@@ -18,14 +18,14 @@ def read_test_sets(run: Run, data: RunData, chosen: nn.Module) -> tuple[float, t
     Raises:
         Interrupted: a signal asked the run to stop before the reads ended.
     """
-    tests = test_batches(run.args.data_dir, run.args.task, run.device)
+    tests = test_batches(run.options.data_dir, run.options.task, run.device)
     reading = run.progress_bar(until_signal(tests, run.signals), "test set", total=len(tests), delay=2)
-    if run.args.task == "digits":
+    if run.options.task == "digits":
         misread = misreadings(tests.dataset.targets, predictions(chosen, reading))
         return misread.accuracy, misread, None
     test_accuracy = accuracy(chosen, reading, run.device, data.right)
-    if run.args.examples != "written":
+    if run.options.examples != "written":
         return test_accuracy, None, None
-    tests = test_batches(run.args.data_dir, run.args.task, run.device, written=True)
+    tests = test_batches(run.options.data_dir, run.options.task, run.device, written=True)
     reading = run.progress_bar(until_signal(tests, run.signals), "written test set", total=len(tests), delay=2)
     return test_accuracy, None, accuracy(chosen, reading, run.device, digits_right)
