@@ -327,19 +327,19 @@ def final_read(run: Run, data: RunData, state: TrainingState) -> int:
     except WeightsError as error:
         raise UsageError(f"the chosen weights: {error}") from None
     try:
-        test_accuracy, misread, written_test = read_test_sets(run, data, chosen)
+        reads = read_test_sets(run, data, chosen)
     except Interrupted as stop:
         record_stop(run, data, state, chosen, f"{stop}; --resume reads it")
         raise
-    write_record(out, run_record(run, data).now(state, chosen, "finished", test_accuracy, written_test))
+    write_record(out, run_record(run, data).now(state, chosen, "finished", reads.accuracy, reads.written))
     chosen_by = ((f"validation examples read exactly {state.best_accuracy:.4%}" if data.counted else
                   f"validation accuracy {state.best_accuracy:.4%}") if data.validation else "the last")
     print(f"epoch {state.best_epoch} chosen ({chosen_by}); test "
-          f"{'pairs with both digits right' if options.task == 'pairs' else 'accuracy'} {test_accuracy:.4%}"
-          + (f", test examples as people write them read right {written_test:.4%}" if written_test is not None else "")
+          f"{'pairs with both digits right' if options.task == 'pairs' else 'accuracy'} {reads.accuracy:.4%}"
+          + ("" if reads.written is None else f", test examples as people write them read right {reads.written:.4%}")
           + f"; model in {out}/")
     write_model_card(out, options.model, options.data_dir, repo=options.push_to_hub, device=run.device,
-                     misread=misread)
+                     misread=reads.misread)
     print(f"the page serves it with: {SERVED_BY[options.model, options.task][0]}={out} python app.py")
     run.signals.close()            # from here, Ctrl-C stops the upload at once
     if run.signals.received and options.push_to_hub:
