@@ -122,7 +122,8 @@ def test_in_the_library_only_a_command_line_imports_argparse():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         parses = any(alias.name == "argparse" for node in ast.walk(tree) if isinstance(node, ast.Import)
                      for alias in node.names)
-        runs = any(isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'" for node in tree.body)
+        runs = any(isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'"
+                   for node in tree.body)
         if parses and not runs:
             wrong.append(str(path.relative_to(REPO)))
     assert not wrong, f"{wrong} import argparse but are no command line"
