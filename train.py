@@ -44,6 +44,7 @@ from capsnet.training.hub import push
 from capsnet.training.losses import LOSSES
 from capsnet.training.metrics import earlier_record, write_record
 from capsnet.training.moving_average import update_moving_average
+from capsnet.training.options import RunOptions
 from capsnet.training.out_folder import keep_if_best, record_stop, run_record, what_is_kept
 from capsnet.training.processes import DeviceError, Processes, join_processes, pick_device, torchrun_processes, use_bf16
 from capsnet.training.random_state import epoch_seed, rng_state, set_rng_state
@@ -54,15 +55,10 @@ from capsnet.training.signals import Interrupted, StopSignals
 from capsnet.training.state import TrainingState, UnfinishedEpoch
 from capsnet.training.validation import validation_read
 
-RECIPE = ("model", "task", "examples", "pairs_per_epoch", "single_share", "batch_size", "limit", "val_size", "lr",
-          "lr_decay", "ema_decay", "seed", "dry_run", "init_from", "start_epoch", "device_data",
-          "routing_iterations")  # what --resume must repeat
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    options = parse_args(argv)
     try:
-        return train(args, sys.argv[1:] if argv is None else argv)
+        return train(options, sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:     # Ctrl-C where the run does not stop by itself: the upload to the Hub
         print("\ntrain.py: interrupted", file=sys.stderr)
         return 128 + signal.SIGINT
@@ -71,14 +67,14 @@ def main(argv: list[str] | None = None) -> int:
             dist.destroy_process_group()
 
 
-def train(args: argparse.Namespace, argv: list[str]) -> int:
+def train(options: RunOptions, argv: list[str]) -> int:
     """One run, step by step: the flags checked, the device and torchrun's processes, the data,
     the network, the checkpoint resumed, the epochs, then the chosen weights read once on the test
     set and what is written beside them."""
     processes = torchrun_processes()
     try:
-        check_flags(args, processes.world)
-        run = set_up_run(args, processes, argv)
+        check_flags(options, processes.world)
+        run = set_up_run(options, processes, argv)
         data = load_data(run)
         state = build_state(run)
         resume_or_begin(run, data, state)
@@ -100,20 +96,20 @@ def train(args: argparse.Namespace, argv: list[str]) -> int:
         return 128 + interrupt.signum
 
 
-def set_up_run(args: argparse.Namespace, processes: Processes, argv: list[str]) -> Run:
+def set_up_run(options: RunOptions, processes: Processes, argv: list[str]) -> Run:
     """The run's device, torchrun's process group joined, and whether it computes in bf16.
 
     Raises:
         UsageError: the device of --device is not there.
     """
     try:
-        device = pick_device(args.device, processes.local_rank)
+        device = pick_device(options.device, processes.local_rank)
     except DeviceError as error:
         raise UsageError(error) from None
     processes = join_processes(processes, device)
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True     # the batches' sizes are fixed: cuDNN times its convolutions once
-    return Run(args, argv, processes, device, use_bf16(args.amp, device), StopSignals())
+    return Run(options, argv, processes, device, use_bf16(options.amp, device), StopSignals())
 
 
 def load_data(run: Run) -> RunData:
@@ -122,14 +118,15 @@ def load_data(run: Run) -> RunData:
     Raises:
         UsageError: MNIST cannot be had, or --val-size leaves nothing to train on.
     """
-    args = run.args
+    options = run.options
     try:
-        train_indices, val_indices = validation_split(len(mnist(args.data_dir, train=True)), args.val_size, args.seed)
+        train_indices, val_indices = validation_split(len(mnist(options.data_dir, train=True)), options.val_size,
+                                                      options.seed)
     except (RuntimeError, ValueError) as error:
         raise UsageError(f"{'--val-size: ' if isinstance(error, ValueError) else ''}{error}") from None
-    return run_data(args.data_dir, train_indices[:args.limit], val_indices, args.task, args.examples,
-                    args.batch_size // run.processes.world, args.seed, run.processes, run.device,
-                    args.device_data == "on", args.pairs_per_epoch, run.single_share)
+    return run_data(options.data_dir, train_indices[:options.limit], val_indices, options.task, options.examples,
+                    options.batch_size // run.processes.world, options.seed, run.processes, run.device,
+                    options.device_data == "on", options.pairs_per_epoch, run.single_share)
 
 
 def build_state(run: Run) -> TrainingState:
@@ -139,23 +136,24 @@ def build_state(run: Run) -> TrainingState:
     Raises:
         UsageError: the --init-from weights cannot be loaded.
     """
-    args = run.args
-    torch.manual_seed(args.seed)                  # the initial weights: the same in every process
-    network = NETWORKS[args.model]
+    options = run.options
+    torch.manual_seed(options.seed)               # the initial weights: the same in every process
+    network = NETWORKS[options.model]
     try:
-        model = load_model(args.init_from, network) if args.init_from else network(CONFIGS[network]())
+        model = load_model(options.init_from, network) if options.init_from else network(CONFIGS[network]())
     except WeightsError as error:
         raise UsageError(f"--init-from: {error}") from None
-    if args.routing_iterations:
-        model = routed_with(model, args.routing_iterations)
+    if options.routing_iterations:
+        model = routed_with(model, options.routing_iterations)
     model = model.to(run.device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, fused=run.device.type == "cuda")   # one kernel a step
+    optimizer = torch.optim.Adam(model.parameters(), lr=options.lr,
+                                 fused=run.device.type == "cuda")   # one kernel a step
     return TrainingState(
         model=model, ema=AveragedModel(model), optimizer=optimizer,   # the average updated by update_moving_average
-        schedule=torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=args.lr_decay), epoch=args.start_epoch - 1,
-        recipe=recipe(run),
-        earlier=earlier_record(args.init_from, args.model, args.task),   # before --out is written to
-        out=args.out or run.new_out_folder())
+        schedule=torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=options.lr_decay),
+        epoch=options.start_epoch - 1, recipe=recipe(run),
+        earlier=earlier_record(options.init_from, options.model, options.task),   # before --out is written to
+        out=options.out or run.new_out_folder())
 
 
 def routed_with(model: CapsNet, iterations: int) -> CapsNet:
@@ -169,28 +167,28 @@ def recipe(run: Run) -> dict:
     """The flags that shape the run's trajectory, the device's type and bf16 autocast: a resumed
     run must repeat them to end where an uninterrupted one would (and metrics.json, which records
     one device and one autocast, stays true)."""
-    return {**{name: getattr(run.args, name) for name in RECIPE}, "device": run.device.type, "bf16_autocast": run.bf16}
+    return {**run.options.recipe(), "device": run.device.type, "bf16_autocast": run.bf16}
 
 
-def last_epoch(args: argparse.Namespace, state: TrainingState) -> int:
+def last_epoch(options: RunOptions, state: TrainingState) -> int:
     """The run's last epoch: --epochs, or a --dry-run's one."""
-    return state.epoch + 1 if args.dry_run else args.epochs
+    return state.epoch + 1 if options.dry_run else options.epochs
 
 
 def report_start(run: Run, data: RunData, state: TrainingState) -> None:
-    args, first, last = run.args, state.epoch + 1, last_epoch(run.args, state)
+    options, first, last = run.options, state.epoch + 1, last_epoch(run.options, state)
     if not run.processes.is_rank_0:
         return
     if first > last:
         print(f"the checkpoint has finished {first - 1} epochs: nothing left to train, only the test "
               "(raise --epochs to go on)")
-    source = ("examples as people write them, drawn on the device" if args.examples == "written" else
-              "pairs made on the CPU") if args.task == "pairs" else \
-        "on the device" if args.device_data == "on" else "from a DataLoader"
-    print(f"{args.model} on {args.task}: device {run.device}, bf16 autocast {'on' if run.bf16 else 'off'}, "
-          f"data {source}, {run.processes.world} process(es), global batch {args.batch_size}, "
+    source = ("examples as people write them, drawn on the device" if options.examples == "written" else
+              "pairs made on the CPU") if options.task == "pairs" else \
+        "on the device" if options.device_data == "on" else "from a DataLoader"
+    print(f"{options.model} on {options.task}: device {run.device}, bf16 autocast {'on' if run.bf16 else 'off'}, "
+          f"data {source}, {run.processes.world} process(es), global batch {options.batch_size}, "
           f"{data.train_images} training images, {data.val_images} for validation, epochs {first}..{last}"
-          + ("" if args.dry_run else f"; the chosen weights go to {state.out}/"))
+          + ("" if options.dry_run else f"; the chosen weights go to {state.out}/"))
 
 
 def train_epochs(run: Run, data: RunData, state: TrainingState) -> None:
@@ -203,19 +201,19 @@ def train_epochs(run: Run, data: RunData, state: TrainingState) -> None:
         Interrupted: a signal asked the run to stop; it did after the step it was in (or the
             epoch, where the step was its last), saving a checkpoint --resume goes on from.
     """
-    args, processes = run.args, run.processes
-    last = last_epoch(args, state)
+    options, processes = run.options, run.processes
+    last = last_epoch(options, state)
     trained = state.model if processes.world == 1 else \
         DistributedDataParallel(state.model, device_ids=[run.device.index] if run.device.type == "cuda" else None)
     started = time.monotonic()
     try:
         for epoch in range(state.epoch + 1, last + 1):
             so_far, rng = state.partial.in_process(processes.rank) if state.partial else (UnfinishedEpoch(epoch), None)
-            torch.manual_seed(epoch_seed(args.seed, epoch, processes.rank))
+            torch.manual_seed(epoch_seed(options.seed, epoch, processes.rank))
             epoch_started = time.monotonic() - so_far.seconds
             lr = state.optimizer.param_groups[0]["lr"]
             train_one_epoch(run, state, trained, data.training, epoch, so_far, rng)
-            if so_far.steps < len(data.training) and not args.dry_run:    # a signal stopped it
+            if so_far.steps < len(data.training) and not options.dry_run:    # a signal stopped it
                 so_far.seconds = time.monotonic() - epoch_started
                 save_unfinished_epoch(run, state, so_far)
                 raise Interrupted(run.stop_signal(),
@@ -235,7 +233,7 @@ def train_epochs(run: Run, data: RunData, state: TrainingState) -> None:
                 print(f"epoch {epoch}: loss {loss_sum / seen:.4f}, train accuracy {correct / seen:.4%}, "
                       + (f"{val.in_words()}, " if val else "")
                       + "".join(f"{name} {value:.4%}, " for name, value in also.items()) + f"{epoch_seconds:.0f} s")
-            if args.dry_run:
+            if options.dry_run:
                 break                # a dry run checks that everything runs; it overwrites no weights
             state.epoch, state.partial = epoch, None
             keep_if_best(run, data, state, val.figure if val else None)
@@ -244,11 +242,11 @@ def train_epochs(run: Run, data: RunData, state: TrainingState) -> None:
             if signum := run.stop_signal():
                 raise Interrupted(signum, f"after epoch {epoch}")
             elapsed_minutes = (time.monotonic() - started) / 60
-            out_of_time = args.max_minutes is not None and epoch < last and \
-                elapsed_minutes + epoch_seconds / 60 > args.max_minutes
+            out_of_time = options.max_minutes is not None and epoch < last and \
+                elapsed_minutes + epoch_seconds / 60 > options.max_minutes
             if processes.sum(float(out_of_time), device=run.device)[0]:   # every process stops, or none
                 if processes.is_rank_0:
-                    print(f"stopping after epoch {epoch}: another epoch would pass --max-minutes {args.max_minutes}")
+                    print(f"stopping after epoch {epoch}: another epoch would pass --max-minutes {options.max_minutes}")
                 break
     except (NonFiniteLossError, Interrupted) as stop:
         record_stop(run, data, state, state.ema.module,
@@ -267,9 +265,9 @@ def train_one_epoch(run: Run, state: TrainingState, trained: nn.Module, data, ep
     Raises:
         NonFiniteLossError: the loss became NaN or infinite in some process (in every process alike).
     """
-    args = run.args
+    options = run.options
     trained.train()
-    loss_fn = LOSSES[args.model, args.task]
+    loss_fn = LOSSES[options.model, options.task]
     updates = int(state.ema.n_averaged)          # the moving average's updates so far, counted on the host
     steps = data.epoch(epoch)
     for _ in range(so_far.steps):          # an interrupted epoch goes on at its next step, as it would have
@@ -284,12 +282,12 @@ def train_one_epoch(run: Run, state: TrainingState, trained: nn.Module, data, ep
         state.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         state.optimizer.step()
-        update_moving_average(state.ema, state.model, args.ema_decay, updates)
+        update_moving_average(state.ema, state.model, options.ema_decay, updates)
         updates += 1
         so_far.steps += 1
         if losses.add(loss, right, len(images)):
             bar.set_postfix(loss=f"{so_far.loss / so_far.seen:.4f}", acc=f"{so_far.correct / so_far.seen:.4f}")
-        if args.dry_run or run.stop_signal():
+        if options.dry_run or run.stop_signal():
             break
     losses.read()
 
@@ -312,10 +310,10 @@ def final_read(run: Run, data: RunData, state: TrainingState) -> int:
     Raises:
         UsageError: the out folder does not hold the weights this run chose, or they cannot be loaded.
     """
-    args, out = run.args, Path(state.out)
-    if args.dry_run:
+    options, out = run.options, Path(state.out)
+    if options.dry_run:
         return 0
-    if args.init_from and not state.saved_any:
+    if options.init_from and not state.saved_any:
         if run.processes.is_rank_0:
             print(f"no epoch beat the starting weights ({state.best_accuracy:.4%}); nothing written to {out}/")
         return 0
@@ -325,32 +323,33 @@ def final_read(run: Run, data: RunData, state: TrainingState) -> int:
         raise UsageError(f"{out}/ does not hold the weights this run chose (epoch {state.best_epoch}): "
                          "give --out the folder it wrote them to; nothing was written")
     try:
-        chosen = load_model(out, NETWORKS[args.model]).to(run.device)
+        chosen = load_model(out, NETWORKS[options.model]).to(run.device)
     except WeightsError as error:
         raise UsageError(f"the chosen weights: {error}") from None
     try:
-        test_accuracy, misread, written_test = read_test_sets(run, data, chosen)
+        reads = read_test_sets(run, data, chosen)
     except Interrupted as stop:
         record_stop(run, data, state, chosen, f"{stop}; --resume reads it")
         raise
-    write_record(out, run_record(run, data).now(state, chosen, "finished", test_accuracy, written_test))
+    write_record(out, run_record(run, data).now(state, chosen, "finished", reads.accuracy, reads.written))
     chosen_by = ((f"validation examples read exactly {state.best_accuracy:.4%}" if data.counted else
                   f"validation accuracy {state.best_accuracy:.4%}") if data.validation else "the last")
     print(f"epoch {state.best_epoch} chosen ({chosen_by}); test "
-          f"{'pairs with both digits right' if args.task == 'pairs' else 'accuracy'} {test_accuracy:.4%}"
-          + (f", test examples as people write them read right {written_test:.4%}" if written_test is not None else "")
+          f"{'pairs with both digits right' if options.task == 'pairs' else 'accuracy'} {reads.accuracy:.4%}"
+          + ("" if reads.written is None else f", test examples as people write them read right {reads.written:.4%}")
           + f"; model in {out}/")
-    write_model_card(out, args.model, args.data_dir, repo=args.push_to_hub, device=run.device, misread=misread)
-    print(f"the page serves it with: {SERVED_BY[args.model, args.task][0]}={out} python app.py")
+    write_model_card(out, options.model, options.data_dir, repo=options.push_to_hub, device=run.device,
+                     misread=reads.misread)
+    print(f"the page serves it with: {SERVED_BY[options.model, options.task][0]}={out} python app.py")
     run.signals.close()            # from here, Ctrl-C stops the upload at once
-    if run.signals.received and args.push_to_hub:
+    if run.signals.received and options.push_to_hub:
         print(f"train.py: stopped by {signal.Signals(run.signals.received).name} before the upload to the Hub; "
               f"the run is written in {out}/", file=sys.stderr)
         return 128 + run.signals.received
-    return push(out, args.push_to_hub) if args.push_to_hub else 0
+    return push(out, options.push_to_hub) if options.push_to_hub else 0
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> RunOptions:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet",
                    help="capsnet: the paper's CapsNet; cnn: its CNN baseline (default: capsnet)")
@@ -414,42 +413,43 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="one batch, one epoch, nothing saved: a quick check that everything runs")
     p.add_argument("--push-to-hub", metavar="REPO_ID", default=None,
                    help="upload the out folder to this Hugging Face repo at the end")
-    return p.parse_args(argv)
+    return RunOptions(**vars(p.parse_args(argv)))
 
 
-def check_flags(args: argparse.Namespace, world: int) -> None:
+def check_flags(options: RunOptions, world: int) -> None:
     """Every flag that argparse cannot check alone, before anything is read or written.
 
     Raises:
         UsageError: a flag the run cannot go on with; the message names it.
     """
     for flag, value, allowed, meaning in (
-            ("--batch-size", args.batch_size, args.batch_size >= 1, "at least 1"),
-            ("--limit", args.limit, args.limit is None or args.limit >= 1, "at least 1"),
-            ("--val-size", args.val_size, args.val_size >= 0, "0 or more"),
-            ("--epochs", args.epochs, args.epochs >= 1, "at least 1"),
-            ("--seed", args.seed, 0 <= args.seed < 2**32, "from 0 to 2^32 - 1"),
-            ("--lr", args.lr, 0 <= args.lr < math.inf, "a finite number, 0 or more"),
-            ("--lr-decay", args.lr_decay, 0 < args.lr_decay <= 1, "above 0 and at most 1"),
-            ("--ema-decay", args.ema_decay, 0 <= args.ema_decay < 1, "from 0 up to, not including, 1"),
-            ("--max-minutes", args.max_minutes, args.max_minutes is None or 0 < args.max_minutes < math.inf,
+            ("--batch-size", options.batch_size, options.batch_size >= 1, "at least 1"),
+            ("--limit", options.limit, options.limit is None or options.limit >= 1, "at least 1"),
+            ("--val-size", options.val_size, options.val_size >= 0, "0 or more"),
+            ("--epochs", options.epochs, options.epochs >= 1, "at least 1"),
+            ("--seed", options.seed, 0 <= options.seed < 2**32, "from 0 to 2^32 - 1"),
+            ("--lr", options.lr, 0 <= options.lr < math.inf, "a finite number, 0 or more"),
+            ("--lr-decay", options.lr_decay, 0 < options.lr_decay <= 1, "above 0 and at most 1"),
+            ("--ema-decay", options.ema_decay, 0 <= options.ema_decay < 1, "from 0 up to, not including, 1"),
+            ("--max-minutes", options.max_minutes, options.max_minutes is None or 0 < options.max_minutes < math.inf,
              "a finite number above 0")):
         if not allowed:         # NaN fails every comparison
             raise UsageError(f"{flag} {value}: must be {meaning}")
-    if args.batch_size % world:
-        raise UsageError(f"--batch-size {args.batch_size} does not split evenly over {world} processes: make it "
+    if options.batch_size % world:
+        raise UsageError(f"--batch-size {options.batch_size} does not split evenly over {world} processes: make it "
                          "a multiple of --nproc_per_node x --nnodes")
-    if args.pairs_per_epoch is not None and (args.task != "pairs" or args.pairs_per_epoch < 1):
+    if options.pairs_per_epoch is not None and (options.task != "pairs" or options.pairs_per_epoch < 1):
         raise UsageError("--pairs-per-epoch needs --task pairs and a positive number")
-    if args.single_share is not None and (args.task != "pairs" or args.examples != "written"
-                                          or not 0 <= args.single_share <= 1):
+    if options.single_share is not None and (options.task != "pairs" or options.examples != "written"
+                                             or not 0 <= options.single_share <= 1):
         raise UsageError("--single-share needs --task pairs, --examples written and a share from 0 to 1")
-    if args.routing_iterations is not None and (args.model != "capsnet" or args.routing_iterations < 1):
+    if options.routing_iterations is not None and (options.model != "capsnet" or options.routing_iterations < 1):
         raise UsageError("--routing-iterations needs --model capsnet and at least 1")
-    if not 1 <= args.start_epoch <= args.epochs:
-        raise UsageError(f"--start-epoch {args.start_epoch} must be between 1 and --epochs {args.epochs}")
-    if args.out and (Path(args.out) / WEIGHTS_FILE).is_file() and not (args.resume or args.overwrite or args.dry_run):
-        raise UsageError(f"--out {args.out} holds the weights of another run: give a folder of this run's own "
+    if not 1 <= options.start_epoch <= options.epochs:
+        raise UsageError(f"--start-epoch {options.start_epoch} must be between 1 and --epochs {options.epochs}")
+    if options.out and (Path(options.out) / WEIGHTS_FILE).is_file() and \
+            not (options.resume or options.overwrite or options.dry_run):
+        raise UsageError(f"--out {options.out} holds the weights of another run: give a folder of this run's own "
                          "(leave --out out for a new one under runs/), or --overwrite to replace them")
 
 

@@ -18,7 +18,7 @@ choice works from sums over the examples (`rule_tallies`), so that the sums of s
 the examples (train.py's processes) choose as the whole set would.
 """
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import torch
 
@@ -26,6 +26,7 @@ from capsnet.model import CapsNetOutput
 
 SECOND_LINES = tuple(round(0.02 * k, 2) for k in range(1, 50))        # tried for the second score
 SECOND_INK_LINES = (None, *(round(0.01 * k, 2) for k in range(1, 31)))  # tried for the second redrawing's ink
+PRECISION = torch.float32   # what a rule compares scores, ink shares and its lines in: the networks' own
 
 
 @dataclass(frozen=True)
@@ -41,19 +42,39 @@ class CountRule:
 
     def two(self, second: torch.Tensor, second_ink: torch.Tensor | None = None) -> torch.Tensor:
         """Whether each image holds two digits, bool [N], from its second-strongest score [N] and
-        the share of its ink that only the second redrawing covers [N] (needed where the rule asks)."""
-        two = second >= self.second
+        the share of its ink that only the second redrawing covers [N] (needed where the rule asks),
+        each compared with its line `as_compared`."""
+        two = second.to(PRECISION) >= as_compared(self.second)
         if self.second_ink is not None:
-            two &= second_ink >= self.second_ink
+            two &= second_ink.to(PRECISION) >= as_compared(self.second_ink)
         return two
+
+
+def as_compared(value: float) -> float:
+    """A score, an ink share or a line as a rule compares it, in PRECISION: a line of 0.02 is
+    0.019999999552965164, which a score of float32's 0.02 reaches. What describes a reading compares
+    and writes these numbers too, so that it says what was counted."""
+    return torch.tensor(value, dtype=PRECISION).item()
+
+
+def top_two(scores: torch.Tensor) -> torch.Tensor:
+    """The two digits read in each image, the stronger first, [..., 2] from scores [..., 10] (the
+    paper: the two longest capsules)."""
+    return scores.topk(2, dim=-1).indices
+
+
+def strongest_two(scores: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two strongest digits of each image [N, 2] (`top_two`) and the second one's score [N]."""
+    read = top_two(scores)
+    return read, scores.gather(1, read[:, 1:]).squeeze(1)
 
 
 def counted(scores: torch.Tensor, rule: CountRule, ink: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """The digits a network names in each image: its strongest, and its second-strongest where
     ``rule`` reads two (from that score [N, 10] and ``ink``, the share only its redrawing covers [N]).
     Returns the two strongest [N, 2] (the paper: the two longest capsules) and whether both are named [N]."""
-    top = scores.topk(2, dim=1)
-    return top.indices, rule.two(top.values[:, 1], ink)
+    read, second = strongest_two(scores)
+    return read, rule.two(second, ink)
 
 
 def uncovered(images: torch.Tensor, redrawn: torch.Tensor) -> torch.Tensor:
@@ -94,33 +115,64 @@ def rules_tried(redraws: bool) -> list[CountRule]:
     return [CountRule(s, k) for s in SECOND_LINES for k in (SECOND_INK_LINES if redraws else (None,))]
 
 
-def rule_tallies(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.Tensor) -> torch.Tensor:
-    """For each rule of `rules_tried`, sums over the examples, float64 [R, 5]: single digits counted
-    one, pairs counted two, examples read exactly, single digits, pairs. Sums of several sets' tallies
-    are the tallies of the sets together.
+@dataclass(frozen=True)
+class Tallies:
+    """Sums over a set of examples for each rule of `rules_tried`, float64 [R] each (one rule's,
+    ``tallies[r]``: float64 [] each). The tables (`as_table`) of several sets added are the table of
+    the sets together."""
+    singles_counted_one: torch.Tensor   # single digits counted one
+    pairs_counted_two: torch.Tensor     # pairs counted two
+    read_exactly: torch.Tensor          # examples read exactly: the count and the digits
+    singles: torch.Tensor               # single digits
+    pairs: torch.Tensor                 # pairs
+
+    @classmethod
+    def of_table(cls, table: torch.Tensor) -> "Tallies":
+        """The tallies of a table [..., 5] whose columns are the fields, in order (`as_table`)."""
+        return cls(*table.unbind(-1))
+
+    def as_table(self) -> torch.Tensor:
+        """The tallies as one table, float64 [R, 5] (one rule's: [5]), a column for each field, in order."""
+        return torch.stack([getattr(self, f.name) for f in fields(self)], dim=-1)
+
+    def __getitem__(self, rule: int) -> "Tallies":
+        """The tallies of the rule at place ``rule`` of `rules_tried`."""
+        return Tallies.of_table(self.as_table()[rule])
+
+    @property
+    def examples(self) -> torch.Tensor:
+        return self.singles + self.pairs
+
+
+def rule_tallies(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.Tensor) -> Tallies:
+    """For each rule of `rules_tried`, sums over the examples (`Tallies`). Sums of several sets'
+    tallies are the tallies of the sets together.
 
     Args:
         scores: each example's scores [N, 10]; ink: the share of its ink that only the second
             redrawing covers [N] (`second_ink`), None for a network that redraws nothing.
         labels: [N, 2], (d, d) for one digit d.
     """
-    top = scores.topk(2, dim=1)
-    read, second = top.indices, top.values[:, 1]                              # [N, 2], [N]
-    truly_two = labels[:, 0] != labels[:, 1]
-    rows = []
-    for rule in rules_tried(ink is not None):
-        two = rule.two(second, ink)
-        rows.append([(~two & ~truly_two).sum(), (two & truly_two).sum(), read_exactly(read, two, labels).sum(),
-                     (~truly_two).sum(), truly_two.sum()])
-    return torch.tensor(rows, dtype=torch.float64)
+    read, second = strongest_two(scores)                                      # [N, 2], [N]
+    two = torch.stack([rule.two(second, ink) for rule in rules_tried(ink is not None)])   # [R, N]
+    exactly = torch.stack([read_exactly(read, each, labels) for each in two])           # [R, N]
+    single = (labels[:, 0] == labels[:, 1]).expand_as(two)                              # [R, N]
+    return Tallies(singles_counted_one=tally(~two & single), pairs_counted_two=tally(two & ~single),
+                   read_exactly=tally(exactly), singles=tally(single), pairs=tally(~single))
 
 
-def best_rule(tallies: torch.Tensor, redraws: bool) -> tuple[CountRule, torch.Tensor]:
+def tally(hits: torch.Tensor) -> torch.Tensor:
+    """How many of each row of ``hits`` (bool [R, N]) are true, float64 [R]."""
+    return hits.sum(dim=1, dtype=torch.float64)
+
+
+def best_rule(tallies: Tallies, redraws: bool) -> tuple[CountRule, Tallies]:
     """The rule whose `rule_tallies` count the examples best (balanced: the mean of the share of
     single digits counted one and the share of pairs counted two; of equals, the lowest lines),
-    and its row of the tallies."""
-    singles, pairs = tallies[:, 3].clamp_min(1), tallies[:, 4].clamp_min(1)   # a set of one kind: its share alone
-    best = int(((tallies[:, 0] / singles + tallies[:, 1] / pairs) / 2).argmax())   # argmax: the first of equals
+    and its tallies."""
+    singles, pairs = tallies.singles.clamp_min(1), tallies.pairs.clamp_min(1)   # a set of one kind: its share alone
+    balanced = (tallies.singles_counted_one / singles + tallies.pairs_counted_two / pairs) / 2
+    best = int(balanced.argmax())                                                # argmax: the first of equals
     return rules_tried(redraws)[best], tallies[best]
 
 
@@ -143,7 +195,7 @@ def count_readings(model, batches: Iterable[torch.Tensor]) -> tuple[torch.Tensor
         out = model(batch)
         if isinstance(out, CapsNetOutput):
             all_scores.append(out.lengths)
-            inks.append(second_ink(batch, model.decode(out.capsules, out.lengths.topk(2, dim=1).indices)))
+            inks.append(second_ink(batch, model.decode(out.capsules, top_two(out.lengths))))
         else:
             all_scores.append(torch.sigmoid(out.logits))
     return torch.cat(all_scores), torch.cat(inks) if inks else None

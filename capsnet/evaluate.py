@@ -8,6 +8,8 @@ people's handwriting).
 """
 import argparse
 import json
+from collections import Counter
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -48,6 +50,19 @@ def accuracy(model, loader: torch.utils.data.DataLoader, device: torch.device, r
     """The fraction of the loader's images read right (by default: as their true digit)."""
     correct, total = correct_and_total(model, loader, device, right)
     return correct / total
+
+
+class Misreadings(NamedTuple):
+    """Digits read against their labels: the share read right, and the mistakes."""
+    accuracy: float
+    mistakes: Counter          # (true, read): how many times
+
+
+def misreadings(labels: torch.Tensor, read: torch.Tensor) -> Misreadings:
+    """The accuracy of the digits ``read`` (int [N]) against their ``labels`` (int [N]), and the
+    (true, read) pairs of the mistakes."""
+    wrong = read != labels
+    return Misreadings((~wrong).sum().item() / len(labels), Counter(zip(labels[wrong].tolist(), read[wrong].tolist())))
 
 
 @torch.inference_mode()

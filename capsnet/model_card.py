@@ -20,7 +20,7 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from tqdm import tqdm
 
 from capsnet.data.datasets import batches, load_semeion, mnist
-from capsnet.evaluate import predictions, semeion_predictions
+from capsnet.evaluate import Misreadings, misreadings, predictions, semeion_predictions
 from capsnet.pretrained import NETWORKS, load_model
 from capsnet.saving import atomic_write_text
 from capsnet.training.metrics import RunRecord, read_record
@@ -75,20 +75,13 @@ LOAD = {
 }
 
 
-def mnist_misreadings(model, data_dir: str) -> tuple[float, Counter]:
+def mnist_misreadings(model, data_dir: str) -> Misreadings:
     """Accuracy on MNIST's 10,000 test digits and the (true, read) pairs of its mistakes, read
     wherever the network is (a progress bar where it takes more than a few seconds)."""
     test_set = mnist(data_dir, train=False)
     loader = batches(test_set, 500, device=next(model.parameters()).device)
     return misreadings(test_set.targets, predictions(model, tqdm(loader, desc="MNIST's test set", leave=False,
                                                                  delay=2)))
-
-
-def misreadings(labels: torch.Tensor, read: torch.Tensor) -> tuple[float, Counter]:
-    """The accuracy of the digits ``read`` (int [N]) against their ``labels`` (int [N]), and the
-    (true, read) pairs of the mistakes."""
-    wrong = read != labels
-    return (~wrong).sum().item() / len(labels), Counter(zip(labels[wrong].tolist(), read[wrong].tolist(), strict=True))
 
 
 def per_digit_accuracy(labels: np.ndarray, read: np.ndarray) -> dict[int, float]:
@@ -198,7 +191,7 @@ def card_text(model_name: str, metrics: RunRecord | dict, parameters: int, routi
 
 def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion_path: str | None = None,
                      repo: str | None = None, device: torch.device = torch.device("cpu"),
-                     misread: tuple[float, Counter] | None = None) -> ModelCard:
+                     misread: Misreadings | None = None) -> ModelCard:
     """Measure the weights in ``folder`` on ``device`` and write their card to ``folder``/README.md.
 
     ``misread``: their accuracy on MNIST's test set and its mistakes (``misreadings``) where the

@@ -21,6 +21,7 @@ import torch
 from PIL import Image
 
 from capsnet.data.preprocess import FIELD, SketchError, ink_to_mnist, sketch_to_mnist
+from capsnet.digit_count import top_two
 from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
 from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
@@ -66,7 +67,7 @@ class Reading:
     @property
     def runner_up(self) -> int:
         """The second-longest capsule: what else the drawing could be."""
-        return int(self.trace.lengths[self.network.config.routing_iterations - 1].topk(2).indices[1])
+        return int(top_two(self.trace.lengths[self.network.config.routing_iterations - 1])[1])
 
     def decoded_digit(self, decode_as: str) -> int:
         """The capsule to decode: the winner, or the digit the user chose."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from capsnet.digit_count import CountRule
+from capsnet.digit_count import CountRule, as_compared
 from playground.views import lengths_svg, png_data_url
 
 PAPER_WHITE = np.array([255, 255, 255], dtype=np.float32)
@@ -81,17 +81,19 @@ def beside_its_line(value: float, line: float, decimals: int, scale: float = 1.0
 
 def count_note(view: PairView) -> str:
     """Why the CapsNet read one digit or two: its second-longest capsule's length, and the ink only
-    that capsule's redrawing covers, each against its line (`capsnet.digit_count`), each figure
-    written on its line's true side (`beside_its_line`)."""
-    second, rule = float(view.lengths[view.second]), view.rule
-    shown, line = beside_its_line(second, rule.second, 2)
+    that capsule's redrawing covers, each against its line (`capsnet.digit_count`) as the rule
+    compares them (`as_compared`), each figure written on its line's true side (`beside_its_line`)."""
+    rule = view.rule
+    second, second_line = as_compared(view.lengths[view.second]), as_compared(rule.second)
+    shown, line = beside_its_line(second, second_line, 2)
     length = (f'the second-longest capsule, <b>{view.second}</b>, is {shown} long '
-              f'({"at or above" if second >= rule.second else "below"} {line})')
+              f'({"at or above" if second >= second_line else "below"} {line})')
     ink = ""
     if rule.second_ink is not None:
-        shown, line = beside_its_line(view.second_ink, rule.second_ink, 1, 100, "%")
+        second_ink, ink_line = as_compared(view.second_ink), as_compared(rule.second_ink)
+        shown, line = beside_its_line(second_ink, ink_line, 1, 100, "%")
         ink = (f'its redrawing covers {shown} of the ink that the {view.read[0]}\'s leaves '
-               f'({"at or above" if view.second_ink >= rule.second_ink else "below"} {line})')
+               f'({"at or above" if second_ink >= ink_line else "below"} {line})')
     why = f"{length} and {ink}" if ink else length
     lines = "the lines between one digit and two" if ink else "the line between one digit and two"
     if len(view.read) == 2:

@@ -2,16 +2,9 @@
 its choice on validation examples, balanced between single digits and pairs."""
 import torch
 
-from capsnet.digit_count import (
-    CountRule,
-    balanced_right,
-    best_rule,
-    choose_rule,
-    read_exactly,
-    rule_tallies,
-    second_ink,
-    uncovered,
-)
+from bench.support.paths import REPO
+from capsnet.digit_count import (CountRule, Tallies, balanced_right, best_rule, choose_rule, counted, read_exactly,
+                                 rule_tallies, second_ink, uncovered)
 
 
 def strokes(*columns: int) -> torch.Tensor:
@@ -68,10 +61,23 @@ def test_tallies_of_two_shares_choose_the_rule_and_read_exactly_as_the_whole_set
     scores, ink = torch.rand(300, 10), torch.rand(300) * 0.3
     first = torch.randint(0, 10, (300,))
     labels = torch.stack([first, torch.where(torch.rand(300) < 0.25, first, (first + 3) % 10)], dim=1)
-    whole = rule_tallies(scores, ink, labels)
-    halves = rule_tallies(scores[:150], ink[:150], labels[:150]) + rule_tallies(scores[150:], ink[150:], labels[150:])
+    whole = rule_tallies(scores, ink, labels).as_table()
+    halves = rule_tallies(scores[:150], ink[:150], labels[:150]).as_table() + \
+        rule_tallies(scores[150:], ink[150:], labels[150:]).as_table()
     assert torch.equal(whole, halves)
-    rule, row = best_rule(halves, redraws=True)
+    rule, chosen = best_rule(Tallies.of_table(halves), redraws=True)
     assert rule == choose_rule(scores, ink, labels) and rule.second_ink is not None
-    read, two = scores.topk(2, dim=1).indices, rule.two(scores.topk(2, dim=1).values[:, 1], ink)
-    assert row[2] == read_exactly(read, two, labels).sum() and row[3] + row[4] == 300
+    read, two = counted(scores, rule, ink)
+    truly_two = labels[:, 0] != labels[:, 1]
+    assert chosen.read_exactly == read_exactly(read, two, labels).sum() and chosen.examples == 300
+    assert chosen.singles_counted_one == (~two & ~truly_two).sum() and chosen.pairs == truly_two.sum()
+
+
+def test_the_two_strongest_digits_are_asked_for_in_top_two_alone():
+    """`top_two` is the one place that writes out topk(2), so that the two digits read are one
+    definition, not copies that drift."""
+    sources = [*(REPO / "capsnet").rglob("*.py"), *(REPO / "playground").glob("*.py"), REPO / "app.py"]
+    written_out = {str(path.relative_to(REPO)): path.read_text(encoding="utf-8").count(".topk(2") for path in sources}
+    assert {path: count for path, count in written_out.items() if count} == {
+        "capsnet/digit_count.py": 1,          # top_two itself
+        "playground/routing.py": 1}           # the agreement's winner and runner-up: not yet top_two's

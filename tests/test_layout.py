@@ -1,11 +1,11 @@
 """The library's rooms (capsnet/__init__.py): the network at the top imports nothing from the rooms
 below it (evaluate and model_card read MNIST through capsnet.data, and model_card a run's
 metrics.json through capsnet.training.metrics), data/ nothing from training/ or
-studies/, training/ nothing from studies/, no study from another study (statistics,
-shape_measures and results_file are what they share), and no module imports itself round a cycle. The page's
-modules that read and draw every stroke (playground's reading, views and routing) reach no study,
-however far their imports are followed; and the library and the page import at the top of a
-module, never inside a function."""
+studies/, training/ nothing from studies/ nor from a module that imports training/, no study
+from another study (statistics, shape_measures and results_file are what they share), and no
+module imports itself round a cycle. The page's modules that read and draw every stroke
+(playground's reading, views and routing) reach no study, however far their imports are followed;
+and the library and the page import at the top of a module, never inside a function."""
 import ast
 
 from bench.support.paths import REPO
@@ -58,6 +58,18 @@ def test_no_module_imports_from_a_room_above_it_and_no_study_from_another():
     assert not wrong, wrong
 
 
+def test_no_module_of_training_imports_a_module_that_imports_training():
+    """training/ is the machinery of a run, below the modules that read what a run writes (model_card
+    reads metrics.json through it): a module of training/ that imported one of those would climb
+    back up through it."""
+    graph = imports()
+    climbing = [f"{module} imports {other}, which imports {', '.join(sorted(reaching))}"
+                for module, imported in graph.items() if room(module) == "training"
+                for other in imported if room(other) != "training"
+                if (reaching := {name for name in graph.get(other, ()) if room(name) == "training"})]
+    assert not climbing, climbing
+
+
 def test_no_import_cycle():
     graph = imports()
     done, path = set(), []
@@ -101,6 +113,20 @@ def test_the_library_and_the_page_import_at_the_top_of_each_module():
                            if isinstance(node, (ast.Import, ast.ImportFrom))]
     assert not inside, inside
 
+
+def test_in_the_library_only_a_command_line_imports_argparse():
+    """train.py turns its flags into one typed RunOptions, which capsnet/training/ takes: argparse
+    belongs to the modules that are command lines themselves (`python -m ...`)."""
+    wrong = []
+    for path in (REPO / "capsnet").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        parses = any(alias.name == "argparse" for node in ast.walk(tree) if isinstance(node, ast.Import)
+                     for alias in node.names)
+        runs = any(isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'"
+                   for node in tree.body)
+        if parses and not runs:
+            wrong.append(str(path.relative_to(REPO)))
+    assert not wrong, f"{wrong} import argparse but are no command line"
 
 def test_bench_imports_nothing_from_tests():
     """One direction between the two: tests/ may import bench/ (its commands, and bench/support/,

@@ -211,19 +211,32 @@ def test_a_figure_beside_its_line_is_never_written_on_the_wrong_side_of_it():
     assert beside_its_line(0.996, 0.99, 2) == ("1.00", "0.99")      # above its line: rounding keeps the order
 
 
+def test_a_reading_on_its_line_in_float32_is_described_as_it_is_counted():
+    """float32 holds 0.02 as 0.0199999996, a hair below 0.02 in float64: a capsule of float32's 0.02
+    and an ink share of float32's 3% were counted two (at or above their lines, in float32) and
+    described in float64 as below them. The rule and the note now compare alike (`as_compared`)."""
+    rule = CountRule(0.02, 0.03)
+    second, ink = torch.tensor([0.02]), torch.tensor([0.03])          # float32, each below its line in float64
+    assert second.item() < rule.second and ink.item() < rule.second_ink
+    assert rule.two(second, ink).item()
+    note = note_of(second.item(), ink.item(), rule)
+    assert "is 0.02 long (at or above 0.02)" in note
+    assert "covers 3.0% of the ink that the 3's leaves (at or above 3.0%)" in note
+
+
 def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, mnist_test):
     """An example tapped reaches the networks as the test pair it is: the same digits read, the
     same count, the lengths within 0.05 (the example keeps each digit as the pair's shrink placed
     it, in bytes; their overlay is not quite the pair shrunk as one: up to 0.18 a pixel)."""
     from capsnet.data.pairs import TEST_SEED, draw_pairs, render, scores
-    from capsnet.digit_count import counted, second_ink
+    from capsnet.digit_count import counted, second_ink, top_two
     pairs = draw_pairs(mnist_test.targets, torch.arange(len(mnist_test.targets)),   # fixed_pairs' test pairs
                        torch.Generator().manual_seed(TEST_SEED))[torch.arange(len(EXAMPLES))]
     inputs, _ = render(mnist_test.data, pairs)
     labels = pairs.labels(mnist_test.targets)
     with torch.inference_mode():
         out, probabilities = section.capsnet(inputs), scores(section.cnn(inputs))
-        ink = second_ink(inputs, section.capsnet.decode(out.capsules, out.lengths.topk(2, dim=1).indices))
+        ink = second_ink(inputs, section.capsnet.decode(out.capsules, top_two(out.lengths)))
     lengths = out.lengths
     read, two = counted(lengths, section.rule, ink)
     cnn_read, cnn_two = counted(probabilities, section.cnn_rule)

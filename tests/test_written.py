@@ -326,8 +326,8 @@ def test_train_py_single_share_changes_the_training_examples_not_the_validation_
     assert (labels[:, 0] == labels[:, 1]).all() and (usual_labels[:, 0] != usual_labels[:, 1]).any()
     for a, b in zip(usual.validation, all_alone.validation, strict=True):
         assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
-    args = train.parse_args(["--task", "pairs", "--single-share", "0.5"])
-    assert args.single_share == 0.5 and "single_share" in train.RECIPE
+    options = train.parse_args(["--task", "pairs", "--single-share", "0.5"])
+    assert options.single_share == 0.5 and options.recipe()["single_share"] == 0.5
     for flags in (["--single-share", "0.5"], ["--task", "pairs", "--examples", "mnist-pairs", "--single-share", "0.5"],
                   ["--task", "pairs", "--single-share", "1.5"], ["--task", "pairs", "--single-share", "nan"]):
         with pytest.raises(train.UsageError, match="--single-share"):

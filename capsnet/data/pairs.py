@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from capsnet.data.preprocess import BOX, INK_THRESHOLD, crop_to_ink, overlaid_inks_to_mnist
+from capsnet.digit_count import top_two
 
 MAX_SHIFT = 4                # each digit moved by up to 4 pixels in each direction ...
 PAIR_FIELD = 28 + 2 * MAX_SHIFT   # ... inside a 36x36 field, as the paper's MultiMNIST
@@ -173,12 +174,6 @@ def scores(output) -> torch.Tensor:
     """How present each digit is, [B, 10]: a CapsNet's capsule lengths, or the multi-label CNN's
     ten sigmoids (independent probabilities, not a softmax)."""
     return output.lengths if hasattr(output, "lengths") else torch.sigmoid(output.logits)
-
-
-def top_two(scores: torch.Tensor) -> torch.Tensor:
-    """The two digits read in each image, the stronger first, [B, 2] (the paper: the two longest
-    capsules)."""
-    return scores.topk(2, dim=1).indices
 
 
 def both_right(read: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:

@@ -37,12 +37,12 @@ def record_stop(run: Run, data: RunData, state: TrainingState, weights: nn.Modul
 
 def what_is_kept(run: Run, state: TrainingState) -> str:
     """After a stop, what the out folder and the checkpoint hold."""
-    args, out = run.args, state.out
+    options, out = run.options, state.out
     if state.best_epoch is not None:
         weights = f"The best weights so far (epoch {state.best_epoch}) are kept in {out}/"
-    elif args.init_from and state.history:
+    elif options.init_from and state.history:
         weights = f"No epoch beat the starting weights, so nothing was written to {out}/"
-    elif not args.resume and state.epoch < args.start_epoch and state.partial is None:
+    elif not options.resume and state.epoch < options.start_epoch and state.partial is None:
         return "No epoch finished, so nothing was saved."
     else:
         weights = f"No weights were written to {out}/"
@@ -52,19 +52,19 @@ def what_is_kept(run: Run, state: TrainingState) -> str:
 
 def run_record(run: Run, data: RunData) -> RunRecord:
     """What metrics.json says of the run before its progress (RunRecord.now)."""
-    args, pairs = run.args, run.args.task == "pairs"
+    options, pairs = run.options, run.options.task == "pairs"
     read_best = ("read exactly (the count and the digits, counting with the rule chosen on them, "
                  "capsnet.digit_count) the most of the examples as people write them of the" if data.counted else
                  "read best the pairs of the" if pairs else "read best the")
     test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
     return RunRecord(
-        model=args.model, task=args.task, examples=args.examples, val_size=args.val_size,
+        model=options.model, task=options.task, examples=options.examples, val_size=options.val_size,
         single_share=run.single_share,
-        selection=(f"the epoch whose moving average {read_best} {args.val_size} training images "
-                   f"held out by seed {args.seed}; {test_ones} read once, at the end, on those weights"
+        selection=(f"the epoch whose moving average {read_best} {options.val_size} training images "
+                   f"held out by seed {options.seed}; {test_ones} read once, at the end, on those weights"
                    if data.validation else f"the last epoch (no validation split); {test_ones} read once, at the end"),
         train_images=data.train_images,
         pairs_per_epoch=data.training.pairs_from_shard * run.processes.world if pairs else None,
-        global_batch=args.batch_size, processes=run.processes.world, device=run.device.type,
-        data_on_device=args.device_data == "on", bf16_autocast=run.bf16, torch_version=torch.__version__,
-        command=portable_command(run.argv), init_from=args.init_from, start_epoch=args.start_epoch)
+        global_batch=options.batch_size, processes=run.processes.world, device=run.device.type,
+        data_on_device=options.device_data == "on", bf16_autocast=run.bf16, torch_version=torch.__version__,
+        command=portable_command(run.argv), init_from=options.init_from, start_epoch=options.start_epoch)

@@ -13,13 +13,13 @@ def resume_or_begin(run: Run, data: RunData, state: TrainingState) -> None:
         UsageError: the checkpoint is missing, unreadable, written by other code, made by another
             recipe or network, or its folder holds other weights than its run chose.
     """
-    args = run.args
-    if not args.resume:
-        if args.init_from and data.validation is not None:   # the starting weights are the ones to beat
+    options = run.options
+    if not options.resume:
+        if options.init_from and data.validation is not None:   # the starting weights are the ones to beat
             start = run.read_validation(state.model, data)
             state.best_accuracy = start.figure
             if run.processes.is_rank_0:
-                print(f"starting from {args.init_from}: {start.in_words()}, the figure to beat")
+                print(f"starting from {options.init_from}: {start.in_words()}, the figure to beat")
         return
     try:
         state.restore(run.checkpoint)
@@ -29,8 +29,8 @@ def resume_or_begin(run: Run, data: RunData, state: TrainingState) -> None:
         raise UsageError(f"checkpoint {run.checkpoint} stopped in epoch {state.partial.epoch} under "
                          f"{len(state.partial.rng)} process(es), this run has {run.processes.world}: resume it "
                          f"under {len(state.partial.rng)}")
-    state.out = args.out or state.out
-    if state.holds_its_weights() is False and not (args.overwrite or args.dry_run):
+    state.out = options.out or state.out
+    if state.holds_its_weights() is False and not (options.overwrite or options.dry_run):
         raise UsageError(f"{state.out}/ does not hold the weights this run chose but another run's: give --out "
                          "the folder it wrote them to, or --overwrite to replace them")
     if run.processes.is_rank_0:

@@ -1,7 +1,6 @@
-"""A train.py run as its steps share it: its flags, the command line that gave them, its process
+"""A train.py run as its steps share it: its options, the command line that gave them, its process
 among torchrun's, its device, bf16 autocast and the signals that stop it; and the one-line error
 of flags (or a checkpoint) it cannot go on with."""
-import argparse
 import sys
 import time
 from contextlib import nullcontext
@@ -13,6 +12,7 @@ import torch.nn as nn
 from tqdm import tqdm
 
 from capsnet.data.written import SINGLE_SHARE
+from capsnet.training.options import RunOptions
 from capsnet.training.processes import Processes
 from capsnet.training.sharded_data import RunData
 from capsnet.training.signals import StopSignals
@@ -25,8 +25,8 @@ class UsageError(Exception):
 
 @dataclass
 class Run:
-    """A run's flags, the command line that gave them, its process among torchrun's and its device."""
-    args: argparse.Namespace
+    """A run's options, the command line that gave them, its process among torchrun's and its device."""
+    options: RunOptions
     argv: list[str]
     processes: Processes
     device: torch.device
@@ -36,12 +36,12 @@ class Run:
 
     @property
     def checkpoint(self) -> Path:
-        return Path(self.args.checkpoint)
+        return Path(self.options.checkpoint)
 
     @property
     def single_share(self) -> float:
         """The share of the written training examples that hold one digit alone: --single-share, or the examples' own."""
-        return SINGLE_SHARE if self.args.single_share is None else self.args.single_share
+        return SINGLE_SHARE if self.options.single_share is None else self.options.single_share
 
     def autocast(self):
         """The context of a training step: bf16 autocast, or nothing."""
@@ -65,4 +65,4 @@ class Run:
         """runs/MODEL-TASK-DATE, the folder of a run given no --out: the second it began, in UTC (the
         latest of every process's, so the same in each)."""
         began = time.gmtime(self.processes.max(int(time.time())))
-        return f"runs/{self.args.model}-{self.args.task}-{time.strftime('%Y%m%d-%H%M%S', began)}"
+        return f"runs/{self.options.model}-{self.options.task}-{time.strftime('%Y%m%d-%H%M%S', began)}"

@@ -10,7 +10,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from capsnet.data.pairs import strongest_right
-from capsnet.digit_count import CountRule, best_rule, count_readings, rule_tallies
+from capsnet.digit_count import CountRule, Tallies, best_rule, count_readings, rule_tallies
 from capsnet.evaluate import correct_and_total
 from capsnet.training.processes import Processes
 
@@ -59,9 +59,10 @@ def validation_read(model: torch.nn.Module, loader: DataLoader, counted: bool, r
             yield images.to(device, non_blocking=True)           # [b, 1, 28, 28]
     scores, ink = count_readings(model, inputs())
     scores, ink, labels = scores.cpu(), None if ink is None else ink.cpu(), torch.cat(labels)
-    tallies = rule_tallies(scores, ink, labels)                  # [R, 5]: summed over the processes below
+    table = rule_tallies(scores, ink, labels).as_table()         # [R, 5]: summed over the processes below
     strongest = strongest_right(scores, labels).sum().item()
-    *summed, strongest = processes.sum(*tallies.flatten().tolist(), strongest, device=device)
-    rule, row = best_rule(torch.tensor(summed, dtype=torch.float64).view_as(tallies), ink is not None)
-    examples = (row[3] + row[4]).item()
-    return ValidationRead(strongest / examples, row[2].item() / examples, rule)
+    *summed, strongest = processes.sum(*table.flatten().tolist(), strongest, device=device)
+    tallies = Tallies.of_table(torch.tensor(summed, dtype=torch.float64).view_as(table))
+    rule, chosen = best_rule(tallies, ink is not None)
+    examples = chosen.examples.item()
+    return ValidationRead(strongest / examples, chosen.read_exactly.item() / examples, rule)
