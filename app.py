@@ -12,8 +12,18 @@ from pathlib import Path
 
 import gradio as gr
 
-from playground import (dimensions, networks, page_decoder, page_network, reading, routing, serving, turn_it,
-                        two_digits, views)
+from playground import (
+    dimensions,
+    networks,
+    page_decoder,
+    page_network,
+    reading,
+    routing,
+    serving,
+    turn_it,
+    two_digits,
+    views,
+)
 from playground.reading import WINNER, Reading
 
 serving.configure_process()

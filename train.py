@@ -55,6 +55,7 @@ from capsnet.training.signals import Interrupted, StopSignals
 from capsnet.training.state import TrainingState, UnfinishedEpoch
 from capsnet.training.validation import validation_read
 
+
 def main(argv: list[str] | None = None) -> int:
     options = parse_args(argv)
     try:

@@ -3,8 +3,18 @@ its choice on validation examples, balanced between single digits and pairs."""
 import torch
 
 from bench.support.paths import REPO
-from capsnet.digit_count import (CountRule, Tallies, balanced_right, best_rule, choose_rule, counted, read_exactly,
-                                 rule_tallies, second_ink, uncovered)
+from capsnet.digit_count import (
+    CountRule,
+    Tallies,
+    balanced_right,
+    best_rule,
+    choose_rule,
+    counted,
+    read_exactly,
+    rule_tallies,
+    second_ink,
+    uncovered,
+)
 
 
 def strokes(*columns: int) -> torch.Tensor:

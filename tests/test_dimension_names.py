@@ -11,11 +11,17 @@ from bench.support.paths import WEIGHTS
 from capsnet import WeightsError
 from capsnet.dimensions import SWEEP
 from capsnet.saving import sha256
-from capsnet.studies.dimension_names import (MEASURES, class_entries, explained_fractions, main, name_dimension,
-                                             region_name, sweep_dimensions)
+from capsnet.studies.dimension_names import (
+    MEASURES,
+    class_entries,
+    explained_fractions,
+    main,
+    name_dimension,
+    region_name,
+    sweep_dimensions,
+)
 from capsnet.studies.dimension_names_file import NAMES_FILE, load_dimension_names
 from capsnet.studies.results_file import ResultsError
-from bench.support.paths import WEIGHTS
 
 DIMENSION, DIGIT = 5, 3   # the synthetic decoders read dimension 5 of capsule 3
 PAPER = SWEEP.expand(16, -1)

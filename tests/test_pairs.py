@@ -32,10 +32,9 @@ from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
 from capsnet.digit_count import SECOND_INK_LINES, SECOND_LINES, CountRule, counted
 from capsnet.pretrained import load_pair_networks
 from capsnet.saving import sha256
+from capsnet.studies.pairs_measurement import count_rule, main, measure, reading_measures, table
 from capsnet.studies.pairs_measurement_file import RESULTS_FILE, load_results
 from capsnet.studies.results_file import ResultsError
-from capsnet.studies.pairs_measurement import count_rule, main, measure, reading_measures, table
-from capsnet.studies.pairs_measurement_file import RESULTS_FILE, PairResultsError, load_results
 from capsnet.studies.statistics import share
 from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed

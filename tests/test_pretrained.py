@@ -240,5 +240,5 @@ def test_a_fix_names_the_commands_that_train_the_page_its_networks(tmp_path, mon
     for (model, task), command in zip(networks, commands):
         options = train.parse_args(shlex.split(command))
         train.check_flags(options, world=1)
-        assert (args.model, args.task, args.out) == (model, task, SERVED_BY[model, task].folder)
-        assert args.init_from == (SERVED_BY[model, "digits"].folder if task == "pairs" else None)
+        assert (options.model, options.task, options.out) == (model, task, SERVED_BY[model, task].folder)
+        assert options.init_from == (SERVED_BY[model, "digits"].folder if task == "pairs" else None)

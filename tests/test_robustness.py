@@ -11,12 +11,22 @@ from capsnet import CapsNet, load_model
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange
 from capsnet.saving import sha256
-from capsnet.studies.robustness import (AFFNIST, MEASURES, PAIRED_MEASURES, SWEEPS, affnist_matrices,
-                                        capsnet_readings, first_digits, main, measure, measure_change, steps_table,
-                                        summary_table)
 from capsnet.studies.results_file import ResultsError
+from capsnet.studies.robustness import (
+    AFFNIST,
+    MEASURES,
+    PAIRED_MEASURES,
+    SWEEPS,
+    affnist_matrices,
+    capsnet_readings,
+    first_digits,
+    main,
+    measure,
+    measure_change,
+    steps_table,
+    summary_table,
+)
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
-from bench.support.paths import WEIGHTS
 from capsnet.studies.statistics import paired, points, to_json
 
 CNN_WEIGHTS = WEIGHTS / "cnn"

@@ -41,16 +41,35 @@ from tqdm import tqdm
 
 from capsnet import digit_count
 from capsnet.data.datasets import load_semeion, mnist, validation_split
-from capsnet.data.pairs import (TEST_SEED, box_overlap, fixed_pairs, frame_overlap, pair_right, scale, scores,
-                                strongest_right, top_two)
+from capsnet.data.pairs import (
+    TEST_SEED,
+    box_overlap,
+    fixed_pairs,
+    frame_overlap,
+    pair_right,
+    scale,
+    scores,
+    strongest_right,
+    top_two,
+)
 from capsnet.data.preprocess import ink_to_mnist
 from capsnet.data.written import DigitSet, fixed_examples
 from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, names_absent, read_exactly
 from capsnet.pretrained import SERVED_BY, WeightsError, load_pair_networks
 from capsnet.studies.pairs_measurement_file import PAPER, RESULTS_FILE, load_results
 from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
-from capsnet.studies.statistics import (correlation, difference, in_interval, ink_error, paired, percent, points,
-                                        rounded, share, to_json)
+from capsnet.studies.statistics import (
+    correlation,
+    difference,
+    in_interval,
+    ink_error,
+    paired,
+    percent,
+    points,
+    rounded,
+    share,
+    to_json,
+)
 
 BATCH = 250                                   # the same batches every run, so the same sums
 OVERLAP_BANDS = (0.0, 0.25, 0.5, 0.75, 1.0)   # the share of each ink box the other covers

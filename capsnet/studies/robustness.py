@@ -55,8 +55,16 @@ from capsnet.data.datasets import mnist
 from capsnet.pretrained import SERVED_BY, WEIGHTS_FILE, load_model
 from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
-from capsnet.studies.statistics import (BOOTSTRAP_RESAMPLES, DECIMALS, correlation, ink_error, paired, percent,
-                                        points, to_json)
+from capsnet.studies.statistics import (
+    BOOTSTRAP_RESAMPLES,
+    DECIMALS,
+    correlation,
+    ink_error,
+    paired,
+    percent,
+    points,
+    to_json,
+)
 
 DIGITS_PER_CLASS = 50    # 500 test digits, so that the whole measurement stays short (docs/benchmarks.md)
 BATCH = 250              # images per forward pass: the same batches every run, so the same sums

@@ -86,7 +86,7 @@ class RunRecord:
             count_rule=chosen.get("val_count_rule"),
             epochs=state.history[-1]["epoch"] if state.history else 0, history=state.history, earlier=state.earlier,
             train_seconds=round(state.seconds + (state.partial.seconds if state.partial else 0), 1),
-            date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+            date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
 
     @property
     def test_accuracy(self) -> float | None:
