@@ -8,6 +8,7 @@ CapsNet's decoder for the page to redraw with (GET /decoder/NAME.safetensors: pa
 its graph and ONNX Runtime Web for the page to read drawings with (GET /network/NAME.onnx and
 /onnxruntime-web/VERSION/FILE: page_network.py).
 """
+
 from pathlib import Path
 
 import gradio as gr
@@ -28,16 +29,18 @@ from playground.reading import WINNER, Reading
 
 serving.configure_process()
 NETWORKS = networks.load()
-READING = reading.ReadingSection(NETWORKS.capsnet, page_decoder.PageDecoder.of(NETWORKS.capsnet),
-                                 page_network.PageNetwork.of(NETWORKS.capsnet))
+READING = reading.ReadingSection(
+    NETWORKS.capsnet, page_decoder.PageDecoder.of(NETWORKS.capsnet), page_network.PageNetwork.of(NETWORKS.capsnet)
+)
 CAPSULE_DIMENSIONS = dimensions.DimensionsSection(READING, NETWORKS.names)
 ROUTING = routing.RoutingSection(NETWORKS.capsnet.config)
 TURN_IT = turn_it.TurnItSection(NETWORKS.capsnet, NETWORKS.cnn, NETWORKS.names, NETWORKS.robustness)
 TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
 
 
-def show_details(reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict,
-                 iterations: int, capsule_type: int) -> tuple:
+def show_details(
+    reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict, iterations: int, capsule_type: int
+) -> tuple:
     """A stroke's reading is on the page (the reading panel settled): the decoding controls back
     to the winner at zero offsets, Figure 4 and the routing view. Figure 4 says why not where
     *Decode as* or *Slider range* is a value the page cannot have sent, and the rest stays as it is."""
@@ -46,10 +49,12 @@ def show_details(reading: Reading | None, decode_as: str, scale: str, shown_slid
     except dimensions.DecodingError as error:
         return gr.skip(), gr.skip(), views.message_panel(f"Cannot show Figure 4: {error}"), gr.skip()
     winner = None if reading is None else reading.winner
-    return (gr.skip() if decode_as == WINNER else WINNER,
-            CAPSULE_DIMENSIONS.sliders_at_zero(winner, scale, shown_sliders),
-            CAPSULE_DIMENSIONS.figure4_html(reading, WINNER, scale),
-            ROUTING.show_routing(reading, iterations, capsule_type))
+    return (
+        gr.skip() if decode_as == WINNER else WINNER,
+        CAPSULE_DIMENSIONS.sliders_at_zero(winner, scale, shown_sliders),
+        CAPSULE_DIMENSIONS.figure4_html(reading, WINNER, scale),
+        ROUTING.show_routing(reading, iterations, capsule_type),
+    )
 
 
 INTRODUCTION = """
@@ -60,20 +65,28 @@ Draw a digit and watch a **capsule network** (Sabour, Frosst & Hinton 2017,
 CSS = (Path(__file__).parent / "playground" / "playground.css").read_text(encoding="utf-8")
 
 with gr.Blocks(title="Capsule Network Playground") as demo:
-    reading_state = gr.State(None)     # the current drawing's Reading, per user
+    reading_state = gr.State(None)  # the current drawing's Reading, per user
     gr.Markdown(INTRODUCTION, elem_id="intro")
     reading_view, decode_as = READING.layout(reading_state, serving.PAGE_EVENT)
     scale, sliders, figure4 = CAPSULE_DIMENSIONS.layout(reading_state, reading_view, decode_as, serving.PAGE_EVENT)
     iterations, capsule_type, routing_view = ROUTING.layout(reading_state, serving.PAGE_EVENT)
-    READING.api(reading_state, decode_as)                         # /predict and /perturb, never shown
+    READING.api(reading_state, decode_as)  # /predict and /perturb, never shown
     # A stroke has ended: the sections above follow its reading.
-    reading_view.settled(show_details, inputs=[reading_state, decode_as, scale, sliders, iterations, capsule_type],
-                         outputs=[decode_as, sliders, figure4, routing_view], trigger_mode="always_last",
-                         **serving.PAGE_EVENT)
-    TURN_IT.layout(reading_state, reading_view, serving.PAGE_EVENT)   # follows the reading once on the screen
-    TWO_DIGITS.layout(serving.PAGE_EVENT)                              # a pad of its own, and /predict_pair
+    reading_view.settled(
+        show_details,
+        inputs=[reading_state, decode_as, scale, sliders, iterations, capsule_type],
+        outputs=[decode_as, sliders, figure4, routing_view],
+        trigger_mode="always_last",
+        **serving.PAGE_EVENT,
+    )
+    TURN_IT.layout(reading_state, reading_view, serving.PAGE_EVENT)  # follows the reading once on the screen
+    TWO_DIGITS.layout(serving.PAGE_EVENT)  # a pad of its own, and /predict_pair
 
 demo.queue(default_concurrency_limit=serving.API_WORKERS)
 
 if __name__ == "__main__":
-    demo.launch(css=CSS, theme=gr.themes.Soft(), **serving.launch_options(routes=[READING.decoder.route(), *READING.page_network.routes()]))
+    demo.launch(
+        css=CSS,
+        theme=gr.themes.Soft(),
+        **serving.launch_options(routes=[READING.decoder.route(), *READING.page_network.routes()]),
+    )

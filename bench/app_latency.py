@@ -15,6 +15,7 @@ Gradio's queue): a reading, a slider move and a transform slider's move; and the
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
+
 import argparse
 import json
 import statistics
@@ -67,58 +68,94 @@ def main() -> None:
     rng = np.random.default_rng(0)
     dimensions = app.NETWORKS.capsnet.config.digit_capsule_dim
     moves = [value | {"offsets": rng.uniform(-0.25, 0.25, dimensions).round(2).tolist()} for value in sliders * 7][:64]
-    turns = [{**transform_sliders.UNCHANGED, "rotation": float(round(rng.uniform(-180, 180))), "revision": i + 1}
-             for i in range(64)]
+    turns = [
+        {**transform_sliders.UNCHANGED, "rotation": float(round(rng.uniform(-180, 180))), "revision": i + 1}
+        for i in range(64)
+    ]
 
-    print(f"CPU: {cpu_model()}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
-          f"the ten digits drawn on the pad")
-    report("reading, finished stroke (read_drawing)", percentiles(lambda i: app.READING.read_drawing(drawings[i % 10]),
-                                                                  args.repeats))
-    report("reading, stroke being drawn (read_drawing)",
-           percentiles(lambda i: app.READING.read_drawing(being_drawn[i % 10]), args.repeats))
-    report("after a finished stroke (show_details)", percentiles(
-        lambda i: app.show_details(readings[i % 10], app.WINNER, PAPER, sliders[i % 10], 3, ALL_TYPES),
-        max(args.repeats // 4, 20)))
-    report("slider move (move_dimensions)", percentiles(
-        lambda i: app.CAPSULE_DIMENSIONS.move_dimensions(readings[i % 10], app.WINNER, PAPER, moves[i % 64]),
-        args.repeats))
-    report("Decode as (decode_again)", percentiles(
-        lambda i: app.CAPSULE_DIMENSIONS.decode_again(readings[i % 10], str((i + 1) % 10), PAPER, sliders[i % 10]),
-        max(args.repeats // 4, 20)))
-    report("Turn it: a transform slider's move (turn)", percentiles(
-        lambda i: app.TURN_IT.turn(readings[i % 10], turns[i % 64]), args.repeats))
-    report("Turn it: refresh for a new reading (show)", percentiles(
-        lambda i: app.TURN_IT.show(readings[i % 10], turns[i % 64]), max(args.repeats // 4, 20)))
+    print(
+        f"CPU: {cpu_model()}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
+        f"the ten digits drawn on the pad"
+    )
+    report(
+        "reading, finished stroke (read_drawing)",
+        percentiles(lambda i: app.READING.read_drawing(drawings[i % 10]), args.repeats),
+    )
+    report(
+        "reading, stroke being drawn (read_drawing)",
+        percentiles(lambda i: app.READING.read_drawing(being_drawn[i % 10]), args.repeats),
+    )
+    report(
+        "after a finished stroke (show_details)",
+        percentiles(
+            lambda i: app.show_details(readings[i % 10], app.WINNER, PAPER, sliders[i % 10], 3, ALL_TYPES),
+            max(args.repeats // 4, 20),
+        ),
+    )
+    report(
+        "slider move (move_dimensions)",
+        percentiles(
+            lambda i: app.CAPSULE_DIMENSIONS.move_dimensions(readings[i % 10], app.WINNER, PAPER, moves[i % 64]),
+            args.repeats,
+        ),
+    )
+    report(
+        "Decode as (decode_again)",
+        percentiles(
+            lambda i: app.CAPSULE_DIMENSIONS.decode_again(readings[i % 10], str((i + 1) % 10), PAPER, sliders[i % 10]),
+            max(args.repeats // 4, 20),
+        ),
+    )
+    report(
+        "Turn it: a transform slider's move (turn)",
+        percentiles(lambda i: app.TURN_IT.turn(readings[i % 10], turns[i % 64]), args.repeats),
+    )
+    report(
+        "Turn it: refresh for a new reading (show)",
+        percentiles(lambda i: app.TURN_IT.show(readings[i % 10], turns[i % 64]), max(args.repeats // 4, 20)),
+    )
 
     with serving_app() as url, httpx.Client(base_url=f"{url}gradio_api/", timeout=60) as client:
+
         def page_event(fn, data: list) -> None:
-            response = client.post("run/predict", json={"data": data, "fn_index": event_index(app, fn),
-                                                        "session_hash": "latency"})
+            response = client.post(
+                "run/predict", json={"data": data, "fn_index": event_index(app, fn), "session_hash": "latency"}
+            )
             response.raise_for_status()
 
-        report("reading over HTTP, as the page sends it", percentiles(
-            lambda i: page_event(app.READING.read_drawing, [drawings[i % 10]]), args.http_repeats))
-        report("slider move over HTTP, as the page sends it", percentiles(
-            lambda i: page_event(app.CAPSULE_DIMENSIONS.move_dimensions, [None, app.WINNER, PAPER, moves[i % 64]]),
-            args.http_repeats))
-        report("Turn it: a transform slider's move over HTTP", percentiles(
-            lambda i: page_event(app.TURN_IT.turn, [None, turns[i % 64]]), args.http_repeats))
+        report(
+            "reading over HTTP, as the page sends it",
+            percentiles(lambda i: page_event(app.READING.read_drawing, [drawings[i % 10]]), args.http_repeats),
+        )
+        report(
+            "slider move over HTTP, as the page sends it",
+            percentiles(
+                lambda i: page_event(app.CAPSULE_DIMENSIONS.move_dimensions, [None, app.WINNER, PAPER, moves[i % 64]]),
+                args.http_repeats,
+            ),
+        )
+        report(
+            "Turn it: a transform slider's move over HTTP",
+            percentiles(lambda i: page_event(app.TURN_IT.turn, [None, turns[i % 64]]), args.http_repeats),
+        )
 
         from gradio_client import handle_file
 
         with api_client(url, False) as api:
-            api.predict(handle_file(str(EXAMPLES[0])), api_name="/predict")   # a reading in this session
+            api.predict(handle_file(str(EXAMPLES[0])), api_name="/predict")  # a reading in this session
 
             def perturb_over_http(i: int) -> None:
-                event, data = call_perturb(url, api.session_hash,
-                                           json.dumps([app.WINNER, *moves[i % 64]["offsets"]])[1:-1])
+                event, data = call_perturb(
+                    url, api.session_hash, json.dumps([app.WINNER, *moves[i % 64]["offsets"]])[1:-1]
+                )
                 if event != "complete":
                     raise RuntimeError(f"/perturb failed: {data}")
                 with urllib.request.urlopen(data[0]["url"]) as response:
                     response.read()
 
-            report("API /perturb over HTTP (queue, event stream, PNG)", percentiles(perturb_over_http,
-                                                                                     args.http_repeats))
+            report(
+                "API /perturb over HTTP (queue, event stream, PNG)", percentiles(perturb_over_http, args.http_repeats)
+            )
 
 
 if __name__ == "__main__":

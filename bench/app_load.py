@@ -38,6 +38,7 @@ machine's load drifting over the run falls on both alike.
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
+
 import argparse
 import dataclasses
 import json
@@ -63,18 +64,21 @@ from bench.train_throughput import cpu_model
 from playground import serving
 from playground.drawing_pad import SIDE
 
-P95_LIMIT_SECONDS = 1.0   # the final readings' p95 on each pad for N people to count as served
-WARMUP_DIGITS = 1         # per person, before the measured run
-DRAWINGS_PER_DIGIT = 4    # the pool people draw from: each digit at this many sizes and places
-SETTLE_SECONDS = 3.0      # for the server to finish the last requests before RSS is read
-RSS_SAMPLES_SHOWN = 5     # RSS along the run: the first sample, the last, evenly between
+P95_LIMIT_SECONDS = 1.0  # the final readings' p95 on each pad for N people to count as served
+WARMUP_DIGITS = 1  # per person, before the measured run
+DRAWINGS_PER_DIGIT = 4  # the pool people draw from: each digit at this many sizes and places
+SETTLE_SECONDS = 3.0  # for the server to finish the last requests before RSS is read
+RSS_SAMPLES_SHOWN = 5  # RSS along the run: the first sample, the last, evenly between
 
 
 def drawings(seed: int = 0) -> list[tuple[int, list[list[float]]]]:
     """(digit, strokes) of every digit at DRAWINGS_PER_DIGIT random sizes and places."""
     rng = np.random.default_rng(seed)
-    return [(digit, strokes(digit, *random_box(rng, SIDE)))
-            for digit in range(app.NETWORKS.capsnet.config.num_classes) for _ in range(DRAWINGS_PER_DIGIT)]
+    return [
+        (digit, strokes(digit, *random_box(rng, SIDE)))
+        for digit in range(app.NETWORKS.capsnet.config.num_classes)
+        for _ in range(DRAWINGS_PER_DIGIT)
+    ]
 
 
 def server_pid() -> int:
@@ -86,7 +90,7 @@ def server_pid() -> int:
                 stat = (entry / "stat").read_text()
                 command = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
-                continue                                    # gone meanwhile
+                continue  # gone meanwhile
             parent = int(stat.rsplit(")", 1)[1].split()[1])  # pid (comm) state ppid ...
             if parent == os.getpid() and command[1:2] == [b"app.py"]:
                 children.append(int(entry.name))
@@ -98,14 +102,14 @@ def memory_mb(pid: int, field: str) -> float:
     """A memory figure of /proc/<pid>/status (VmRSS: resident now, VmHWM: its peak) in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(f"{field}:"):
-            return int(line.split()[1]) / 1024             # "VmRSS:   123456 kB"
+            return int(line.split()[1]) / 1024  # "VmRSS:   123456 kB"
     raise KeyError(field)
 
 
 def cpu_seconds(pid: int) -> float:
     """User plus system CPU time of ``pid`` so far, all its threads, from /proc/<pid>/stat."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime, stime
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 class RssSampler:
@@ -136,12 +140,15 @@ def latency_line(exchanges: list[Exchange], event: str) -> tuple[str, float | No
     if len(times) < 2:
         return f"{EVENTS[event]:<46} {len(times):6d}   too few for percentiles", None
     p95 = percentile(times, 95)
-    return (f"{EVENTS[event]:<46} {len(times):6d} {statistics.median(times) * 1e3:9.1f} {p95 * 1e3:9.1f} "
-            f"{times[-1] * 1e3:9.1f}"), p95
+    return (
+        f"{EVENTS[event]:<46} {len(times):6d} {statistics.median(times) * 1e3:9.1f} {p95 * 1e3:9.1f} "
+        f"{times[-1] * 1e3:9.1f}"
+    ), p95
 
 
-def measure(url: str, page: Page, pid: int, people: int, readings: int,
-            seed: int) -> tuple[dict[str, float | None], int]:
+def measure(
+    url: str, page: Page, pid: int, people: int, readings: int, seed: int
+) -> tuple[dict[str, float | None], int]:
     """Warm up, run ``people`` until ``readings`` final readings, print the figures; return each
     event's p95 in seconds (None for too few answers) and the number of errors."""
     pool = drawings(seed)
@@ -158,32 +165,40 @@ def measure(url: str, page: Page, pid: int, people: int, readings: int,
 
     errors = [exchange for exchange in warmup + exchanges if exchange.error]
     counts = {event: sum(exchange.event == event for exchange in exchanges) for event in EVENTS}
-    print(f"\n{people} people: {counts['final']} final readings ({counts['live']} live), {counts['pair-final']} "
-          f"of pairs ({counts['pair-live']} live) and {len(exchanges)} requests in all in {seconds:.1f} s: "
-          f"{len(exchanges) / seconds:.1f} requests/s, after a warm-up of {len(warmup)}; errors: {len(errors)}")
+    print(
+        f"\n{people} people: {counts['final']} final readings ({counts['live']} live), {counts['pair-final']} "
+        f"of pairs ({counts['pair-live']} live) and {len(exchanges)} requests in all in {seconds:.1f} s: "
+        f"{len(exchanges) / seconds:.1f} requests/s, after a warm-up of {len(warmup)}; errors: {len(errors)}"
+    )
     for exchange in errors[:5]:
         print(f"  error ({EVENTS[exchange.event]}): {exchange.error}")
     print(f"{'event':<46} {'answers':>6} {'p50 ms':>9} {'p95 ms':>9} {'max ms':>9}")
     lines = {event: latency_line(exchanges, event) for event in EVENTS}
     for line, _ in lines.values():
         print(line)
-    print(f"CPU used: server {server_cpu / seconds:.2f} cores, these clients {client_cpu / seconds:.2f} cores "
-          f"(of {os.cpu_count()})")
+    print(
+        f"CPU used: server {server_cpu / seconds:.2f} cores, these clients {client_cpu / seconds:.2f} cores "
+        f"(of {os.cpu_count()})"
+    )
     shown = np.linspace(0, len(rss.samples) - 1, RSS_SAMPLES_SHOWN).round().astype(int)
-    print(f"server RSS: {warm_mb:.1f} MB after the warm-up, peak {max(rss.samples):.1f} MB during the run, "
-          f"{after_mb:.1f} MB after it: growth {after_mb - warm_mb:+.1f} MB over {counts['final']} final "
-          f"readings ({counts['final'] + counts['live']} readings in all, and "
-          f"{counts['pair-final'] + counts['pair-live']} of pairs); along the run: "
-          f"{' '.join(f'{rss.samples[k]:.0f}' for k in shown)} MB")
+    print(
+        f"server RSS: {warm_mb:.1f} MB after the warm-up, peak {max(rss.samples):.1f} MB during the run, "
+        f"{after_mb:.1f} MB after it: growth {after_mb - warm_mb:+.1f} MB over {counts['final']} final "
+        f"readings ({counts['final'] + counts['live']} readings in all, and "
+        f"{counts['pair-final'] + counts['pair-live']} of pairs); along the run: "
+        f"{' '.join(f'{rss.samples[k]:.0f}' for k in shown)} MB"
+    )
     return {event: p95 for event, (_, p95) in lines.items()}, len(errors)
 
 
 # Run in another revision's checkout: its page, as its own page_clients.py sees it (in bench/support/
 # since issue 57, in tests/support/ before).
-PAGE_OF_CODE = ("import dataclasses, importlib.util, json, app\n"
-                "where = 'bench' if importlib.util.find_spec('bench.support') else 'tests'\n"
-                "Page = importlib.import_module(f'{where}.support.page_clients').Page\n"
-                "print(json.dumps(dataclasses.asdict(Page.of(app))))")
+PAGE_OF_CODE = (
+    "import dataclasses, importlib.util, json, app\n"
+    "where = 'bench' if importlib.util.find_spec('bench.support') else 'tests'\n"
+    "Page = importlib.import_module(f'{where}.support.page_clients').Page\n"
+    "print(json.dumps(dataclasses.asdict(Page.of(app))))"
+)
 
 
 def page_of(code: Path) -> Page:
@@ -198,54 +213,77 @@ def page_of(code: Path) -> Page:
 def ramp(url: str, page: Page, people: list[int], readings: int, seed: int) -> tuple[dict, dict]:
     """Each N of ``people`` in turn until one is not served: whether each was, and its final
     readings' p95 (None for too few answers)."""
-    limited = ["final"] + (["pair-final"] if page.read_pair is not None else [])   # the p95s that decide
+    limited = ["final"] + (["pair-final"] if page.read_pair is not None else [])  # the p95s that decide
     served, final_p95 = {}, {}
     pid = server_pid()
     print(f"server RSS when started: {memory_mb(pid, 'VmRSS'):.1f} MB")
     for n in people:
         p95, errors = measure(url, page, pid, n, readings, seed)
-        served[n] = errors == 0 and all(p95[event] is not None and p95[event] <= P95_LIMIT_SECONDS
-                                        for event in limited)
+        served[n] = errors == 0 and all(p95[event] is not None and p95[event] <= P95_LIMIT_SECONDS for event in limited)
         final_p95[n] = p95["final"]
         if not served[n]:
             break
     print(f"server VmHWM (peak RSS since start): {memory_mb(pid, 'VmHWM'):.1f} MB")
     largest = max((n for n, ok in served.items() if ok), default=None)
-    rule = (f"final readings' p95 <= {P95_LIMIT_SECONDS:g} s on "
-            f"{'both pads' if len(limited) == 2 else 'the digit pad'}, no error")
-    print(f"\nlargest N served ({rule}): "
-          f"{largest if largest is not None else 'none of ' + str(list(served))}"
-          + ("" if all(served.values()) else f"; not served: {[n for n, ok in served.items() if not ok]}"))
+    rule = (
+        f"final readings' p95 <= {P95_LIMIT_SECONDS:g} s on "
+        f"{'both pads' if len(limited) == 2 else 'the digit pad'}, no error"
+    )
+    print(
+        f"\nlargest N served ({rule}): "
+        f"{largest if largest is not None else 'none of ' + str(list(served))}"
+        + ("" if all(served.values()) else f"; not served: {[n for n, ok in served.items() if not ok]}")
+    )
     return served, final_p95
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--people", type=int, nargs="+", default=[4, 8, 16, 24, 32, 48, 64],
-                        help="how many people at once, one measured run each, in this order until one "
-                             "is not served (default 4 8 16 24 32 48 64)")
-    parser.add_argument("--readings", type=int, default=1000,
-                        help="final readings (strokes finished) in each measured run (default 1000)")
+    parser.add_argument(
+        "--people",
+        type=int,
+        nargs="+",
+        default=[4, 8, 16, 24, 32, 48, 64],
+        help="how many people at once, one measured run each, in this order until one "
+        "is not served (default 4 8 16 24 32 48 64)",
+    )
+    parser.add_argument(
+        "--readings",
+        type=int,
+        default=1000,
+        help="final readings (strokes finished) in each measured run (default 1000)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the drawings and the people's choices (default 0)")
-    parser.add_argument("--against", default=None, metavar="REV",
-                        help="also ramp the app of this git revision (today's code: HEAD), served from a "
-                             "checkout of it, in turn with this one (default: this checkout's alone)")
-    parser.add_argument("--rounds", type=int, default=1,
-                        help="with --against, measure each app this many times, this one first, then in "
-                             "the order REV, this, this, REV, ... (default 1)")
+    parser.add_argument(
+        "--against",
+        default=None,
+        metavar="REV",
+        help="also ramp the app of this git revision (today's code: HEAD), served from a "
+        "checkout of it, in turn with this one (default: this checkout's alone)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="with --against, measure each app this many times, this one first, then in "
+        "the order REV, this, this, REV, ... (default 1)",
+    )
     args = parser.parse_args()
 
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; torch {torch.__version__}")
     if app.TWO_DIGITS.problem is not None:
         print(f"no Two-digits pad, so no pairs drawn: {app.TWO_DIGITS.problem}")
-    print(f"server settings (playground/serving.py): {serving.MODEL_TURNS} turns at the network, "
-          f"Gradio max_threads {serving.MAX_THREADS}; torch's default threads (one per core)")
+    print(
+        f"server settings (playground/serving.py): {serving.MODEL_TURNS} turns at the network, "
+        f"Gradio max_threads {serving.MAX_THREADS}; torch's default threads (one per core)"
+    )
     apps = [("this checkout", None)] + ([(f"revision {args.against}", args.against)] if args.against else [])
     order = [apps[(k + k // 2) % len(apps)] for k in range(len(apps) * (args.rounds if args.against else 1))]
     final_p95 = {name: [] for name, _ in apps}
     with ExitStack() as checkouts:
-        codes = {name: REPO if revision is None else checkouts.enter_context(checkout(revision))
-                 for name, revision in apps}
+        codes = {
+            name: REPO if revision is None else checkouts.enter_context(checkout(revision)) for name, revision in apps
+        }
         pages = {name: page_of(code) for name, code in codes.items()}
         for name, _ in order:
             page = pages[name]
@@ -261,8 +299,10 @@ def main() -> None:
             theirs = [run[n] for run in old_runs if run.get(n) is not None]
             if ours and theirs:
                 change = 100 * (statistics.mean(ours) / statistics.mean(theirs) - 1)
-                print(f"  {n} people: {' '.join(f'{t * 1e3:.0f}' for t in ours)} ms against "
-                      f"{' '.join(f'{t * 1e3:.0f}' for t in theirs)} ms; the means {change:+.0f}%")
+                print(
+                    f"  {n} people: {' '.join(f'{t * 1e3:.0f}' for t in ours)} ms against "
+                    f"{' '.join(f'{t * 1e3:.0f}' for t in theirs)} ms; the means {change:+.0f}%"
+                )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ It reads changed_ink.json and draws it with PIL, measuring nothing.
 
     python -m bench.changed_ink_chart                  # writes assets/pairs_changed_ink.png
 """
+
 import argparse
 import json
 from pathlib import Path
@@ -19,9 +20,9 @@ from capsnet.studies.statistics import percent, points
 
 OUT = REPO / "assets" / "pairs_changed_ink.png"
 WIDTH, ROW, HEADER, FOOTER = 1100, 74, 110, 50
-LABELS, PLOT_LEFT, PLOT_RIGHT = 20, 250, 820    # where the labels, and the bars from 40% to 100%, stand
-LOW, HIGH = 0.4, 1.0                            # the bars' scale
-BAR = 22                                        # a bar's height
+LABELS, PLOT_LEFT, PLOT_RIGHT = 20, 250, 820  # where the labels, and the bars from 40% to 100%, stand
+LOW, HIGH = 0.4, 1.0  # the bars' scale
+BAR = 22  # a bar's height
 
 
 def x(share: float) -> float:
@@ -42,8 +43,12 @@ def changed_ink_chart(results: dict) -> Image.Image:
     changes = [name for name in CHANGES if name in results["changes"]]
     picture = Image.new("RGB", (WIDTH, HEADER + ROW * len(changes) + FOOTER), PAPER)
     draw = ImageDraw.Draw(picture)
-    draw.text((LABELS, 16), "Two overlapping MNIST test digits, both read right, with the ink changed",
-              fill=INK, font=font(26))
+    draw.text(
+        (LABELS, 16),
+        "Two overlapping MNIST test digits, both read right, with the ink changed",
+        fill=INK,
+        font=font(26),
+    )
     draw.rectangle([LABELS, 62, LABELS + 24, 80], fill=CAPSNET)
     draw.text((LABELS + 32, 60), "pairs CapsNet", fill=INK, font=font(20))
     draw.rectangle([LABELS + 210, 62, LABELS + 234, 80], fill=CNN)
@@ -65,8 +70,11 @@ def changed_ink_chart(results: dict) -> Image.Image:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--results", default=f"weights/pairs/{RESULTS_FILE}",
-                   help=f"the measurement (default: weights/pairs/{RESULTS_FILE})")
+    p.add_argument(
+        "--results",
+        default=f"weights/pairs/{RESULTS_FILE}",
+        help=f"the measurement (default: weights/pairs/{RESULTS_FILE})",
+    )
     p.add_argument("--out", default=str(OUT), help=f"the PNG to write (default: {OUT.relative_to(OUT.parent.parent)})")
     args = p.parse_args(argv)
     changed_ink_chart(json.loads(Path(args.results).read_text(encoding="utf-8"))).save(args.out, optimize=True)

@@ -11,6 +11,7 @@ of the worst parameter and of the first convolution's weight: on the CPU, then o
 with cuDNN as PyTorch sets it, deterministic, with benchmark, and off. Where no GPU is visible,
 the CPU's row alone.
 """
+
 import argparse
 import copy
 from contextlib import contextmanager
@@ -22,8 +23,12 @@ from capsnet import capsule_loss
 from capsnet.baseline import cross_entropy_loss
 from capsnet.pretrained import CONFIGS, NETWORKS
 
-CUDNN_SETTINGS = {"cudnn as set": {}, "cudnn deterministic": {"deterministic": True},
-                  "cudnn benchmark": {"benchmark": True}, "cudnn off": {"enabled": False}}
+CUDNN_SETTINGS = {
+    "cudnn as set": {},
+    "cudnn deterministic": {"deterministic": True},
+    "cudnn benchmark": {"benchmark": True},
+    "cudnn off": {"enabled": False},
+}
 
 
 def gradients(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -55,27 +60,34 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--batch-size", type=int, nargs="+", default=[4, 32, 128], help="batches (default: 4 32 128)")
     args = p.parse_args(argv)
     on_cuda = torch.cuda.is_available()
-    gpu = f", GPU: {torch.cuda.get_device_name()}, cuDNN {torch.backends.cudnn.version()}" if on_cuda else \
-        "; no GPU is visible: the CPU alone"
-    print(f"torch {torch.__version__}, CPU: {cpu_model()}{gpu}; {args.model}, "
-          "||fp32 - fp64|| / ||fp64|| of the gradients")
-    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False   # true fp32 on the GPU
+    gpu = (
+        f", GPU: {torch.cuda.get_device_name()}, cuDNN {torch.backends.cudnn.version()}"
+        if on_cuda
+        else "; no GPU is visible: the CPU alone"
+    )
+    print(
+        f"torch {torch.__version__}, CPU: {cpu_model()}{gpu}; {args.model}, ||fp32 - fp64|| / ||fp64|| of the gradients"
+    )
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False  # true fp32 on the GPU
     network = NETWORKS[args.model]
     for batch in args.batch_size:
         torch.manual_seed(0)
         model = network(CONFIGS[network]()).eval()
         images, labels = torch.rand(batch, 1, 28, 28), torch.randint(0, 10, (batch,))
         reference = gradients(copy.deepcopy(model).double(), images.double(), labels)
-        rows = [("cpu fp32", "cpu", {})] + \
-            [(f"cuda, {name}", "cuda", settings) for name, settings in CUDNN_SETTINGS.items() if on_cuda]
-        first_weight = next(name for name, p in model.named_parameters() if p.dim() == 4)   # the first convolution
+        rows = [("cpu fp32", "cpu", {})] + [
+            (f"cuda, {name}", "cuda", settings) for name, settings in CUDNN_SETTINGS.items() if on_cuda
+        ]
+        first_weight = next(name for name, p in model.named_parameters() if p.dim() == 4)  # the first convolution
         for row, device, settings in rows:
             with cudnn(**settings):
                 grads = gradients(copy.deepcopy(model).to(device), images.to(device), labels.to(device))
             errors = {n: ((grads[n] - reference[n]).norm() / reference[n].norm()).item() for n in reference}
             worst = max(errors, key=errors.get)
-            print(f"batch {batch:>4}  {row:<26} worst {worst} {errors[worst]:.2e}; "
-                  f"{first_weight} {errors[first_weight]:.2e}")
+            print(
+                f"batch {batch:>4}  {row:<26} worst {worst} {errors[worst]:.2e}; "
+                f"{first_weight} {errors[first_weight]:.2e}"
+            )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ rounding to the picture's 256 levels and after.
 
     python -m bench.decoder_precision --data-dir DATA
 """
+
 import argparse
 import copy
 
@@ -46,18 +47,18 @@ def main() -> None:
     names = load_dimension_names(args.weights)
     data = decoder_file(network)
     page = copy.deepcopy(network).double()
-    page.decoder.load_state_dict(read_decoder_file(data)[1])            # float16 values, in float64
+    page.decoder.load_state_dict(read_decoder_file(data)[1])  # float16 values, in float64
     test = mnist(args.data_dir, train=False)
     raw, rounded, off_by_one, pixels = 0.0, 0, 0, 0
     for start in range(0, len(test), BATCH):
         images = torch.stack([test[k][0] for k in range(start, min(start + BATCH, len(test)))])
         with torch.inference_mode():
-            capsules = network(images).capsules                                       # [B, 10, 16]
+            capsules = network(images).capsules  # [B, 10, 16]
             winners = capsules.norm(dim=-1).argmax(-1)
             for digits in (winners, (winners + 1) % capsules.shape[1]):
-                spread = names.spread_range * torch.tensor(names.sd)[digits]          # [B, 16]
+                spread = names.spread_range * torch.tensor(names.sd)[digits]  # [B, 16]
                 for limits in (torch.full_like(spread, PAPER_RANGE), spread):
-                    cases = moved(capsules, digits, limits).flatten(0, 1)             # [5B, 10, 16]
+                    cases = moved(capsules, digits, limits).flatten(0, 1)  # [5B, 10, 16]
                     labels = digits.repeat(len(cases) // len(digits))
                     ours = network.decode(cases, labels).flatten(1).double()
                     theirs = page.decode(cases.double(), labels).flatten(1)
@@ -66,10 +67,14 @@ def main() -> None:
                     rounded, pixels = max(rounded, int(apart.max())), pixels + apart.size
                     off_by_one += int((apart > 0).sum())
     print(f"decoder file: {len(data):,} bytes (float16)")
-    print(f"{len(test):,} MNIST test digits, each decoded as the winner and the next digit, moved 5 ways in each of "
-          f"2 ranges: {pixels:,} pixels")
-    print(f"largest difference before rounding: {raw:.3f} grey levels of 255; after: {rounded}; "
-          f"pixels one level apart: {off_by_one:,} ({100 * off_by_one / pixels:.2f}%)")
+    print(
+        f"{len(test):,} MNIST test digits, each decoded as the winner and the next digit, moved 5 ways in each of "
+        f"2 ranges: {pixels:,} pixels"
+    )
+    print(
+        f"largest difference before rounding: {raw:.3f} grey levels of 255; after: {rounded}; "
+        f"pixels one level apart: {off_by_one:,} ({100 * off_by_one / pixels:.2f}%)"
+    )
 
 
 if __name__ == "__main__":

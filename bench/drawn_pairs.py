@@ -28,6 +28,7 @@ MNIST CapsNet on each digit drawn alone (how readable the strokes are at all).
 
 The figures it measured, with the machine: docs/pairs.md.
 """
+
 import argparse
 import itertools
 from pathlib import Path
@@ -79,21 +80,28 @@ class TracedStrokes:
     def __init__(self, images: np.ndarray, labels: np.ndarray, scale: int):
         """``images`` uint8 [N, H, W], thinned at ``scale`` times their side, for a smoother skeleton."""
         self.labels = np.asarray(labels)
-        big = torch.from_numpy(np.asarray(images)).float().div(255).repeat_interleave(scale, 1).repeat_interleave(
-            scale, 2)                                                             # [N, H * scale, W * scale]
-        self.ends, self.valid = segments(skeletons(big, threshold=0.5))           # [N, K, 4], [N, K]
+        big = (
+            torch.from_numpy(np.asarray(images))
+            .float()
+            .div(255)
+            .repeat_interleave(scale, 1)
+            .repeat_interleave(scale, 2)
+        )  # [N, H * scale, W * scale]
+        self.ends, self.valid = segments(skeletons(big, threshold=0.5))  # [N, K, 4], [N, K]
 
     def strokes(self, digit: int, rng: np.random.Generator, box: tuple) -> list[list[float]]:
         """A digit of class ``digit``, chosen at random, traced into ``box`` (left, top,
         width, height): its skeleton's ink box fitted to the box, keeping its aspect ratio."""
         index = rng.choice(np.flatnonzero(self.labels == digit))
-        ends = self.ends[index][self.valid[index]].numpy().reshape(-1, 2, 2)     # [S, 2 ends, (x, y)]
+        ends = self.ends[index][self.valid[index]].numpy().reshape(-1, 2, 2)  # [S, 2 ends, (x, y)]
         low, high = ends.reshape(-1, 2).min(axis=0), ends.reshape(-1, 2).max(axis=0)
         left, top, width, height = box
         scale = min(width / max(high[0] - low[0], 1), height / max(high[1] - low[1], 1))
         middle = np.array([left + width / 2, top + height / 2])
-        return [np.round(np.clip((line - (low + high) / 2) * scale + middle, 0, SIDE), 1).ravel().tolist()
-                for line in polylines(ends)]
+        return [
+            np.round(np.clip((line - (low + high) / 2) * scale + middle, 0, SIDE), 1).ravel().tolist()
+            for line in polylines(ends)
+        ]
 
 
 def stroke_source(name: str, data_dir: str) -> TracedStrokes | None:
@@ -111,10 +119,14 @@ def stroke_source(name: str, data_dir: str) -> TracedStrokes | None:
 def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> Drawing:
     """Each digit with its own pen (pen k for the k-th) in its box, in strokes of ``source`` (None:
     bench/support/digit_strokes.py's)."""
-    drawn = [(stroke, pen) for pen, (digit, box) in enumerate(zip(digits, boxes, strict=True))
-             for stroke in (strokes(digit, *box) if source is None else source.strokes(digit, rng, box))]
-    return Drawing([np.array(s, dtype=np.float32).reshape(-1, 2) for s, _ in drawn], tuple(p for _, p in drawn),
-                   None, 1, False)
+    drawn = [
+        (stroke, pen)
+        for pen, (digit, box) in enumerate(zip(digits, boxes, strict=True))
+        for stroke in (strokes(digit, *box) if source is None else source.strokes(digit, rng, box))
+    ]
+    return Drawing(
+        [np.array(s, dtype=np.float32).reshape(-1, 2) for s, _ in drawn], tuple(p for _, p in drawn), None, 1, False
+    )
 
 
 def rate(hits: list[bool]) -> str:
@@ -125,8 +137,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=500, help="pairs drawn, and single digits, a source (default 500)")
     parser.add_argument("--data-dir", default="./data", help="where semeion/semeion.data is (default ./data)")
-    parser.add_argument("--sources", nargs="+", choices=["hand", "semeion", "mnist"], default=["hand", "semeion"],
-                        help="the strokes drawn (default: both)")
+    parser.add_argument(
+        "--sources",
+        nargs="+",
+        choices=["hand", "semeion", "mnist"],
+        default=["hand", "semeion"],
+        help="the strokes drawn (default: both)",
+    )
     parser.add_argument("--capsnet", default="weights/pairs", help="the pairs CapsNet (default weights/pairs)")
     parser.add_argument("--cnn", default="weights/pairs-cnn", help="the pairs CNN (default weights/pairs-cnn)")
     parser.add_argument("--mnist", default="weights", help="the MNIST CapsNet for each digit alone (default weights)")
@@ -135,21 +152,27 @@ def main(argv: list[str] | None = None) -> None:
     two_digits, single = TwoDigitsSection(pair_networks(args.capsnet, args.cnn)), load_model(args.mnist)
     if two_digits.problem is not None:
         raise SystemExit(f"bench.drawn_pairs: error: {two_digits.problem}")
-    print(f"CPU: {cpu_model()}; {args.pairs} pairs and {args.pairs} single digits a source, seed {args.seed}; "
-          f"counted by {two_digits.rule} (CapsNet) and {two_digits.cnn_rule} (CNN)")
-    classes = list(itertools.permutations(range(10), 2))   # ordered pairs of two different digits
+    print(
+        f"CPU: {cpu_model()}; {args.pairs} pairs and {args.pairs} single digits a source, seed {args.seed}; "
+        f"counted by {two_digits.rule} (CapsNet) and {two_digits.cnn_rule} (CNN)"
+    )
+    classes = list(itertools.permutations(range(10), 2))  # ordered pairs of two different digits
     for name in args.sources:
         source = stroke_source(name, args.data_dir)
         rng = np.random.default_rng(args.seed)
-        found = {network: {key: [] for key in ("both", "exact", "absent", "one", "single", "as_one", "single_one")}
-                 for network in ("capsnet", "cnn")}
+        found = {
+            network: {key: [] for key in ("both", "exact", "absent", "one", "single", "as_one", "single_one")}
+            for network in ("capsnet", "cnn")
+        }
         alone = []
         for _ in range(args.pairs):
             first, second = classes[rng.integers(len(classes))]
             layers = inks(drawing([first, second], list(overlapping_boxes(rng, SIDE)), source, rng), pens=2)
             reading = two_digits.read(layers)
-            for network, read, scores in (("capsnet", reading.read, reading.lengths),
-                                          ("cnn", reading.cnn_read, reading.probabilities)):
+            for network, read, scores in (
+                ("capsnet", reading.read, reading.lengths),
+                ("cnn", reading.cnn_read, reading.probabilities),
+            ):
                 strongest = set(np.argsort(-scores)[:2].tolist())
                 found[network]["both"].append(strongest == {first, second})
                 found[network]["exact"].append(set(read) == {first, second} and len(read) == 2)
@@ -169,11 +192,15 @@ def main(argv: list[str] | None = None) -> None:
                     found[network]["single_one"].append(1 in read)
         print(f"\n{name} strokes; the MNIST CapsNet reads {rate(alone)} of the pairs' {len(alone)} digits drawn alone")
         for network, hits in found.items():
-            print(f"  pairs {network:7s}: both right (two strongest) {rate(hits['both'])}, "
-                  f"read exactly {rate(hits['exact'])}, "
-                  f"a digit not drawn named {rate(hits['absent'])}, a 1 named where none is drawn {rate(hits['one'])}")
-            print(f"  one digit {network:3s}: read right {rate(hits['single'])}, read as that one digit alone "
-                  f"{rate(hits['as_one'])}, a 1 named where none is drawn {rate(hits['single_one'])}")
+            print(
+                f"  pairs {network:7s}: both right (two strongest) {rate(hits['both'])}, "
+                f"read exactly {rate(hits['exact'])}, "
+                f"a digit not drawn named {rate(hits['absent'])}, a 1 named where none is drawn {rate(hits['one'])}"
+            )
+            print(
+                f"  one digit {network:3s}: read right {rate(hits['single'])}, read as that one digit alone "
+                f"{rate(hits['as_one'])}, a 1 named where none is drawn {rate(hits['single_one'])}"
+            )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ Prints examples/s with the CPU (and the GPU):
     python -m bench.example_rate --data-dir DATA                   # on the CPU
     python -m bench.example_rate --data-dir DATA --device cuda     # the written examples on a GPU
 """
+
 import argparse
 import time
 
@@ -40,8 +41,10 @@ def main(argv: list[str] | None = None) -> None:
     synchronised(device)
     print(f"thinning MNIST's {len(train.data):,} training digits on {device}: {time.perf_counter() - started:.1f} s")
     generator = torch.Generator().manual_seed(0)
-    batches = [draw_examples(digits.labels, torch.randint(len(train.data), (args.batch_size,), generator=generator),
-                             generator) for _ in range(args.batches + 3)]
+    batches = [
+        draw_examples(digits.labels, torch.randint(len(train.data), (args.batch_size,), generator=generator), generator)
+        for _ in range(args.batches + 3)
+    ]
     for examples in batches[:3]:
         render(digits, examples)
     synchronised(device)
@@ -50,8 +53,10 @@ def main(argv: list[str] | None = None) -> None:
         render(digits, examples)
     synchronised(device)
     rate = args.batches * args.batch_size / (time.perf_counter() - started)
-    print(f"examples as people write them (capsnet.data.written), batch {args.batch_size} on {device}: "
-          f"{rate:,.0f} a second")
+    print(
+        f"examples as people write them (capsnet.data.written), batch {args.batch_size} on {device}: "
+        f"{rate:,.0f} a second"
+    )
 
     torch.set_num_threads(1)
     pairs = draw_pairs(train.targets, torch.arange(args.pairs), torch.Generator().manual_seed(0))

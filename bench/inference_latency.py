@@ -6,6 +6,7 @@ run eagerly, as the playground runs it, then compiled by capsnet.compiled.
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
+
 import argparse
 import statistics
 import time
@@ -25,13 +26,18 @@ def percentile(values: list[float], q: float) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--weights", type=Path, default=Path("weights"),
-                   help="folder from save_pretrained (default: weights)")
+    p.add_argument(
+        "--weights", type=Path, default=Path("weights"), help="folder from save_pretrained (default: weights)"
+    )
     p.add_argument("--random-init", action="store_true", help="time a randomly initialised model instead")
     p.add_argument("--runs", type=int, default=200, help="timed single-image forward passes (default: 200)")
     p.add_argument("--warmup", type=int, default=10, help="untimed passes first (default: 10)")
-    p.add_argument("--threads", type=int, default=torch.get_num_threads(),
-                   help=f"torch intra-op threads (default: {torch.get_num_threads()})")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=torch.get_num_threads(),
+        help=f"torch intra-op threads (default: {torch.get_num_threads()})",
+    )
     args = p.parse_args(argv)
 
     torch.set_num_threads(args.threads)
@@ -54,8 +60,11 @@ def main(argv: list[str] | None = None) -> None:
                 forward(image)
                 if run >= args.warmup:
                     latencies.append(1000 * (time.perf_counter() - start))
-        print(f"{name:>8}: {args.runs} runs after {args.warmup} warm-up: p50 {percentile(latencies, 50):.2f} ms, "
-              f"p95 {percentile(latencies, 95):.2f} ms")
+        print(
+            f"{name:>8}: {args.runs} runs after {args.warmup} warm-up: p50 {percentile(latencies, 50):.2f} ms, "
+            f"p95 {percentile(latencies, 95):.2f} ms"
+        )
+
 
 if __name__ == "__main__":
     main()

@@ -6,6 +6,7 @@ the network's preprocessing placed it, side by side as a 56x28 PNG of black ink 
 
     python -m bench.pair_examples --data-dir DATA          # writes assets/pairs/
 """
+
 import argparse
 from pathlib import Path
 
@@ -23,17 +24,19 @@ def save_examples(data_dir: str, out: Path = EXAMPLES_FOLDER, count: int = EXAMP
     """Write the first ``count`` test pairs, each digit alone as the network's preprocessing
     placed it, side by side as a 56x28 PNG of black ink on white."""
     test = mnist(data_dir, train=False)
-    _, digits, labels, _ = fixed_pairs(test.data, test.targets, TEST_SEED)     # digits [N, 2, 1, 28, 28]
+    _, digits, labels, _ = fixed_pairs(test.data, test.targets, TEST_SEED)  # digits [N, 2, 1, 28, 28]
     out.mkdir(parents=True, exist_ok=True)
     for index in range(count):
-        ink = np.rint(digits[index, :, 0].numpy() * 255).astype(np.uint8)      # [2, 28, 28]
+        ink = np.rint(digits[index, :, 0].numpy() * 255).astype(np.uint8)  # [2, 28, 28]
         a, b = labels[index].tolist()
         Image.fromarray(255 - np.concatenate(list(ink), axis=1)).save(out / f"mnist_test_pair_{index:04d}_{a}_{b}.png")
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=f"Write the Two-digits section's examples, the first {EXAMPLE_COUNT} "
-                                            f"MNIST test pairs, to {EXAMPLES_FOLDER}.")
+    p = argparse.ArgumentParser(
+        description=f"Write the Two-digits section's examples, the first {EXAMPLE_COUNT} "
+        f"MNIST test pairs, to {EXAMPLES_FOLDER}."
+    )
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     save_examples(p.parse_args(argv).data_dir)
 

@@ -10,6 +10,7 @@ assets/pairs_learning_curve.png with PIL and prints the curve at each run's end:
 
     python -m bench.pairs_learning_curve
 """
+
 import argparse
 import itertools
 import json
@@ -22,11 +23,11 @@ from bench.support.paths import REPO
 
 OUT = REPO / "assets" / "pairs_learning_curve.png"
 NETWORKS = {"CapsNet": ("weights/pairs", "#6366f1"), "CNN": ("weights/pairs-cnn", "#d95f02")}
-WRITTEN = "#9ca3af"                        # the written validation examples, both networks
+WRITTEN = "#9ca3af"  # the written validation examples, both networks
 INK, GRID, PAPER = "#1f2937", "#e5e7eb", "#ffffff"
 WIDTH, HEIGHT = 1000, 560
-LEFT, RIGHT, TOP, BOTTOM = 90, 960, 90, 480   # the plot, in pixels
-LOW, HIGH = 0.55, 0.90                     # the share of pairs both right shown
+LEFT, RIGHT, TOP, BOTTOM = 90, 960, 90, 480  # the plot, in pixels
+LOW, HIGH = 0.55, 0.90  # the share of pairs both right shown
 
 
 def runs(metrics: dict) -> list[dict]:
@@ -79,22 +80,32 @@ def draw_curves(curves: dict) -> Image.Image:
     first, last = 10 ** math.floor(math.log10(first)), 10 ** math.ceil(math.log10(last))
     picture = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
     draw = ImageDraw.Draw(picture)
-    draw.text((LEFT, 18), "Pairs networks: MNIST validation pairs, both digits right, against pairs trained on",
-              fill=INK, font=font(22))
-    draw.text((LEFT, 50), "solid: the paper's pairs (CPU); dashed: examples as people write them (GPU, then CPU); "
-              "grey: the written validation examples", fill=INK, font=font(16))
+    draw.text(
+        (LEFT, 18),
+        "Pairs networks: MNIST validation pairs, both digits right, against pairs trained on",
+        fill=INK,
+        font=font(22),
+    )
+    draw.text(
+        (LEFT, 50),
+        "solid: the paper's pairs (CPU); dashed: examples as people write them (GPU, then CPU); "
+        "grey: the written validation examples",
+        fill=INK,
+        font=font(16),
+    )
     for share in [LOW + 0.05 * k for k in range(round((HIGH - LOW) / 0.05) + 1)]:
         _, y = at(first, share, first, last)
         draw.line([(LEFT, y), (RIGHT, y)], fill=GRID, width=1)
         draw.text((LEFT - 50, y - 9), f"{share:.0%}", fill=INK, font=font(16))
     power = round(math.log10(first))
-    while 10 ** power <= last:
-        x, _ = at(10 ** power, LOW, first, last)
+    while 10**power <= last:
+        x, _ = at(10**power, LOW, first, last)
         draw.line([(x, TOP), (x, BOTTOM)], fill=GRID, width=1)
         draw.text((x - 18, BOTTOM + 10), f"1e{power}", fill=INK, font=font(16))
         power += 1
-    draw.text(((LEFT + RIGHT) // 2 - 120, BOTTOM + 40), "pairs (and examples) trained on, log scale", fill=INK,
-              font=font(16))
+    draw.text(
+        ((LEFT + RIGHT) // 2 - 120, BOTTOM + 40), "pairs (and examples) trained on, log scale", fill=INK, font=font(16)
+    )
     for name, points in curves.items():
         colour = NETWORKS[name][1]
         cpu = [at(seen, share, first, last) for seen, share, written, _ in points if not written]
@@ -116,8 +127,10 @@ def main(argv: list[str] | None = None) -> None:
         print(name)
         for k, (seen, share, written, written_share) in enumerate(points):
             if k + 1 == len(points) or points[k + 1][2] != written or k % 20 == 19:
-                print(f"  {seen:>10,} pairs: MNIST validation pairs both right {share:.2%}"
-                      + (f", written validation {written_share:.2%}" if written else ""))
+                print(
+                    f"  {seen:>10,} pairs: MNIST validation pairs both right {share:.2%}"
+                    + (f", written validation {written_share:.2%}" if written else "")
+                )
     draw_curves(curves).save(args.out)
     print(f"wrote {args.out}")
 

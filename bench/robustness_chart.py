@@ -9,6 +9,7 @@ of the robustness.json it was drawn from, so a test can tell when the two part w
 
     python -m bench.robustness_chart                    # writes assets/robustness.png
 """
+
 import argparse
 import itertools
 from pathlib import Path
@@ -24,15 +25,15 @@ from capsnet.studies.statistics import percent, points
 from playground.transform_sliders import LABELS
 
 OUT = REPO / "assets" / "robustness.png"
-SOURCE_KEY = "robustness.json sha256"   # the PNG text chunk naming the file it was drawn from
-CAPSNET, CNN = "#6366f1", "#d95f02"     # as on the page: Gradio's Soft accent, and the CNN's orange
+SOURCE_KEY = "robustness.json sha256"  # the PNG text chunk naming the file it was drawn from
+CAPSNET, CNN = "#6366f1", "#d95f02"  # as on the page: Gradio's Soft accent, and the CNN's orange
 INK, GRID, PAPER = "#1f2937", "#e5e7eb", "#ffffff"
 COLUMNS, ROWS = 4, 2
-CELL_WIDTH, CELL_HEIGHT = 400, 370      # a chart's cell, in pixels
-HEADER = 120                            # the title and the key above the charts
-WIDTH, HEIGHT = COLUMNS * CELL_WIDTH + 16, HEADER + ROWS * CELL_HEIGHT   # a margin for the last tick
-PLOT_LEFT, PLOT_RIGHT, PLOT_TOP, PLOT_BOTTOM = 76, 376, 92, 318   # the plot within its cell
-LINE, DASH, GAP = 4, 14, 8              # curve width, the CNN's dashes and the gaps between them
+CELL_WIDTH, CELL_HEIGHT = 400, 370  # a chart's cell, in pixels
+HEADER = 120  # the title and the key above the charts
+WIDTH, HEIGHT = COLUMNS * CELL_WIDTH + 16, HEADER + ROWS * CELL_HEIGHT  # a margin for the last tick
+PLOT_LEFT, PLOT_RIGHT, PLOT_TOP, PLOT_BOTTOM = 76, 376, 92, 318  # the plot within its cell
+LINE, DASH, GAP = 4, 14, 8  # curve width, the CNN's dashes and the gaps between them
 
 
 def font(size: int) -> ImageFont.FreeTypeFont:
@@ -41,12 +42,12 @@ def font(size: int) -> ImageFont.FreeTypeFont:
 
 
 def tick(value: float, unit: str) -> str:
-    """"-90°", "6px", "0", and a factor as "x1.5" (the page's "×1.5")."""
+    """ "-90°", "6px", "0", and a factor as "x1.5" (the page's "×1.5")."""
     return f"x{value:g}" if unit == "×" else f"{value:g}{unit}"
 
 
 def lead(paired: dict) -> str:
-    """"CapsNet's lead: +0.9 [+0.1, +1.9] points"."""
+    """ "CapsNet's lead: +0.9 [+0.1, +1.9] points"."""
     return f"CapsNet's lead: {points(paired)} points"
 
 
@@ -58,7 +59,7 @@ def plot_box(index: int) -> tuple[int, int, int, int]:
 
 def dashed(draw: ImageDraw.ImageDraw, points: list[tuple[float, float]], colour: str) -> None:
     """A polyline through ``points`` in dashes of DASH pixels, GAP apart, along its whole length."""
-    drawn_to, pen = 0.0, True   # how far along the current dash or gap we are, and whether it inks
+    drawn_to, pen = 0.0, True  # how far along the current dash or gap we are, and whether it inks
     for (x0, y0), (x1, y1) in itertools.pairwise(points):
         length = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
         at = 0.0
@@ -66,8 +67,11 @@ def dashed(draw: ImageDraw.ImageDraw, points: list[tuple[float, float]], colour:
             step = min((DASH if pen else GAP) - drawn_to, length - at)
             if pen:
                 start, end = at / length, (at + step) / length
-                draw.line([(x0 + (x1 - x0) * start, y0 + (y1 - y0) * start),
-                           (x0 + (x1 - x0) * end, y0 + (y1 - y0) * end)], fill=colour, width=LINE)
+                draw.line(
+                    [(x0 + (x1 - x0) * start, y0 + (y1 - y0) * start), (x0 + (x1 - x0) * end, y0 + (y1 - y0) * end)],
+                    fill=colour,
+                    width=LINE,
+                )
             at, drawn_to = at + step, drawn_to + step
             if drawn_to >= (DASH if pen else GAP):
                 drawn_to, pen = 0.0, not pen
@@ -96,8 +100,9 @@ def sweep_chart(draw: ImageDraw.ImageDraw, index: int, name: str, sweep: dict) -
         draw.line([(x(value), top), (x(value), bottom)], fill=GRID, width=2)
         draw.text((x(value), bottom + 8), tick(value, unit), fill=INK, font=font(16), anchor="ma")
     dashed(draw, [(x(step["value"]), y(step["cnn"]["accuracy"])) for step in steps], CNN)
-    draw.line([(x(step["value"]), y(step["capsnet"]["accuracy"])) for step in steps], fill=CAPSNET,
-              width=LINE, joint="curve")
+    draw.line(
+        [(x(step["value"]), y(step["capsnet"]["accuracy"])) for step in steps], fill=CAPSNET, width=LINE, joint="curve"
+    )
 
 
 def affnist_chart(draw: ImageDraw.ImageDraw, index: int, affnist: dict) -> None:
@@ -110,8 +115,7 @@ def affnist_chart(draw: ImageDraw.ImageDraw, index: int, affnist: dict) -> None:
         accuracy = affnist[network.lower()]["accuracy"]
         bar_top = top + 30 + row * 90
         draw.rectangle([left, bar_top, left + (right - left) * accuracy, bar_top + 48], fill=colour)
-        draw.text((left + 12, bar_top + 24), f"{network} {percent(accuracy)}", fill=PAPER, font=font(20),
-                  anchor="lm")
+        draw.text((left + 12, bar_top + 24), f"{network} {percent(accuracy)}", fill=PAPER, font=font(20), anchor="lm")
     draw.text((left, bottom), f"{affnist['images']:,} changed digits", fill=INK, font=font(16), anchor="lb")
 
 
@@ -119,8 +123,12 @@ def robustness_chart(results: dict) -> Image.Image:
     """robustness.json's sweeps, each network's accuracy at every step, and the affNIST-range changes."""
     picture = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
     draw = ImageDraw.Draw(picture)
-    draw.text((16, 16), f"Both networks read the same {results['digit_count']} MNIST test digits, changed: "
-                        "accuracy", fill=INK, font=font(30))
+    draw.text(
+        (16, 16),
+        f"Both networks read the same {results['digit_count']} MNIST test digits, changed: accuracy",
+        fill=INK,
+        font=font(30),
+    )
     for key_x, network, colour in ((16, "CapsNet", CAPSNET), (260, "CNN baseline", CNN)):
         line = [(key_x, 86), (key_x + 56, 86)]
         if colour == CAPSNET:
@@ -128,10 +136,14 @@ def robustness_chart(results: dict) -> Image.Image:
         else:
             dashed(draw, line, colour)
         draw.text((key_x + 68, 86), network, fill=INK, font=font(22), anchor="lm")
-    draw.text((520, 86),
-              "lead: its accuracy minus the CNN's, in points (a sweep's: of the mean over its steps), [95% interval]",
-              fill=INK, font=font(18), anchor="lm")
-    names = [name for name in SWEEPS if name in results["sweeps"]]   # SWEEPS' order, not the file's
+    draw.text(
+        (520, 86),
+        "lead: its accuracy minus the CNN's, in points (a sweep's: of the mean over its steps), [95% interval]",
+        fill=INK,
+        font=font(18),
+        anchor="lm",
+    )
+    names = [name for name in SWEEPS if name in results["sweeps"]]  # SWEEPS' order, not the file's
     for index, name in enumerate(names):
         sweep_chart(draw, index, name, results["sweeps"][name])
     affnist_chart(draw, len(names), results["affnist"])
@@ -139,8 +151,10 @@ def robustness_chart(results: dict) -> Image.Image:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description="Draw the CapsNet against the CNN under affine change "
-                                            f"(docs/robustness.md) from {RESULTS_FILE}, measuring nothing.")
+    p = argparse.ArgumentParser(
+        description="Draw the CapsNet against the CNN under affine change "
+        f"(docs/robustness.md) from {RESULTS_FILE}, measuring nothing."
+    )
     p.add_argument("--capsnet", default="weights", help="the CapsNet's folder (default: weights)")
     p.add_argument("--cnn", default="weights/cnn", help="the CNN baseline's folder (default: weights/cnn)")
     p.add_argument("--results", default=None, help=f"the measurement (default: CAPSNET/{RESULTS_FILE})")

@@ -8,6 +8,7 @@ reading panel, as a PNG. Run it again whenever the page changes:
 
     python -m bench.screenshot                          # writes assets/playground.png
 """
+
 import argparse
 from contextlib import nullcontext
 from pathlib import Path

@@ -24,6 +24,7 @@ update after the first move, the last update after the last move, the requests; 
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
+
 import argparse
 import time
 from contextlib import ExitStack, nullcontext
@@ -32,9 +33,9 @@ from bench.support.app_server import checkout, serving_app
 from bench.support.browser_drawing import DECODER_DRAWS_SCRIPT, DESKTOP, PANEL, SliderDriver, chromium, round_trip
 from bench.train_throughput import cpu_model
 
-SETTLE_SECONDS = 3.0          # after the last move, for the server's last answers to show
-DECODER_TIMEOUT = 120.0       # seconds to wait for the page's decoder before the drag
-EXAMPLE = 0                   # the MNIST test digit tapped: the first under the pad
+SETTLE_SECONDS = 3.0  # after the last move, for the server's last answers to show
+DECODER_TIMEOUT = 120.0  # seconds to wait for the page's decoder before the drag
+EXAMPLE = 0  # the MNIST test digit tapped: the first under the pad
 
 # In the page: tap the example and time its reading, from the tap to the animation frame after
 # the reading panel shows a reading of the pad's new revision.
@@ -78,7 +79,7 @@ def visit(browser, url: str, milliseconds: float, download_mbps: float | None, m
     person = SliderDriver(page)
     answers = person.answers
     reading_ms = page.evaluate(TAP_AND_TIME, EXAMPLE)
-    person.answered(answers, 2, DECODER_TIMEOUT)                      # the reading, then its details
+    person.answered(answers, 2, DECODER_TIMEOUT)  # the reading, then its details
     decoder_ready = None
     if page.evaluate("() => document.querySelector('#reading-panel .panel').dataset.decoder !== undefined"):
         page.wait_for_function(DECODER_DRAWS_SCRIPT, timeout=DECODER_TIMEOUT * 1000, polling=20)
@@ -90,11 +91,19 @@ def visit(browser, url: str, milliseconds: float, download_mbps: float | None, m
     timed = page.evaluate("() => ({moves: [...window.sliderMoves], pictures: [...window.reconstructions]})")
     context.close()
     changes, pictures = timed["moves"], [t for t in timed["pictures"] if t >= timed["moves"][0]]
-    return {"round trip": milliseconds, "moves": moves, "changed": len(changes), "updates": len(pictures),
-            "first": pictures[0] - changes[0] if pictures else None,
-            "last": pictures[-1] - changes[-1] if pictures else None,
-            "requests": sum(sent >= pressed for sent in requests), "pad shown": pad_shown,
-            "reading": reading_ms, "decoder ready": decoder_ready, **loaded}
+    return {
+        "round trip": milliseconds,
+        "moves": moves,
+        "changed": len(changes),
+        "updates": len(pictures),
+        "first": pictures[0] - changes[0] if pictures else None,
+        "last": pictures[-1] - changes[-1] if pictures else None,
+        "requests": sum(sent >= pressed for sent in requests),
+        "pad shown": pad_shown,
+        "reading": reading_ms,
+        "decoder ready": decoder_ready,
+        **loaded,
+    }
 
 
 def ms(value: float | None) -> str:
@@ -103,39 +112,62 @@ def ms(value: float | None) -> str:
 
 def report(name: str, visits: list[dict], download_mbps: float | None) -> None:
     print(f"\n{name}")
-    print("| round trip | reconstruction updates during the drag | first update after the first move "
-          "| last update after the last move | requests |")
+    print(
+        "| round trip | reconstruction updates during the drag | first update after the first move "
+        "| last update after the last move | requests |"
+    )
     print("| --- | --- | --- | --- | --- |")
     for v in visits:
-        print(f"| {v['round trip']:.0f} ms | {v['updates']} of {v['moves']} moves ({v['changed']} changed the value) "
-              f"| {ms(v['first'])} | {ms(v['last'])} | {v['requests']} |")
+        print(
+            f"| {v['round trip']:.0f} ms | {v['updates']} of {v['moves']} moves ({v['changed']} changed the value) "
+            f"| {ms(v['first'])} | {ms(v['last'])} | {v['requests']} |"
+        )
     network = "downloads as fast as they come" if download_mbps is None else f"downloads at {download_mbps:g} Mbit/s"
     print(f"the page's load ({network}):")
     for v in visits:
-        decoder = ("no decoder in the page" if v["decoder ready"] is None else
-                   f"its decoder ({v['decoder'] / 1e6:.2f} MB) fetched at {ms(v['decoderFetched'])} and ready at "
-                   f"{ms(v['decoder ready'])}")
-        print(f"  {v['round trip']:.0f} ms: the pad shown at {ms(v['pad shown'])} after navigation; a digit tapped "
-              f"then read in {ms(v['reading'])}; {decoder}; {v['all'] / 1e6:.2f} MB fetched by then")
+        decoder = (
+            "no decoder in the page"
+            if v["decoder ready"] is None
+            else f"its decoder ({v['decoder'] / 1e6:.2f} MB) fetched at {ms(v['decoderFetched'])} and ready at "
+            f"{ms(v['decoder ready'])}"
+        )
+        print(
+            f"  {v['round trip']:.0f} ms: the pad shown at {ms(v['pad shown'])} after navigation; a digit tapped "
+            f"then read in {ms(v['reading'])}; {decoder}; {v['all'] / 1e6:.2f} MB fetched by then"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--round-trips", type=float, nargs="+", default=[0, 150, 300],
-                        help="the round trips (ms) DevTools adds to every request, one visit each (default 0 150 300)")
+    parser.add_argument(
+        "--round-trips",
+        type=float,
+        nargs="+",
+        default=[0, 150, 300],
+        help="the round trips (ms) DevTools adds to every request, one visit each (default 0 150 300)",
+    )
     parser.add_argument("--moves", type=int, default=60, help="mouse moves of the drag (default 60)")
-    parser.add_argument("--download-mbps", type=float, default=None,
-                        help="download speed in Mbit/s (default: as fast as the machine serves)")
+    parser.add_argument(
+        "--download-mbps",
+        type=float,
+        default=None,
+        help="download speed in Mbit/s (default: as fast as the machine serves)",
+    )
     parser.add_argument("--url", default=None, help="a running playground (default: start app.py here)")
-    parser.add_argument("--against", default=None, metavar="REV",
-                        help="also measure the app of this git revision (today's code: HEAD), served from a "
-                             "checkout of it, after this one")
+    parser.add_argument(
+        "--against",
+        default=None,
+        metavar="REV",
+        help="also measure the app of this git revision (today's code: HEAD), served from a "
+        "checkout of it, after this one",
+    )
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
 
-    apps = [("this checkout" if args.url is None else args.url, None)] + \
-        ([(f"revision {args.against}", args.against)] if args.against else [])
+    apps = [("this checkout" if args.url is None else args.url, None)] + (
+        [(f"revision {args.against}", args.against)] if args.against else []
+    )
     print(f"CPU: {cpu_model()}; Chromium headless, page {DESKTOP['width']}x{DESKTOP['height']}, mouse")
     with sync_playwright() as playwright, chromium(playwright) as browser:
         for name, revision in apps:

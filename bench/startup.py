@@ -9,6 +9,7 @@ it writes /proc/sys/vm/drop_caches), so torch, Gradio and the weights are read f
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
+
 import argparse
 import os
 import statistics
@@ -34,11 +35,16 @@ def drop_file_cache() -> None:
 def seconds_to_page(timeout: float = 300.0) -> float:
     """Start `python app.py`, return the seconds until GET / answers, stop it."""
     port = free_port()
-    env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False"}
+    env = {
+        **os.environ,
+        "GRADIO_SERVER_NAME": "127.0.0.1",
+        "GRADIO_SERVER_PORT": str(port),
+        "GRADIO_ANALYTICS_ENABLED": "False",
+    }
     start = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "app.py"], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         while time.perf_counter() - start < timeout:
             if server.poll() is not None:
@@ -66,8 +72,10 @@ def main() -> None:
             drop_file_cache()
         times.append(seconds_to_page())
         print(f"run {run + 1}: page served {times[-1]:.1f} s after `python app.py`")
-    print(f"CPU: {cpu_model()}; {'cold' if args.cold else 'warm'} file cache; "
-          f"median {statistics.median(times):.1f} s, max {max(times):.1f} s over {args.runs} runs")
+    print(
+        f"CPU: {cpu_model()}; {'cold' if args.cold else 'warm'} file cache; "
+        f"median {statistics.median(times):.1f} s, max {max(times):.1f} s over {args.runs} runs"
+    )
 
 
 if __name__ == "__main__":

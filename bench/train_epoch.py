@@ -17,6 +17,7 @@ With --task pairs, an epoch is --images overlapping pairs made on the fly as tra
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
+
 import argparse
 import json
 import subprocess
@@ -29,20 +30,58 @@ import torch
 from bench.support.paths import REPO
 from bench.train_throughput import cpu_model
 
-FULL_EPOCH = 55_000    # MNIST's training set less train.py's default validation split
+FULL_EPOCH = 55_000  # MNIST's training set less train.py's default validation split
 
 
-def epoch_seconds(data_dir: str, images: int, model: str, device_data: str, processes: int, batch_size: int,
-                  task: str = "digits", epochs: int = 1, examples: str = "written") -> float:
+def epoch_seconds(
+    data_dir: str,
+    images: int,
+    model: str,
+    device_data: str,
+    processes: int,
+    batch_size: int,
+    task: str = "digits",
+    epochs: int = 1,
+    examples: str = "written",
+) -> float:
     """The seconds of the last of ``epochs`` epochs' steps over ``images`` training images (pairs,
     with --task pairs, made as ``examples`` says: train.py's --examples)."""
     with tempfile.TemporaryDirectory() as run:
-        flags = ["--data-dir", data_dir, "--model", model, "--task", task, "--limit", str(images), "--val-size", "0",
-                 "--epochs", str(epochs), "--batch-size", str(batch_size), "--device-data", device_data,
-                 "--out", f"{run}/weights", "--checkpoint", f"{run}/last.pt",
-                 *(["--examples", examples] if task == "pairs" else [])]
-        launcher = [sys.executable, "train.py"] if processes == 1 else \
-            [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={processes}", "train.py"]
+        flags = [
+            "--data-dir",
+            data_dir,
+            "--model",
+            model,
+            "--task",
+            task,
+            "--limit",
+            str(images),
+            "--val-size",
+            "0",
+            "--epochs",
+            str(epochs),
+            "--batch-size",
+            str(batch_size),
+            "--device-data",
+            device_data,
+            "--out",
+            f"{run}/weights",
+            "--checkpoint",
+            f"{run}/last.pt",
+            *(["--examples", examples] if task == "pairs" else []),
+        ]
+        launcher = (
+            [sys.executable, "train.py"]
+            if processes == 1
+            else [
+                sys.executable,
+                "-m",
+                "torch.distributed.run",
+                "--standalone",
+                f"--nproc_per_node={processes}",
+                "train.py",
+            ]
+        )
         result = subprocess.run([*launcher, *flags], cwd=REPO, capture_output=True, text=True)
         if result.returncode:
             raise SystemExit(f"{' '.join(launcher + flags)} failed ({result.returncode}):\n{result.stderr[-4000:]}")
@@ -54,31 +93,56 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--images", type=int, default=6400, help="training images in the timed epoch (default: 6400)")
     p.add_argument("--model", choices=["capsnet", "cnn"], default="capsnet", help="the network (default: capsnet)")
-    p.add_argument("--batch-size", type=int, nargs="+", default=[64],
-                   help="the global batch; several: each is timed (default: 64)")
+    p.add_argument(
+        "--batch-size", type=int, nargs="+", default=[64], help="the global batch; several: each is timed (default: 64)"
+    )
     p.add_argument("--epochs", type=int, default=1, help="epochs a run; the last is timed (default: 1)")
     p.add_argument("--device-data", nargs="+", default=["on", "off"], help="the data paths to time (default: on off)")
     p.add_argument("--processes", nargs="+", type=int, default=[1], help="process counts to time (default: 1)")
-    p.add_argument("--task", choices=["digits", "pairs"], default="digits",
-                   help="digits: MNIST; pairs: two overlapping digits made on the fly (default: digits)")
-    p.add_argument("--examples", choices=["written", "mnist-pairs"], default="written",
-                   help="--task pairs: train.py's --examples, how they are made (default: written)")
+    p.add_argument(
+        "--task",
+        choices=["digits", "pairs"],
+        default="digits",
+        help="digits: MNIST; pairs: two overlapping digits made on the fly (default: digits)",
+    )
+    p.add_argument(
+        "--examples",
+        choices=["written", "mnist-pairs"],
+        default="written",
+        help="--task pairs: train.py's --examples, how they are made (default: written)",
+    )
     args = p.parse_args(argv)
     gpu = f"; GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}" if torch.cuda.is_available() else ""
     what = "pairs" if args.task == "pairs" else "images"
-    print(f"CPU: {cpu_model()}{gpu}; {args.model} on {args.task}, {args.images} {what} an epoch, "
-          f"the last of {args.epochs} timed")
+    print(
+        f"CPU: {cpu_model()}{gpu}; {args.model} on {args.task}, {args.images} {what} an epoch, "
+        f"the last of {args.epochs} timed"
+    )
     for batch_size in args.batch_size:
         for processes in args.processes:
             for device_data in args.device_data if args.task == "digits" else ["on"]:
-                seconds = epoch_seconds(args.data_dir, args.images, args.model, device_data, processes, batch_size,
-                                        args.task, args.epochs, args.examples)
+                seconds = epoch_seconds(
+                    args.data_dir,
+                    args.images,
+                    args.model,
+                    device_data,
+                    processes,
+                    batch_size,
+                    args.task,
+                    args.epochs,
+                    args.examples,
+                )
                 rate = args.images / seconds
-                print(f"global batch {batch_size}, {processes} process(es)"
-                      + (f", data on the device {device_data:>3}" if args.task == "digits" else "")
-                      + f": {seconds:.1f} s, {rate:.0f} {what}/s, "
-                      + (f"a full epoch ({FULL_EPOCH:,} images) {FULL_EPOCH / rate:.1f} s" if args.task == "digits"
-                         else f"a million pairs {1e6 / rate / 60:.1f} min"))
+                print(
+                    f"global batch {batch_size}, {processes} process(es)"
+                    + (f", data on the device {device_data:>3}" if args.task == "digits" else "")
+                    + f": {seconds:.1f} s, {rate:.0f} {what}/s, "
+                    + (
+                        f"a full epoch ({FULL_EPOCH:,} images) {FULL_EPOCH / rate:.1f} s"
+                        if args.task == "digits"
+                        else f"a million pairs {1e6 / rate / 60:.1f} min"
+                    )
+                )
 
 
 if __name__ == "__main__":

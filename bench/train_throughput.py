@@ -23,6 +23,7 @@ Adam stays eager. Compilation happens in the warm-up steps, which are not timed.
 
 The figures it measured, with the machine: docs/benchmarks.md.
 """
+
 import argparse
 import platform
 import statistics
@@ -57,13 +58,18 @@ def cpu_model() -> str:
     return f"{name} ({family}{torch.backends.cpu.get_cpu_capability()}{bf16})"
 
 
-def make_step(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor,
-              bf16: bool = False, compile_mode: str | None = None) -> Callable[[], None]:
+def make_step(
+    model: torch.nn.Module,
+    images: torch.Tensor,
+    labels: torch.Tensor,
+    bf16: bool = False,
+    compile_mode: str | None = None,
+) -> Callable[[], None]:
     """One full training step of ``model`` (a CapsNet, or the CNN baseline) on a fixed batch, on
     the batch's device, under bf16 autocast if asked; its forward pass and loss compiled by
     torch.compile in ``compile_mode`` if one is given."""
     on_cuda = images.device.type == "cuda"
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=on_cuda)   # as train.py
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, fused=on_cuda)  # as train.py
     autocast = (lambda: torch.autocast(images.device.type, dtype=torch.bfloat16)) if bf16 else nullcontext
 
     def loss_of(images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -89,7 +95,7 @@ def images_per_second(step: Callable[[], None], steps: int, batch_size: int, dev
     start = time.perf_counter()
     for _ in range(steps):
         step()
-    synchronize()          # the GPU's queue emptied: every step done, not only launched
+    synchronize()  # the GPU's queue emptied: every step done, not only launched
     return steps * batch_size / (time.perf_counter() - start)
 
 
@@ -135,25 +141,41 @@ def print_profile(step: Callable[[], None], steps: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--batch-size", type=int, nargs="+", default=[64],
-                   help="images per step; several: each is timed (default: 64)")
+    p.add_argument(
+        "--batch-size", type=int, nargs="+", default=[64], help="images per step; several: each is timed (default: 64)"
+    )
     p.add_argument("--steps", type=int, default=10, help="timed steps per repetition (default: 10)")
     p.add_argument("--repeats", type=int, default=5, help="timed repetitions of each implementation (default: 5)")
     p.add_argument("--warmup", type=int, default=3, help="untimed steps of each implementation first (default: 3)")
-    p.add_argument("--threads", type=int, default=torch.get_num_threads(),
-                   help=f"torch intra-op threads (default: {torch.get_num_threads()})")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=torch.get_num_threads(),
+        help=f"torch intra-op threads (default: {torch.get_num_threads()})",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument("--cnn", action="store_true",
-                   help="also time the CNN baseline as train.py trains it and the paper's exact 35.4M-parameter CNN")
+    p.add_argument(
+        "--cnn",
+        action="store_true",
+        help="also time the CNN baseline as train.py trains it and the paper's exact 35.4M-parameter CNN",
+    )
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where to train (default: cpu)")
     p.add_argument("--profile", action="store_true", help="CUDA: print torch.profiler's table of a bf16 step")
-    p.add_argument("--tf32", action="store_true",
-                   help="fp32 matrix products (the routing's, which stays in fp32) on TF32 tensor cores: "
-                        "torch.set_float32_matmul_precision('high'); train.py does not (default: off)")
-    p.add_argument("--compile", nargs="+", default=[], metavar="MODE",
-                   choices=["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"],
-                   help="also time the CapsNet's step compiled by torch.compile in each of these modes "
-                        "(reduce-overhead: CUDA graphs on a GPU); train.py does not compile (default: none)")
+    p.add_argument(
+        "--tf32",
+        action="store_true",
+        help="fp32 matrix products (the routing's, which stays in fp32) on TF32 tensor cores: "
+        "torch.set_float32_matmul_precision('high'); train.py does not (default: off)",
+    )
+    p.add_argument(
+        "--compile",
+        nargs="+",
+        default=[],
+        metavar="MODE",
+        choices=["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"],
+        help="also time the CapsNet's step compiled by torch.compile in each of these modes "
+        "(reduce-overhead: CUDA graphs on a GPU); train.py does not compile (default: none)",
+    )
     args = p.parse_args(argv)
 
     device = torch.device(args.device)
@@ -167,11 +189,13 @@ def main(argv: list[str] | None = None) -> None:
     trains = "yes: train.py trains under bf16 autocast" if bf16 else "no: train.py trains in fp32"
     print(f"bf16 on this {args.device}: {trains}")
     if device.type == "cuda":
-        torch.backends.cudnn.benchmark = True     # as train.py on CUDA
+        torch.backends.cudnn.benchmark = True  # as train.py on CUDA
         matmul_rate = bf16_matmul_rate()
         print(f"the card's bf16 matrix product (8192^3, random): {matmul_rate / 1e12:.0f} TFLOP/s")
-    print(f"{args.repeats} repetitions x {args.steps} steps, {args.warmup} warm-up steps each"
-          + (", fp32 matrix products on TF32" if args.tf32 else ""))
+    print(
+        f"{args.repeats} repetitions x {args.steps} steps, {args.warmup} warm-up steps each"
+        + (", fp32 matrix products on TF32" if args.tf32 else "")
+    )
     header = f"{'implementation':<32} {'batch':>5} {'images/s':>9} {'min-max':>15} {'speed-up':>8}"
     print(header + (f" {'TFLOP/s':>8} {'of bf16 matmul':>14}" if device.type == "cuda" else ""))
     for batch_size in args.batch_size:
@@ -183,7 +207,7 @@ def main(argv: list[str] | None = None) -> None:
         steps = {"capsnet.CapsNet fp32": make_step(ours, images, labels)}
         if bf16:
             steps["capsnet.CapsNet bf16 (train.py)"] = make_step(ours_bf16, images, labels, bf16=True)
-        eager_twin = {}   # a compiled step's operations are counted on the same step run eagerly
+        eager_twin = {}  # a compiled step's operations are counted on the same step run eagerly
         for mode in args.compile:
             compiled = CapsNet().to(device)
             compiled.load_state_dict(ours.state_dict(), strict=True)
@@ -193,8 +217,9 @@ def main(argv: list[str] | None = None) -> None:
         steps["naive (bench/support/naive_capsnet.py)"] = make_step(naive, images, labels)
         if args.cnn:
             steps["BaselineCNN (train.py)"] = make_step(BaselineCNN().to(device), images, labels, bf16=bf16)
-            steps["BaselineCNN paper's exact"] = make_step(BaselineCNN(BaselineConfig.paper()).to(device), images,
-                                                            labels, bf16=bf16)
+            steps["BaselineCNN paper's exact"] = make_step(
+                BaselineCNN(BaselineConfig.paper()).to(device), images, labels, bf16=bf16
+            )
 
         for step in steps.values():
             for _ in range(args.warmup):

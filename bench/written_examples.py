@@ -16,6 +16,7 @@ Prints, with the CPU:
 
     python -m bench.written_examples --data-dir DATA
 """
+
 import argparse
 from dataclasses import replace
 
@@ -47,14 +48,17 @@ def other_inks(examples):
     """``examples`` (single digits) in each of other writers' inks alone and all three, every digit so:
     name -> (examples, what it is)."""
     count = len(examples)
-    plain = replace(examples, squared=torch.zeros(count), coarse=torch.zeros(count, dtype=torch.long),
-                    level=torch.zeros(count))
+    plain = replace(
+        examples, squared=torch.zeros(count), coarse=torch.zeros(count, dtype=torch.long), level=torch.zeros(count)
+    )
     squared, coarse = torch.ones(count), torch.full((count,), 18)
     level = torch.full((count,), sum(BILEVEL_LEVELS) / 2)
-    return {"squared": (replace(plain, squared=squared), "stretched all the way to a square"),
-            "coarse": (replace(plain, coarse=coarse), "the field at 18 pixels a side"),
-            "hard-edged": (replace(plain, level=level), f"at {level[0]:.2f} of the strongest"),
-            "all three": (replace(plain, squared=squared, coarse=coarse, level=level), "all of these")}
+    return {
+        "squared": (replace(plain, squared=squared), "stretched all the way to a square"),
+        "coarse": (replace(plain, coarse=coarse), "the field at 18 pixels a side"),
+        "hard-edged": (replace(plain, level=level), f"at {level[0]:.2f} of the strongest"),
+        "all three": (replace(plain, squared=squared, coarse=coarse, level=level), "all of these"),
+    }
 
 
 def box_shapes(name: str, images) -> None:
@@ -72,20 +76,21 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     print(f"CPU: {cpu_model()}; torch {torch.__version__}")
     test = mnist(args.data_dir, train=False)
-    images, labels = test.data[:args.count], test.targets[:args.count]
+    images, labels = test.data[: args.count], test.targets[: args.count]
     semeion, _ = load_semeion(f"{args.data_dir}/semeion/semeion.data")
     rng = np.random.default_rng(0)
     singles, pairs, pair_digits = [], [], []
     for _ in range(min(args.count, 500)):
         singles.append(ink_to_mnist(inks(drawing([int(rng.integers(10))], [random_box(rng, SIDE)], None, rng))[0]))
         first, second = rng.choice(10, 2, replace=False)
-        fields = overlaid_inks_to_mnist(inks(drawing([int(first), int(second)], list(overlapping_boxes(rng, SIDE)),
-                                                     None, rng), pens=2))
+        fields = overlaid_inks_to_mnist(
+            inks(drawing([int(first), int(second)], list(overlapping_boxes(rng, SIDE)), None, rng), pens=2)
+        )
         pairs.append(fields[0])
         pair_digits += [fields[1], fields[2]]
     digits = DigitSet.of(images, labels)
     examples = draw_examples(digits.labels, torch.arange(len(labels)), torch.Generator().manual_seed(0))
-    examples = replace(examples, two=torch.zeros(len(labels), dtype=torch.bool))     # one digit each
+    examples = replace(examples, two=torch.zeros(len(labels), dtype=torch.bool))  # one digit each
     written, _, _ = render(digits, examples)
 
     print("stroke width in the 28x28 field, pixels, at the quantiles " + ", ".join(f"{q:.0%}" for q in QUANTILES))
@@ -105,21 +110,30 @@ def main(argv: list[str] | None = None) -> None:
     box_shapes("Semeion digits, made MNIST-style", semeion_mnist)
     box_shapes("the page's pad: one digit", singles)
     box_shapes("written examples, one digit, as drawn", written[:, 0])
-    box_shapes("written examples, one digit, squared all the way",
-               render(digits, other_inks(examples)["squared"][0])[0][:, 0])
+    box_shapes(
+        "written examples, one digit, squared all the way", render(digits, other_inks(examples)["squared"][0])[0][:, 0]
+    )
 
     model = load_model(args.mnist).eval()
     with torch.inference_mode():
         right = torch.cat([model(batch).prediction for batch in written.split(500)]) == labels
         as_they_are = torch.cat([model(batch).prediction for batch in (images.float() / 255).unsqueeze(1).split(500)])
-        kinds = {name: (torch.cat([model(batch).prediction for batch in render(digits, kind)[0].split(500)]) == labels)
-                 for name, (kind, _) in other_inks(examples).items()}
-    print(f"the MNIST CapsNet ({args.mnist}) on written single digits of MNIST's first {len(labels):,} test digits: "
-          f"{right.double().mean():.1%} (a pen's line {right[examples.pen].double().mean():.1%}, MNIST's ink "
-          f"{right[~examples.pen].double().mean():.1%}); on the same digits as they are "
-          f"{(as_they_are == labels).double().mean():.1%}")
-    print("  in each of other writers' inks, every digit so: " + ", ".join(
-        f"{name} ({what}) {kinds[name].double().mean():.1%}" for name, (_, what) in other_inks(examples).items()))
+        kinds = {
+            name: (torch.cat([model(batch).prediction for batch in render(digits, kind)[0].split(500)]) == labels)
+            for name, (kind, _) in other_inks(examples).items()
+        }
+    print(
+        f"the MNIST CapsNet ({args.mnist}) on written single digits of MNIST's first {len(labels):,} test digits: "
+        f"{right.double().mean():.1%} (a pen's line {right[examples.pen].double().mean():.1%}, MNIST's ink "
+        f"{right[~examples.pen].double().mean():.1%}); on the same digits as they are "
+        f"{(as_they_are == labels).double().mean():.1%}"
+    )
+    print(
+        "  in each of other writers' inks, every digit so: "
+        + ", ".join(
+            f"{name} ({what}) {kinds[name].double().mean():.1%}" for name, (_, what) in other_inks(examples).items()
+        )
+    )
 
 
 if __name__ == "__main__":

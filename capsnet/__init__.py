@@ -15,11 +15,22 @@ MNIST (and the card a run's metrics.json):
 
 Each room's own docstring maps its modules.
 """
+
 from capsnet.loss import capsule_loss, margin_loss, reconstruction_loss
 from capsnet.model import CapsNet, CapsNetConfig, CapsNetOutput
 from capsnet.pretrained import WeightsError, load_model
 from capsnet.routing import dynamic_routing
 from capsnet.squash import squash
 
-__all__ = ["CapsNet", "CapsNetConfig", "CapsNetOutput", "WeightsError", "capsule_loss", "dynamic_routing",
-           "load_model", "margin_loss", "reconstruction_loss", "squash"]
+__all__ = [
+    "CapsNet",
+    "CapsNetConfig",
+    "CapsNetOutput",
+    "WeightsError",
+    "capsule_loss",
+    "dynamic_routing",
+    "load_model",
+    "margin_loss",
+    "reconstruction_loss",
+    "squash",
+]

@@ -8,6 +8,7 @@ entropy loss." With "same" padding and no pooling that is 35.4M parameters
 keeps its layers and adds 2x2 max pooling after the first two convolutions, unpadded: 3.2M
 parameters and less compute per image than the CapsNet (docs/training.md, "The CNN baseline").
 """
+
 from dataclasses import dataclass
 
 import torch
@@ -18,14 +19,14 @@ from huggingface_hub import PyTorchModelHubMixin
 
 @dataclass(frozen=True)
 class BaselineConfig:
-    image_size: int = 28                                # MNIST images are 28x28, one channel
+    image_size: int = 28  # MNIST images are 28x28, one channel
     conv_channels: tuple[int, int, int] = (256, 256, 128)  # three 5x5 convolutions, stride 1, ReLU
     kernel_size: int = 5
-    padding: tuple[int, int, int] = (0, 0, 2)           # each convolution's zero padding
-    pooling: tuple[int, int, int] = (2, 2, 1)           # max pooling after each convolution (1: none)
-    hidden: tuple[int, int] = (328, 192)                # fully connected, ReLU
-    dropout: float = 0.5                                # before each fully connected layer after the first
-    num_classes: int = 10                               # a 10-way softmax
+    padding: tuple[int, int, int] = (0, 0, 2)  # each convolution's zero padding
+    pooling: tuple[int, int, int] = (2, 2, 1)  # max pooling after each convolution (1: none)
+    hidden: tuple[int, int] = (328, 192)  # fully connected, ReLU
+    dropout: float = 0.5  # before each fully connected layer after the first
+    num_classes: int = 10  # a 10-way softmax
 
     def __post_init__(self):
         for name in ("conv_channels", "padding", "pooling", "hidden"):  # config.json stores lists
@@ -48,16 +49,19 @@ class BaselineConfig:
 
 @dataclass
 class BaselineOutput:
-    logits: torch.Tensor         # [B, 10], before the softmax
+    logits: torch.Tensor  # [B, 10], before the softmax
     probabilities: torch.Tensor  # [B, 10], the softmax: they sum to one
-    prediction: torch.Tensor     # [B], the most probable digit
+    prediction: torch.Tensor  # [B], the most probable digit
 
 
-class BaselineCNN(nn.Module, PyTorchModelHubMixin,
-                  library_name="capsnet",
-                  paper_url="https://arxiv.org/abs/1710.09829",
-                  pipeline_tag="image-classification",
-                  tags=["cnn", "mnist", "image-classification", "baseline"]):
+class BaselineCNN(
+    nn.Module,
+    PyTorchModelHubMixin,
+    library_name="capsnet",
+    paper_url="https://arxiv.org/abs/1710.09829",
+    pipeline_tag="image-classification",
+    tags=["cnn", "mnist", "image-classification", "baseline"],
+):
     """The paper's CNN baseline: three convolutions, two hidden fully connected layers, softmax.
 
     Args:
@@ -78,10 +82,12 @@ class BaselineCNN(nn.Module, PyTorchModelHubMixin,
         hidden1, hidden2 = config.hidden
         self.classifier = nn.Sequential(
             nn.Flatten(),
-            nn.Linear(in_channels * config.feature_side**2, hidden1), nn.ReLU(inplace=True),
+            nn.Linear(in_channels * config.feature_side**2, hidden1),
+            nn.ReLU(inplace=True),
             nn.Dropout(config.dropout),
-            nn.Linear(hidden1, hidden2), nn.ReLU(inplace=True),
-            nn.Dropout(config.dropout),                  # "connected with dropout to a 10 class softmax"
+            nn.Linear(hidden1, hidden2),
+            nn.ReLU(inplace=True),
+            nn.Dropout(config.dropout),  # "connected with dropout to a 10 class softmax"
             nn.Linear(hidden2, config.num_classes),
         )
 

@@ -6,6 +6,7 @@ small operations are fused. That makes each forward pass faster, for a compilati
 (`python -m bench.inference_latency` times the forward pass both ways; docs/benchmarks.md has the
 figures); the playground does not use it, since its first visitor would wait for the compilation.
 """
+
 import logging
 from collections.abc import Callable
 
@@ -41,7 +42,10 @@ def compile_for_one_image(model: CapsNet) -> Callable[[torch.Tensor], CapsNetOut
             compiled(image_made_outside)
             compiled(torch.zeros_like(image_made_outside))
     except Exception as error:  # torch.compile fails in many ways, all of which leave eager mode
-        log.warning("torch.compile is not available here (%s: %s); running the model eagerly",
-                    type(error).__name__, str(error).splitlines()[0] if str(error) else "")
+        log.warning(
+            "torch.compile is not available here (%s: %s); running the model eagerly",
+            type(error).__name__,
+            str(error).splitlines()[0] if str(error) else "",
+        )
         return model
     return compiled

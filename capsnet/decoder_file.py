@@ -8,6 +8,7 @@ page sums (`python -m bench.decoder_precision`; the figures: docs/playground.md)
 one place the file is made; the page knows it by its hash (`file_name`), so it never draws with the
 decoder of other weights than those that read the capsules.
 """
+
 import dataclasses
 import hashlib
 import json
@@ -18,7 +19,7 @@ from safetensors.torch import load as load_tensors, save as save_tensors
 from capsnet.model import CapsNet, CapsNetConfig
 
 DTYPE = torch.float16
-CONFIG_KEY = "config"        # the metadata entry holding the network's config, as JSON
+CONFIG_KEY = "config"  # the metadata entry holding the network's config, as JSON
 
 
 def decoder_file(model: CapsNet) -> bytes:
@@ -31,7 +32,7 @@ def decoder_file(model: CapsNet) -> bytes:
 def read_decoder_file(data: bytes) -> tuple[CapsNetConfig, dict[str, torch.Tensor]]:
     """The config and the decoder's tensors (float16, as stored) in a decoder file's bytes."""
     metadata_length = int.from_bytes(data[:8], "little")
-    metadata = json.loads(data[8:8 + metadata_length])["__metadata__"]
+    metadata = json.loads(data[8 : 8 + metadata_length])["__metadata__"]
     return CapsNetConfig(**json.loads(metadata[CONFIG_KEY])), load_tensors(data)
 
 

@@ -17,6 +17,7 @@ count is right and the digits named are its digits (`read_exactly`): what the pa
 choice works from sums over the examples (`rule_tallies`), so that the sums of several shares of
 the examples (train.py's processes) choose as the whole set would.
 """
+
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 
@@ -24,15 +25,16 @@ import torch
 
 from capsnet.model import CapsNetOutput
 
-SECOND_LINES = tuple(round(0.02 * k, 2) for k in range(1, 50))        # tried for the second score
+SECOND_LINES = tuple(round(0.02 * k, 2) for k in range(1, 50))  # tried for the second score
 SECOND_INK_LINES = (None, *(round(0.01 * k, 2) for k in range(1, 31)))  # tried for the second redrawing's ink
-PRECISION = torch.float32   # what a rule compares scores, ink shares and its lines in: the networks' own
+PRECISION = torch.float32  # what a rule compares scores, ink shares and its lines in: the networks' own
 
 
 @dataclass(frozen=True)
 class CountRule:
     """Where a network reads a second digit."""
-    second: float                    # the second-strongest score reaches this ...
+
+    second: float  # the second-strongest score reaches this ...
     second_ink: float | None = None  # ... and the second redrawing covers this share of the ink the first leaves
 
     @classmethod
@@ -69,7 +71,9 @@ def strongest_two(scores: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return read, scores.gather(1, read[:, 1:]).squeeze(1)
 
 
-def counted(scores: torch.Tensor, rule: CountRule, ink: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def counted(
+    scores: torch.Tensor, rule: CountRule, ink: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The digits a network names in each image: its strongest, and its second-strongest where
     ``rule`` reads two (from that score [N, 10] and ``ink``, the share only its redrawing covers [N]).
     Returns the two strongest [N, 2] (the paper: the two longest capsules) and whether both are named [N]."""
@@ -99,7 +103,7 @@ def balanced_right(two: torch.Tensor, truly_two: torch.Tensor) -> float:
 def names_absent(read: torch.Tensor, two: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Whether a digit is named that the image does not hold, bool [N]: ``read`` the two strongest
     [N, 2], both named where ``two`` [N], else the strongest alone; labels [N, 2], (d, d) for one d."""
-    named = torch.where(two.unsqueeze(1), read, read[:, :1])                 # the one digit named twice
+    named = torch.where(two.unsqueeze(1), read, read[:, :1])  # the one digit named twice
     return (named.unsqueeze(2) != labels.unsqueeze(1)).all(dim=2).any(dim=1)
 
 
@@ -120,11 +124,12 @@ class Tallies:
     """Sums over a set of examples for each rule of `rules_tried`, float64 [R] each (one rule's,
     ``tallies[r]``: float64 [] each). The tables (`as_table`) of several sets added are the table of
     the sets together."""
-    singles_counted_one: torch.Tensor   # single digits counted one
-    pairs_counted_two: torch.Tensor     # pairs counted two
-    read_exactly: torch.Tensor          # examples read exactly: the count and the digits
-    singles: torch.Tensor               # single digits
-    pairs: torch.Tensor                 # pairs
+
+    singles_counted_one: torch.Tensor  # single digits counted one
+    pairs_counted_two: torch.Tensor  # pairs counted two
+    read_exactly: torch.Tensor  # examples read exactly: the count and the digits
+    singles: torch.Tensor  # single digits
+    pairs: torch.Tensor  # pairs
 
     @classmethod
     def of_table(cls, table: torch.Tensor) -> "Tallies":
@@ -153,12 +158,17 @@ def rule_tallies(scores: torch.Tensor, ink: torch.Tensor | None, labels: torch.T
             redrawing covers [N] (`second_ink`), None for a network that redraws nothing.
         labels: [N, 2], (d, d) for one digit d.
     """
-    read, second = strongest_two(scores)                                      # [N, 2], [N]
-    two = torch.stack([rule.two(second, ink) for rule in rules_tried(ink is not None)])   # [R, N]
-    exactly = torch.stack([read_exactly(read, each, labels) for each in two])           # [R, N]
-    single = (labels[:, 0] == labels[:, 1]).expand_as(two)                              # [R, N]
-    return Tallies(singles_counted_one=tally(~two & single), pairs_counted_two=tally(two & ~single),
-                   read_exactly=tally(exactly), singles=tally(single), pairs=tally(~single))
+    read, second = strongest_two(scores)  # [N, 2], [N]
+    two = torch.stack([rule.two(second, ink) for rule in rules_tried(ink is not None)])  # [R, N]
+    exactly = torch.stack([read_exactly(read, each, labels) for each in two])  # [R, N]
+    single = (labels[:, 0] == labels[:, 1]).expand_as(two)  # [R, N]
+    return Tallies(
+        singles_counted_one=tally(~two & single),
+        pairs_counted_two=tally(two & ~single),
+        read_exactly=tally(exactly),
+        singles=tally(single),
+        pairs=tally(~single),
+    )
 
 
 def tally(hits: torch.Tensor) -> torch.Tensor:
@@ -170,9 +180,9 @@ def best_rule(tallies: Tallies, redraws: bool) -> tuple[CountRule, Tallies]:
     """The rule whose `rule_tallies` count the examples best (balanced: the mean of the share of
     single digits counted one and the share of pairs counted two; of equals, the lowest lines),
     and its tallies."""
-    singles, pairs = tallies.singles.clamp_min(1), tallies.pairs.clamp_min(1)   # a set of one kind: its share alone
+    singles, pairs = tallies.singles.clamp_min(1), tallies.pairs.clamp_min(1)  # a set of one kind: its share alone
     balanced = (tallies.singles_counted_one / singles + tallies.pairs_counted_two / pairs) / 2
-    best = int(balanced.argmax())                                                # argmax: the first of equals
+    best = int(balanced.argmax())  # argmax: the first of equals
     return rules_tried(redraws)[best], tallies[best]
 
 

@@ -5,11 +5,12 @@ use of the decoder network and feeding it a perturbed version of the activity ve
 tweaks one dimension at a time by intervals of 0.05 in the range [-0.25, 0.25] (its Figure 4).
 What each dimension was measured to encode, and the names the page shows: capsnet.studies.dimension_names.
 """
+
 import torch
 
 from capsnet.model import CapsNet
 
-PAPER_RANGE = 0.25       # the paper's sweep: -0.25 .. 0.25 for every dimension ...
+PAPER_RANGE = 0.25  # the paper's sweep: -0.25 .. 0.25 for every dimension ...
 SWEEP = torch.linspace(-PAPER_RANGE, PAPER_RANGE, 11)  # ... in 11 perturbations, steps of 0.05
 
 
@@ -44,12 +45,13 @@ def sweep(capsules: torch.Tensor, digit: int, values: torch.Tensor = SWEEP) -> t
     dims = capsules.shape[-1]
     grid = capsules.expand(dims, values.shape[-1], *capsules.shape).clone()  # [16, S, 10, 16]
     rows = torch.arange(dims)
-    grid[rows, :, digit, rows] += values.to(capsules.dtype)                  # [16, S] diagonal entries
+    grid[rows, :, digit, rows] += values.to(capsules.dtype)  # [16, S] diagonal entries
     return grid
 
 
-def sweep_reconstructions(model: CapsNet, capsules: torch.Tensor, digit: int,
-                          values: torch.Tensor = SWEEP) -> torch.Tensor:
+def sweep_reconstructions(
+    model: CapsNet, capsules: torch.Tensor, digit: int, values: torch.Tensor = SWEEP
+) -> torch.Tensor:
     """The paper's Figure 4 for one image: the decoder's view of every perturbation in ``sweep``.
 
     Args:
@@ -61,8 +63,8 @@ def sweep_reconstructions(model: CapsNet, capsules: torch.Tensor, digit: int,
     Returns:
         [16, S, 28, 28]: row d shows dimension d swept over ``values``, pixels in [0, 1].
     """
-    grid = sweep(capsules, digit, values)                    # [16, S, 10, 16]
+    grid = sweep(capsules, digit, values)  # [16, S, 10, 16]
     rows, columns = grid.shape[:2]
     labels = torch.full((rows * columns,), digit, dtype=torch.long)
-    images = model.decode(grid.flatten(0, 1), labels)        # [16*S, 1, 28, 28]
+    images = model.decode(grid.flatten(0, 1), labels)  # [16*S, 1, 28, 28]
     return images.view(rows, columns, *images.shape[-2:])

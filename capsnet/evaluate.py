@@ -6,6 +6,7 @@ people's handwriting).
     python -m capsnet.evaluate --weights weights/cnn --model cnn --data-dir ../shared/data
     python -m capsnet.evaluate --weights weights --data-dir ../shared/data --device cuda
 """
+
 import argparse
 import json
 from collections import Counter
@@ -32,8 +33,9 @@ def read_right(output, labels: torch.Tensor) -> torch.Tensor:
 
 
 @torch.inference_mode()
-def correct_and_total(model, loader: torch.utils.data.DataLoader, device: torch.device,
-                      right=read_right) -> tuple[int, int]:
+def correct_and_total(
+    model, loader: torch.utils.data.DataLoader, device: torch.device, right=read_right
+) -> tuple[int, int]:
     """How many of the loader's images the network reads right (``right(output, labels)``; for
     overlapping pairs, `capsnet.data.pairs.pair_right`), and how many there are."""
     model.eval()
@@ -54,8 +56,9 @@ def accuracy(model, loader: torch.utils.data.DataLoader, device: torch.device, r
 
 class Misreadings(NamedTuple):
     """Digits read against their labels: the share read right, and the mistakes."""
+
     accuracy: float
-    mistakes: Counter          # (true, read): how many times
+    mistakes: Counter  # (true, read): how many times
 
 
 def misreadings(labels: torch.Tensor, read: torch.Tensor) -> Misreadings:
@@ -78,12 +81,13 @@ def semeion_predictions(model, path: str) -> np.ndarray:
     playground's own preprocessing) as what it is, strokes on a transparent canvas like a drawing
     in the app. Evaluation only: nothing is ever trained or tuned on them."""
     model.eval()
-    images, _ = load_semeion(path)                                        # ink = 255, [N, 16, 16]
-    strokes = np.zeros(images.shape + (4,), dtype=np.uint8)               # black ink ...
-    strokes[..., 3] = images                                              # ... on a transparent canvas
+    images, _ = load_semeion(path)  # ink = 255, [N, 16, 16]
+    strokes = np.zeros(images.shape + (4,), dtype=np.uint8)  # black ink ...
+    strokes[..., 3] = images  # ... on a transparent canvas
     inputs = torch.from_numpy(np.stack([sketch_to_mnist(s) for s in strokes]))  # [N, 28, 28]
-    return torch.cat([model(as_network_takes(model, chunk.unsqueeze(1))).prediction.cpu()
-                      for chunk in inputs.split(500)]).numpy()
+    return torch.cat(
+        [model(as_network_takes(model, chunk.unsqueeze(1))).prediction.cpu() for chunk in inputs.split(500)]
+    ).numpy()
 
 
 def semeion_accuracy(model, path: str) -> float:
@@ -97,8 +101,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--semeion", default=None, help="path of semeion.data, to evaluate on it too")
     p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet", help="which network (default: capsnet)")
-    p.add_argument("--device", choices=["cpu", "cuda", "mps"], default="cpu",
-                   help="where the network runs (default: cpu)")
+    p.add_argument(
+        "--device", choices=["cpu", "cuda", "mps"], default="cpu", help="where the network runs (default: cpu)"
+    )
     args = p.parse_args(argv)
     device = torch.device(args.device)
     model = load_model(args.weights, NETWORKS[args.model]).to(device)

@@ -1,10 +1,11 @@
 """The CapsNet training objective: margin loss plus scaled-down reconstruction loss."""
+
 import torch
 import torch.nn.functional as F
 
-M_PLUS = 0.9                   # m+: a present digit's capsule should be at least this long
-M_MINUS = 0.1                  # m-: an absent digit's capsule should be at most this long
-ABSENT_WEIGHT = 0.5            # lambda: down-weights the absent classes
+M_PLUS = 0.9  # m+: a present digit's capsule should be at least this long
+M_MINUS = 0.1  # m-: an absent digit's capsule should be at most this long
+ABSENT_WEIGHT = 0.5  # lambda: down-weights the absent classes
 RECONSTRUCTION_WEIGHT = 0.0005  # keeps the reconstruction from dominating the margin loss
 
 
@@ -18,23 +19,23 @@ def margin_loss(lengths: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         labels: true classes, [B]; or [B, n] where n digits are present at once (MultiMNIST's
             two: T_k = 1 for each of them).
     """
-    present = F.one_hot(labels, lengths.shape[1]).to(lengths.dtype)   # T_k, [B, K] (or [B, n, K])
+    present = F.one_hot(labels, lengths.shape[1]).to(lengths.dtype)  # T_k, [B, K] (or [B, n, K])
     if labels.ndim == 2:
-        present = present.amax(dim=1)                                  # [B, K]
-    loss = (present * F.relu(M_PLUS - lengths) ** 2
-            + ABSENT_WEIGHT * (1 - present) * F.relu(lengths - M_MINUS) ** 2)
+        present = present.amax(dim=1)  # [B, K]
+    loss = present * F.relu(M_PLUS - lengths) ** 2 + ABSENT_WEIGHT * (1 - present) * F.relu(lengths - M_MINUS) ** 2
     return loss.sum(dim=1).mean()
 
 
-def reconstruction_loss(reconstruction: torch.Tensor, images: torch.Tensor,
-                        counted: torch.Tensor | None = None) -> torch.Tensor:
+def reconstruction_loss(
+    reconstruction: torch.Tensor, images: torch.Tensor, counted: torch.Tensor | None = None
+) -> torch.Tensor:
     """0.0005 x the sum of squared pixel errors of each image (section 4.1), batch-averaged. With
     several digits to an image ([B, n, 1, 28, 28], each redrawn from its own capsule against that
     digit alone, section 6), their errors are summed, over the digits ``counted`` (bool [B, n])
     where given: a single digit d given as (d, d) is redrawn once, not twice."""
     squared_error = ((reconstruction - images) ** 2).flatten(2 if counted is not None else 1).sum(dim=-1)
     if counted is not None:
-        squared_error = (squared_error * counted).sum(dim=1)                  # [B, n] -> [B]
+        squared_error = (squared_error * counted).sum(dim=1)  # [B, n] -> [B]
     return RECONSTRUCTION_WEIGHT * squared_error.mean()
 
 
@@ -50,6 +51,5 @@ def capsule_loss(output, images: torch.Tensor, labels: torch.Tensor) -> torch.Te
     if labels.ndim == 1:
         return margin_loss(output.lengths, labels) + reconstruction_loss(output.reconstruction, images)
     counted = torch.ones_like(labels, dtype=torch.bool)
-    counted[:, 1:] = labels[:, 1:] != labels[:, :1]               # a repeated class is one digit
+    counted[:, 1:] = labels[:, 1:] != labels[:, :1]  # a repeated class is one digit
     return margin_loss(output.lengths, labels) + reconstruction_loss(output.reconstruction, images, counted)
-

@@ -1,4 +1,5 @@
 """The CapsNet of Sabour, Frosst & Hinton 2017 (section 4): Conv1, PrimaryCaps, DigitCaps, decoder."""
+
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -13,16 +14,16 @@ from capsnet.squash import squash
 
 @dataclass(frozen=True)
 class CapsNetConfig:
-    image_size: int = 28                    # MNIST images are 28x28, one channel
-    conv1_channels: int = 256               # Conv1: 256 9x9 kernels, stride 1, ReLU
-    kernel_size: int = 9                    # Conv1 and PrimaryCaps both use 9x9 kernels
-    primary_capsule_types: int = 32         # PrimaryCaps: 32 channels of capsules ...
-    primary_capsule_dim: int = 8            # ... each 8-D, from a 9x9 convolution with stride 2
-    num_classes: int = 10                   # DigitCaps: one capsule per digit class ...
-    digit_capsule_dim: int = 16             # ... each 16-D
-    routing_iterations: int = 3             # r in Procedure 1
+    image_size: int = 28  # MNIST images are 28x28, one channel
+    conv1_channels: int = 256  # Conv1: 256 9x9 kernels, stride 1, ReLU
+    kernel_size: int = 9  # Conv1 and PrimaryCaps both use 9x9 kernels
+    primary_capsule_types: int = 32  # PrimaryCaps: 32 channels of capsules ...
+    primary_capsule_dim: int = 8  # ... each 8-D, from a 9x9 convolution with stride 2
+    num_classes: int = 10  # DigitCaps: one capsule per digit class ...
+    digit_capsule_dim: int = 16  # ... each 16-D
+    routing_iterations: int = 3  # r in Procedure 1
     decoder_hidden: tuple[int, int] = (512, 1024)  # fully connected, ReLU, ReLU, then sigmoid
-    primary_stride: ClassVar[int] = 2       # PrimaryCaps' stride (Conv1's is 1): the paper's, not a setting
+    primary_stride: ClassVar[int] = 2  # PrimaryCaps' stride (Conv1's is 1): the paper's, not a setting
 
     def __post_init__(self):
         object.__setattr__(self, "decoder_hidden", tuple(self.decoder_hidden))  # config.json stores a list
@@ -53,11 +54,11 @@ class CapsNetConfig:
 
 @dataclass
 class CapsNetOutput:
-    capsules: torch.Tensor        # v_j, [B, 10, 16]
-    lengths: torch.Tensor         # |v_j|, the probability that digit j is present, [B, 10]
-    prediction: torch.Tensor      # the longest capsule, [B]
+    capsules: torch.Tensor  # v_j, [B, 10, 16]
+    lengths: torch.Tensor  # |v_j|, the probability that digit j is present, [B, 10]
+    prediction: torch.Tensor  # the longest capsule, [B]
     reconstruction: torch.Tensor  # the decoder's image, [B, 1, 28, 28]
-    couplings: torch.Tensor       # the final routing coefficients c_ij, [B, 1152, 10]
+    couplings: torch.Tensor  # the final routing coefficients c_ij, [B, 1152, 10]
 
 
 class PrimaryCapsules(nn.Module):
@@ -67,11 +68,12 @@ class PrimaryCapsules(nn.Module):
         super().__init__()
         self.types = config.primary_capsule_types
         self.dim = config.primary_capsule_dim
-        self.conv = nn.Conv2d(config.conv1_channels, self.types * self.dim,
-                              kernel_size=config.kernel_size, stride=config.primary_stride)
+        self.conv = nn.Conv2d(
+            config.conv1_channels, self.types * self.dim, kernel_size=config.kernel_size, stride=config.primary_stride
+        )
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        x = self.conv(features)                                 # [B, 32*8, 6, 6]
+        x = self.conv(features)  # [B, 32*8, 6, 6]
         batch, _, height, width = x.shape
         x = x.view(batch, self.types, self.dim, height, width)  # channel = type * 8 + component
         # Capsule i = type * 36 + row * 6 + column, the order the routing views rely on.
@@ -86,8 +88,12 @@ class DigitCapsules(nn.Module):
         super().__init__()
         # W_ij maps u_i (8-D) to a prediction for capsule j (16-D). A small initial scale lets
         # training start: with unit-variance weights the capsules begin saturated at length ~1.
-        self.W = nn.Parameter(0.01 * torch.randn(config.num_primary_capsules, config.num_classes,
-                                                 config.digit_capsule_dim, config.primary_capsule_dim))
+        self.W = nn.Parameter(
+            0.01
+            * torch.randn(
+                config.num_primary_capsules, config.num_classes, config.digit_capsule_dim, config.primary_capsule_dim
+            )
+        )
 
     def predictions(self, u: torch.Tensor) -> torch.Tensor:
         """u_hat_j|i = W_ij u_i (eq. 2), in u's dtype: [B, 1152, 8] -> [B, 1152, 10, 16]."""
@@ -113,11 +119,14 @@ class DigitCapsules(nn.Module):
         return v.to(self.W.dtype), c.to(self.W.dtype)
 
 
-class CapsNet(nn.Module, PyTorchModelHubMixin,
-              library_name="capsnet",
-              paper_url="https://arxiv.org/abs/1710.09829",
-              pipeline_tag="image-classification",
-              tags=["capsule-network", "mnist", "image-classification"]):
+class CapsNet(
+    nn.Module,
+    PyTorchModelHubMixin,
+    library_name="capsnet",
+    paper_url="https://arxiv.org/abs/1710.09829",
+    pipeline_tag="image-classification",
+    tags=["capsule-network", "mnist", "image-classification"],
+):
     """The paper's three-layer CapsNet with its reconstruction decoder.
 
     Args:
@@ -132,9 +141,12 @@ class CapsNet(nn.Module, PyTorchModelHubMixin,
         self.digits = DigitCapsules(config)
         hidden1, hidden2 = config.decoder_hidden
         self.decoder = nn.Sequential(
-            nn.Linear(config.num_classes * config.digit_capsule_dim, hidden1), nn.ReLU(inplace=True),
-            nn.Linear(hidden1, hidden2), nn.ReLU(inplace=True),
-            nn.Linear(hidden2, config.image_size**2), nn.Sigmoid(),
+            nn.Linear(config.num_classes * config.digit_capsule_dim, hidden1),
+            nn.ReLU(inplace=True),
+            nn.Linear(hidden1, hidden2),
+            nn.ReLU(inplace=True),
+            nn.Linear(hidden2, config.image_size**2),
+            nn.Sigmoid(),
         )
 
     def primary_capsules(self, images: torch.Tensor) -> torch.Tensor:
@@ -153,7 +165,7 @@ class CapsNet(nn.Module, PyTorchModelHubMixin,
         expected = (1, 1, self.config.image_size, self.config.image_size)
         if tuple(image.shape) != expected:
             raise ValueError(f"expected one image of shape {list(expected)}, got {list(image.shape)}")
-        u_hat = self.digits.predictions(self.primary_capsules(image)).float()   # [1, 1152, 10, 16]
+        u_hat = self.digits.predictions(self.primary_capsules(image)).float()  # [1, 1152, 10, 16]
         return routing_by_iterations(u_hat[0], max_iterations)
 
     def decode(self, capsules: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -169,12 +181,13 @@ class CapsNet(nn.Module, PyTorchModelHubMixin,
         """
         mask = F.one_hot(labels, self.config.num_classes).to(capsules.dtype).unsqueeze(-1)  # [B, (n,) 10, 1]
         capsules = capsules.view(capsules.shape[0], *[1] * (labels.ndim - 1), *capsules.shape[1:])
-        pixels = self.decoder((capsules * mask).flatten(-2))               # [B, (n,) 784]
+        pixels = self.decoder((capsules * mask).flatten(-2))  # [B, (n,) 784]
         side = self.config.image_size
         return pixels.view(*labels.shape, 1, side, side)
 
-    def forward(self, images: torch.Tensor, labels: torch.Tensor | None = None,
-                routing_iterations: int | None = None) -> CapsNetOutput:
+    def forward(
+        self, images: torch.Tensor, labels: torch.Tensor | None = None, routing_iterations: int | None = None
+    ) -> CapsNetOutput:
         """Classify and reconstruct.
 
         Args:
@@ -184,9 +197,9 @@ class CapsNet(nn.Module, PyTorchModelHubMixin,
                 redrawn from its own capsule, and the reconstruction is [B, 2, 1, 28, 28].
             routing_iterations: r, default the config's (3).
         """
-        u = self.primary_capsules(images)                            # [B, 1152, 8]
+        u = self.primary_capsules(images)  # [B, 1152, 8]
         v, c = self.digits(u, routing_iterations or self.config.routing_iterations)
-        lengths = v.norm(dim=-1)                                     # [B, 10]
-        prediction = lengths.argmax(dim=1)                           # [B]
+        lengths = v.norm(dim=-1)  # [B, 10]
+        prediction = lengths.argmax(dim=1)  # [B]
         reconstruction = self.decode(v, prediction if labels is None else labels)
         return CapsNetOutput(v, lengths, prediction, reconstruction, c)

@@ -10,6 +10,7 @@ Weights trained on two overlapping digits (`train.py --task pairs`, their metric
 a card of their own: the pairs they were trained on, both digits right on the test pairs, and the
 single MNIST digits beside.
 """
+
 import argparse
 from collections import Counter
 from pathlib import Path
@@ -26,15 +27,20 @@ from capsnet.saving import atomic_write_text
 from capsnet.training.metrics import RunRecord, read_record
 
 PAPER = "https://arxiv.org/abs/1710.09829"
-NAMES = {"capsnet": "CapsNet (Sabour, Frosst & Hinton 2017) on MNIST",
-         "cnn": "The CNN baseline of Sabour, Frosst & Hinton 2017 on MNIST"}
-PAIR_NAMES = {"capsnet": "CapsNet (Sabour, Frosst & Hinton 2017) on two overlapping MNIST digits",
-              "cnn": "The CNN baseline of Sabour, Frosst & Hinton 2017 on two overlapping MNIST digits"}
+NAMES = {
+    "capsnet": "CapsNet (Sabour, Frosst & Hinton 2017) on MNIST",
+    "cnn": "The CNN baseline of Sabour, Frosst & Hinton 2017 on MNIST",
+}
+PAIR_NAMES = {
+    "capsnet": "CapsNet (Sabour, Frosst & Hinton 2017) on two overlapping MNIST digits",
+    "cnn": "The CNN baseline of Sabour, Frosst & Hinton 2017 on two overlapping MNIST digits",
+}
 PAIRS_ABOUT = (
     "Trained on two overlapping digits of different classes (the paper's MultiMNIST, section 6, made on the fly "
     "by `capsnet/data/pairs.py`): each digit moved by up to 4 pixels in a 36x36 field, the brighter pixel winning "
     "where they meet, then the playground's preprocessing into 28x28 (crop to the ink, fit into 20x20, centre "
-    "of mass at the centre). It reads the two digits as its two strongest outputs{how}.")
+    "of mass at the centre). It reads the two digits as its two strongest outputs{how}."
+)
 WRITTEN_ABOUT = (
     "Trained last on examples as people write them (`capsnet/data/written.py`, made on the fly): {singles} of them "
     "one digit, the rest two of different classes laid over each other as in the paper's MultiMNIST (section 6), "
@@ -43,35 +49,44 @@ WRITTEN_ABOUT = (
     "coarse and enlarged, hard-edged), then the playground's preprocessing into 28x28. It reads the digits as its "
     "strongest outputs{how}; whether one digit or two is there, by a rule chosen on validation examples "
     "(`capsnet.digit_count`: its second-strongest output, and for the CapsNet the ink only that capsule's "
-    "redrawing covers; `pairs.json` beside the CapsNet's weights).")
-PAIRS_HOW = {"capsnet": " (its two longest capsules), and redraws each from its own capsule alone",
-             "cnn": " (ten independent sigmoids, not a softmax: read them with `torch.sigmoid(out.logits)`)"}
+    "redrawing covers; `pairs.json` beside the CapsNet's weights)."
+)
+PAIRS_HOW = {
+    "capsnet": " (its two longest capsules), and redraws each from its own capsule alone",
+    "cnn": " (ten independent sigmoids, not a softmax: read them with `torch.sigmoid(out.logits)`)",
+}
 ABOUT = {
     "capsnet": (
         "The three-layer capsule network of [*Dynamic Routing Between Capsules*]({paper}) (section 4): "
         "Conv1 (256 9x9 kernels), PrimaryCaps (32 types of 8-D capsules, 9x9 kernels, stride 2), DigitCaps "
         "(ten 16-D capsules, {routing} iterations of routing by agreement), and the reconstruction decoder "
         "(512, 1024, 784). {parameters:,} parameters. The length of digit capsule j is how sure the network is "
-        "that digit j is there; its 16 numbers are the digit's pose, from which the decoder redraws it."),
+        "that digit j is there; its 16 numbers are the digit's pose, from which the decoder redraws it."
+    ),
     "cnn": (
         "The CNN baseline of [*Dynamic Routing Between Capsules*]({paper}) (section 5): three 5x5 convolutions "
         "of 256, 256 and 128 channels, fully connected layers of 328 and 192, dropout, a 10-way softmax. The "
-        "paper's exact network (\"same\" padding, no pooling) has 35.4M parameters and takes 5.7 times the "
+        'paper\'s exact network ("same" padding, no pooling) has 35.4M parameters and takes 5.7 times the '
         "CapsNet's time to train (measured on CPUs under bf16); this one keeps its layers and adds 2x2 max "
         "pooling after the first two convolutions, unpadded: {parameters:,} parameters, 0.6x the CapsNet's "
         "multiply-adds per image. It is "
-        "the playground's point of comparison: the same data, shifts and selection protocol as the CapsNet."),
+        "the playground's point of comparison: the same data, shifts and selection protocol as the CapsNet."
+    ),
 }
 LOAD = {
-    "capsnet": ("from capsnet import load_model\n"
-                "model = load_model(\"{repo}\")            # a folder or a Hub repo id; safetensors only\n"
-                "out = model(images)                        # images: [B, 1, 28, 28] floats in [0, 1]\n"
-                "out.prediction, out.lengths, out.capsules  # [B], [B, 10], [B, 10, 16]"),
-    "cnn": ("from capsnet.baseline import BaselineCNN\n"
-            "from capsnet.pretrained import load_model\n"
-            "model = load_model(\"{repo}\", BaselineCNN)  # a folder or a Hub repo id; safetensors only\n"
-            "out = model(images)                         # images: [B, 1, 28, 28] floats in [0, 1]\n"
-            "out.prediction, out.probabilities           # [B], [B, 10]"),
+    "capsnet": (
+        "from capsnet import load_model\n"
+        'model = load_model("{repo}")            # a folder or a Hub repo id; safetensors only\n'
+        "out = model(images)                        # images: [B, 1, 28, 28] floats in [0, 1]\n"
+        "out.prediction, out.lengths, out.capsules  # [B], [B, 10], [B, 10, 16]"
+    ),
+    "cnn": (
+        "from capsnet.baseline import BaselineCNN\n"
+        "from capsnet.pretrained import load_model\n"
+        'model = load_model("{repo}", BaselineCNN)  # a folder or a Hub repo id; safetensors only\n'
+        "out = model(images)                         # images: [B, 1, 28, 28] floats in [0, 1]\n"
+        "out.prediction, out.probabilities           # [B], [B, 10]"
+    ),
 }
 
 
@@ -80,8 +95,9 @@ def mnist_misreadings(model, data_dir: str) -> Misreadings:
     wherever the network is (a progress bar where it takes more than a few seconds)."""
     test_set = mnist(data_dir, train=False)
     loader = batches(test_set, 500, device=next(model.parameters()).device)
-    return misreadings(test_set.targets, predictions(model, tqdm(loader, desc="MNIST's test set", leave=False,
-                                                                 delay=2)))
+    return misreadings(
+        test_set.targets, predictions(model, tqdm(loader, desc="MNIST's test set", leave=False, delay=2))
+    )
 
 
 def per_digit_accuracy(labels: np.ndarray, read: np.ndarray) -> dict[int, float]:
@@ -96,8 +112,10 @@ def wall_time(seconds: float) -> str:
 
 
 def how_it_ran(run: RunRecord) -> str:
-    return (f"`{run.command}` ({run.device or '?'}, bf16 autocast {'on' if run.bf16_autocast else 'off'}, "
-            f"torch {run.torch_version or '?'}, {wall_time(run.train_seconds)} of wall time)")
+    return (
+        f"`{run.command}` ({run.device or '?'}, bf16 autocast {'on' if run.bf16_autocast else 'off'}, "
+        f"torch {run.torch_version or '?'}, {wall_time(run.train_seconds)} of wall time)"
+    )
 
 
 def share_in_words(single_share: float) -> str:
@@ -105,93 +123,169 @@ def share_in_words(single_share: float) -> str:
     return {0.25: "a quarter", 0.5: "half"}.get(single_share, f"{single_share:.0%}")
 
 
-def card_text(model_name: str, metrics: RunRecord | dict, parameters: int, routing: int | None,
-              test_accuracy: float, mistakes: Counter, semeion: tuple[float, dict[int, float], Counter] | None,
-              repo: str) -> str:
+def card_text(
+    model_name: str,
+    metrics: RunRecord | dict,
+    parameters: int,
+    routing: int | None,
+    test_accuracy: float,
+    mistakes: Counter,
+    semeion: tuple[float, dict[int, float], Counter] | None,
+    repo: str,
+) -> str:
     """The card's markdown, below its metadata (``metrics``: the weights' record, or metrics.json's values)."""
     record = RunRecord.of(metrics) if isinstance(metrics, dict) else metrics
     pairs = record.task == "pairs"
     written = pairs and record.examples == "written"
-    made = ("the last run's examples as people write them, earlier runs' overlapping pairs," if written else
-            "overlapping pairs")
+    made = (
+        "the last run's examples as people write them, earlier runs' overlapping pairs,"
+        if written
+        else "overlapping pairs"
+    )
     runs = record.runs()
-    val = " | ".join(", ".join(f"{e['val_accuracy']:.2%}" for e in run.history
-                               if e.get("val_accuracy") is not None) for run in runs).strip(" |")
+    val = " | ".join(
+        ", ".join(f"{e['val_accuracy']:.2%}" for e in run.history if e.get("val_accuracy") is not None) for run in runs
+    ).strip(" |")
     lines = [
-        f"# {(PAIR_NAMES if pairs else NAMES)[model_name]}", "",
-        ABOUT[model_name].format(paper=PAPER, routing=routing, parameters=parameters), "",
-        *([WRITTEN_ABOUT.format(how=PAIRS_HOW[model_name], singles=share_in_words(record.single_share)), ""]
-          if written else [PAIRS_ABOUT.format(how=PAIRS_HOW[model_name]), ""] if pairs else []),
+        f"# {(PAIR_NAMES if pairs else NAMES)[model_name]}",
+        "",
+        ABOUT[model_name].format(paper=PAPER, routing=routing, parameters=parameters),
+        "",
+        *(
+            [WRITTEN_ABOUT.format(how=PAIRS_HOW[model_name], singles=share_in_words(record.single_share)), ""]
+            if written
+            else [PAIRS_ABOUT.format(how=PAIRS_HOW[model_name]), ""]
+            if pairs
+            else []
+        ),
         "Trained with the code of the Capsule Network Playground (`train.py`), which also serves "
-        "these weights in an interactive demo: draw a digit and watch the network read it.", "",
-        "## Results", "",
-        "| data | accuracy |", "| --- | --- |",
-        *([f"| overlapping test pairs of MNIST's test digits (10,000), both digits right | "
-           f"**{record.pairs_test_both_right:.2%}** |"] if pairs else []),
-        *([f"| written test examples of MNIST's test digits (10,000, one digit or two), the strongest right | "
-           f"{record.written_test_right:.2%} |"] if written else []),
-        f"| MNIST test set (10,000 single digits), its strongest output | {test_accuracy:.2%} |" if pairs else
-        f"| MNIST test set (10,000 digits) | **{test_accuracy:.2%}** |",
+        "these weights in an interactive demo: draw a digit and watch the network read it.",
+        "",
+        "## Results",
+        "",
+        "| data | accuracy |",
+        "| --- | --- |",
+        *(
+            [
+                f"| overlapping test pairs of MNIST's test digits (10,000), both digits right | "
+                f"**{record.pairs_test_both_right:.2%}** |"
+            ]
+            if pairs
+            else []
+        ),
+        *(
+            [
+                f"| written test examples of MNIST's test digits (10,000, one digit or two), the strongest right | "
+                f"{record.written_test_right:.2%} |"
+            ]
+            if written
+            else []
+        ),
+        f"| MNIST test set (10,000 single digits), its strongest output | {test_accuracy:.2%} |"
+        if pairs
+        else f"| MNIST test set (10,000 digits) | **{test_accuracy:.2%}** |",
     ]
     if semeion:
         lines.append(f"| Semeion (1,593 digits by other writers, 16x16, evaluation only) | {semeion[0]:.2%} |")
-    lines += ["", "## How it was trained", "",
-              (f"- Command: {how_it_ran(record)}." if len(runs) == 1 else
-               "- Commands, in order, each run going on from the weights the one before chose: "
-               + "; ".join(how_it_ran(run) for run in runs)
-               + f"; {wall_time(sum(run.train_seconds for run in runs))} in all."),
-              (f"- Data: {made} made afresh every epoch from MNIST's training set, {record.train_images:,} "
-               f"digits{'' if written else ', each pair of two classes'}; "
-               f"{'starting from the weights in `' + runs[0].init_from + '`; ' if runs[0].init_from else ''}"
-               "Adam, the learning rate decayed per epoch; an exponential moving average of the weights is what "
-               "is evaluated and saved." if pairs else
-               f"- Data: MNIST's training set, {record.train_images:,} images, shifted by up to 2 pixels "
-               "(the paper's only augmentation); Adam, the learning rate decayed per epoch; an exponential "
-               "moving average of the weights is what is evaluated and saved."),
-              f"- Selection: {record.selection}."]
+    lines += [
+        "",
+        "## How it was trained",
+        "",
+        (
+            f"- Command: {how_it_ran(record)}."
+            if len(runs) == 1
+            else "- Commands, in order, each run going on from the weights the one before chose: "
+            + "; ".join(how_it_ran(run) for run in runs)
+            + f"; {wall_time(sum(run.train_seconds for run in runs))} in all."
+        ),
+        (
+            f"- Data: {made} made afresh every epoch from MNIST's training set, {record.train_images:,} "
+            f"digits{'' if written else ', each pair of two classes'}; "
+            f"{'starting from the weights in `' + runs[0].init_from + '`; ' if runs[0].init_from else ''}"
+            "Adam, the learning rate decayed per epoch; an exponential moving average of the weights is what "
+            "is evaluated and saved."
+            if pairs
+            else f"- Data: MNIST's training set, {record.train_images:,} images, shifted by up to 2 pixels "
+            "(the paper's only augmentation); Adam, the learning rate decayed per epoch; an exponential "
+            "moving average of the weights is what is evaluated and saved."
+        ),
+        f"- Selection: {record.selection}.",
+    ]
     if record.val_read_exactly is not None:
         rule = record.count_rule
-        lines.append(f"- The chosen epoch read {record.val_read_exactly:.2%} of the validation examples exactly (the "
-                     f"count and the digits), reading two digits where the second-strongest output reaches "
-                     f"{rule['second']:.2f}" + ("" if rule["second_ink"] is None else
-                                                f" and its redrawing covers {rule['second_ink']:.0%} of the ink")
-                     + " (the rule chosen on the same examples); its strongest digits right: "
-                     + f"{record.val_accuracy:.2%}.")
+        lines.append(
+            f"- The chosen epoch read {record.val_read_exactly:.2%} of the validation examples exactly (the "
+            f"count and the digits), reading two digits where the second-strongest output reaches "
+            f"{rule['second']:.2f}"
+            + ("" if rule["second_ink"] is None else f" and its redrawing covers {rule['second_ink']:.0%} of the ink")
+            + " (the rule chosen on the same examples); its strongest digits right: "
+            + f"{record.val_accuracy:.2%}."
+        )
     if val:
         apart = " (the runs apart by |)" if len(runs) > 1 else ""
         lines.append(f"- Validation accuracy after each epoch{apart}: {val}.")
-    lines += ["", "## What it misreads (measured)", "",
-              f"On MNIST's test set it misreads {sum(mistakes.values())} of 10,000 digits; the most common "
-              "(true digit → read as, count): "
-              + ", ".join(f"{t} → {r} ({n})" for (t, r), n in mistakes.most_common(6)) + "."]
+    lines += [
+        "",
+        "## What it misreads (measured)",
+        "",
+        f"On MNIST's test set it misreads {sum(mistakes.values())} of 10,000 digits; the most common "
+        "(true digit → read as, count): "
+        + ", ".join(f"{t} → {r} ({n})" for (t, r), n in mistakes.most_common(6))
+        + ".",
+    ]
     if semeion:
         _, per_digit, semeion_mistakes = semeion
         worst = sorted(per_digit, key=per_digit.get)[:3]
-        lines += ["", "On Semeion's digits, written by other people and scanned at 16x16, it reads "
-                  + ", ".join(f"{d}s at {per_digit[d]:.0%}" for d in worst)
-                  + " (its weakest digits); the most common mistakes: "
-                  + ", ".join(f"{t} → {r} ({n})" for (t, r), n in semeion_mistakes.most_common(4)) + "."]
-    lines += ["", ("It has seen one digit or two of different classes, from MNIST's writers: two digits of the "
-                   "same class cannot be told from one, three or more are read as two, and other people's digits "
-                   "read worse than MNIST's (docs/pairs.md)." if written else
-                   "It has only seen two overlapping MNIST digits of different classes: it always names two "
-                   "digits, so a single digit is read with a second one beside it, and two digits of the same "
-                   "class cannot be told." if pairs else
-                   "It has only seen single, centred, upright MNIST digits: it reads any input as one of ten "
-                   "digits (there is no \"not a digit\"), and letters, several digits or digits turned far from "
-                   "upright are read as some digit all the same."), "",
-              "## Intended use", "",
-              "Teaching and demonstration: the Capsule Network Playground, and comparisons of capsule networks "
-              "with CNNs on MNIST-like digits. Not for reading real documents, cheques or forms.", "",
-              "## How to load it", "", "```python", LOAD[model_name].format(repo=repo), "```", "",
-              "The code: `pip install` the playground's requirements and put its `capsnet/` package on the "
-              "path.", ""]
+        lines += [
+            "",
+            "On Semeion's digits, written by other people and scanned at 16x16, it reads "
+            + ", ".join(f"{d}s at {per_digit[d]:.0%}" for d in worst)
+            + " (its weakest digits); the most common mistakes: "
+            + ", ".join(f"{t} → {r} ({n})" for (t, r), n in semeion_mistakes.most_common(4))
+            + ".",
+        ]
+    lines += [
+        "",
+        (
+            "It has seen one digit or two of different classes, from MNIST's writers: two digits of the "
+            "same class cannot be told from one, three or more are read as two, and other people's digits "
+            "read worse than MNIST's (docs/pairs.md)."
+            if written
+            else "It has only seen two overlapping MNIST digits of different classes: it always names two "
+            "digits, so a single digit is read with a second one beside it, and two digits of the same "
+            "class cannot be told."
+            if pairs
+            else "It has only seen single, centred, upright MNIST digits: it reads any input as one of ten "
+            'digits (there is no "not a digit"), and letters, several digits or digits turned far from '
+            "upright are read as some digit all the same."
+        ),
+        "",
+        "## Intended use",
+        "",
+        "Teaching and demonstration: the Capsule Network Playground, and comparisons of capsule networks "
+        "with CNNs on MNIST-like digits. Not for reading real documents, cheques or forms.",
+        "",
+        "## How to load it",
+        "",
+        "```python",
+        LOAD[model_name].format(repo=repo),
+        "```",
+        "",
+        "The code: `pip install` the playground's requirements and put its `capsnet/` package on the path.",
+        "",
+    ]
     return "\n".join(lines)
 
 
-def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion_path: str | None = None,
-                     repo: str | None = None, device: torch.device = torch.device("cpu"),
-                     misread: Misreadings | None = None) -> ModelCard:
+def write_model_card(
+    folder: str | Path,
+    model_name: str,
+    data_dir: str,
+    semeion_path: str | None = None,
+    repo: str | None = None,
+    device: torch.device = torch.device("cpu"),
+    misread: Misreadings | None = None,
+) -> ModelCard:
     """Measure the weights in ``folder`` on ``device`` and write their card to ``folder``/README.md.
 
     ``misread``: their accuracy on MNIST's test set and its mistakes (``misreadings``) where the
@@ -205,22 +299,46 @@ def write_model_card(folder: str | Path, model_name: str, data_dir: str, semeion
     if semeion_path:
         labels = load_semeion(semeion_path)[1]
         read = semeion_predictions(model, semeion_path)
-        semeion = (float((read == labels).mean()), per_digit_accuracy(labels, read),
-                   Counter((int(t), int(r)) for t, r in zip(labels, read, strict=True) if t != r))
+        semeion = (
+            float((read == labels).mean()),
+            per_digit_accuracy(labels, read),
+            Counter((int(t), int(r)) for t, r in zip(labels, read, strict=True) if t != r),
+        )
     routing = getattr(model.config, "routing_iterations", None)
     pairs = record.task == "pairs"
     data = ModelCardData(
-        model_name=(PAIR_NAMES if pairs else NAMES)[model_name], library_name="capsnet",
+        model_name=(PAIR_NAMES if pairs else NAMES)[model_name],
+        library_name="capsnet",
         pipeline_tag="image-classification",
-        tags=["capsule-network" if model_name == "capsnet" else "cnn", "mnist", "image-classification",
-              *(["multimnist", "overlapping-digits"] if pairs else []), "pytorch_model_hub_mixin"],
+        tags=[
+            "capsule-network" if model_name == "capsnet" else "cnn",
+            "mnist",
+            "image-classification",
+            *(["multimnist", "overlapping-digits"] if pairs else []),
+            "pytorch_model_hub_mixin",
+        ],
         datasets=["ylecun/mnist"],
-        eval_results=[EvalResult(task_type="image-classification", dataset_type="ylecun/mnist",
-                                 dataset_name="MNIST, overlapping pairs (capsnet.data.pairs)" if pairs else "MNIST",
-                                 dataset_split="test", metric_type="accuracy",
-                                 metric_value=round(record.test_accuracy if pairs else test_accuracy, 4))])
-    text = card_text(model_name, record, sum(p.numel() for p in model.parameters()), routing, test_accuracy,
-                     mistakes, semeion, repo or str(folder))
+        eval_results=[
+            EvalResult(
+                task_type="image-classification",
+                dataset_type="ylecun/mnist",
+                dataset_name="MNIST, overlapping pairs (capsnet.data.pairs)" if pairs else "MNIST",
+                dataset_split="test",
+                metric_type="accuracy",
+                metric_value=round(record.test_accuracy if pairs else test_accuracy, 4),
+            )
+        ],
+    )
+    text = card_text(
+        model_name,
+        record,
+        sum(p.numel() for p in model.parameters()),
+        routing,
+        test_accuracy,
+        mistakes,
+        semeion,
+        repo or str(folder),
+    )
     card = ModelCard(f"---\n{data.to_yaml()}\n---\n\n{text}")
     atomic_write_text(folder / "README.md", str(card))
     return card
@@ -232,10 +350,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--model", choices=sorted(NETWORKS), default="capsnet", help="which network (default: capsnet)")
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--semeion", default=None, help="path of semeion.data, to report it too")
-    p.add_argument("--repo", default=None,
-                   help="the Hub repo id the card's loading example names (default: the folder)")
-    p.add_argument("--device", choices=["cpu", "cuda", "mps"], default="cpu",
-                   help="where the network runs (default: cpu)")
+    p.add_argument(
+        "--repo", default=None, help="the Hub repo id the card's loading example names (default: the folder)"
+    )
+    p.add_argument(
+        "--device", choices=["cpu", "cuda", "mps"], default="cpu", help="where the network runs (default: cpu)"
+    )
     args = p.parse_args(argv)
     write_model_card(args.weights, args.model, args.data_dir, args.semeion, args.repo, torch.device(args.device))
     print(f"wrote {Path(args.weights) / 'README.md'}")

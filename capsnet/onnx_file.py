@@ -9,6 +9,7 @@ from a second copy of its architecture, and known by its hash (`capsnet.decoder_
 so the page never reads with other weights than the server's. float16 halves the file; how far it
 moves the lengths: docs/playground.md.
 """
+
 import io
 
 import numpy as np
@@ -18,7 +19,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from capsnet.model import CapsNet
 
-OPSET = 18                            # ONNX Runtime Web 1.30 runs opsets up to 23
+OPSET = 18  # ONNX Runtime Web 1.30 runs opsets up to 23
 INPUT, OUTPUTS = "images", ("capsules", "lengths")
 
 
@@ -40,13 +41,20 @@ def capsules_graph(network: CapsNet) -> bytes:
     was_training = network.training
     capsules = _Capsules(network)
     try:
-        exported = torch.onnx.export(capsules.eval(), (torch.zeros(1, 1, side, side),), input_names=[INPUT],
-                                     output_names=list(OUTPUTS), opset_version=OPSET, dynamo=True, verbose=False)
+        exported = torch.onnx.export(
+            capsules.eval(),
+            (torch.zeros(1, 1, side, side),),
+            input_names=[INPUT],
+            output_names=list(OUTPUTS),
+            opset_version=OPSET,
+            dynamo=True,
+            verbose=False,
+        )
     finally:
         network.train(was_training)
     model = exported.model_proto
-    for node in model.graph.node:       # where each node was traced from: this machine's paths, and
-        node.ClearField("metadata_props")   # counters that differ from one export to the next
+    for node in model.graph.node:  # where each node was traced from: this machine's paths, and
+        node.ClearField("metadata_props")  # counters that differ from one export to the next
         node.ClearField("doc_string")
     _store_in_float16(model.graph, {name for name, _ in capsules.named_parameters()})
     onnx.checker.check_model(model)

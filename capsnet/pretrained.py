@@ -2,6 +2,7 @@
 
 Weights come only from model.safetensors (never a pickle such as pytorch_model.bin).
 """
+
 import dataclasses
 import json
 import os
@@ -21,21 +22,23 @@ from capsnet.model import CapsNet, CapsNetConfig
 WEIGHTS_FILE = "model.safetensors"
 CONFIG_FILE = "config.json"
 HUB_REPO_ID = re.compile(r"\b[\w.-]+\b/\b[\w.-]+\b")  # namespace/name, e.g. "user/capsnet-mnist"
-NETWORKS = {"capsnet": CapsNet, "cnn": BaselineCNN}   # the commands' --model
+NETWORKS = {"capsnet": CapsNet, "cnn": BaselineCNN}  # the commands' --model
 CONFIGS = {CapsNet: CapsNetConfig, BaselineCNN: BaselineConfig}
 
 
 class Served(NamedTuple):
     """Where the page takes one network's weights from."""
+
     variable: str  # the environment variable that names a folder or Hub repo id
-    folder: str    # where they are without it
+    folder: str  # where they are without it
 
 
-SERVED_BY = {   # (--model, --task): where the page takes those weights from
+SERVED_BY = {  # (--model, --task): where the page takes those weights from
     ("capsnet", "digits"): Served("CAPSNET_WEIGHTS", "weights"),
     ("cnn", "digits"): Served("CAPSNET_CNN_WEIGHTS", "weights/cnn"),
     ("capsnet", "pairs"): Served("CAPSNET_PAIRS_WEIGHTS", "weights/pairs"),
-    ("cnn", "pairs"): Served("CAPSNET_PAIRS_CNN_WEIGHTS", "weights/pairs-cnn")}
+    ("cnn", "pairs"): Served("CAPSNET_PAIRS_CNN_WEIGHTS", "weights/pairs-cnn"),
+}
 
 
 def train_command(model: str, task: str) -> str:
@@ -53,11 +56,13 @@ def served_fix(*networks: tuple[str, str]) -> str:
     commands = " and ".join(f"`{train_command(*network)}`" for network in networks)
     variables = " and ".join(SERVED_BY[network].variable for network in networks)
     held = "a folder or Hugging Face Hub repo id that holds" if len(networks) == 1 else "folders that hold"
-    return (f"Fix: train {'a model' if len(networks) == 1 else 'them'} with {commands}, or set {variables} "
-            f"to {held} {WEIGHTS_FILE} and {CONFIG_FILE}.")
+    return (
+        f"Fix: train {'a model' if len(networks) == 1 else 'them'} with {commands}, or set {variables} "
+        f"to {held} {WEIGHTS_FILE} and {CONFIG_FILE}."
+    )
 
 
-FIX = served_fix(("capsnet", "digits"))   # load_model's
+FIX = served_fix(("capsnet", "digits"))  # load_model's
 
 
 class WeightsError(RuntimeError):
@@ -116,8 +121,10 @@ def download(repo_id: str) -> Path:
         return Path(hf_hub_download(repo_id, WEIGHTS_FILE)).parent
     except (OSError, EntryNotFoundError, HFValidationError) as error:
         reason = str(error).splitlines()[0] if str(error) else error.__class__.__name__
-        raise WeightsError(f"{repo_id} is not a local folder, and its {CONFIG_FILE} and {WEIGHTS_FILE} "
-                           f"cannot be had from the Hugging Face Hub ({reason})") from None
+        raise WeightsError(
+            f"{repo_id} is not a local folder, and its {CONFIG_FILE} and {WEIGHTS_FILE} "
+            f"cannot be had from the Hugging Face Hub ({reason})"
+        ) from None
 
 
 def read_config(path: Path, config_class: type = CapsNetConfig):
@@ -136,8 +143,9 @@ def read_config(path: Path, config_class: type = CapsNetConfig):
         if isinstance(default, float):
             valid, expected = is_number(value) and 0 <= value < 1, "a number in [0, 1)"
         elif isinstance(default, tuple):
-            valid = isinstance(value, list) and len(value) == len(default) and \
-                all(is_int(item, least) for item in value)
+            valid = (
+                isinstance(value, list) and len(value) == len(default) and all(is_int(item, least) for item in value)
+            )
             expected = f"a list of {len(default)} {count.removeprefix('a ')}s"
         else:
             valid, expected = is_int(value, least), count
@@ -146,8 +154,10 @@ def read_config(path: Path, config_class: type = CapsNetConfig):
     config = config_class(**values)
     side = config.primary_grid if isinstance(config, CapsNetConfig) else config.feature_side
     if side < 1:
-        raise WeightsError(f"{path}: image_size {config.image_size} is too small for kernel_size "
-                           f"{config.kernel_size} (the convolutions leave no feature map)")
+        raise WeightsError(
+            f"{path}: image_size {config.image_size} is too small for kernel_size "
+            f"{config.kernel_size} (the convolutions leave no feature map)"
+        )
     return config
 
 
@@ -195,8 +205,10 @@ def check_tensor_shapes(weights_file: Path, model_on_meta) -> None:
         raise WeightsError(f"{weights_file} has unexpected tensors {', '.join(unexpected)}")
     for name, shape in expected.items():
         if found[name] != shape:
-            raise WeightsError(f"{weights_file}: tensor {name} has shape {list(found[name])} but "
-                               f"{weights_file.parent / CONFIG_FILE} implies {list(shape)}")
+            raise WeightsError(
+                f"{weights_file}: tensor {name} has shape {list(found[name])} but "
+                f"{weights_file.parent / CONFIG_FILE} implies {list(shape)}"
+            )
 
 
 def load_pair_networks(capsnet_folder, cnn_folder) -> tuple:

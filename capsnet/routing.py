@@ -14,6 +14,7 @@ Routing made visible, for one example (what the playground shows of every drawin
 ``vote_heatmap`` spreads the votes a digit capsule receives over the primary capsules' grid, and
 ``agreement`` says how well each digit capsule's voters agree with it.
 """
+
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,13 +23,16 @@ import torch.nn.functional as F
 
 from capsnet.squash import squash
 
-COSINE_EPSILON = 1e-8   # keeps agreement's cosine finite for a zero vote or a zero capsule
+COSINE_EPSILON = 1e-8  # keeps agreement's cosine finite for a zero vote or a zero capsule
 
 
-def route(weighted_sum: Callable[[torch.Tensor], torch.Tensor],
-          agreement: Callable[[torch.Tensor], torch.Tensor],
-          logits_shape: tuple[int, int, int], iterations: int,
-          like: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def route(
+    weighted_sum: Callable[[torch.Tensor], torch.Tensor],
+    agreement: Callable[[torch.Tensor], torch.Tensor],
+    logits_shape: tuple[int, int, int],
+    iterations: int,
+    like: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Procedure 1, given the two maps of the predictions it needs.
 
     The routing logits b_ij start at zero for every example (they are never shared across the
@@ -48,14 +52,14 @@ def route(weighted_sum: Callable[[torch.Tensor], torch.Tensor],
     """
     if iterations < 1:
         raise ValueError(f"routing needs at least one iteration, got {iterations}")
-    b = like.new_zeros(logits_shape)                      # b_ij, [J, B, I]
+    b = like.new_zeros(logits_shape)  # b_ij, [J, B, I]
     with torch.no_grad():
         for _ in range(iterations - 1):
-            c = F.softmax(b, dim=0)                       # c_ij = softmax_j(b_ij)   (eq. 3)
-            v = squash(weighted_sum(c))                   # v_j = squash(s_j)        (eqs. 1, 2)
-            b = b + agreement(v)                          # b_ij += u_hat_j|i . v_j
-    c = F.softmax(b, dim=0)                               # [J, B, I]
-    v = squash(weighted_sum(c))                           # [J, B, D]
+            c = F.softmax(b, dim=0)  # c_ij = softmax_j(b_ij)   (eq. 3)
+            v = squash(weighted_sum(c))  # v_j = squash(s_j)        (eqs. 1, 2)
+            b = b + agreement(v)  # b_ij += u_hat_j|i . v_j
+    c = F.softmax(b, dim=0)  # [J, B, I]
+    v = squash(weighted_sum(c))  # [J, B, D]
     return v.transpose(0, 1).contiguous(), c.permute(1, 2, 0).contiguous()
 
 
@@ -72,17 +76,18 @@ def dynamic_routing(u_hat: torch.Tensor, iterations: int) -> tuple[torch.Tensor,
     batch, inputs, outputs, dim = u_hat.shape
     u_hat_t = u_hat.permute(2, 0, 1, 3).reshape(outputs * batch, inputs, dim)  # [J*B, I, D]
 
-    def weighted_sum(c: torch.Tensor) -> torch.Tensor:   # s_j = sum_i c_ij u_hat_j|i   (eq. 2)
+    def weighted_sum(c: torch.Tensor) -> torch.Tensor:  # s_j = sum_i c_ij u_hat_j|i   (eq. 2)
         return torch.bmm(c.reshape(-1, 1, inputs), u_hat_t).view(outputs, batch, dim)
 
-    def agreement(v: torch.Tensor) -> torch.Tensor:      # u_hat_j|i . v_j
+    def agreement(v: torch.Tensor) -> torch.Tensor:  # u_hat_j|i . v_j
         return torch.bmm(v.reshape(-1, 1, dim), u_hat_t.transpose(1, 2)).view(outputs, batch, inputs)
 
     return route(weighted_sum, agreement, (outputs, batch, inputs), iterations, u_hat)
 
 
-def dynamic_routing_from_weights(u: torch.Tensor, W: torch.Tensor,
-                                 iterations: int) -> tuple[torch.Tensor, torch.Tensor]:
+def dynamic_routing_from_weights(
+    u: torch.Tensor, W: torch.Tensor, iterations: int
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``dynamic_routing(einsum("ijdk,bik->bijd", W, u), iterations)`` without building u_hat.
 
     Both maps regroup the sums over i and the input components k into one matrix product per
@@ -100,13 +105,13 @@ def dynamic_routing_from_weights(u: torch.Tensor, W: torch.Tensor,
     _, outputs, dim, _ = W.shape
     W_t = W.permute(1, 0, 3, 2).reshape(outputs, inputs * in_dim, dim)  # W_ij^T stacked, [J, I*K, D]
 
-    def weighted_sum(c: torch.Tensor) -> torch.Tensor:   # s_j = sum_i c_ij W_ij u_i   (eq. 2)
-        c_u = (c.unsqueeze(-1) * u).view(outputs, batch, inputs * in_dim)   # c_ij u_i, [J, B, I*K]
-        return torch.bmm(c_u, W_t)                                          # [J, B, D]
+    def weighted_sum(c: torch.Tensor) -> torch.Tensor:  # s_j = sum_i c_ij W_ij u_i   (eq. 2)
+        c_u = (c.unsqueeze(-1) * u).view(outputs, batch, inputs * in_dim)  # c_ij u_i, [J, B, I*K]
+        return torch.bmm(c_u, W_t)  # [J, B, D]
 
-    def agreement(v: torch.Tensor) -> torch.Tensor:      # u_hat_j|i . v_j = u_i . (W_ij^T v_j)
+    def agreement(v: torch.Tensor) -> torch.Tensor:  # u_hat_j|i . v_j = u_i . (W_ij^T v_j)
         W_t_v = torch.bmm(v, W_t.transpose(1, 2)).view(outputs, batch, inputs, in_dim)  # [J, B, I, K]
-        return (W_t_v * u).sum(dim=-1)                                                  # [J, B, I]
+        return (W_t_v * u).sum(dim=-1)  # [J, B, I]
 
     return route(weighted_sum, agreement, (outputs, batch, inputs), iterations, u)
 
@@ -114,10 +119,11 @@ def dynamic_routing_from_weights(u: torch.Tensor, W: torch.Tensor,
 @dataclass
 class RoutingTrace:
     """The routing of one example's predictions, redone for r = 1 .. R iterations (row k holds r = k + 1)."""
-    u_hat: torch.Tensor        # predictions u_hat_j|i, [I, J, D] ([1152, 10, 16])
-    capsules: torch.Tensor     # v_j after r iterations, [R, J, D]
-    couplings: torch.Tensor    # c_ij after r iterations, [R, I, J]
-    lengths: torch.Tensor      # |v_j|, [R, J]
+
+    u_hat: torch.Tensor  # predictions u_hat_j|i, [I, J, D] ([1152, 10, 16])
+    capsules: torch.Tensor  # v_j after r iterations, [R, J, D]
+    couplings: torch.Tensor  # c_ij after r iterations, [R, I, J]
+    lengths: torch.Tensor  # |v_j|, [R, J]
     predictions: torch.Tensor  # the longest capsule, [R]
 
 
@@ -133,14 +139,15 @@ def routing_by_iterations(u_hat: torch.Tensor, max_iterations: int) -> RoutingTr
     if max_iterations < 1:
         raise ValueError(f"routing needs at least one iteration, got {max_iterations}")
     routed = [dynamic_routing(u_hat[None], r) for r in range(1, max_iterations + 1)]
-    capsules = torch.cat([v for v, _ in routed])                     # [R, J, D]
-    couplings = torch.cat([c for _, c in routed])                    # [R, I, J]
-    lengths = capsules.norm(dim=-1)                                  # [R, J]
+    capsules = torch.cat([v for v, _ in routed])  # [R, J, D]
+    couplings = torch.cat([c for _, c in routed])  # [R, I, J]
+    lengths = capsules.norm(dim=-1)  # [R, J]
     return RoutingTrace(u_hat, capsules, couplings, lengths, lengths.argmax(dim=1))
 
 
-def vote_heatmap(couplings: torch.Tensor, u_hat: torch.Tensor, digit: int, types: int, grid: int,
-                 capsule_type: int | None = None) -> torch.Tensor:
+def vote_heatmap(
+    couplings: torch.Tensor, u_hat: torch.Tensor, digit: int, types: int, grid: int, capsule_type: int | None = None
+) -> torch.Tensor:
     """How much of digit capsule j's input s_j each grid position sends: c_ij |u_hat_j|i|.
 
     s_j = sum_i c_ij u_hat_j|i (eq. 2) is a sum of votes; this map spreads its mass,
@@ -164,8 +171,8 @@ def vote_heatmap(couplings: torch.Tensor, u_hat: torch.Tensor, digit: int, types
         raise ValueError(f"digit must be in 0 .. {couplings.shape[-1] - 1}, got {digit}")
     if capsule_type is not None and not 0 <= capsule_type < types:
         raise ValueError(f"capsule type must be in 0 .. {types - 1} or None, got {capsule_type}")
-    mass = couplings[..., digit] * u_hat[..., digit, :].norm(dim=-1)    # [..., I]
-    per_type = mass.unflatten(-1, (types, grid, grid))                  # [..., types, grid, grid]
+    mass = couplings[..., digit] * u_hat[..., digit, :].norm(dim=-1)  # [..., I]
+    per_type = mass.unflatten(-1, (types, grid, grid))  # [..., types, grid, grid]
     return per_type.sum(dim=-3) if capsule_type is None else per_type[..., capsule_type, :, :]
 
 
@@ -187,7 +194,7 @@ def agreement(u_hat: torch.Tensor, v: torch.Tensor, c: torch.Tensor) -> torch.Te
     Returns:
         A_j for every digit capsule, [..., J].
     """
-    direction = F.normalize(v, dim=-1, eps=COSINE_EPSILON).unsqueeze(-3)   # v_j / |v_j|, [..., 1, J, D]
-    along_v = (u_hat * direction).sum(dim=-1)                                # |u_hat_j|i| cos, [..., I, J]
-    shares = c * u_hat.norm(dim=-1)                                          # c_ij |u_hat_j|i|
+    direction = F.normalize(v, dim=-1, eps=COSINE_EPSILON).unsqueeze(-3)  # v_j / |v_j|, [..., 1, J, D]
+    along_v = (u_hat * direction).sum(dim=-1)  # |u_hat_j|i| cos, [..., I, J]
+    shares = c * u_hat.norm(dim=-1)  # c_ij |u_hat_j|i|
     return (c * along_v).sum(dim=-2) / shares.sum(dim=-2).clamp_min(COSINE_EPSILON)

@@ -5,6 +5,7 @@ The temporary files have fixed names (``NAME.tmp``, the folder ``.saving``) and 
 write fails, so a process killed while writing leaves at most one of each, which the next write
 replaces.
 """
+
 import hashlib
 import os
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-SAVING = ".saving"   # atomic_save_pretrained's temporary folder inside the weights folder
+SAVING = ".saving"  # atomic_save_pretrained's temporary folder inside the weights folder
 
 
 @contextmanager
@@ -57,9 +58,11 @@ def load_checkpoint(path: str | Path) -> dict:
     except FileNotFoundError:
         raise RuntimeError(f"no checkpoint at {path}: start without --resume") from None
     except Exception as error:
-        raise RuntimeError(f"checkpoint {path} is unreadable ({error.__class__.__name__}: "
-                           f"{str(error).splitlines()[0] if str(error) else ''}); delete it and "
-                           "train again without --resume") from error
+        raise RuntimeError(
+            f"checkpoint {path} is unreadable ({error.__class__.__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else ''}); delete it and "
+            "train again without --resume"
+        ) from error
 
 
 def ordinary_mode() -> int:
@@ -75,13 +78,13 @@ def atomic_save_pretrained(model, out_dir: str | Path) -> None:
     ``out_dir`` stays as it is (the card of the run that wrote it: capsnet.model_card)."""
     out_dir = Path(out_dir)
     tmp = out_dir / SAVING
-    shutil.rmtree(tmp, ignore_errors=True)      # left by a process killed while saving
+    shutil.rmtree(tmp, ignore_errors=True)  # left by a process killed while saving
     try:
         tmp.mkdir(parents=True)
         model.save_pretrained(tmp)
         for file in tmp.iterdir():
             if file.name != "README.md":
-                os.chmod(file, ordinary_mode())     # safetensors writes its file 0600
+                os.chmod(file, ordinary_mode())  # safetensors writes its file 0600
                 os.replace(file, out_dir / file.name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,4 +1,5 @@
 """The squashing non-linearity (Sabour et al. 2017, eq. 1)."""
+
 import torch
 
 EPSILON = 1e-8  # keeps the norm's gradient finite at s = 0

@@ -12,6 +12,7 @@ Dragging a slider redraws the reconstruction in the page (the reading panel's de
 page_decoder.py); only where the page cannot does it fire the component's `input` event, which
 asks the server (drag moves, not the server's resets).
 """
+
 import math
 import numbers
 from pathlib import Path
@@ -44,15 +45,23 @@ class DimensionSliders(gr.HTML):
 
     def __init__(self, value: dict | None = None, **kwargs):
         super().__init__(
-            value=value, html_template=TEMPLATE,
+            value=value,
+            html_template=TEMPLATE,
             css_template=(_HERE / "dimension_sliders.css").read_text(encoding="utf-8"),
             js_on_load=(_HERE / "dimension_sliders.js").read_text(encoding="utf-8"),
-            apply_default_css=False, **kwargs)
+            apply_default_css=False,
+            **kwargs,
+        )
 
     def api_info(self) -> dict:
-        return {"type": "object", "properties": {
-            "offsets": {"type": "array", "items": {"type": "number"}},
-            "rows": {"type": "array", "items": {"type": "object"}}, "enabled": {"type": "boolean"}}}
+        return {
+            "type": "object",
+            "properties": {
+                "offsets": {"type": "array", "items": {"type": "number"}},
+                "rows": {"type": "array", "items": {"type": "object"}},
+                "enabled": {"type": "boolean"},
+            },
+        }
 
 
 def offsets(value, limits: list[float]) -> list[float]:
@@ -62,9 +71,16 @@ def offsets(value, limits: list[float]) -> list[float]:
         SlidersError: no list of len(limits) finite numbers, each within [-limit, limit].
     """
     got = value.get("offsets") if isinstance(value, dict) else None
-    if (not isinstance(got, list) or len(got) != len(limits)
-            or not all(isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
-                       and abs(x) <= limit for x, limit in zip(got, limits, strict=True))):
-        raise SlidersError(f"expected {len(limits)} dimension offsets, each a number within "
-                           f"its slider's range (±{max(limits):g} at most), got {str(got)[:200]}")
+    if (
+        not isinstance(got, list)
+        or len(got) != len(limits)
+        or not all(
+            isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and abs(x) <= limit
+            for x, limit in zip(got, limits, strict=True)
+        )
+    ):
+        raise SlidersError(
+            f"expected {len(limits)} dimension offsets, each a number within "
+            f"its slider's range (±{max(limits):g} at most), got {str(got)[:200]}"
+        )
     return [float(x) for x in got]

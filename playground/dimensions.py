@@ -10,6 +10,7 @@ the page cannot, on the server; *Decode as*, or the sliders' range, changed redr
 reconstruction in the page at once, and brings from the server its sliders back at zero, with
 their names, and its Figure 4.
 """
+
 from dataclasses import dataclass
 
 import gradio as gr
@@ -20,13 +21,16 @@ from capsnet.studies.dimension_names_file import DimensionNames
 from playground import dimension_sliders, serving, views
 from playground.reading import WINNER, Reading, ReadingSection
 
-PAPER, SPREAD = "paper", "spread"                 # the sliders' two ranges
+PAPER, SPREAD = "paper", "spread"  # the sliders' two ranges
 # Decode as, or the range, changed: the page's decoder (playground/decoder.js) redraws the chosen
 # capsule at zero offsets, as the server's answer will show it; nothing where it cannot.
-REDRAW_JS = """(decodeAs) => {
+REDRAW_JS = (
+    """(decodeAs) => {
   const digit = decodeAs === "%s" ? null : Number(decodeAs);
   document.dispatchEvent(new CustomEvent("capsule-redraw", {cancelable: true, detail: {offsets: null, digit}}));
-}""" % WINNER  # noqa: UP031 (JavaScript, whose braces str.format would need doubled)
+}"""
+    % WINNER
+)  # noqa: UP031 (JavaScript, whose braces str.format would need doubled)
 
 
 class DecodingError(ValueError):
@@ -36,8 +40,9 @@ class DecodingError(ValueError):
 @dataclass(frozen=True, eq=False)
 class DimensionsSection:
     """The sliders and Figure 4 over the app's CapsNet, which redraw the reading section's panel."""
-    reading: ReadingSection            # whose panel shows the reconstruction the sliders move
-    names: DimensionNames | None       # the measured names of each digit's dimensions, or None
+
+    reading: ReadingSection  # whose panel shows the reconstruction the sliders move
+    names: DimensionNames | None  # the measured names of each digit's dimensions, or None
 
     @property
     def dimensions(self) -> int:
@@ -69,7 +74,7 @@ class DimensionsSection:
         return list(range(self.dimensions)) if self.names is None else list(self.names.by_effect(digit, scale))
 
     def dimension_label(self, digit: int, dimension: int, scale: str) -> str:
-        """"d7: wider →": the dimension's number and what its slider does, as measured."""
+        """ "d7: wider →": the dimension's number and what its slider does, as measured."""
         if self.names is None:
             return f"dimension {dimension + 1}"
         return f"d{dimension + 1}: {getattr(self.names, scale)[digit][dimension].name}"
@@ -82,11 +87,18 @@ class DimensionsSection:
         """The sliders for decoding capsule ``digit``, the telling dimensions first, all at zero;
         gr.skip() when that is what ``shown`` (the sliders on the page) already is."""
         if digit is None:
-            rows = [{"dimension": d, "label": f"dimension {d + 1}", "limit": PAPER_RANGE}
-                    for d in range(self.dimensions)]
+            rows = [
+                {"dimension": d, "label": f"dimension {d + 1}", "limit": PAPER_RANGE} for d in range(self.dimensions)
+            ]
         else:
-            rows = [{"dimension": d, "label": self.dimension_label(digit, d, scale),
-                     "limit": self.dimension_limit(digit, d, scale)} for d in self.ordered_dimensions(digit, scale)]
+            rows = [
+                {
+                    "dimension": d,
+                    "label": self.dimension_label(digit, d, scale),
+                    "limit": self.dimension_limit(digit, d, scale),
+                }
+                for d in self.ordered_dimensions(digit, scale)
+            ]
         value = dimension_sliders.slider_value(rows, [0.0] * self.dimensions, enabled=digit is not None)
         return gr.skip() if value == shown else value
 
@@ -98,11 +110,14 @@ class DimensionsSection:
         digit = reading.decoded_digit(decode_as)
         order = self.ordered_dimensions(digit, scale)
         limits = torch.tensor([self.dimension_limit(digit, d, scale) for d in range(self.dimensions)])
-        values = limits[:, None] * torch.linspace(-1, 1, len(SWEEP))                          # [16, 11]
+        values = limits[:, None] * torch.linspace(-1, 1, len(SWEEP))  # [16, 11]
         with serving.model_turn(), torch.inference_mode():
             images = sweep_reconstructions(reading.network, reading.capsules, digit, values)  # [16, 11, 28, 28]
-        ends = (f"{SWEEP[0]:+.2f} … {SWEEP[-1]:+.2f}" if scale == PAPER
-                else f"−{self.names.spread_range:g} sd … +{self.names.spread_range:g} sd")
+        ends = (
+            f"{SWEEP[0]:+.2f} … {SWEEP[-1]:+.2f}"
+            if scale == PAPER
+            else f"−{self.names.spread_range:g} sd … +{self.names.spread_range:g} sd"
+        )
         return views.figure4_html(images[order], [self.dimension_label(digit, d, scale) for d in order], ends)
 
     def move_dimensions(self, reading: Reading | None, decode_as: str, scale: str, sliders: dict) -> str:
@@ -111,9 +126,11 @@ class DimensionsSection:
             self.check_decoding(decode_as, scale)
         except DecodingError as error:
             return views.message_panel(f"Cannot move the sliders: {error}")
-        if reading is None:   # the page enables the sliders with a reading: the server dropped it since
-            return views.message_panel("This page's reading is no longer kept on the server (it keeps the "
-                                       "sessions used most recently): draw the digit again.")
+        if reading is None:  # the page enables the sliders with a reading: the server dropped it since
+            return views.message_panel(
+                "This page's reading is no longer kept on the server (it keeps the "
+                "sessions used most recently): draw the digit again."
+            )
         digit = reading.decoded_digit(decode_as)
         limits = [self.dimension_limit(digit, d, scale) for d in range(self.dimensions)]
         try:
@@ -131,31 +148,53 @@ class DimensionsSection:
         except DecodingError as error:
             return views.message_panel(f"Cannot decode: {error}"), gr.skip(), gr.skip()
         digit = None if reading is None else reading.decoded_digit(decode_as)
-        return (self.reading.panel(reading, decode_as), self.sliders_at_zero(digit, scale, shown_sliders),
-                self.figure4_html(reading, decode_as, scale))
+        return (
+            self.reading.panel(reading, decode_as),
+            self.sliders_at_zero(digit, scale, shown_sliders),
+            self.figure4_html(reading, decode_as, scale),
+        )
 
-    def layout(self, reading: gr.State, reading_view: gr.HTML, decode_as: gr.Radio,
-               page_event: dict) -> tuple[gr.Radio, dimension_sliders.DimensionSliders, gr.HTML]:
+    def layout(
+        self, reading: gr.State, reading_view: gr.HTML, decode_as: gr.Radio, page_event: dict
+    ) -> tuple[gr.Radio, dimension_sliders.DimensionSliders, gr.HTML]:
         """The section, laid out where it is called inside the app's Blocks, its events wired: a
         slider's move redraws ``reading_view`` (in the page, or where it cannot, on the server);
         ``decode_as`` or the range changed, the reconstruction in the page at once, then the panel,
         the sliders and Figure 4 from the server. The range, the sliders and Figure 4, for the
         app's `show_details`."""
-        gr.Markdown(f"### The {self.dimensions} dimensions of the capsule\nEach slider adds an offset to one "
-                    "dimension of the decoded capsule; the reconstruction above follows.")
+        gr.Markdown(
+            f"### The {self.dimensions} dimensions of the capsule\nEach slider adds an offset to one "
+            "dimension of the decoded capsule; the reconstruction above follows."
+        )
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=300):
-                scale = gr.Radio([(text, key) for key, text in self.ranges.items()], value=PAPER,
-                                 label="Slider range", visible=len(self.ranges) > 1, elem_id="slider-range")
+                scale = gr.Radio(
+                    [(text, key) for key, text in self.ranges.items()],
+                    value=PAPER,
+                    label="Slider range",
+                    visible=len(self.ranges) > 1,
+                    elem_id="slider-range",
+                )
                 sliders = dimension_sliders.DimensionSliders(self.sliders_at_zero(None, PAPER), elem_id="sliders")
                 gr.Markdown(EXPLANATION)
             with gr.Column(scale=4, min_width=300):
                 figure4 = gr.HTML(self.figure4_html(None, WINNER, PAPER), elem_id="figure4")
-        sliders.input(self.move_dimensions, inputs=[reading, decode_as, scale, sliders], outputs=reading_view,
-                      trigger_mode="always_last", **page_event)
+        sliders.input(
+            self.move_dimensions,
+            inputs=[reading, decode_as, scale, sliders],
+            outputs=reading_view,
+            trigger_mode="always_last",
+            **page_event,
+        )
         gr.on([decode_as.input, scale.input], None, inputs=decode_as, js=REDRAW_JS, **page_event)
-        gr.on([decode_as.input, scale.input], self.decode_again, inputs=[reading, decode_as, scale, sliders],
-              outputs=[reading_view, sliders, figure4], trigger_mode="always_last", **page_event)
+        gr.on(
+            [decode_as.input, scale.input],
+            self.decode_again,
+            inputs=[reading, decode_as, scale, sliders],
+            outputs=[reading_view, sliders, figure4],
+            trigger_mode="always_last",
+            **page_event,
+        )
         return scale, sliders, figure4
 
 

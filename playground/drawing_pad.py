@@ -16,6 +16,7 @@ when it ends. Its value:
 Whatever arrives can be forged, so `parse` checks every part, bounded in size and time, before
 anything is drawn.
 """
+
 import base64
 import html
 import math
@@ -29,11 +30,11 @@ from PIL import Image
 
 from playground.views import paper, png_data_url
 
-SIDE = 280            # the pad's coordinates run over 0..SIDE on both axes: 10 units an MNIST pixel
-BRUSH = 20            # stroke width in pad units, a fourteenth of the pad, like a pen on paper
-LIVE_MS = 100         # the page sends the stroke being drawn at most this often
-MAX_STROKES = 500     # far beyond any digit: a 4 takes 2 strokes, a scribble a few dozen
-MAX_POINTS = 20_000   # over all strokes; a digit drawn slowly takes a few hundred
+SIDE = 280  # the pad's coordinates run over 0..SIDE on both axes: 10 units an MNIST pixel
+BRUSH = 20  # stroke width in pad units, a fourteenth of the pad, like a pen on paper
+LIVE_MS = 100  # the page sends the stroke being drawn at most this often
+MAX_STROKES = 500  # far beyond any digit: a 4 takes 2 strokes, a scribble a few dozen
+MAX_POINTS = 20_000  # over all strokes; a digit drawn slowly takes a few hundred
 SEGMENTS_AT_ONCE = 32  # a stroke's segments inked together, over the box that holds them
 MAX_REVISION = 2**53  # the largest integer a page's JavaScript counts exactly
 BACKGROUND_SIDE = 28  # an example digit is an MNIST image
@@ -58,10 +59,13 @@ TEMPLATE = """
   </div>
 </div>
 """
-PEN = ('<button type="button" class="pen" data-pen="{pen}" aria-pressed="{pressed}">'
-       '<span class="swatch" style="background: {colour}"></span>Pen {number}</button>')
-EXAMPLE = ('<button type="button" class="example" title="{title}" data-ink="{ink}">'
-           '<img src="{src}" alt="{label}"></button>')
+PEN = (
+    '<button type="button" class="pen" data-pen="{pen}" aria-pressed="{pressed}">'
+    '<span class="swatch" style="background: {colour}"></span>Pen {number}</button>'
+)
+EXAMPLE = (
+    '<button type="button" class="example" title="{title}" data-ink="{ink}"><img src="{src}" alt="{label}"></button>'
+)
 INK_COLOUR = "#000000"  # the one pen of a pad of one
 
 
@@ -72,20 +76,22 @@ class DrawingError(ValueError):
 @dataclass(frozen=True)
 class Drawing:
     """What is on the pad."""
-    strokes: list[np.ndarray]        # each [n, 2], (x, y) in pad units
-    pens: tuple[int, ...]            # each stroke's pen, 0 .. pen count - 1
-    background: np.ndarray | None    # uint8 [pens, 28, 28], each pen's ink, 255 = ink (MNIST's polarity)
+
+    strokes: list[np.ndarray]  # each [n, 2], (x, y) in pad units
+    pens: tuple[int, ...]  # each stroke's pen, 0 .. pen count - 1
+    background: np.ndarray | None  # uint8 [pens, 28, 28], each pen's ink, 255 = ink (MNIST's polarity)
     revision: int
-    drawing: bool                    # a stroke is still being drawn: more will follow
+    drawing: bool  # a stroke is still being drawn: more will follow
 
 
 @dataclass(frozen=True)
 class Example:
     """An example to start from: its ink, one layer a pen, shown as ``picture`` on its button."""
-    label: str              # the button's text for a screen reader: "7", "3 over 5"
-    title: str              # its tooltip: "MNIST test digit 7"
-    ink: np.ndarray         # uint8 [pens, 28, 28], 255 = ink
-    picture: np.ndarray     # uint8 [28, 28] grey or [28, 28, 3] RGB, as the button shows it
+
+    label: str  # the button's text for a screen reader: "7", "3 over 5"
+    title: str  # its tooltip: "MNIST test digit 7"
+    ink: np.ndarray  # uint8 [pens, 28, 28], 255 = ink
+    picture: np.ndarray  # uint8 [28, 28] grey or [28, 28, 3] RGB, as the button shows it
 
 
 def digit_example(digit: int, ink: np.ndarray) -> Example:
@@ -105,34 +111,63 @@ class DrawingPad(gr.HTML):
         examples_caption: what the examples' row says.
     """
 
-    def __init__(self, examples: list[Example] = (), colours: tuple[str, ...] = (INK_COLOUR,),
-                 hint: str = "Draw a digit here", examples_caption: str = "or start from an MNIST test digit",
-                 **kwargs):
+    def __init__(
+        self,
+        examples: list[Example] = (),
+        colours: tuple[str, ...] = (INK_COLOUR,),
+        hint: str = "Draw a digit here",
+        examples_caption: str = "or start from an MNIST test digit",
+        **kwargs,
+    ):
         # The examples are written into the template rather than passed as props: Gradio's page
         # copies every prop on every change of the value (structuredClone), many times a second
         # while a stroke is drawn. An example's ink travels as base64 in its button's data-ink.
         if any(example.ink.shape != (len(colours), BACKGROUND_SIDE, BACKGROUND_SIDE) for example in examples):
             raise ValueError(f"each example needs {len(colours)} ink layers of {BACKGROUND_SIDE}x{BACKGROUND_SIDE}")
-        buttons = "".join(EXAMPLE.format(label=html.escape(example.label), title=html.escape(example.title),
-                                         ink=base64.b64encode(example.ink.astype(np.uint8).tobytes()).decode(),
-                                         src=png_data_url(example.picture))
-                          for example in examples)
-        pens = "" if len(colours) == 1 else "".join(
-            PEN.format(pen=pen, number=pen + 1, colour=colour, pressed=str(pen == 0).lower())
-            for pen, colour in enumerate(colours))
+        buttons = "".join(
+            EXAMPLE.format(
+                label=html.escape(example.label),
+                title=html.escape(example.title),
+                ink=base64.b64encode(example.ink.astype(np.uint8).tobytes()).decode(),
+                src=png_data_url(example.picture),
+            )
+            for example in examples
+        )
+        pens = (
+            ""
+            if len(colours) == 1
+            else "".join(
+                PEN.format(pen=pen, number=pen + 1, colour=colour, pressed=str(pen == 0).lower())
+                for pen, colour in enumerate(colours)
+            )
+        )
         super().__init__(
-            value=EMPTY, html_template=TEMPLATE.format(examples=buttons, pens=pens, hint=html.escape(hint),
-                                                       examples_caption=html.escape(examples_caption)),
+            value=EMPTY,
+            html_template=TEMPLATE.format(
+                examples=buttons, pens=pens, hint=html.escape(hint), examples_caption=html.escape(examples_caption)
+            ),
             css_template=(_HERE / "drawing_pad.css").read_text(encoding="utf-8"),
             js_on_load=(_HERE / "drawing_pad.js").read_text(encoding="utf-8"),
-            apply_default_css=False, side=SIDE, brush=BRUSH, live_ms=LIVE_MS, max_points=MAX_POINTS,
-            colours=list(colours), **kwargs)
+            apply_default_css=False,
+            side=SIDE,
+            brush=BRUSH,
+            live_ms=LIVE_MS,
+            max_points=MAX_POINTS,
+            colours=list(colours),
+            **kwargs,
+        )
 
     def api_info(self) -> dict:
-        return {"type": "object", "properties": {
-            "strokes": {"type": "array", "items": {"type": "string"}},
-            "background": {"type": ["string", "null"]},
-            "revision": {"type": "integer"}, "drawing": {"type": "boolean"}, "pens": {"type": "string"}}}
+        return {
+            "type": "object",
+            "properties": {
+                "strokes": {"type": "array", "items": {"type": "string"}},
+                "background": {"type": ["string", "null"]},
+                "revision": {"type": "integer"},
+                "drawing": {"type": "boolean"},
+                "pens": {"type": "string"},
+            },
+        }
 
 
 def parse(value, pens: int = 1) -> Drawing:
@@ -145,11 +180,13 @@ def parse(value, pens: int = 1) -> Drawing:
             background is not the base64 of 784 bytes a pen.
     """
     if not isinstance(value, dict):
-        raise DrawingError(f"expected the drawing pad's value, an object with keys {sorted(KEYS)}, "
-                           f"got {type(value).__name__}")
+        raise DrawingError(
+            f"expected the drawing pad's value, an object with keys {sorted(KEYS)}, got {type(value).__name__}"
+        )
     if value.keys() - KEYS:
-        raise DrawingError(f"unknown keys {sorted(map(str, value.keys() - KEYS))}; the pad's value has "
-                           f"keys {sorted(KEYS)}")
+        raise DrawingError(
+            f"unknown keys {sorted(map(str, value.keys() - KEYS))}; the pad's value has keys {sorted(KEYS)}"
+        )
     revision = value.get("revision", 0)
     if not _is_integer(revision) or not 0 <= revision <= MAX_REVISION:
         raise DrawingError(f"the revision must be an integer in 0..2^53, got {revision!r:.40}")
@@ -157,8 +194,13 @@ def parse(value, pens: int = 1) -> Drawing:
     if not isinstance(drawing, bool):
         raise DrawingError(f"drawing must be true or false, got {drawing!r:.40}")
     strokes = _strokes(value.get("strokes", []))
-    return Drawing(strokes, _pens(value.get("pens", "0" * len(strokes)), len(strokes), pens),
-                   _background(value.get("background"), pens), int(revision), drawing)
+    return Drawing(
+        strokes,
+        _pens(value.get("pens", "0" * len(strokes)), len(strokes), pens),
+        _background(value.get("background"), pens),
+        int(revision),
+        drawing,
+    )
 
 
 def _is_integer(x) -> bool:
@@ -173,32 +215,35 @@ def _strokes(strokes) -> list[np.ndarray]:
     points, parsed = 0, []
     for stroke in strokes:
         if not isinstance(stroke, str):
-            raise DrawingError(f"each stroke must be a string of coordinates \"x0 y0 x1 y1 ...\", "
-                               f"got {type(stroke).__name__}")
+            raise DrawingError(
+                f'each stroke must be a string of coordinates "x0 y0 x1 y1 ...", got {type(stroke).__name__}'
+            )
         numbers = stroke.split()
         if not numbers or len(numbers) % 2:
-            raise DrawingError("each stroke must hold pairs of coordinates \"x0 y0 x1 y1 ...\", "
-                               f"got {len(numbers)} numbers")
+            raise DrawingError(
+                f'each stroke must hold pairs of coordinates "x0 y0 x1 y1 ...", got {len(numbers)} numbers'
+            )
         points += len(numbers) // 2
         if points > MAX_POINTS:
             raise DrawingError(f"the strokes have more than the {MAX_POINTS} points a drawing may have")
         try:
-            xy = np.array(numbers, dtype=np.float64).reshape(-1, 2)     # [n, 2]
+            xy = np.array(numbers, dtype=np.float64).reshape(-1, 2)  # [n, 2]
         except ValueError:
             raise DrawingError(f"stroke coordinates must be numbers, got {stroke[:40]!r}") from None
         if not np.isfinite(xy).all():
             raise DrawingError("stroke coordinates must be finite numbers, not NaN or infinity")
         if xy.min() < 0 or xy.max() > SIDE:
-            raise DrawingError(f"stroke coordinates must lie in 0..{SIDE}, got "
-                               f"{xy.min():.6g}..{xy.max():.6g}")
+            raise DrawingError(f"stroke coordinates must lie in 0..{SIDE}, got {xy.min():.6g}..{xy.max():.6g}")
         parsed.append(xy.astype(np.float32))
     return parsed
 
 
 def _pens(pens, strokes: int, count: int) -> tuple[int, ...]:
     if not isinstance(pens, str) or len(pens) != strokes or not set(pens) <= set("0123456789"[:count]):
-        raise DrawingError(f"pens must be a string of one pen a stroke, each a digit 0..{count - 1}, for "
-                           f"{strokes} strokes, got {pens!r:.40}")
+        raise DrawingError(
+            f"pens must be a string of one pen a stroke, each a digit 0..{count - 1}, for "
+            f"{strokes} strokes, got {pens!r:.40}"
+        )
     return tuple(map(int, pens))
 
 
@@ -206,13 +251,15 @@ def _background(background, pens: int) -> np.ndarray | None:
     if background is None:
         return None
     pixels = pens * BACKGROUND_SIDE * BACKGROUND_SIDE
-    wrong = DrawingError(f"the background must be null or the base64 of {pixels} bytes "
-                         f"({pens} x a {BACKGROUND_SIDE}x{BACKGROUND_SIDE} digit's ink)")
+    wrong = DrawingError(
+        f"the background must be null or the base64 of {pixels} bytes "
+        f"({pens} x a {BACKGROUND_SIDE}x{BACKGROUND_SIDE} digit's ink)"
+    )
     if not isinstance(background, str) or len(background) > 2 * pixels:
         raise wrong
     try:
         ink = base64.b64decode(background, validate=True)
-    except ValueError:                  # binascii.Error, or characters that are not ASCII
+    except ValueError:  # binascii.Error, or characters that are not ASCII
         raise wrong from None
     if len(ink) != pixels:
         raise wrong
@@ -229,8 +276,13 @@ def inks(drawing: Drawing, pens: int = 1) -> np.ndarray:
         if drawing.background is None:
             layer = np.zeros((SIDE, SIDE), dtype=np.float32)
         else:
-            layer = np.asarray(Image.fromarray(drawing.background[pen]).resize((SIDE, SIDE), Image.Resampling.BILINEAR),
-                               dtype=np.float32) / 255
+            layer = (
+                np.asarray(
+                    Image.fromarray(drawing.background[pen]).resize((SIDE, SIDE), Image.Resampling.BILINEAR),
+                    dtype=np.float32,
+                )
+                / 255
+            )
         mask = np.zeros((SIDE, SIDE), dtype=bool)
         for stroke, stroke_pen in zip(drawing.strokes, drawing.pens):
             if stroke_pen == pen:
@@ -247,21 +299,23 @@ def stroke_mask(mask: np.ndarray, stroke: np.ndarray) -> None:
     points = stroke.astype(np.float64)
     starts, ends = (points[:-1], points[1:]) if len(points) > 1 else (points, points)
     for first in range(0, len(starts), SEGMENTS_AT_ONCE):
-        a, b = starts[first:first + SEGMENTS_AT_ONCE, :, None, None], ends[first:first + SEGMENTS_AT_ONCE, :, None, None]
+        a, b = (
+            starts[first : first + SEGMENTS_AT_ONCE, :, None, None],
+            ends[first : first + SEGMENTS_AT_ONCE, :, None, None],
+        )
         low, high = np.minimum(a, b).min(axis=0).ravel() - radius, np.maximum(a, b).max(axis=0).ravel() + radius
         left, top = max(math.floor(low[0]), 0), max(math.floor(low[1]), 0)
         right, bottom = min(math.ceil(high[0]) + 1, SIDE), min(math.ceil(high[1]) + 1, SIDE)
-        x = np.arange(left, right, dtype=np.float64)[None, None, :] + 0.5    # [1, 1, w] pixel centres
-        y = np.arange(top, bottom, dtype=np.float64)[None, :, None] + 0.5    # [1, h, 1]
-        (ax, ay), (dx, dy) = (a[:, 0], a[:, 1]), ((b - a)[:, 0], (b - a)[:, 1])   # each [k, 1, 1]
+        x = np.arange(left, right, dtype=np.float64)[None, None, :] + 0.5  # [1, 1, w] pixel centres
+        y = np.arange(top, bottom, dtype=np.float64)[None, :, None] + 0.5  # [1, h, 1]
+        (ax, ay), (dx, dy) = (a[:, 0], a[:, 1]), ((b - a)[:, 0], (b - a)[:, 1])  # each [k, 1, 1]
         squared_length = dx * dx + dy * dy
         along = ((x - ax) * dx + (y - ay) * dy) / np.where(squared_length == 0, 1, squared_length)
-        t = np.where(squared_length == 0, 0, np.clip(along, 0, 1))            # the nearest point's place
-        ex, ey = x - (ax + t * dx), y - (ay + t * dy)                           # [k, h, w] from it
+        t = np.where(squared_length == 0, 0, np.clip(along, 0, 1))  # the nearest point's place
+        ex, ey = x - (ax + t * dx), y - (ay + t * dy)  # [k, h, w] from it
         mask[top:bottom, left:right] |= (ex * ex + ey * ey <= radius * radius).any(axis=0)
 
 
 def ink(drawing: Drawing) -> np.ndarray:
     """The drawing of a pad of one pen as ink, float32 [SIDE, SIDE] in [0, 1]."""
     return inks(drawing)[0]
-

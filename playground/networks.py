@@ -18,6 +18,7 @@ why; without the names the sliders are numbered; without a measurement (its file
 for other weights, or lacking an entry the page shows: each checked as the app starts) its
 section says why, naming the file and the command that writes it again.
 """
+
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,29 +38,32 @@ log = logging.getLogger("playground")
 @dataclass(frozen=True)
 class Measurement:
     """What the page shows of a study's results file for the weights it reads with, or why there is none."""
-    results: PairFigures | RobustnessFigures | None   # read where the file is, checked against the weights
-    why_not: str = ""        # where results is None: the study's error message (what is wrong, and the fix)
+
+    results: PairFigures | RobustnessFigures | None  # read where the file is, checked against the weights
+    why_not: str = ""  # where results is None: the study's error message (what is wrong, and the fix)
 
 
 @dataclass(frozen=True)
 class PairNetworks:
     """The CapsNet and the CNN trained on pairs and pairs.json measured on them; or why they cannot
     be loaded (``problem``: which file, and how to train them)."""
+
     capsnet: CapsNet | None
     cnn: BaselineCNN | None
-    measurement: Measurement | None      # None without the networks
+    measurement: Measurement | None  # None without the networks
     problem: str | None = None
 
 
 @dataclass(frozen=True)
 class Networks:
     """What the page reads with."""
-    weights: str                 # where the CapsNet came from
+
+    weights: str  # where the CapsNet came from
     capsnet: CapsNet
-    cnn_weights: str             # where the CNN baseline came from
+    cnn_weights: str  # where the CNN baseline came from
     cnn: BaselineCNN
-    names: DimensionNames | None             # the measured names of the CapsNet's dimensions, or None
-    robustness: Measurement                  # robustness.json, for the CapsNet and the CNN
+    names: DimensionNames | None  # the measured names of the CapsNet's dimensions, or None
+    robustness: Measurement  # robustness.json, for the CapsNet and the CNN
     pairs: PairNetworks
 
 
@@ -88,8 +92,11 @@ def dimension_names(weights: str) -> DimensionNames | None:
 def robustness_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
     """robustness.json beside the CapsNet's weights, checked against both networks' weights."""
     try:
-        return Measurement(robustness_file.load_figures(Path(capsnet_weights) / robustness_file.RESULTS_FILE,
-                                                         capsnet_weights, cnn_weights))
+        return Measurement(
+            robustness_file.load_figures(
+                Path(capsnet_weights) / robustness_file.RESULTS_FILE, capsnet_weights, cnn_weights
+            )
+        )
     except ResultsError as error:
         log.warning("The Turn-it section shows no measurement over MNIST: %s", error)
         return Measurement(None, str(error))
@@ -122,6 +129,12 @@ def load() -> Networks:
         WeightsError: the CapsNet or the CNN baseline cannot be loaded.
     """
     weights, cnn_weights = served_weights("capsnet", "digits"), served_weights("cnn", "digits")
-    return Networks(weights, load_model(weights), cnn_weights, load_cnn(cnn_weights), dimension_names(weights),
-                    robustness_results(weights, cnn_weights),
-                    pair_networks(served_weights("capsnet", "pairs"), served_weights("cnn", "pairs")))
+    return Networks(
+        weights,
+        load_model(weights),
+        cnn_weights,
+        load_cnn(cnn_weights),
+        dimension_names(weights),
+        robustness_results(weights, cnn_weights),
+        pair_networks(served_weights("capsnet", "pairs"), served_weights("cnn", "pairs")),
+    )

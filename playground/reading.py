@@ -10,6 +10,7 @@ it without running the network's convolutions again. The panel carries the readi
 its script holds the decoder in the page (`page_decoder`), which redraws the reconstruction when a
 slider moves or *Decode as* changes.
 """
+
 import numbers
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -29,11 +30,12 @@ from playground import drawing_pad, serving, views
 from playground.page_decoder import SCRIPT as DECODER_SCRIPT, PageDecoder
 from playground.page_network import RUNTIME, SCRIPT as READER_SCRIPT, PageNetwork
 
-WINNER = "winner"                                 # Decode as: the longest capsule
-API_PIXEL = 10                                    # /predict and /perturb give 280x280 pictures
-MAX_ITERATIONS = 5                                # each reading is routed for r = 1 .. 5, for the routing view
-EXAMPLES = sorted(Path(__file__).parent.parent.glob("assets/examples/*.png"),
-                  key=lambda path: path.stem.rsplit("_", 1)[-1])  # mnist_test_0003_digit_0.png
+WINNER = "winner"  # Decode as: the longest capsule
+API_PIXEL = 10  # /predict and /perturb give 280x280 pictures
+MAX_ITERATIONS = 5  # each reading is routed for r = 1 .. 5, for the routing view
+EXAMPLES = sorted(
+    Path(__file__).parent.parent.glob("assets/examples/*.png"), key=lambda path: path.stem.rsplit("_", 1)[-1]
+)  # mnist_test_0003_digit_0.png
 
 
 def example_ink(path: Path) -> tuple[int, np.ndarray]:
@@ -46,10 +48,11 @@ def example_ink(path: Path) -> tuple[int, np.ndarray]:
 class Reading:
     """What the network made of one drawing, kept per user (gr.State): the sliders run only the
     decoder, the routing view only renders."""
-    image: np.ndarray        # the network's input, [28, 28] in [0, 1]
-    trace: RoutingTrace      # the routing for r = 1 .. MAX_ITERATIONS; the reading is r = 3's
-    revision: int            # the drawing pad's revision read (0 for an uploaded image)
-    network: CapsNet = field(repr=False)   # the network that read it, whose decoder redraws it
+
+    image: np.ndarray  # the network's input, [28, 28] in [0, 1]
+    trace: RoutingTrace  # the routing for r = 1 .. MAX_ITERATIONS; the reading is r = 3's
+    revision: int  # the drawing pad's revision read (0 for an uploaded image)
+    network: CapsNet = field(repr=False)  # the network that read it, whose decoder redraws it
 
     @property
     def capsules(self) -> torch.Tensor:
@@ -77,7 +80,7 @@ class Reading:
         """The decoder's [28, 28] picture of capsule ``digit`` moved by ``offsets`` (16 numbers;
         None: not moved)."""
         moved = torch.zeros(self.capsules.shape[-1]) if offsets is None else torch.tensor(offsets, dtype=torch.float32)
-        capsules = perturb_capsule(self.capsules, digit, moved)                         # [10, 16]
+        capsules = perturb_capsule(self.capsules, digit, moved)  # [10, 16]
         with serving.model_turn(), torch.inference_mode():
             return self.network.decode(capsules[None], torch.tensor([digit]))[0, 0]
 
@@ -98,8 +101,9 @@ def read(network: CapsNet, image: np.ndarray, revision: int = 0) -> Reading:
 @dataclass(frozen=True, eq=False)
 class ReadingSection:
     """The drawing pad and the reading panel over the app's CapsNet, and /predict and /perturb."""
+
     network: CapsNet
-    decoder: PageDecoder     # the network's decoder, for the page
+    decoder: PageDecoder  # the network's decoder, for the page
     page_network: PageNetwork  # the network up to its capsules, for the page to read drawings with
 
     @property
@@ -111,23 +115,39 @@ class ReadingSection:
         chosen capsule moved by ``offsets`` (None: not moved), the runner-up's; its empty state for
         None. ``settled``: a stroke has ended, and the panel asks for Figure 4 and the routing view."""
         if reading is None:
-            return views.reading_panel(None, np.zeros(self.network.config.num_classes), None, None, None, None,
-                                       settled)
+            return views.reading_panel(None, np.zeros(self.network.config.num_classes), None, None, None, None, settled)
         digit = reading.decoded_digit(decode_as)
-        return views.reading_panel(reading.image, reading.lengths, reading.winner,
-                                   reading.reconstruction(digit, offsets), digit, reading.revision, settled,
-                                   reading.runner_up, reading.runner_up_reconstruction, reading.capsules,
-                                   self.decoder.url if reading.network is self.network else None)
+        return views.reading_panel(
+            reading.image,
+            reading.lengths,
+            reading.winner,
+            reading.reconstruction(digit, offsets),
+            digit,
+            reading.revision,
+            settled,
+            reading.runner_up,
+            reading.runner_up_reconstruction,
+            reading.capsules,
+            self.decoder.url if reading.network is self.network else None,
+        )
 
     def panel_template(self) -> str:
         """The panel the page's reader (page_reader.js) fills with a reading of its own: a reading's
         panel, every capsule 1 long, the runner-up shown."""
         config = self.network.config
         blank = np.zeros((config.image_size, config.image_size))
-        return views.reading_panel(blank, np.ones(config.num_classes), 0, blank, 0, 0, runner_up=1,
-                                   runner_up_reconstruction=blank,
-                                   capsules=np.zeros((config.num_classes, config.digit_capsule_dim)),
-                                   decoder=self.decoder.url)
+        return views.reading_panel(
+            blank,
+            np.ones(config.num_classes),
+            0,
+            blank,
+            0,
+            0,
+            runner_up=1,
+            runner_up_reconstruction=blank,
+            capsules=np.zeros((config.num_classes, config.digit_capsule_dim)),
+            decoder=self.decoder.url,
+        )
 
     def read_drawing(self, value) -> tuple:
         """The drawing pad changed: read what is on it now and show it in the reading panel, the one
@@ -157,7 +177,7 @@ class ReadingSection:
         """
         try:
             pixels = sketch_to_mnist(image)
-        except (SketchError, OSError) as error:           # OSError: PIL cannot decode the file's pixels
+        except (SketchError, OSError) as error:  # OSError: PIL cannot decode the file's pixels
             gr.Warning(f"Cannot read this image: {error}")
             return None, None, None
         if pixels is None:
@@ -177,11 +197,16 @@ class ReadingSection:
             offsets: one number per dimension, each in [-0.25, 0.25].
         """
         dimensions = self.network.config.digit_capsule_dim
-        if decode_as not in self.decode_choices or len(offsets) != dimensions or not all(
-                isinstance(x, numbers.Real) and -PAPER_RANGE <= x <= PAPER_RANGE for x in offsets):
-            raise gr.Error(f"/perturb takes decode_as, one of {self.decode_choices}, and {dimensions} "
-                           f"dimension offsets, each a number in [-{PAPER_RANGE}, {PAPER_RANGE}]; "
-                           f"got {decode_as!r} and {list(offsets)}")
+        if (
+            decode_as not in self.decode_choices
+            or len(offsets) != dimensions
+            or not all(isinstance(x, numbers.Real) and -PAPER_RANGE <= x <= PAPER_RANGE for x in offsets)
+        ):
+            raise gr.Error(
+                f"/perturb takes decode_as, one of {self.decode_choices}, and {dimensions} "
+                f"dimension offsets, each a number in [-{PAPER_RANGE}, {PAPER_RANGE}]; "
+                f"got {decode_as!r} and {list(offsets)}"
+            )
         if reading is None:
             gr.Warning("Read a digit first (/predict): /perturb changes the capsules of that reading.")
             return None
@@ -194,18 +219,32 @@ class ReadingSection:
         follow the reading."""
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=300):
-                pad = drawing_pad.DrawingPad([drawing_pad.digit_example(*example_ink(path)) for path in EXAMPLES],
-                                             elem_id="pad")
+                pad = drawing_pad.DrawingPad(
+                    [drawing_pad.digit_example(*example_ink(path)) for path in EXAMPLES], elem_id="pad"
+                )
             with gr.Column(scale=4, min_width=300):
-                reading_view = gr.HTML(self.panel(None), elem_id="reading-panel",
-                                       js_on_load=views.SETTLED_JS + views.STRIP_JS + DECODER_SCRIPT + READER_SCRIPT,
-                                       strip_pad="#pad canvas", strip_height=110, decoder_url=self.decoder.url,
-                                       network_url=self.page_network.url, runtime_url=RUNTIME, reader_pad="#pad",
-                                       panel_template=self.panel_template(), empty_panel=self.panel(None))
-                decode_as = gr.Radio(self.decode_choices, value=WINNER, label="Decode as",
-                                     info="which digit capsule the decoder redraws from")
-        pad.change(self.read_drawing, inputs=pad, outputs=[reading, reading_view], trigger_mode="always_last",
-                   **page_event)
+                reading_view = gr.HTML(
+                    self.panel(None),
+                    elem_id="reading-panel",
+                    js_on_load=views.SETTLED_JS + views.STRIP_JS + DECODER_SCRIPT + READER_SCRIPT,
+                    strip_pad="#pad canvas",
+                    strip_height=110,
+                    decoder_url=self.decoder.url,
+                    network_url=self.page_network.url,
+                    runtime_url=RUNTIME,
+                    reader_pad="#pad",
+                    panel_template=self.panel_template(),
+                    empty_panel=self.panel(None),
+                )
+                decode_as = gr.Radio(
+                    self.decode_choices,
+                    value=WINNER,
+                    label="Decode as",
+                    info="which digit capsule the decoder redraws from",
+                )
+        pad.change(
+            self.read_drawing, inputs=pad, outputs=[reading, reading_view], trigger_mode="always_last", **page_event
+        )
         return reading_view, decode_as
 
     def api(self, reading: gr.State, decode_as: gr.Radio) -> None:
@@ -214,9 +253,23 @@ class ReadingSection:
         image = gr.Image(type="pil", image_mode=None, visible=False)
         answer = gr.JSON(visible=False)
         picture = gr.Image(format="png", visible=False)
-        offsets = [gr.Slider(-PAPER_RANGE, PAPER_RANGE, value=0.0, label=f"dimension {d + 1}", visible=False)
-                   for d in range(self.network.config.digit_capsule_dim)]
-        gr.on([], self.predict, inputs=image, outputs=[answer, picture, reading], api_name="predict",
-              show_progress="hidden")
-        gr.on([], self.perturb, inputs=[reading, decode_as, *offsets], outputs=picture, api_name="perturb",
-              show_progress="hidden")
+        offsets = [
+            gr.Slider(-PAPER_RANGE, PAPER_RANGE, value=0.0, label=f"dimension {d + 1}", visible=False)
+            for d in range(self.network.config.digit_capsule_dim)
+        ]
+        gr.on(
+            [],
+            self.predict,
+            inputs=image,
+            outputs=[answer, picture, reading],
+            api_name="predict",
+            show_progress="hidden",
+        )
+        gr.on(
+            [],
+            self.perturb,
+            inputs=[reading, decode_as, *offsets],
+            outputs=picture,
+            api_name="perturb",
+            show_progress="hidden",
+        )

@@ -4,6 +4,7 @@ error answer may say, and workarounds for the pinned Gradio (6.31.0).
 `configure_process()` applies the process settings and the workarounds; `launch_options()` are
 the keyword arguments of `demo.launch`; `PAGE_EVENT` those of every event the page sends.
 """
+
 import ctypes
 import logging
 import os
@@ -24,18 +25,18 @@ from starlette.routing import Route
 
 log = logging.getLogger("playground")
 
-MAX_UPLOAD_BYTES = 10 * 1024 * 1024   # an image file sent to /predict (Gradio's max_file_size) ...
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024  # an image file sent to /predict (Gradio's max_file_size) ...
 MAX_UPLOAD_REQUEST_BYTES = MAX_UPLOAD_BYTES + 64 * 1024  # ... and a whole upload request: one file and its form
-MAX_REQUEST_BYTES = 1024 * 1024   # any other request: four times the drawing pad's largest value
+MAX_REQUEST_BYTES = 1024 * 1024  # any other request: four times the drawing pad's largest value
 MALLOC_ARENAS = 2
-MODEL_TURNS = 2                   # readings computed at once; more wait their turn
+MODEL_TURNS = 2  # readings computed at once; more wait their turn
 # Gradio's worker threads, for every event and the API alike (Gradio's default is 40). The server
 # is bound by Python's GIL at about one core, so more threads only make more requests wait on it
 # at once: with 4, more people drawing together get their readings sooner (measured by
 # bench/app_load.py; so was leaving torch its default of one thread per core, which served more
 # than one thread did; the figures: docs/benchmarks.md, "People at once").
 MAX_THREADS = 4
-API_WORKERS = MAX_THREADS         # API requests handled at once (each waits for a turn at the network)
+API_WORKERS = MAX_THREADS  # API requests handled at once (each waits for a turn at the network)
 # Sessions whose state Gradio keeps, the longest unused dropped first. A session's reading keeps its
 # routing for the sliders and the routing view, about 1 MB; Gradio's default of 10,000 sessions
 # (a closed page's state stays for an hour) could hold 10 GB. Someone whose session was dropped
@@ -59,8 +60,10 @@ BAD_INPUT = "This request's value for a {component} input is not one that input 
 PAGE_EVENT = {"api_visibility": "private", "show_progress": "hidden", "queue": False, "preprocess": False}
 # Gradio 6.31.0 keeps 32 px of margin either side of the page, and prefixes the app's own CSS so
 # that it cannot reach that element (.app); on a phone the drawing pad wants the width.
-PAGE_HEAD = ("<style>@media (max-width: 480px) { .gradio-container .main.app "
-             "{ padding-left: 6px !important; padding-right: 6px !important; } }</style>")
+PAGE_HEAD = (
+    "<style>@media (max-width: 480px) { .gradio-container .main.app "
+    "{ padding-left: 6px !important; padding-right: 6px !important; } }</style>"
+)
 
 
 def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> None:
@@ -72,12 +75,11 @@ def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> None:
         libc = ctypes.CDLL("libc.so.6")
     except OSError:
         return
-    m_arena_max = -8                                  # M_ARENA_MAX in glibc's malloc.h
+    m_arena_max = -8  # M_ARENA_MAX in glibc's malloc.h
     libc.mallopt(m_arena_max, arenas)
 
 
-def save_pil_to_cache_atomically(img: Image.Image, cache_dir: str, name: str = "image",
-                                 format: str = "webp") -> str:
+def save_pil_to_cache_atomically(img: Image.Image, cache_dir: str, name: str = "image", format: str = "webp") -> str:
     """gradio.processing_utils.save_pil_to_cache, written to a temporary file renamed into place.
 
     Gradio 6.31.0 names an output image after the hash of its bytes and rewrites that file in
@@ -130,8 +132,9 @@ def public_error(error: BaseException | None) -> BaseException | None:
     bad_input = re.match(r"Could not preprocess input component at index \d+ \(a `(\w+)` component\)", str(error))
     if isinstance(error, ComponentProcessingError) and bad_input:
         return gr.Error(BAD_INPUT.format(component=bad_input[1]))
-    log.error("Answered an unexpected %s with the generic error message (Gradio printed its traceback)",
-              type(error).__name__)
+    log.error(
+        "Answered an unexpected %s with the generic error message (Gradio printed its traceback)", type(error).__name__
+    )
     return gr.Error(UNEXPECTED_ERROR)
 
 
@@ -157,7 +160,7 @@ def configure_process() -> None:
     limit_malloc_arenas()
     Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
     processing_utils.save_pil_to_cache = save_pil_to_cache_atomically
-    utils.error_payload = queueing.error_payload = error_payload_in_our_words   # routes.py reads utils'
+    utils.error_payload = queueing.error_payload = error_payload_in_our_words  # routes.py reads utils'
 
 
 class RequestSizeLimit:
@@ -182,7 +185,7 @@ class RequestSizeLimit:
             if not declared.isdigit() or int(declared) > limit:
                 return await self._refuse(send, limit)
             return await self.app(scope, receive, send)
-        body, more = b"", True                           # chunked: read it here, up to the cap
+        body, more = b"", True  # chunked: read it here, up to the cap
         while more:
             message = await receive()
             if message["type"] != "http.request":
@@ -205,9 +208,16 @@ class RequestSizeLimit:
     @staticmethod
     async def _refuse(send, limit: int) -> None:
         text = f"Request body too large: this app takes at most {limit} bytes a request.".encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                                (b"content-length", str(len(text)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(text)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": text})
 
 
@@ -216,6 +226,12 @@ def launch_options(routes: Sequence[Route] = ()) -> dict:
     as messages (in our words: `public_error`), no share link (the Space or GRADIO_SERVER_NAME /
     GRADIO_SERVER_PORT decide where it listens); ``routes`` served beside Gradio's (the page's
     decoder: `page_decoder`), before them."""
-    return {"max_file_size": MAX_UPLOAD_BYTES, "max_threads": MAX_THREADS, "state_session_capacity": SESSIONS_KEPT,
-            "show_error": True, "footer_links": ["api"], "head": PAGE_HEAD,
-            "app_kwargs": {"middleware": [Middleware(RequestSizeLimit)], "routes": list(routes)}}
+    return {
+        "max_file_size": MAX_UPLOAD_BYTES,
+        "max_threads": MAX_THREADS,
+        "state_session_capacity": SESSIONS_KEPT,
+        "show_error": True,
+        "footer_links": ["api"],
+        "head": PAGE_HEAD,
+        "app_kwargs": {"middleware": [Middleware(RequestSizeLimit)], "routes": list(routes)},
+    }

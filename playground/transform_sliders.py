@@ -10,6 +10,7 @@ forge like any other (`change_of` checks it):
      "stretch_y": ..., "shift_x": pixels right, "shift_y": pixels down,   # AffineChange's fields
      "revision": n}                                                        # counts the page's moves
 """
+
 import numbers
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -24,15 +25,15 @@ _HERE = Path(__file__).parent
 
 @dataclass(frozen=True)
 class Slider:
-    field: str     # the AffineChange field it sets
+    field: str  # the AffineChange field it sets
     label: str
     low: float
     high: float
     step: float
-    unit: str      # how the page shows its value: "°", "×" (a factor), "px", or "" (a number)
+    unit: str  # how the page shows its value: "°", "×" (a factor), "px", or "" (a number)
 
 
-LABELS = {   # AffineChange field: (label, step, unit)
+LABELS = {  # AffineChange field: (label, step, unit)
     "rotation": ("turn (counter-clockwise)", 1, "°"),
     "scale": ("size", 0.01, "×"),
     "shear": ("shear (+: the top leans left)", 0.01, ""),
@@ -57,9 +58,11 @@ SLIDERS = tuple(Slider(field, label, *slider_range(field), step, unit) for field
 FIELDS = tuple(field.name for field in fields(AffineChange))
 KEYS = {*FIELDS, "revision"}
 UNCHANGED = {field: getattr(AffineChange(), field) for field in FIELDS}
-ROW = ('<label class="transform"><span>{label}</span><output></output><input type="range" name="{field}" '
-       'min="{low:g}" max="{high:g}" step="{step:g}" value="{identity:g}" data-identity="{identity:g}" '
-       'data-unit="{unit}"></label>')
+ROW = (
+    '<label class="transform"><span>{label}</span><output></output><input type="range" name="{field}" '
+    'min="{low:g}" max="{high:g}" step="{step:g}" value="{identity:g}" data-identity="{identity:g}" '
+    'data-unit="{unit}"></label>'
+)
 
 
 class TurnError(ValueError):
@@ -78,10 +81,12 @@ class TransformSliders(gr.HTML):
         super().__init__(
             value={**UNCHANGED, "revision": 0},
             html_template=f'<div class="transforms">{rows}</div>'
-                          '<button type="button" class="straighten">Straighten</button>',
+            '<button type="button" class="straighten">Straighten</button>',
             css_template=(_HERE / "transform_sliders.css").read_text(encoding="utf-8"),
             js_on_load=(_HERE / "transform_sliders.js").read_text(encoding="utf-8"),
-            apply_default_css=False, **kwargs)
+            apply_default_css=False,
+            **kwargs,
+        )
 
     def api_info(self) -> dict:
         return {"type": "object", "properties": {key: {"type": "number"} for key in sorted(KEYS)}}
@@ -95,8 +100,7 @@ def change_of(value) -> tuple[AffineChange, int]:
             number within AffineChange.RANGES; a revision that is not an integer in 0..2^53.
     """
     if not isinstance(value, dict):
-        raise TurnError(f"expected the sliders' value, an object with keys {sorted(KEYS)}, "
-                        f"got {type(value).__name__}")
+        raise TurnError(f"expected the sliders' value, an object with keys {sorted(KEYS)}, got {type(value).__name__}")
     if value.keys() != KEYS:
         wrong = [f"missing {sorted(KEYS - value.keys())}"] if KEYS - value.keys() else []
         wrong += [f"unknown {sorted(str(key)[:40] for key in value.keys() - KEYS)[:5]}"] if value.keys() - KEYS else []

@@ -7,6 +7,7 @@ output of a slider's move) and the rotation sweep. What is turned is the network
 the current drawing, changed by `capsnet.data.affine.transform`, the change the robustness
 measurement makes to MNIST's test digits (`weights/robustness.json`).
 """
+
 from dataclasses import InitVar, dataclass, field
 
 import gradio as gr
@@ -24,12 +25,14 @@ from playground import serving, turn_views
 from playground.networks import Measurement
 from playground.transform_sliders import TransformSliders, TurnError, change_of
 
-SWEEP_ANGLES = np.array(SWEEPS["rotation"][0])   # degrees: a drawing's rotation sweep, the measurement's steps
-POSE_LIMIT = PAPER_RANGE               # a dimension's move that fills its bar: the paper's slider range
+SWEEP_ANGLES = np.array(SWEEPS["rotation"][0])  # degrees: a drawing's rotation sweep, the measurement's steps
+POSE_LIMIT = PAPER_RANGE  # a dimension's move that fills its bar: the paper's slider range
 PROMPT = "Draw a digit above, then turn it here."
-NO_CURVE = "MNIST's test digits: not measured for these weights (\"What we measured\" above says why)."
-NO_READING = ("No digit to turn: draw one above (or draw it again: the server keeps the readings of "
-              "the pages used most recently).")
+NO_CURVE = 'MNIST\'s test digits: not measured for these weights ("What we measured" above says why).'
+NO_READING = (
+    "No digit to turn: draw one above (or draw it again: the server keeps the readings of "
+    "the pages used most recently)."
+)
 
 # The sweep's js_on_load (props.reading_panel: the reading panel's selector). The section follows
 # the reading only while it is on the screen, or about to be: when the last settled reading the
@@ -75,39 +78,52 @@ class TurnItSection:
     its ``image`` (the network's input, [28, 28] in [0, 1]), ``capsules`` ([10, 16]), ``lengths``
     and ``winner``.
     """
+
     capsnet: CapsNet
     cnn: BaselineCNN
-    names: DimensionNames | None      # the measured names of each digit's dimensions, or None
+    names: DimensionNames | None  # the measured names of each digit's dimensions, or None
     robustness: InitVar[Measurement]  # robustness.json for both networks, or why there is none
-    curve: turn_views.Curve | None = field(init=False)   # MNIST's test digits turned, measured; None where not
-    finding: str = field(init=False)                     # what the measurement found, or why there is none (Markdown)
+    curve: turn_views.Curve | None = field(init=False)  # MNIST's test digits turned, measured; None where not
+    finding: str = field(init=False)  # what the measurement found, or why there is none (Markdown)
 
     def __post_init__(self, robustness: Measurement):
         self.curve, self.finding = measured(robustness)
 
     def turned(self, reading, change: AffineChange) -> turn_views.Turned:
         """Both networks on the drawing changed by ``change``, and how the drawn digit's capsule moved."""
-        image = transform(torch.from_numpy(reading.image), change)                 # [28, 28]
+        image = transform(torch.from_numpy(reading.image), change)  # [28, 28]
         with serving.model_turn(), torch.inference_mode():
             out, cnn = self.capsnet(image[None, None]), self.cnn(image[None, None])
-        moved = out.capsules[0, reading.winner] - reading.capsules[reading.winner]   # [16]
-        return turn_views.Turned(image.numpy(), out.lengths[0].numpy(), int(out.prediction[0]),
-                                 out.reconstruction[0, 0].numpy(), moved.numpy(),
-                                 cnn.probabilities[0].numpy(), int(cnn.prediction[0]))
+        moved = out.capsules[0, reading.winner] - reading.capsules[reading.winner]  # [16]
+        return turn_views.Turned(
+            image.numpy(),
+            out.lengths[0].numpy(),
+            int(out.prediction[0]),
+            out.reconstruction[0, 0].numpy(),
+            moved.numpy(),
+            cnn.probabilities[0].numpy(),
+            int(cnn.prediction[0]),
+        )
 
     def sweep(self, reading) -> turn_views.Sweep:
         """Both networks on the drawing turned through SWEEP_ANGLES, in one batch."""
         matrices = torch.stack([AffineChange(rotation=float(angle)).matrix() for angle in SWEEP_ANGLES])  # [A, 2, 3]
-        image = torch.from_numpy(reading.image)[None, None]                            # [1, 1, 28, 28]
-        images = transform(image.expand(len(SWEEP_ANGLES), -1, -1, -1), matrices)      # [A, 1, 28, 28]
+        image = torch.from_numpy(reading.image)[None, None]  # [1, 1, 28, 28]
+        images = transform(image.expand(len(SWEEP_ANGLES), -1, -1, -1), matrices)  # [A, 1, 28, 28]
         with serving.model_turn(), torch.inference_mode():
             out, cnn = self.capsnet(images), self.cnn(images)
         digit = reading.winner
-        return turn_views.Sweep(digit, SWEEP_ANGLES, out.lengths[:, digit].numpy(), out.prediction.numpy(),
-                                cnn.probabilities[:, digit].numpy(), cnn.prediction.numpy())
+        return turn_views.Sweep(
+            digit,
+            SWEEP_ANGLES,
+            out.lengths[:, digit].numpy(),
+            out.prediction.numpy(),
+            cnn.probabilities[:, digit].numpy(),
+            cnn.prediction.numpy(),
+        )
 
     def labels(self, digit: int) -> list[str]:
-        """"d7: wider →": each dimension of capsule ``digit`` with what it was measured to do."""
+        """ "d7: wider →": each dimension of capsule ``digit`` with what it was measured to do."""
         dimensions = range(self.capsnet.config.digit_capsule_dim)
         if self.names is None:
             return [f"d{d + 1}" for d in dimensions]
@@ -119,9 +135,14 @@ class TurnItSection:
             change, revision = change_of(sliders)
         except TurnError as error:
             return turn_views.turn_message(f"Cannot turn the digit: {error}")
-        return turn_views.turn_panel(self.turned(reading, change), reading.winner,
-                                     float(reading.lengths[reading.winner]), self.labels(reading.winner),
-                                     POSE_LIMIT, revision)
+        return turn_views.turn_panel(
+            self.turned(reading, change),
+            reading.winner,
+            float(reading.lengths[reading.winner]),
+            self.labels(reading.winner),
+            POSE_LIMIT,
+            revision,
+        )
 
     def turn(self, reading, sliders) -> str:
         """A transform slider moved: the turn panel, the one output of the event."""
@@ -152,18 +173,21 @@ class TurnItSection:
                 sliders = TransformSliders(elem_id="turn-sliders")
             with gr.Column(scale=5, min_width=300):
                 panel = gr.HTML(turn_views.empty_turn_panel(PROMPT), elem_id="turn-panel")
-        sweep = gr.HTML(self.sweep_view(None), elem_id="turn-sweep", js_on_load=FOLLOW_JS,
-                        reading_panel=f"#{reading_view.elem_id}")
+        sweep = gr.HTML(
+            self.sweep_view(None), elem_id="turn-sweep", js_on_load=FOLLOW_JS, reading_panel=f"#{reading_view.elem_id}"
+        )
 
         sliders.input(self.turn, inputs=[reading, sliders], outputs=panel, trigger_mode="always_last", **page_event)
-        sweep.refresh(self.show, inputs=[reading, sliders], outputs=[panel, sweep], trigger_mode="always_last",
-                      **page_event)
+        sweep.refresh(
+            self.show, inputs=[reading, sliders], outputs=[panel, sweep], trigger_mode="always_last", **page_event
+        )
 
 
 PAPER_CLAIM = (
     "**What the paper claims.** Sabour et al. trained on MNIST with shifts only and tested on affNIST, "
     "MNIST's digits each under a small random affine change: their CapsNet read **79%** of them, a CNN "
-    "with about as many parameters and as accurate on MNIST **66%** (section 5.2).")
+    "with about as many parameters and as accurate on MNIST **66%** (section 5.2)."
+)
 INTRODUCTION = """
 ## Turn it
 Turn, stretch, shear or move your digit (the 28x28 image the network reads, changed as
@@ -183,7 +207,7 @@ should draw it turned. A CNN keeps only the answer.
 
 
 def lead(paired: Difference) -> str:
-    """"CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]", from robustness.json's paired measures."""
+    """ "CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]", from robustness.json's paired measures."""
     return f"CapsNet − CNN in points, with its 95% interval: {paired.points()}"
 
 
@@ -208,5 +232,6 @@ def measured(measurement: Measurement) -> tuple[turn_views.Curve | None, str]:
         f"turned {turn_views.degrees(curve.angles[0])} … {turn_views.degrees(curve.angles[-1])}, on average "
         f"over the steps {percent(curve.capsnet.mean())} and {percent(curve.cnn.mean())} "
         f"({lead(m.turned_lead)}). The curves below come from "
-        f"`{RESULTS_FILE}` (`python -m capsnet.studies.robustness`).")
+        f"`{RESULTS_FILE}` (`python -m capsnet.studies.robustness`)."
+    )
     return curve, finding

@@ -18,6 +18,7 @@ The examples are MNIST test pairs, `assets/pairs/`: the first test pairs of
 make of them; `python -m bench.pair_examples --data-dir DATA` makes them again. An example tapped
 and not drawn over is read from its 28x28 ink as it is, as the measurement reads it.
 """
+
 import dataclasses
 import logging
 import re
@@ -42,16 +43,18 @@ from playground.two_digit_views import PairView, figure5, pair_panel, tinted
 
 log = logging.getLogger("playground")
 
-PENS = ("#1f6fd1", "#e66100")   # blue and orange, each pen's (and the digit it redraws) colour; the
-                                # paper's Figure 5 uses red and green, which many people cannot tell apart
+PENS = ("#1f6fd1", "#e66100")  # blue and orange, each pen's (and the digit it redraws) colour; the
+# paper's Figure 5 uses red and green, which many people cannot tell apart
 TWO_READ = "the two read"
 DECODE_CHOICES = [TWO_READ] + [str(digit) for digit in range(10)]
-API_PIXEL = 10                  # /predict_pair's picture is 280x280
+API_PIXEL = 10  # /predict_pair's picture is 280x280
 EXAMPLES_FOLDER = Path(__file__).parent.parent / "assets" / "pairs"
-EXAMPLE_NAME = re.compile(r"mnist_test_pair_(\d+)_(\d)_(\d)\.png")   # mnist_test_pair_0003_0_7.png
-PROMPT = ("Draw a digit with pen 1, then another over it with pen 2, or one digit alone (or tap an MNIST test "
-          "pair): each capsule redraws its own.")
-UNMEASURED_THRESHOLD = 0.5   # without pairs.json's count: halfway between the margin loss's m+ and m- (eq. 4)
+EXAMPLE_NAME = re.compile(r"mnist_test_pair_(\d+)_(\d)_(\d)\.png")  # mnist_test_pair_0003_0_7.png
+PROMPT = (
+    "Draw a digit with pen 1, then another over it with pen 2, or one digit alone (or tap an MNIST test "
+    "pair): each capsule redraws its own."
+)
+UNMEASURED_THRESHOLD = 0.5  # without pairs.json's count: halfway between the margin loss's m+ and m- (eq. 4)
 
 
 class PairInputError(ValueError):
@@ -61,23 +64,24 @@ class PairInputError(ValueError):
 @dataclass(frozen=True, eq=False)
 class PairReading:
     """What the two pairs networks made of one drawing, kept per user (gr.State)."""
-    image: np.ndarray           # the networks' input, [28, 28] in [0, 1]
-    layers: np.ndarray          # each pen's ink moved and scaled as the input, [2, 28, 28]
-    capsules: torch.Tensor      # the pairs CapsNet's v_j, [10, 16]
-    lengths: np.ndarray         # [10]
-    read: tuple[int, ...]       # the digits it read: its longest capsule, and the second where the rule reads two
-    second: int                 # its second-longest capsule, read or not
-    second_ink: float           # the share of the ink only that capsule's redrawing covers (`capsnet.digit_count`)
-    redrawn: np.ndarray         # each digit read redrawn from its own capsule alone, [1 or 2, 28, 28]
-    probabilities: np.ndarray   # the pairs CNN's ten sigmoids, [10]
-    cnn_read: tuple[int, ...]   # the digits it read, the more probable first
+
+    image: np.ndarray  # the networks' input, [28, 28] in [0, 1]
+    layers: np.ndarray  # each pen's ink moved and scaled as the input, [2, 28, 28]
+    capsules: torch.Tensor  # the pairs CapsNet's v_j, [10, 16]
+    lengths: np.ndarray  # [10]
+    read: tuple[int, ...]  # the digits it read: its longest capsule, and the second where the rule reads two
+    second: int  # its second-longest capsule, read or not
+    second_ink: float  # the share of the ink only that capsule's redrawing covers (`capsnet.digit_count`)
+    redrawn: np.ndarray  # each digit read redrawn from its own capsule alone, [1 or 2, 28, 28]
+    probabilities: np.ndarray  # the pairs CNN's ten sigmoids, [10]
+    cnn_read: tuple[int, ...]  # the digits it read, the more probable first
     revision: int
 
 
 def pens_of(redrawn: np.ndarray, layers: np.ndarray) -> tuple[int, ...]:
     """The pen of each redrawn digit [k, 28, 28]: the assignment of the two pens' ink [2, 28, 28]
     that the redrawings cover more of, (0, 1) or (1, 0) for two; (0,) or (1,) for one."""
-    overlap = np.einsum("rhw,phw->rp", redrawn, layers)               # [k redrawn, 2 pens]
+    overlap = np.einsum("rhw,phw->rp", redrawn, layers)  # [k redrawn, 2 pens]
     if len(redrawn) == 1:
         return (int(overlap[0].argmax()),)
     return (0, 1) if overlap[0, 0] + overlap[1, 1] >= overlap[0, 1] + overlap[1, 0] else (1, 0)
@@ -108,8 +112,14 @@ def examples() -> list[drawing_pad.Example]:
     for path in found:
         _, a, b = EXAMPLE_NAME.fullmatch(path.name).groups()
         layers = example_layers(path)
-        pairs.append(drawing_pad.Example(f"{a} and {b}", f"MNIST test pair: {a} (pen 1) and {b} (pen 2)",
-                                         layers, tinted(layers / 255, list(PENS))))
+        pairs.append(
+            drawing_pad.Example(
+                f"{a} and {b}",
+                f"MNIST test pair: {a} (pen 1) and {b} (pen 2)",
+                layers,
+                tinted(layers / 255, list(PENS)),
+            )
+        )
     return pairs
 
 
@@ -117,13 +127,14 @@ def examples() -> list[drawing_pad.Example]:
 class TwoDigitsSection:
     """The Two-digits section over the pairs CapsNet and the pairs CNN, counting as pairs.json
     chose for them; without them (``problem`` says why) it explains itself and how to train them."""
+
     pairs: InitVar[PairNetworks]
     capsnet: CapsNet | None = field(init=False)
     cnn: BaselineCNN | None = field(init=False)
-    problem: str | None = field(init=False)   # why the networks could not be loaded
-    finding: str = field(init=False)          # what pairs.json found, or why there is none (Markdown)
-    rule: CountRule = field(init=False)       # where the CapsNet reads a second digit
-    cnn_rule: CountRule = field(init=False)   # where the CNN does
+    problem: str | None = field(init=False)  # why the networks could not be loaded
+    finding: str = field(init=False)  # what pairs.json found, or why there is none (Markdown)
+    rule: CountRule = field(init=False)  # where the CapsNet reads a second digit
+    cnn_rule: CountRule = field(init=False)  # where the CNN does
 
     def __post_init__(self, pairs: PairNetworks):
         self.capsnet, self.cnn, self.problem = pairs.capsnet, pairs.cnn, pairs.problem
@@ -139,24 +150,33 @@ class TwoDigitsSection:
         """Both networks on two pens' ink [2, H, W] (any scale) drawn over each other: the overlay
         made 28x28 as the training pairs were, one digit read or two (`counted` with each
         network's rule), each digit read redrawn from its own capsule; None for too little ink."""
-        fields = overlaid_inks_to_mnist(inks)                            # [3, 28, 28]: overlay, pen 1, pen 2
+        fields = overlaid_inks_to_mnist(inks)  # [3, 28, 28]: overlay, pen 1, pen 2
         return None if fields is None else self.read_fields(fields, revision)
 
     def read_fields(self, fields: np.ndarray, revision: int = 0) -> PairReading:
         """Both networks on the 28x28 input fields[0] whose pens' ink is fields[1:] ([3, 28, 28])."""
-        image = torch.from_numpy(fields[0])[None, None]                  # [1, 1, 28, 28]
+        image = torch.from_numpy(fields[0])[None, None]  # [1, 1, 28, 28]
         with serving.model_turn(), torch.inference_mode():
             out, cnn = self.capsnet(image), self.cnn(image)
-            both = self.capsnet.decode(out.capsules, top_two(out.lengths))   # [1, 2, 1, 28, 28]: each capsule alone
-            ink = second_ink(image, both)                                # [1]
-            strongest, two = counted(out.lengths, self.rule, ink)        # [1, 2], [1]
-        read = strongest[0, :1 + int(two)]                               # [1 or 2]
-        probabilities = scores(cnn)                                      # [1, 10]
+            both = self.capsnet.decode(out.capsules, top_two(out.lengths))  # [1, 2, 1, 28, 28]: each capsule alone
+            ink = second_ink(image, both)  # [1]
+            strongest, two = counted(out.lengths, self.rule, ink)  # [1, 2], [1]
+        read = strongest[0, : 1 + int(two)]  # [1 or 2]
+        probabilities = scores(cnn)  # [1, 10]
         cnn_strongest, cnn_two = counted(probabilities, self.cnn_rule)
-        return PairReading(fields[0], fields[1:], out.capsules[0], out.lengths[0].numpy(), tuple(read.tolist()),
-                           int(strongest[0, 1]), float(ink[0]), both[0, :len(read), 0].numpy(),
-                           probabilities[0].numpy(),
-                           tuple(cnn_strongest[0, :1 + int(cnn_two)].tolist()), revision)
+        return PairReading(
+            fields[0],
+            fields[1:],
+            out.capsules[0],
+            out.lengths[0].numpy(),
+            tuple(read.tolist()),
+            int(strongest[0, 1]),
+            float(ink[0]),
+            both[0, : len(read), 0].numpy(),
+            probabilities[0].numpy(),
+            tuple(cnn_strongest[0, : 1 + int(cnn_two)].tolist()),
+            revision,
+        )
 
     def redraw(self, reading: PairReading, digit: int) -> np.ndarray:
         """Capsule ``digit`` of the reading redrawn alone, [28, 28]."""
@@ -166,11 +186,24 @@ class TwoDigitsSection:
     def view(self, reading: PairReading, decode_as: int | None) -> PairView:
         pens = pens_of(reading.redrawn, reading.layers)
         shown = decode_as is not None and decode_as not in reading.read
-        return PairView(reading.image, reading.layers, reading.lengths, reading.read, reading.second,
-                        reading.second_ink, self.rule, reading.redrawn, tuple(PENS[pen] for pen in pens), PENS,
-                        reading.probabilities,
-                        reading.cnn_read, self.cnn_rule, reading.revision, decode_as if shown else None,
-                        self.redraw(reading, decode_as) if shown else None)
+        return PairView(
+            reading.image,
+            reading.layers,
+            reading.lengths,
+            reading.read,
+            reading.second,
+            reading.second_ink,
+            self.rule,
+            reading.redrawn,
+            tuple(PENS[pen] for pen in pens),
+            PENS,
+            reading.probabilities,
+            reading.cnn_read,
+            self.cnn_rule,
+            reading.revision,
+            decode_as if shown else None,
+            self.redraw(reading, decode_as) if shown else None,
+        )
 
     def panel(self, reading: PairReading | None, decode_as: int | None) -> str:
         return pair_panel(None if reading is None else self.view(reading, decode_as), PROMPT)
@@ -183,7 +216,7 @@ class TwoDigitsSection:
             digit = checked_decode_as(decode_as)
         except (drawing_pad.DrawingError, PairInputError) as error:
             return gr.skip(), views.message_panel(f"Cannot read these two digits: {error}")
-        if drawing.background is not None and not drawing.strokes:      # an example tapped, not drawn over
+        if drawing.background is not None and not drawing.strokes:  # an example tapped, not drawn over
             fields = example_fields(drawing.background)
             reading = None if fields is None else self.read_fields(fields, drawing.revision)
         else:
@@ -214,12 +247,17 @@ class TwoDigitsSection:
         if pixels is None:
             return None, None
         reading = self.read(np.stack([pixels, np.zeros_like(pixels)]))
-        answer = {"count": len(reading.read), "digits": list(reading.read),
-                  "lengths": [round(float(x), 4) for x in reading.lengths],
-                  "second_ink": round(reading.second_ink, 4), "count_rule": dataclasses.asdict(self.rule),
-                  "cnn_count": len(reading.cnn_read), "cnn_digits": list(reading.cnn_read),
-                  "cnn_probabilities": [round(float(x), 4) for x in reading.probabilities],
-                  "cnn_count_rule": dataclasses.asdict(self.cnn_rule)}
+        answer = {
+            "count": len(reading.read),
+            "digits": list(reading.read),
+            "lengths": [round(float(x), 4) for x in reading.lengths],
+            "second_ink": round(reading.second_ink, 4),
+            "count_rule": dataclasses.asdict(self.rule),
+            "cnn_count": len(reading.cnn_read),
+            "cnn_digits": list(reading.cnn_read),
+            "cnn_probabilities": [round(float(x), 4) for x in reading.probabilities],
+            "cnn_count_rule": dataclasses.asdict(self.cnn_rule),
+        }
         return answer, views.upscaled(figure5(reading.image, reading.redrawn, PENS), API_PIXEL)
 
     def layout(self, page_event: dict) -> None:
@@ -229,37 +267,65 @@ class TwoDigitsSection:
         api_image = gr.Image(type="pil", image_mode=None, visible=False)
         api_reading = gr.JSON(visible=False)
         api_picture = gr.Image(format="png", visible=False)
-        gr.on([], self.predict_pair, inputs=api_image, outputs=[api_reading, api_picture],
-              api_name="predict_pair", show_progress="hidden")
+        gr.on(
+            [],
+            self.predict_pair,
+            inputs=api_image,
+            outputs=[api_reading, api_picture],
+            api_name="predict_pair",
+            show_progress="hidden",
+        )
         if self.problem is not None:
-            gr.Markdown(f"**This section needs the networks trained on pairs, and cannot load them.** "
-                        f"{self.problem}", elem_id="two-digits-missing")
+            gr.Markdown(
+                f"**This section needs the networks trained on pairs, and cannot load them.** {self.problem}",
+                elem_id="two-digits-missing",
+            )
             return
         reading = gr.State(None)
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=300):
-                pad = drawing_pad.DrawingPad(examples(), colours=PENS,
-                                             hint="Draw a digit, then another over it with pen 2, or one alone",
-                                             examples_caption="or start from an MNIST test pair", elem_id="pair-pad")
+                pad = drawing_pad.DrawingPad(
+                    examples(),
+                    colours=PENS,
+                    hint="Draw a digit, then another over it with pen 2, or one alone",
+                    examples_caption="or start from an MNIST test pair",
+                    elem_id="pair-pad",
+                )
             with gr.Column(scale=4, min_width=300):
-                panel = gr.HTML(pair_panel(None, PROMPT), elem_id="pair-panel", js_on_load=views.STRIP_JS,
-                                strip_pad="#pair-pad canvas", strip_height=PAIR_STRIP_HEIGHT)
-                decode_as = gr.Radio(DECODE_CHOICES, value=TWO_READ, label="Decode as", elem_id="pair-decode-as",
-                                     info="redraw another digit's capsule too: one of a digit that is not there "
-                                          "should redraw little")
-        pad.change(self.read_drawing, inputs=[pad, decode_as], outputs=[reading, panel],
-                   trigger_mode="always_last", **page_event)
-        decode_as.input(self.decode_again, inputs=[reading, decode_as], outputs=panel,
-                        trigger_mode="always_last", **page_event)
+                panel = gr.HTML(
+                    pair_panel(None, PROMPT),
+                    elem_id="pair-panel",
+                    js_on_load=views.STRIP_JS,
+                    strip_pad="#pair-pad canvas",
+                    strip_height=PAIR_STRIP_HEIGHT,
+                )
+                decode_as = gr.Radio(
+                    DECODE_CHOICES,
+                    value=TWO_READ,
+                    label="Decode as",
+                    elem_id="pair-decode-as",
+                    info="redraw another digit's capsule too: one of a digit that is not there should redraw little",
+                )
+        pad.change(
+            self.read_drawing,
+            inputs=[pad, decode_as],
+            outputs=[reading, panel],
+            trigger_mode="always_last",
+            **page_event,
+        )
+        decode_as.input(
+            self.decode_again, inputs=[reading, decode_as], outputs=panel, trigger_mode="always_last", **page_event
+        )
 
 
-PAIR_STRIP_HEIGHT = 120   # the panel's two digits and their redrawings on a narrow screen, CSS pixels
+PAIR_STRIP_HEIGHT = 120  # the panel's two digits and their redrawings on a narrow screen, CSS pixels
 PAPER_CLAIM = (
     f"**What the paper claims.** Sabour et al. trained on MultiMNIST, each MNIST digit laid over another of a "
     f"different class, each moved by up to 4 pixels (their frames overlap {percent(PAPER['frame_overlap'])} on "
     f"average): their CapsNet misread **{percent(PAPER['capsnet_error'])}** of the test pairs (its two longest "
     f"capsules not the pair's two digits), a CNN baseline **{percent(PAPER['cnn_error'])}** (section 6); and "
-    "each digit, redrawn from its own capsule, came back whole (Figure 5).")
+    "each digit, redrawn from its own capsule, came back whole (Figure 5)."
+)
 INTRODUCTION = """
 ## Two digits
 Draw a digit with pen 1, switch to pen 2 and draw another digit over it, or tap an MNIST test
@@ -298,36 +364,50 @@ def measured(measurement: Measurement) -> str:
     if measurement.results is None:
         return f"Not measured for these weights: {measurement.why_not}"
     m = measurement.results
-    who_reads_more = verdict(m.lead, "the CapsNet reads more pairs, as in the paper",
-                             "unlike in the paper, the CNN reads more pairs", "no clear difference between them")
-    what_routing_does = verdict(m.unrouted_gain, "it reads more pairs without routing",
-                                "routing helps it, as the paper found", "routing makes no clear difference")
-    ink_line = ("" if m.rule.second_ink is None else
-                f" and its redrawing covers {percent(m.rule.second_ink)} or more of the ink the longest leaves")
-    return (f"Both networks, trained here on the same examples, read the same "
-            f"{m.test_pairs:,} MNIST test pairs: both digits right **{percent(m.capsnet_both_right)}** "
-            f"for the CapsNet, **{percent(m.cnn_both_right)}** for the CNN (CapsNet − CNN in points, with its "
-            f"95% interval: {m.lead.points()}): {who_reads_more}, after far fewer pairs than the paper's 60M "
-            f"(docs/pairs.md). Without routing the CapsNet reads {percent(m.unrouted_both_right)} (in points, "
-            f"with its 95% interval: {m.unrouted_gain.points()}): "
-            f"{what_routing_does}. Other people's digits read worse: of Semeion's, laid in pairs the same way, "
-            f"the CapsNet reads both right in {percent(m.semeion_pairs_right)}, "
-            f"and {percent(m.semeion_singles_right)} of them alone. It reads a "
-            f"second digit where its second-longest capsule is {m.rule.second:.2f} long or longer"
-            f"{ink_line} (chosen on validation examples): MNIST's single test digits are read as one digit in "
-            f"{percent(m.mnist_singles_counted)}, its test pairs as two in "
-            f"{percent(m.mnist_pairs_counted)}. Each digit redrawn from its own "
-            f"capsule misses {percent(m.redrawn_error)} of that digit's ink, against "
-            f"{percent(m.overlay_error)} for the whole overlay. From `{RESULTS_FILE}` "
-            f"(`python -m capsnet.studies.pairs_measurement`).")
+    who_reads_more = verdict(
+        m.lead,
+        "the CapsNet reads more pairs, as in the paper",
+        "unlike in the paper, the CNN reads more pairs",
+        "no clear difference between them",
+    )
+    what_routing_does = verdict(
+        m.unrouted_gain,
+        "it reads more pairs without routing",
+        "routing helps it, as the paper found",
+        "routing makes no clear difference",
+    )
+    ink_line = (
+        ""
+        if m.rule.second_ink is None
+        else f" and its redrawing covers {percent(m.rule.second_ink)} or more of the ink the longest leaves"
+    )
+    return (
+        f"Both networks, trained here on the same examples, read the same "
+        f"{m.test_pairs:,} MNIST test pairs: both digits right **{percent(m.capsnet_both_right)}** "
+        f"for the CapsNet, **{percent(m.cnn_both_right)}** for the CNN (CapsNet − CNN in points, with its "
+        f"95% interval: {m.lead.points()}): {who_reads_more}, after far fewer pairs than the paper's 60M "
+        f"(docs/pairs.md). Without routing the CapsNet reads {percent(m.unrouted_both_right)} (in points, "
+        f"with its 95% interval: {m.unrouted_gain.points()}): "
+        f"{what_routing_does}. Other people's digits read worse: of Semeion's, laid in pairs the same way, "
+        f"the CapsNet reads both right in {percent(m.semeion_pairs_right)}, "
+        f"and {percent(m.semeion_singles_right)} of them alone. It reads a "
+        f"second digit where its second-longest capsule is {m.rule.second:.2f} long or longer"
+        f"{ink_line} (chosen on validation examples): MNIST's single test digits are read as one digit in "
+        f"{percent(m.mnist_singles_counted)}, its test pairs as two in "
+        f"{percent(m.mnist_pairs_counted)}. Each digit redrawn from its own "
+        f"capsule misses {percent(m.redrawn_error)} of that digit's ink, against "
+        f"{percent(m.overlay_error)} for the whole overlay. From `{RESULTS_FILE}` "
+        f"(`python -m capsnet.studies.pairs_measurement`)."
+    )
 
 
 def measured_rules(measurement: Measurement) -> tuple[CountRule, CountRule] | None:
     """Each network's count rule as pairs.json chose it; None where it holds none for these
     networks (the section then counts with UNMEASURED_THRESHOLD, and says so in the log)."""
     if measurement.results is None:
-        log.warning("The Two-digits section counts from %s: no count rule was measured for these weights",
-                    UNMEASURED_THRESHOLD)
+        log.warning(
+            "The Two-digits section counts from %s: no count rule was measured for these weights", UNMEASURED_THRESHOLD
+        )
         return None
     return measurement.results.rule, measurement.results.cnn_rule
 

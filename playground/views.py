@@ -9,6 +9,7 @@ per event, whatever it shows. The reading panel carries `data-revision`,
 the drawing pad's revision it was read from, so the page (and its tests) can tell which drawing
 it shows.
 """
+
 import base64
 import html
 import io
@@ -44,8 +45,13 @@ def picture_html(ink: np.ndarray | torch.Tensor | None, alt: str) -> str:
     return f'<img class="picture" src="{png_data_url(paper(ink))}" alt="{html.escape(alt)}">'
 
 
-def lengths_svg(lengths: np.ndarray, winner: int | None, label: str = "lengths of the digit capsules",
-                marked: dict[int, str] | None = None, line: float | None = None) -> str:
+def lengths_svg(
+    lengths: np.ndarray,
+    winner: int | None,
+    label: str = "lengths of the digit capsules",
+    marked: dict[int, str] | None = None,
+    line: float | None = None,
+) -> str:
     """A bar chart of the capsule lengths (or any ten numbers in [0, 1]) in digit order, the
     winner highlighted; ``label`` says what they are. ``marked``: digits whose bars are drawn in
     their own CSS colour; ``line``: a dashed line across at that height."""
@@ -55,22 +61,37 @@ def lengths_svg(lengths: np.ndarray, winner: int | None, label: str = "lengths o
         x, height, middle = 8 + step * digit, 100 * length, 8 + step * digit + (step - 8) / 2
         colour = "bar winner" if digit == winner else "bar"
         fill = f' style="fill: {marked[digit]}"' if marked and digit in marked else ""
-        bars.append(f'<rect class="{colour}"{fill} x="{x:.1f}" y="{112 - height:.1f}" width="{step - 8:.1f}" '
-                    f'height="{height:.1f}" rx="2"/>'
-                    f'<text x="{middle:.1f}" y="128" class="axis">{digit}</text>'
-                    f'<text x="{middle:.1f}" y="{108 - height:.1f}" class="value">{length:.2f}</text>')
-    return (f'<svg class="lengths" viewBox="0 0 310 134" role="img" aria-label="{html.escape(label)}">'
-            '<line x1="4" x2="306" y1="112.5" y2="112.5" class="baseline"/>'
-            + ("" if line is None else f'<line x1="4" x2="306" y1="{112 - 100 * line:.1f}" '
-                                      f'y2="{112 - 100 * line:.1f}" class="threshold"/>')
-            + f'{"".join(bars)}</svg>')
+        bars.append(
+            f'<rect class="{colour}"{fill} x="{x:.1f}" y="{112 - height:.1f}" width="{step - 8:.1f}" '
+            f'height="{height:.1f}" rx="2"/>'
+            f'<text x="{middle:.1f}" y="128" class="axis">{digit}</text>'
+            f'<text x="{middle:.1f}" y="{108 - height:.1f}" class="value">{length:.2f}</text>'
+        )
+    return (
+        f'<svg class="lengths" viewBox="0 0 310 134" role="img" aria-label="{html.escape(label)}">'
+        '<line x1="4" x2="306" y1="112.5" y2="112.5" class="baseline"/>'
+        + (
+            ""
+            if line is None
+            else f'<line x1="4" x2="306" y1="{112 - 100 * line:.1f}" y2="{112 - 100 * line:.1f}" class="threshold"/>'
+        )
+        + f"{''.join(bars)}</svg>"
+    )
 
 
-def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | None,
-                  reconstruction: torch.Tensor | None, decoded: int | None, revision: int | None,
-                  settled: bool = False, runner_up: int | None = None,
-                  runner_up_reconstruction: torch.Tensor | None = None, capsules: np.ndarray | None = None,
-                  decoder: str | None = None) -> str:
+def reading_panel(
+    image: np.ndarray | None,
+    lengths: np.ndarray,
+    winner: int | None,
+    reconstruction: torch.Tensor | None,
+    decoded: int | None,
+    revision: int | None,
+    settled: bool = False,
+    runner_up: int | None = None,
+    runner_up_reconstruction: torch.Tensor | None = None,
+    capsules: np.ndarray | None = None,
+    decoder: str | None = None,
+) -> str:
     """Everything a reading shows, in one piece of HTML (one output for the page to update):
     the predicted digit, large, with its capsule length; the 28x28 image the network reads; the
     bars of every capsule's length; the decoder's reconstruction; what else it could be, the
@@ -96,25 +117,35 @@ def reading_panel(image: np.ndarray | None, lengths: np.ndarray, winner: int | N
         digit = '<div class="digit empty">?</div><div class="caption">Draw a digit</div>'
         data, title = "", "Reconstruction from the capsule"
     else:
-        digit = (f'<div class="digit">{winner}</div>'
-                 f'<div class="caption">capsule length {float(lengths[winner]):.3f}</div>')
+        digit = (
+            f'<div class="digit">{winner}</div><div class="caption">capsule length {float(lengths[winner]):.3f}</div>'
+        )
         data, title = f' data-revision="{revision}"', f"Reconstruction from capsule {decoded}"
         if capsules is not None and decoder is not None:
-            data += (f' data-decoder="{html.escape(decoder)}" data-decoded="{decoded}" data-winner="{winner}"'
-                     f' data-capsules="{capsules_base64(capsules)}"')
+            data += (
+                f' data-decoder="{html.escape(decoder)}" data-decoded="{decoded}" data-winner="{winner}"'
+                f' data-capsules="{capsules_base64(capsules)}"'
+            )
     data += ' data-settled=""' if settled else ""
-    other = "" if runner_up is None else (
-        f'<figure class="runner-up"><figcaption>What else it could be: {runner_up}, capsule length '
-        f'{float(lengths[runner_up]):.3f}</figcaption>'
-        f'{picture_html(runner_up_reconstruction, f"reconstruction from capsule {runner_up}, the runner-up")}</figure>')
-    return (f'<div class="panel"{data}>'
-            f'<div class="reading">{digit}</div>'
-            f'<figure class="input"><figcaption>What the network sees (28x28)</figcaption>'
-            f'{picture_html(image, "the 28x28 image the network reads")}</figure>'
-            f'<figure class="bars"><figcaption>Capsule lengths</figcaption>'
-            f'{lengths_svg(lengths, winner)}</figure>'
-            f'<figure class="reconstruction"><figcaption>{title}</figcaption>'
-            f'{picture_html(reconstruction, title.lower())}</figure>{other}</div>')
+    other = (
+        ""
+        if runner_up is None
+        else (
+            f'<figure class="runner-up"><figcaption>What else it could be: {runner_up}, capsule length '
+            f"{float(lengths[runner_up]):.3f}</figcaption>"
+            f"{picture_html(runner_up_reconstruction, f'reconstruction from capsule {runner_up}, the runner-up')}</figure>"
+        )
+    )
+    return (
+        f'<div class="panel"{data}>'
+        f'<div class="reading">{digit}</div>'
+        f'<figure class="input"><figcaption>What the network sees (28x28)</figcaption>'
+        f"{picture_html(image, 'the 28x28 image the network reads')}</figure>"
+        f'<figure class="bars"><figcaption>Capsule lengths</figcaption>'
+        f"{lengths_svg(lengths, winner)}</figure>"
+        f'<figure class="reconstruction"><figcaption>{title}</figcaption>'
+        f"{picture_html(reconstruction, title.lower())}</figure>{other}</div>"
+    )
 
 
 def capsules_base64(capsules: np.ndarray | torch.Tensor) -> str:
@@ -173,19 +204,22 @@ def figure4_html(images: torch.Tensor | None, names: list[str], ends: str) -> st
         ends: the sweep's range, for the heading, e.g. "-0.25 … +0.25".
     """
     if images is None:
-        return ('<div class="figure4 empty"><b>Figure 4</b>: draw a digit to see what each of its '
-                'dimensions does.</div>')
+        return '<div class="figure4 empty"><b>Figure 4</b>: draw a digit to see what each of its dimensions does.</div>'
     rows, columns, side, _ = images.shape
-    strips = np.ones((rows, side, columns, side + 1), dtype=np.float32) * 0.19   # faint gaps
-    strips[..., :side] = images.numpy().transpose(0, 2, 1, 3)                     # [D, 28, S, 28]
+    strips = np.ones((rows, side, columns, side + 1), dtype=np.float32) * 0.19  # faint gaps
+    strips[..., :side] = images.numpy().transpose(0, 2, 1, 3)  # [D, 28, S, 28]
     strips = strips.reshape(rows, side, columns * (side + 1))[..., :-1]
     low, high = ends.split(" … ")
-    head = ("<caption>Figure 4: each row one dimension, swept over its slider's range</caption>"
-            f'<tr><th></th><th class="offsets"><span>{html.escape(low)}</span><span>0</span>'
-            f'<span>{html.escape(high)}</span></th></tr>')
+    head = (
+        "<caption>Figure 4: each row one dimension, swept over its slider's range</caption>"
+        f'<tr><th></th><th class="offsets"><span>{html.escape(low)}</span><span>0</span>'
+        f"<span>{html.escape(high)}</span></th></tr>"
+    )
     body = "".join(
         f'<tr><th scope="row">{html.escape(name)}</th><td><img src="{png_data_url(paper(strip))}" '
-        f'alt="{html.escape(name)}, swept"></td></tr>' for name, strip in zip(names, strips, strict=True))
+        f'alt="{html.escape(name)}, swept"></td></tr>'
+        for name, strip in zip(names, strips, strict=True)
+    )
     return f'<table class="figure4">{head}{body}</table>'
 
 
@@ -198,15 +232,14 @@ def cell_edges(config: CapsNetConfig, scale: int) -> np.ndarray:
     edges fall on whole display pixels when ``scale`` is even.
     """
     stride = config.primary_stride
-    twice_first = config.receptive_field - stride                      # 2 x 7.5
+    twice_first = config.receptive_field - stride  # 2 x 7.5
     return scale * (twice_first + 2 * stride * np.arange(config.primary_grid + 1)) // 2
 
 
 # White paper through ColorBrewer's YlOrRd to dark red: no vote leaves the paper white.
-_COLOURS = np.array([[255, 255, 255], [254, 217, 118], [253, 141, 60], [227, 26, 28], [128, 0, 38]],
-                    dtype=np.float32)
-INK = np.array([20, 20, 60], dtype=np.float32)        # the digit's strokes, drawn over the cells
-INK_OPACITY = 0.75                                     # the cells stay visible through the strokes
+_COLOURS = np.array([[255, 255, 255], [254, 217, 118], [253, 141, 60], [227, 26, 28], [128, 0, 38]], dtype=np.float32)
+INK = np.array([20, 20, 60], dtype=np.float32)  # the digit's strokes, drawn over the cells
+INK_OPACITY = 0.75  # the cells stay visible through the strokes
 FIELD_OUTLINE = np.array([33, 102, 172], dtype=np.uint8)  # blue: the strongest position's field
 
 
@@ -218,8 +251,9 @@ def _colour_map(values: np.ndarray) -> np.ndarray:
     return (1 - fraction) * _COLOURS[low] + fraction * _COLOURS[low + 1]
 
 
-def heatmap_overlay(config: CapsNetConfig, image: np.ndarray, heat: torch.Tensor | np.ndarray,
-                    scale: int = 10) -> np.ndarray:
+def heatmap_overlay(
+    config: CapsNetConfig, image: np.ndarray, heat: torch.Tensor | np.ndarray, scale: int = 10
+) -> np.ndarray:
     """The 6x6 heatmap of ``config``'s primary capsule grid laid over the digit, upscaled crisp.
 
     Each grid position is drawn as a square cell at the centre of the 17x17 patch of the input it
@@ -250,14 +284,14 @@ def heatmap_overlay(config: CapsNetConfig, image: np.ndarray, heat: torch.Tensor
         raise ValueError(f"scale must be a positive even number, got {scale}")
     side = size * scale
     mean = heat.mean()
-    canvas = np.full((side, side, 3), 255.0, dtype=np.float32)        # [28s, 28s, 3]
+    canvas = np.full((side, side, 3), 255.0, dtype=np.float32)  # [28s, 28s, 3]
     if mean > 0:
-        edges = cell_edges(config, scale)                              # [7]
+        edges = cell_edges(config, scale)  # [7]
         cell = np.arange(edges[0], edges[-1])
-        index = np.searchsorted(edges, cell, side="right") - 1         # display pixel -> grid index
+        index = np.searchsorted(edges, cell, side="right") - 1  # display pixel -> grid index
         canvas[np.ix_(cell, cell)] = _colour_map(heat / (2 * mean))[np.ix_(index, index)]
-    ink = INK_OPACITY * upscaled(np.clip(image, 0.0, 1.0), scale)[..., None]    # [28s, 28s, 1]
-    rgb = np.rint((1 - ink) * canvas + ink * INK).astype(np.uint8)     # [28s, 28s, 3]
+    ink = INK_OPACITY * upscaled(np.clip(image, 0.0, 1.0), scale)[..., None]  # [28s, 28s, 1]
+    rgb = np.rint((1 - ink) * canvas + ink * INK).astype(np.uint8)  # [28s, 28s, 3]
     if mean > 0:
         rows, cols = config.receptive_field_of(*np.unravel_index(heat.argmax(), heat.shape))
         top, bottom, left, right = scale * rows.start, scale * rows.stop, scale * cols.start, scale * cols.stop
@@ -266,17 +300,24 @@ def heatmap_overlay(config: CapsNetConfig, image: np.ndarray, heat: torch.Tensor
     return rgb
 
 
-def routing_panel(config: CapsNetConfig, image: np.ndarray | None, heat: torch.Tensor | np.ndarray | None = None,
-                  table: str = "", text: str = "") -> str:
+def routing_panel(
+    config: CapsNetConfig,
+    image: np.ndarray | None,
+    heat: torch.Tensor | np.ndarray | None = None,
+    table: str = "",
+    text: str = "",
+) -> str:
     """The routing view in one piece: ``heatmap_overlay`` of ``heat`` (``config``'s grid) over
     ``image`` beside the lengths ``table`` and the agreement ``text`` (HTML); a prompt before any
     drawing."""
     if image is None:
         return '<div class="routing-view empty">Draw a digit to see how its votes are routed.</div>'
-    return (f'<div class="routing-view"><figure><figcaption>Votes for the winner, over your digit</figcaption>'
-            f'<img class="heatmap" src="{png_data_url(heatmap_overlay(config, image, heat))}" '
-            f'alt="where the votes for the winner come from"></figure>'
-            f'<div class="routing-numbers">{table}{text}</div></div>')
+    return (
+        f'<div class="routing-view"><figure><figcaption>Votes for the winner, over your digit</figcaption>'
+        f'<img class="heatmap" src="{png_data_url(heatmap_overlay(config, image, heat))}" '
+        f'alt="where the votes for the winner come from"></figure>'
+        f'<div class="routing-numbers">{table}{text}</div></div>'
+    )
 
 
 def lengths_table(lengths: torch.Tensor, predictions: torch.Tensor, iterations: int) -> str:
@@ -294,8 +335,12 @@ def lengths_table(lengths: torch.Tensor, predictions: torch.Tensor, iterations: 
         cells = "".join(
             f"<td style='background:linear-gradient(to top,rgba(227,26,28,.45) {100 * length:.0f}%,"
             f"transparent {100 * length:.0f}%);{'font-weight:700' if digit == winner else ''}'>"
-            f"{length:.2f}</td>" for digit, length in enumerate(row))
+            f"{length:.2f}</td>"
+            for digit, length in enumerate(row)
+        )
         outline = " class='chosen'" if r == iterations else ""
         rows.append(f"<tr{outline}><th>r = {r}</th>{cells}<td><b>{winner}</b></td></tr>")
-    return (f"<table class='routing'><tr><th>iterations</th>{header}<th>reads</th></tr>{''.join(rows)}</table>"
-            "<small>Capsule lengths |v<sub>j</sub>| for each number of routing iterations r.</small>")
+    return (
+        f"<table class='routing'><tr><th>iterations</th>{header}<th>reads</th></tr>{''.join(rows)}</table>"
+        "<small>Capsule lengths |v<sub>j</sub>| for each number of routing iterations r.</small>"
+    )

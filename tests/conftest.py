@@ -1,4 +1,5 @@
 """The suite's fixtures and hooks; what tests share beside fixtures is in tests/support/."""
+
 import os
 import shutil
 import tempfile
@@ -46,9 +47,12 @@ def app():
         pytest.skip(f"no trained weights in {WEIGHTS}: the app needs them (run train.py)")
     cnn = Path(os.environ.get("CAPSNET_CNN_WEIGHTS", WEIGHTS / "cnn"))
     if not (cnn / "model.safetensors").exists():
-        pytest.skip(f"no trained CNN baseline in {cnn}: the app reads with it beside the CapsNet "
-                    "(train.py --model cnn --out weights/cnn)")
+        pytest.skip(
+            f"no trained CNN baseline in {cnn}: the app reads with it beside the CapsNet "
+            "(train.py --model cnn --out weights/cnn)"
+        )
     import app
+
     return app
 
 
@@ -95,6 +99,7 @@ def missing_data(reason: str) -> None:
 def mnist_test(data_dir):
     """MNIST's 10,000 test images, or a skip (in CI a failure) that says why they cannot be had."""
     from capsnet.data.datasets import mnist
+
     try:
         return mnist(data_dir, train=False)
     except RuntimeError as error:
@@ -114,8 +119,9 @@ def semeion_path(data_dir) -> Path:
 @pytest.fixture(scope="session")
 def tiny_mnist(mnist_test, data_dir, tmp_path_factory) -> Path:
     """64 training and 64 test images of MNIST in a data dir of their own."""
-    return first_mnist_images(tmp_path_factory.mktemp("tiny-mnist"), mnist_test, data_dir,
-                              TINY_MNIST_IMAGES, TINY_MNIST_IMAGES)
+    return first_mnist_images(
+        tmp_path_factory.mktemp("tiny-mnist"), mnist_test, data_dir, TINY_MNIST_IMAGES, TINY_MNIST_IMAGES
+    )
 
 
 @pytest.fixture(scope="session")

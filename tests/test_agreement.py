@@ -1,5 +1,6 @@
 """Routing made visible: couplings, the routing trace, vote heatmaps, their place in the input,
 agreement (capsnet.routing, CapsNet.routing_trace, CapsNetConfig.receptive_field_of)."""
+
 import numpy as np
 import pytest
 import torch
@@ -9,7 +10,7 @@ from capsnet.routing import agreement, routing_by_iterations, vote_heatmap
 from tests.support.examples import example_digits
 
 CONFIG = CapsNetConfig()
-TYPES, GRID = CONFIG.primary_capsule_types, CONFIG.primary_grid   # 32, 6
+TYPES, GRID = CONFIG.primary_capsule_types, CONFIG.primary_grid  # 32, 6
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def model(trained_model):
 
 @pytest.fixture(scope="module")
 def images() -> torch.Tensor:
-    return example_digits()[0][:2]                                   # a 7 and a 2, [2, 1, 28, 28]
+    return example_digits()[0][:2]  # a 7 and a 2, [2, 1, 28, 28]
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,7 @@ def test_trace_equals_the_forward_pass_at_every_iteration_count(model, images, t
     assert trace.capsules.shape == (5, 10, 16)
     assert trace.couplings.shape == (5, 1152, 10)
     assert trace.lengths.shape == (5, 10)
-    assert (trace.couplings[1:] - trace.couplings[:-1]).abs().amax(dim=(1, 2)).min() > 0.01   # each r its own
+    assert (trace.couplings[1:] - trace.couplings[:-1]).abs().amax(dim=(1, 2)).min() > 0.01  # each r its own
     for r in range(1, 6):
         with torch.inference_mode():
             out = model(images[:1], routing_iterations=r)
@@ -101,7 +102,7 @@ def test_vote_heatmap_matches_a_loop_over_the_capsules(trace, capsule_type):
 
 @pytest.mark.parametrize("r", [1, 3, 5])
 def test_vote_heatmap_sums_to_the_mass_of_s_j(trace, r):
-    c = trace.couplings[r - 1]                                     # [1152, 10]
+    c = trace.couplings[r - 1]  # [1152, 10]
     for digit in range(10):
         heat = vote_heatmap(c, trace.u_hat, digit, TYPES, GRID)
         mass = (c[:, digit] * trace.u_hat[:, digit].norm(dim=-1)).sum()  # sum_i c_ij |u_hat_j|i|
@@ -133,9 +134,9 @@ def test_vote_heatmap_rejects_bad_choices(trace):
 def test_the_documented_receptive_field_is_the_network_s(model, row, col):
     image = torch.rand(1, 1, 28, 28, generator=torch.Generator().manual_seed(2), requires_grad=True)
     capsule = 7 * GRID * GRID + row * GRID + col
-    u = model.primary_capsules(image)                               # [1, 1152, 8]
+    u = model.primary_capsules(image)  # [1, 1152, 8]
     u[0, capsule].pow(2).sum().backward()
-    reached = image.grad[0, 0].abs().numpy() > 0                    # [28, 28]
+    reached = image.grad[0, 0].abs().numpy() > 0  # [28, 28]
     field = np.zeros((28, 28), dtype=bool)
     field[model.config.receptive_field_of(row, col)] = True
     assert field.sum() == 17 * 17
@@ -148,9 +149,9 @@ def test_agreement_is_the_votes_mean_cosine_weighted_by_their_shares(trace):
     assert a.shape == (10,)
     assert ((a >= -1) & (a <= 1)).all()
     for digit in range(10):
-        votes = trace.u_hat[:, digit]                               # [1152, 16]
+        votes = trace.u_hat[:, digit]  # [1152, 16]
         cosine = votes @ v[digit] / (votes.norm(dim=1) * v[digit].norm())
-        shares = c[:, digit] * votes.norm(dim=1)                    # c_ij |u_hat_j|i|
+        shares = c[:, digit] * votes.norm(dim=1)  # c_ij |u_hat_j|i|
         expected = (shares * cosine).sum() / shares.sum()
         torch.testing.assert_close(a[digit], expected)
         # v_j points along s_j, so this is how much of the votes' length survives their sum
@@ -160,20 +161,20 @@ def test_agreement_is_the_votes_mean_cosine_weighted_by_their_shares(trace):
 
 def test_agreement_is_one_when_every_vote_points_along_its_capsule():
     generator = torch.Generator().manual_seed(3)
-    directions = torch.randn(10, 16, generator=generator)          # one direction per digit
-    sizes = torch.rand(1, 1152, 10, 1, generator=generator) + 0.1   # positive lengths
-    u_hat = sizes * directions                                      # [1, 1152, 10, 16]
+    directions = torch.randn(10, 16, generator=generator)  # one direction per digit
+    sizes = torch.rand(1, 1152, 10, 1, generator=generator) + 0.1  # positive lengths
+    u_hat = sizes * directions  # [1, 1152, 10, 16]
     v, c = dynamic_routing(u_hat, 3)
     torch.testing.assert_close(agreement(u_hat, v, c), torch.ones(1, 10))
     torch.testing.assert_close(agreement(u_hat, -v, c), -torch.ones(1, 10))
 
 
 def test_the_winner_s_voters_agree_more_than_the_runner_up_s(trained_model, mnist_test):
-    images = torch.stack([mnist_test[k][0] for k in range(100)])   # [100, 1, 28, 28]
+    images = torch.stack([mnist_test[k][0] for k in range(100)])  # [100, 1, 28, 28]
     with torch.inference_mode():
         u_hat = trained_model.digits.predictions(trained_model.primary_capsules(images))
         v, c = dynamic_routing(u_hat, 3)
-    a = agreement(u_hat, v, c)                                      # [100, 10]
+    a = agreement(u_hat, v, c)  # [100, 10]
     winner, runner_up = v.norm(dim=-1).topk(2, dim=1).indices.unbind(dim=1)
     rows = torch.arange(len(images))
     assert (a[rows, winner] > a[rows, runner_up]).float().mean() >= 0.9
@@ -183,9 +184,9 @@ def test_the_winner_s_voters_agree_more_than_the_runner_up_s(trained_model, mnis
 def test_the_receptive_field_is_read_from_the_network_s_config(row, col):
     config = CapsNetConfig(image_size=24, conv1_channels=32, kernel_size=5, primary_capsule_types=2)
     torch.manual_seed(0)
-    model = CapsNet(config)                                         # grid 8 (24 -> 20 -> 8), field 9x9
+    model = CapsNet(config)  # grid 8 (24 -> 20 -> 8), field 9x9
     image = torch.rand(1, 1, 24, 24, generator=torch.Generator().manual_seed(5), requires_grad=True)
-    u = model.primary_capsules(image)                               # [1, 2 * grid^2, 8]
+    u = model.primary_capsules(image)  # [1, 2 * grid^2, 8]
     u[0, config.primary_grid**2 + row * config.primary_grid + col].pow(2).sum().backward()
     field = np.zeros((24, 24), dtype=bool)
     field[config.receptive_field_of(row, col)] = True

@@ -1,4 +1,5 @@
 """The app's event functions called directly, then its API through gradio_client."""
+
 import base64
 import re
 
@@ -47,7 +48,7 @@ def test_a_finished_drawing_is_read_kept_and_settled(app, digit):
     assert panel_digit(panel) == str(digit)
     assert 'data-revision="5"' in panel and "data-settled" in panel
     assert f"capsule length {reading.lengths[digit]:.3f}" in panel
-    assert panel.count("<img") == 3 and panel.count('class="bar winner"') == 1   # input, winner, runner-up
+    assert panel.count("<img") == 3 and panel.count('class="bar winner"') == 1  # input, winner, runner-up
 
 
 def test_a_stroke_being_drawn_is_shown_but_not_kept(app):
@@ -66,6 +67,7 @@ def test_the_reading_is_the_network_s_on_the_drawn_image(app, reading):
 
 def test_an_example_on_the_pad_reads_as_its_digit(app):
     import base64
+
     for example in EXAMPLES:
         digit, ink = example_ink(example)
         value = pad_value([], background=base64.b64encode(ink.tobytes()).decode())
@@ -89,11 +91,12 @@ def test_details_reset_the_controls_and_draw_figure4_and_the_routing(app, readin
     decode_as, sliders, figure4, routing = app.show_details(reading, "3", PAPER, shown, 3, ALL_TYPES)
     assert decode_as == app.WINNER
     assert sliders["enabled"] and sliders["offsets"] == ZEROS
-    assert [row["dimension"] for row in sliders["rows"]] == \
-        app.CAPSULE_DIMENSIONS.ordered_dimensions(reading.winner, PAPER)
+    assert [row["dimension"] for row in sliders["rows"]] == app.CAPSULE_DIMENSIONS.ordered_dimensions(
+        reading.winner, PAPER
+    )
     assert figure4.count("<tr>") == 17 and routing.count("<img") == 1
     again = app.show_details(reading, app.WINNER, PAPER, sliders, 3, ALL_TYPES)
-    assert all(isinstance(output, type(gr.skip())) for output in again[:2])   # nothing to reset
+    assert all(isinstance(output, type(gr.skip())) for output in again[:2])  # nothing to reset
 
 
 def test_details_after_clear_empty_everything(app):
@@ -121,9 +124,10 @@ def test_decode_as_another_digit_renames_the_sliders_and_redraws(app, reading):
     assert f"Reconstruction from capsule {other}" in panel
     assert [row["label"] for row in sliders["rows"]] == [
         app.CAPSULE_DIMENSIONS.dimension_label(other, d, PAPER)
-        for d in app.CAPSULE_DIMENSIONS.ordered_dimensions(other, PAPER)]
+        for d in app.CAPSULE_DIMENSIONS.ordered_dimensions(other, PAPER)
+    ]
     first = sliders["rows"][0]["label"]
-    assert f"<th scope=\"row\">{first}</th>" in figure4.replace("&gt;", ">").replace("&#x27;", "'")
+    assert f'<th scope="row">{first}</th>' in figure4.replace("&gt;", ">").replace("&#x27;", "'")
 
 
 def test_the_panel_carries_what_the_decoder_in_the_page_redraws_from(app, reading):
@@ -161,8 +165,11 @@ def test_sliders_of_a_reading_the_server_dropped_ask_to_draw_again(app):
     assert 'role="alert"' in shown and "draw the digit again" in shown
 
 
-@pytest.mark.parametrize("offsets", [[0.3] + ZEROS[1:], ZEROS[:3], ["0.1"] + ZEROS[1:], [float("nan")] + ZEROS[1:]],
-                         ids=["beyond", "too-few", "string", "nan"])
+@pytest.mark.parametrize(
+    "offsets",
+    [[0.3] + ZEROS[1:], ZEROS[:3], ["0.1"] + ZEROS[1:], [float("nan")] + ZEROS[1:]],
+    ids=["beyond", "too-few", "string", "nan"],
+)
 def test_forged_slider_offsets_get_their_reason_in_the_panel(app, reading, offsets):
     assert "Cannot move the sliders" in offsets_panel(app, reading, offsets)
 

@@ -2,6 +2,7 @@
 message in the reading panel, a gr.Warning or a gr.Error with a clear text; never another
 exception, never a stack trace. The event functions are called directly, then the page's events
 and the API are sent forged requests over HTTP against `python app.py`."""
+
 import json
 import re
 import threading
@@ -85,8 +86,9 @@ ODD_ENCODINGS = {
     "float32-in-0-255": lambda example: example_pixels(example, mode="RGB").astype(np.float32),
     "bool": lambda example: example_pixels(example, mode="L") > 127,
     "grey-2d": lambda example: example_pixels(example, mode="L"),
-    "grey-plus-alpha": lambda example: np.stack([example_pixels(example, mode="L"),
-                                                 np.full((SIDE, SIDE), 255, np.uint8)], axis=-1),
+    "grey-plus-alpha": lambda example: np.stack(
+        [example_pixels(example, mode="L"), np.full((SIDE, SIDE), 255, np.uint8)], axis=-1
+    ),
 }
 
 
@@ -156,8 +158,9 @@ def test_perturb_rejects_a_capsule_that_is_not_a_choice(app, decode_as):
 
 # Against the app launched as `python app.py`.
 
+
 def panel_of(response: httpx.Response) -> str:
-    return outputs_of(response)[-1]             # the reading panel is every such event's last output
+    return outputs_of(response)[-1]  # the reading panel is every such event's last output
 
 
 def left_as_is(output) -> bool:
@@ -194,8 +197,9 @@ def test_nan_and_infinity_as_json_numbers_get_a_clear_message(app, url):
     fn_index = event_index(app, app.READING.read_drawing)
     for bad in ('{"strokes": [], "revision": NaN}', '{"strokes": [], "revision": Infinity}'):
         body = f'{{"data": [{bad}], "fn_index": {fn_index}, "session_hash": "nan"}}'
-        response = httpx.post(f"{url}gradio_api/run/predict", content=body, timeout=120,
-                              headers={"Content-Type": "application/json"})
+        response = httpx.post(
+            f"{url}gradio_api/run/predict", content=body, timeout=120, headers={"Content-Type": "application/json"}
+        )
         assert "the revision must be an integer" in panel_of(response)
 
 
@@ -203,8 +207,9 @@ def test_nan_and_infinity_as_json_numbers_get_a_clear_message(app, url):
 def test_a_request_too_large_is_refused_before_it_is_read(url):
     too_large = json.dumps({"data": [{"strokes": ["1 1 " * 300_000]}], "fn_index": 0})
     for path in ("gradio_api/run/predict", "gradio_api/queue/join"):
-        response = httpx.post(f"{url}{path}", content=too_large, timeout=120,
-                              headers={"Content-Type": "application/json"})
+        response = httpx.post(
+            f"{url}{path}", content=too_large, timeout=120, headers={"Content-Type": "application/json"}
+        )
         assert response.status_code == 413 and "Request body too large" in response.text
 
 
@@ -235,8 +240,9 @@ def test_forged_slider_values_get_a_clear_message(app, url, offsets):
     session = f"sliders-{offsets!r}"
     panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(3, 60, 30, 160, 220))], session))
     sliders = {"offsets": offsets, "rows": [], "enabled": True}
-    panel = panel_of(page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, "winner", "paper", sliders],
-                                session))
+    panel = panel_of(
+        page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, "winner", "paper", sliders], session)
+    )
     assert "Cannot move the sliders" in panel and "Traceback" not in panel
 
 
@@ -262,12 +268,13 @@ def test_forged_routing_values_get_a_clear_message_in_the_routing_view(app, url,
     routing = outputs_of(page_event(app, url, app.ROUTING.show_routing, [None, iterations, capsule_type], session))[0]
     assert "Cannot show the routing" in routing and "must be a whole number" in routing
     sliders = app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER)
-    details = outputs_of(page_event(app, url, app.show_details,
-                                    [None, "winner", "paper", sliders, iterations, capsule_type], session))
+    details = outputs_of(
+        page_event(app, url, app.show_details, [None, "winner", "paper", sliders, iterations, capsule_type], session)
+    )
     assert "Cannot show the routing" in details[3] and '<table class="figure4"' in details[2]
     assert "Traceback" not in routing + details[3]
     routing = outputs_of(page_event(app, url, app.ROUTING.show_routing, [None, 3, -1], session))[0]
-    assert "winner <b>4</b>" in routing                                   # the app routes on
+    assert "winner <b>4</b>" in routing  # the app routes on
 
 
 FORGED_CHOICES = {"null": None, "not-a-choice": "seven", "a-number": 3, "a-list": [], "nan": float("nan")}
@@ -281,20 +288,25 @@ def test_forged_decode_as_and_slider_range_get_a_clear_message(app, url, forged)
     session = "decoding-forged"
     panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(7, 60, 30, 160, 220))], session))
     sliders = app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER)
-    for decode_as, scale, reason in ((forged, "paper", "Decode as must be one of winner, 0, 1"),
-                                     ("winner", forged, "the slider range must be one of paper")):
-        panel, *rest = outputs_of(page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again,
-                                             [None, decode_as, scale, sliders], session))
+    for decode_as, scale, reason in (
+        (forged, "paper", "Decode as must be one of winner, 0, 1"),
+        ("winner", forged, "the slider range must be one of paper"),
+    ):
+        panel, *rest = outputs_of(
+            page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, decode_as, scale, sliders], session)
+        )
         assert "Cannot decode" in panel and reason in panel and all(map(left_as_is, rest))
-        panel = panel_of(page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions,
-                                    [None, decode_as, scale, sliders], session))
+        panel = panel_of(
+            page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, decode_as, scale, sliders], session)
+        )
         assert "Cannot move the sliders" in panel and reason in panel
         details = outputs_of(page_event(app, url, app.show_details, [None, decode_as, scale, sliders, 3, -1], session))
         assert "Cannot show Figure 4" in details[2] and reason in details[2]
         assert all(map(left_as_is, details[:2] + details[3:]))
-    panel = outputs_of(page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, "winner", "paper", sliders],
-                                  session))[0]
-    assert '<div class="digit">7</div>' in panel                           # the app decodes on
+    panel = outputs_of(
+        page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, "winner", "paper", sliders], session)
+    )[0]
+    assert '<div class="digit">7</div>' in panel  # the app decodes on
 
 
 def saved(pixels: np.ndarray, path: Path) -> str:
@@ -306,8 +318,12 @@ def saved(pixels: np.ndarray, path: Path) -> str:
 
 @pytest.mark.server
 def test_api_empty_and_tiny_images_give_no_reading(client, tmp_path):
-    for name, pixels in [("white", rgba(SIDE, (255, 255, 255, 255))), ("transparent", rgba(SIDE, (0, 0, 0, 0))),
-                         ("black", rgba(SIDE, (0, 0, 0, 255))), ("1x1", np.zeros((1, 1), np.uint8))]:
+    for name, pixels in [
+        ("white", rgba(SIDE, (255, 255, 255, 255))),
+        ("transparent", rgba(SIDE, (0, 0, 0, 0))),
+        ("black", rgba(SIDE, (0, 0, 0, 255))),
+        ("1x1", np.zeros((1, 1), np.uint8)),
+    ]:
         assert client.predict(saved(pixels, tmp_path / f"{name}.png"), api_name="/predict") == (None, None)
 
 
@@ -325,7 +341,7 @@ def palette_digit(example: Path) -> Image.Image:
 
 
 def clear_paper(picture: Image.Image) -> Image.Image:
-    picture.info["transparency"] = 0          # index 0, the paper, transparent
+    picture.info["transparency"] = 0  # index 0, the paper, transparent
     return picture
 
 
@@ -398,25 +414,28 @@ def test_api_a_file_that_is_not_an_image_gives_a_clear_error(client, tmp_path):
 
 
 @pytest.mark.server
-@pytest.mark.parametrize("value, message", [
-    ("1e9", "greater than maximum value 0.25"),
-    ("-5", "less than minimum value -0.25"),
-    ("Infinity", "greater than maximum value 0.25"),
-    ("NaN", re.escape("each a number in [-0.25, 0.25]")),
-    ('"abc"', "slider"),
-    ("null", "slider"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("1e9", "greater than maximum value 0.25"),
+        ("-5", "less than minimum value -0.25"),
+        ("Infinity", "greater than maximum value 0.25"),
+        ("NaN", re.escape("each a number in [-0.25, 0.25]")),
+        ('"abc"', "slider"),
+        ("null", "slider"),
+    ],
+)
 def test_api_slider_values_out_of_range_give_a_clear_error(client, url, value, message):
     from gradio_client import handle_file
 
     from bench.support.app_server import call_perturb
 
-    client.predict(handle_file(str(EXAMPLES[3])), api_name="/predict")     # a reading in this session
+    client.predict(handle_file(str(EXAMPLES[3])), api_name="/predict")  # a reading in this session
     event, data = call_perturb(url, client.session_hash, ", ".join(['"winner"'] + [value] * 16))
     assert event == "error" and data["error"] and re.search(message, data["error"]), data
     assert "Traceback" not in data["error"]
     event, data = call_perturb(url, client.session_hash, ", ".join(['"winner"'] + ["0.1"] * 16))
-    assert event == "complete" and data[0]["path"].endswith(".png")   # the app still answers
+    assert event == "complete" and data[0]["path"].endswith(".png")  # the app still answers
 
 
 @pytest.mark.server

@@ -2,6 +2,7 @@
 their own digit every time, and those who draw pairs in Two digits their pair read; 32 concurrent
 gradio_client sessions of 20 requests each get no error and every answer right; and a slow request
 holds up no other."""
+
 import dataclasses
 import shutil
 import tempfile
@@ -28,13 +29,13 @@ from tests.support.examples import EXAMPLES, example_pixels, label_of
 
 pytestmark = pytest.mark.server
 
-PEOPLE = 8              # at the page at once, each drawing DIGITS_EACH digits
+PEOPLE = 8  # at the page at once, each drawing DIGITS_EACH digits
 DIGITS_EACH = 2
-PAIR_PEOPLE = 4         # at the page at once, PAIR_SHARE of them drawing a pair after their one digit
+PAIR_PEOPLE = 4  # at the page at once, PAIR_SHARE of them drawing a pair after their one digit
 SESSIONS = 32
-REQUESTS = 20           # per session: 4 /predict and 16 /perturb
-LOAD_TIMEOUT = 1800.0   # seconds for all 640 requests, on a 2-core machine busy training
-CALL_TIMEOUT = 600.0    # seconds for one request in the slow-request test
+REQUESTS = 20  # per session: 4 /predict and 16 /perturb
+LOAD_TIMEOUT = 1800.0  # seconds for all 640 requests, on a 2-core machine busy training
+CALL_TIMEOUT = 600.0  # seconds for one request in the slow-request test
 
 
 @pytest.fixture(scope="module")
@@ -97,13 +98,19 @@ def test_people_at_the_page_at_once_each_get_their_own_digit(app, served, drawin
     pages cannot run the decoder or the network in the page, so every slider move and the strokes
     being drawn go to the server (the next test's pages can). None of them draws pairs: the next
     test has people who do."""
-    exchanges = use_the_page(served, dataclasses.replace(Page.of(app), decoder=None, network=None), PEOPLE, drawings,
-                             lambda digits, _: digits >= DIGITS_EACH, pair_share=0.0)
+    exchanges = use_the_page(
+        served,
+        dataclasses.replace(Page.of(app), decoder=None, network=None),
+        PEOPLE,
+        drawings,
+        lambda digits, _: digits >= DIGITS_EACH,
+        pair_share=0.0,
+    )
 
     assert [(exchange.event, exchange.error) for exchange in exchanges if exchange.error] == []
     events = Counter((exchange.person, exchange.event) for exchange in exchanges)
     for person in range(PEOPLE):
-        assert events[person, "clear"] == 2 * DIGITS_EACH          # the empty pad, then its details
+        assert events[person, "clear"] == 2 * DIGITS_EACH  # the empty pad, then its details
         assert events[person, "final"] >= DIGITS_EACH and events[person, "live"] >= events[person, "final"]
         assert events[person, "details"] == events[person, "final"]
         assert events[person, "slider"] > 0 and events[person, "decoder"] == events[person, "network"] == 0
@@ -129,13 +136,13 @@ def test_people_drawing_pairs_too_get_each_pair_read(app, served, drawings):
     assert len(pair_people) == PAIR_PEOPLE * PAIR_SHARE
     for person in range(PAIR_PEOPLE):
         pairs = int(person in pair_people)
-        assert events[person, "final"] >= 1 and events[person, "clear"] == 2          # the digit, as above
+        assert events[person, "final"] >= 1 and events[person, "clear"] == 2  # the digit, as above
         assert events[person, "decoder"] == events[person, "network"] == 1 and events[person, "slider"] == 0
         assert events[person, "live"] == 0
         assert events[person, "pair-clear"] == pairs
-        assert events[person, "pair-final"] >= 2 * pairs                # two digits, a stroke each at least
+        assert events[person, "pair-final"] >= 2 * pairs  # two digits, a stroke each at least
         assert events[person, "pair-live"] >= events[person, "pair-final"]
-    assert sum(events[person, "pair-decode"] for person in pair_people) > 0             # with seed 0, someone does
+    assert sum(events[person, "pair-decode"] for person in pair_people) > 0  # with seed 0, someone does
 
 
 def test_32_concurrent_sessions_get_every_answer_right(served, expected, tmp_path):
@@ -147,7 +154,7 @@ def test_32_concurrent_sessions_get_every_answer_right(served, expected, tmp_pat
     endpoints = Counter(call.endpoint for call in calls)
     assert endpoints["/predict"] >= SESSIONS and endpoints["/perturb"] > endpoints["/predict"]
 
-    served = defaultdict(list)   # the same request always gets the same answer, in every session
+    served = defaultdict(list)  # the same request always gets the same answer, in every session
     for call in calls:
         answer, reconstruction, perturbed = expected[call.example]
         if call.endpoint == "/predict":
@@ -199,10 +206,18 @@ def test_a_slow_prediction_holds_up_no_other_request(app, monkeypatch, tmp_path)
     # where gradio_client leaves a folder for each file it downloads (bench/support/gradio_clients.py)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     port = free_port()
-    app.demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                    max_file_size="10mb", max_threads=serving.MAX_THREADS)
-    clients = [Client(f"http://127.0.0.1:{port}/", verbose=False, analytics_enabled=False,
-                      download_files=tmp_path) for _ in range(SLOW + 2)]
+    app.demo.launch(
+        server_name="127.0.0.1",
+        server_port=port,
+        prevent_thread_lock=True,
+        quiet=True,
+        max_file_size="10mb",
+        max_threads=serving.MAX_THREADS,
+    )
+    clients = [
+        Client(f"http://127.0.0.1:{port}/", verbose=False, analytics_enabled=False, download_files=tmp_path)
+        for _ in range(SLOW + 2)
+    ]
     try:
         slider_user, other_reader, *slow_readers = clients
         assert slider_user.predict(sketch(EXAMPLES[0]), api_name="/predict")[0]["digit"] == label_of(EXAMPLES[0])

@@ -1,5 +1,6 @@
 """The routing view's event functions: the trace kept with each reading, rendered for any r and
 capsule type."""
+
 import re
 
 import torch
@@ -17,7 +18,7 @@ def test_a_reading_keeps_its_routing_for_every_iteration_count(app):
     reading = reading_of_a_seven(app)
     trace = reading.trace
     assert trace.lengths.shape == (MAX_ITERATIONS, 10)
-    torch.testing.assert_close(trace.couplings[0], torch.full((1152, 10), 0.1))   # r = 1: uniform
+    torch.testing.assert_close(trace.couplings[0], torch.full((1152, 10), 0.1))  # r = 1: uniform
     with torch.inference_mode():
         for r in (1, 3, 5):
             out = app.NETWORKS.capsnet(torch.from_numpy(reading.image)[None, None], routing_iterations=r)

@@ -1,6 +1,7 @@
 """The app's attack surface: only /predict and /perturb in the API, no file from the disk beyond
 what it made itself, caps on uploads and requests, error answers that name none of the server's
 files or objects, and no share link. Against `python app.py` on 127.0.0.1."""
+
 import io
 import json
 import re
@@ -44,23 +45,26 @@ def test_no_mcp_server_and_no_dev_or_vibe_mode(url):
     assert status_of(f"{url}gradio_api/mcp/schema") == 404
 
 
-@pytest.mark.parametrize("path", [
-    "gradio_api/file=/etc/passwd",
-    "gradio_api/file=/proc/self/environ",
-    "gradio_api/file=%2Fetc%2Fpasswd",
-    "gradio_api/file=../../../../etc/passwd",
-    "gradio_api/file=/tmp/gradio/../../etc/passwd",
-    "file=app.py",
-    "gradio_api/file=app.py",
-    f"gradio_api/file={REPO}/app.py",
-    "gradio_api/file=weights/model.safetensors",
-    f"gradio_api/file={REPO}/weights/model.safetensors",
-    "gradio_api/file=weights/config.json",
-    "gradio_api/file=assets/examples/mnist_test_0000_digit_7.png",
-    "gradio_api/file=bench/support/app_server.py",
-    "static/../app.py",
-    "gradio_api/file=http://127.0.0.1:1/",                   # no fetching of internal addresses
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "gradio_api/file=/etc/passwd",
+        "gradio_api/file=/proc/self/environ",
+        "gradio_api/file=%2Fetc%2Fpasswd",
+        "gradio_api/file=../../../../etc/passwd",
+        "gradio_api/file=/tmp/gradio/../../etc/passwd",
+        "file=app.py",
+        "gradio_api/file=app.py",
+        f"gradio_api/file={REPO}/app.py",
+        "gradio_api/file=weights/model.safetensors",
+        f"gradio_api/file={REPO}/weights/model.safetensors",
+        "gradio_api/file=weights/config.json",
+        "gradio_api/file=assets/examples/mnist_test_0000_digit_7.png",
+        "gradio_api/file=bench/support/app_server.py",
+        "static/../app.py",
+        "gradio_api/file=http://127.0.0.1:1/",  # no fetching of internal addresses
+    ],
+)
 def test_no_file_from_the_disk_is_served(url, path):
     assert status_of(url + path) in (403, 404)
 
@@ -78,8 +82,9 @@ def call_predict_raw(url: str, image: dict) -> tuple[str, dict]:
     """/predict called over plain HTTP with ``image`` as its image: the event ("complete" or
     "error") and its data."""
     body = json.dumps({"data": [image]})
-    response = httpx.post(f"{url}gradio_api/call/predict", content=body,
-                          headers={"Content-Type": "application/json"}, timeout=120)
+    response = httpx.post(
+        f"{url}gradio_api/call/predict", content=body, headers={"Content-Type": "application/json"}, timeout=120
+    )
     stream = httpx.get(f"{url}gradio_api/call/predict/{response.json()['event_id']}", timeout=120).text
     event, data = (line.split(": ", 1)[1] for line in stream.splitlines()[:2])
     return event, json.loads(data)
@@ -108,10 +113,14 @@ def png_of(pixels: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"this is not a PNG", serving.NOT_AN_IMAGE),
-    (png_of(np.full((6000, 6000), 255, np.uint8)), serving.TOO_MANY_PIXELS),   # 36 Mpx of white in 40 kB
-], ids=["not-an-image", "decompression-bomb"])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"this is not a PNG", serving.NOT_AN_IMAGE),
+        (png_of(np.full((6000, 6000), 255, np.uint8)), serving.TOO_MANY_PIXELS),  # 36 Mpx of white in 40 kB
+    ],
+    ids=["not-an-image", "decompression-bomb"],
+)
 def test_a_bad_upload_is_answered_in_our_words(url, content, message):
     event, data = call_predict_raw(url, uploaded(url, "digit.png", content))
     assert event == "error" and data["error"] == message
@@ -122,17 +131,24 @@ def test_a_request_with_too_few_inputs_gets_one_generic_sentence(url, app):
     stream = httpx.get(f"{url}gradio_api/call/predict/{response.json()['event_id']}", timeout=120).text
     event, data = (line.split(": ", 1)[1] for line in stream.splitlines()[:2])
     assert event == "error" and json.loads(data)["error"] == serving.UNEXPECTED_ERROR
-    page = httpx.post(f"{url}gradio_api/run/predict", timeout=120,       # a page event, outside the queue
-                      json={"data": [], "fn_index": event_index(app, app.READING.read_drawing), "session_hash": "few"})
+    page = httpx.post(
+        f"{url}gradio_api/run/predict",
+        timeout=120,  # a page event, outside the queue
+        json={"data": [], "fn_index": event_index(app, app.READING.read_drawing), "session_hash": "few"},
+    )
     assert page.status_code == 500 and page.json()["error"] == serving.UNEXPECTED_ERROR
 
 
-@pytest.mark.parametrize("arguments, message", [
-    (['"winner"'] + ["1e9"] * 16, "Value 1000000000.0 is greater than maximum value 0.25."),   # Gradio's gr.Error
-    (['"sideways"'] + ["0"] * 16, "Value: 'sideways' (type: <class 'str'>) is not in the list of choices"),
-    (['"winner"'] + ["NaN"] * 16, "/perturb takes decode_as, one of"),                          # our gr.Error
-    (['"winner"'] + ['"abc"'] * 16, serving.BAD_INPUT.format(component="slider")),
-], ids=["out-of-range", "not-a-choice", "nan", "not-a-number"])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (['"winner"'] + ["1e9"] * 16, "Value 1000000000.0 is greater than maximum value 0.25."),  # Gradio's gr.Error
+        (['"sideways"'] + ["0"] * 16, "Value: 'sideways' (type: <class 'str'>) is not in the list of choices"),
+        (['"winner"'] + ["NaN"] * 16, "/perturb takes decode_as, one of"),  # our gr.Error
+        (['"winner"'] + ['"abc"'] * 16, serving.BAD_INPUT.format(component="slider")),
+    ],
+    ids=["out-of-range", "not-a-choice", "nan", "not-a-number"],
+)
 def test_validation_messages_stay_and_say_nothing_of_the_server(url, arguments, message):
     from bench.support.app_server import call_perturb
 
@@ -143,19 +159,24 @@ def test_validation_messages_stay_and_say_nothing_of_the_server(url, arguments, 
 def test_uploads_are_capped(url):
     with urllib.request.urlopen(f"{url}config", timeout=60) as response:
         assert json.load(response)["max_file_size"] == MAX_UPLOAD
-    too_big = httpx.post(f"{url}gradio_api/upload", timeout=300,
-                         files={"files": ("digit.png", b"\0" * (MAX_UPLOAD + 1), "image/png")})
+    too_big = httpx.post(
+        f"{url}gradio_api/upload", timeout=300, files={"files": ("digit.png", b"\0" * (MAX_UPLOAD + 1), "image/png")}
+    )
     assert too_big.status_code == 413 and "maximum allowed size" in too_big.text
-    small = httpx.post(f"{url}gradio_api/upload", timeout=300,
-                       files={"files": ("digit.png", EXAMPLES[0].read_bytes(), "image/png")})
+    small = httpx.post(
+        f"{url}gradio_api/upload", timeout=300, files={"files": ("digit.png", EXAMPLES[0].read_bytes(), "image/png")}
+    )
     assert small.status_code == 200
 
 
 def test_an_upload_request_is_capped_as_a_whole(url):
     """Gradio's cap is per file: several files each under it, in one request, are refused too."""
     just_under = b"\0" * (MAX_UPLOAD - 1024)
-    response = httpx.post(f"{url}gradio_api/upload", timeout=300,
-                          files=[("files", (f"digit{k}.png", just_under, "image/png")) for k in range(3)])
+    response = httpx.post(
+        f"{url}gradio_api/upload",
+        timeout=300,
+        files=[("files", (f"digit{k}.png", just_under, "image/png")) for k in range(3)],
+    )
     assert response.status_code == 413 and "Request body too large" in response.text
     one = httpx.post(f"{url}gradio_api/upload", timeout=300, files={"files": ("digit.png", just_under, "image/png")})
     assert one.status_code == 200
@@ -164,7 +185,7 @@ def test_an_upload_request_is_capped_as_a_whole(url):
 def test_launch_creates_no_share_link_and_caps_uploads_requests_and_sessions():
     options = serving.launch_options()
     assert not options.get("share") and options["max_file_size"] == MAX_UPLOAD
-    assert options["state_session_capacity"] == serving.SESSIONS_KEPT < 10_000   # Gradio's default
+    assert options["state_session_capacity"] == serving.SESSIONS_KEPT < 10_000  # Gradio's default
     (middleware,) = options["app_kwargs"]["middleware"]
     assert middleware.cls is serving.RequestSizeLimit
     assert "demo.launch(" in (REPO / "app.py").read_text() and "share=" not in (REPO / "app.py").read_text()

@@ -1,4 +1,5 @@
 """The paper's CNN baseline: shapes, gradients, parameter counts, and saving and loading it like the CapsNet."""
+
 import json
 
 import pytest
@@ -32,8 +33,9 @@ def test_backward_reaches_every_parameter(cnn):
 def test_parameter_counts_of_the_paper_s_network_and_of_the_pooled_one():
     def count(config):
         return sum(p.numel() for p in BaselineCNN(config).parameters())
+
     with torch.device("meta"):
-        assert round(count(BaselineConfig.paper()) / 1e6, 1) == 35.4   # the paper: 35.4M
+        assert round(count(BaselineConfig.paper()) / 1e6, 1) == 35.4  # the paper: 35.4M
         assert count(BaselineConfig()) == 3_201_810
     assert BaselineConfig().feature_side == 4 and BaselineConfig.paper().feature_side == 28
 
@@ -62,13 +64,22 @@ def test_missing_folder_names_it_and_the_fix(tmp_path):
 
 def test_capsnet_weights_are_not_a_cnn(tmp_path):
     from capsnet import CapsNet
+
     CapsNet().save_pretrained(tmp_path)
     with pytest.raises(WeightsError, match=r"config.json lacks the keys"):
         load_model(tmp_path, BaselineCNN)
 
 
-@pytest.mark.parametrize("key, value", [("dropout", 1.0), ("dropout", "0.5"), ("padding", [-1, 0, 2]),
-                                        ("pooling", [2, 2]), ("conv_channels", [256, 0, 128])])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("dropout", 1.0),
+        ("dropout", "0.5"),
+        ("padding", [-1, 0, 2]),
+        ("pooling", [2, 2]),
+        ("conv_channels", [256, 0, 128]),
+    ],
+)
 def test_wrong_config_values_name_the_key(cnn, tmp_path, key, value):
     cnn.save_pretrained(tmp_path)
     config = json.loads((tmp_path / "config.json").read_text())

@@ -4,6 +4,7 @@ page, drags a slider, decodes as another digit, routes, undoes, starts from an e
 the digit in the Turn-it section (sees the digit while drawing on a phone, turns it with a finger),
 and draws two digits over each other with the Two-digits section's two pens (on a phone, seeing
 both redrawn in the strip while drawing)."""
+
 import os
 import shutil
 import time
@@ -64,8 +65,9 @@ def phone_page(browser, url: str, viewport: dict):
 
 def as_drawn(drawn: list[list[float]]) -> list[list[float]]:
     """The strokes as the pad receives them from PadDriver: every POINT_STRIDE-th point and the last."""
-    return [np.vstack([np.reshape(s, (-1, 2))[::POINT_STRIDE], np.reshape(s, (-1, 2))[-1:]]).ravel().tolist()
-            for s in drawn]
+    return [
+        np.vstack([np.reshape(s, (-1, 2))[::POINT_STRIDE], np.reshape(s, (-1, 2))[-1:]]).ravel().tolist() for s in drawn
+    ]
 
 
 def network_input_of(drawn: list[list[float]]) -> np.ndarray:
@@ -93,9 +95,11 @@ def draw_digits_with_clear_between(page, person: PadDriver, digits: list[int], s
         if previous is not None:
             assert np.abs(seen - previous).mean() > 0.05, "what the network sees is the previous drawing"
         previous = expected
-        page.wait_for_function(                                            # what follows a reading
+        page.wait_for_function(  # what follows a reading
             "(digit) => document.querySelector('#routing')?.textContent.includes(`winner ${digit}:`)"
-            " && document.querySelectorAll('#figure4 th[scope=row]').length === 16", arg=digit)
+            " && document.querySelectorAll('#figure4 th[scope=row]').length === 16",
+            arg=digit,
+        )
 
 
 def test_each_digit_in_a_row_with_the_mouse(url, browser):
@@ -109,7 +113,7 @@ def test_each_digit_in_a_row_with_the_mouse(url, browser):
 def test_five_digits_with_a_finger_on_a_phone(url, browser):
     with phone_page(browser, url, PHONE) as page:
         person = PadDriver(page, touch=True)
-        assert person.canvas_box()["width"] >= 0.9 * PHONE["width"]       # the pad takes the screen's width
+        assert person.canvas_box()["width"] >= 0.9 * PHONE["width"]  # the pad takes the screen's width
         draw_digits_with_clear_between(page, person, [3, 7, 0, 4, 9], seed=1)
 
 
@@ -127,7 +131,9 @@ def drag(page, slider, fraction: float) -> None:
 def changes(page, selector: str, attribute: str, before: str | None) -> None:
     page.wait_for_function(
         "([selector, attribute, before]) => { const e = document.querySelector(selector);"
-        " return e && e.getAttribute(attribute) !== before; }", arg=[selector, attribute, before])
+        " return e && e.getAttribute(attribute) !== before; }",
+        arg=[selector, attribute, before],
+    )
 
 
 def one_dimension_moved(model, image: np.ndarray, offset: float) -> np.ndarray:
@@ -137,8 +143,8 @@ def one_dimension_moved(model, image: np.ndarray, offset: float) -> np.ndarray:
 
     with torch.inference_mode():
         out = model(torch.from_numpy(image).float()[None, None])
-        winner = out.prediction.expand(out.capsules.shape[-1])                 # [16]
-        capsules = out.capsules.repeat(len(winner), 1, 1)                      # [16, 10, 16]
+        winner = out.prediction.expand(out.capsules.shape[-1])  # [16]
+        capsules = out.capsules.repeat(len(winner), 1, 1)  # [16, 10, 16]
         capsules[torch.arange(len(winner)), winner, torch.arange(len(winner))] += offset
         return model.decode(capsules, winner)[:, 0].numpy()
 
@@ -149,12 +155,13 @@ def shows_that_dimension_moved(page, selector: str, model, image: np.ndarray, di
     moved = one_dimension_moved(model, image, offset)
     deadline = time.monotonic() + TIMEOUT_MS / 1000
     while True:
-        errors = np.abs(moved - picture(page.get_attribute(selector, "src"))).max(axis=(1, 2))   # [16]
+        errors = np.abs(moved - picture(page.get_attribute(selector, "src"))).max(axis=(1, 2))  # [16]
         if errors.argmin() == dimension and errors[dimension] <= PICTURE_TOLERANCE or time.monotonic() > deadline:
             break
         page.wait_for_timeout(200)
-    assert errors.argmin() == dimension and errors[dimension] <= PICTURE_TOLERANCE, \
+    assert errors.argmin() == dimension and errors[dimension] <= PICTURE_TOLERANCE, (
         f"not dimension {dimension} moved by {offset:+.3f}; the largest error per dimension: {errors.round(3)}"
+    )
 
 
 def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser, tmp_path, trained_model):
@@ -164,11 +171,11 @@ def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser,
     person = PadDriver(page)
     assert person.reading() == "?"
     sliders = page.locator("#sliders input[type=range]")
-    assert sliders.count() == 16 and sliders.first.is_disabled()           # nothing to move yet
+    assert sliders.count() == 16 and sliders.first.is_disabled()  # nothing to move yet
 
     person.draw(strokes(7, 60, 30, 160, 220))
     assert person.reading() == "7"
-    page.wait_for_selector("#figure4 table.figure4 img")                   # what follows a reading
+    page.wait_for_selector("#figure4 table.figure4 img")  # what follows a reading
     page.wait_for_selector("#routing img.heatmap")
     page.wait_for_function("() => !document.querySelector('#sliders input[type=range]').disabled")
     first_label = page.locator("#sliders label").first.inner_text()
@@ -178,15 +185,17 @@ def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser,
     before = page.get_attribute(reconstruction, "src")
     drag(page, sliders.first, 0.95)
     changes(page, reconstruction, "src", before)
-    dimension = int(sliders.first.get_attribute("data-dimension"))             # the telling one: not the first
-    shows_that_dimension_moved(page, reconstruction, trained_model, person.network_input(), dimension,
-                               float(sliders.first.input_value()))
+    dimension = int(sliders.first.get_attribute("data-dimension"))  # the telling one: not the first
+    shows_that_dimension_moved(
+        page, reconstruction, trained_model, person.network_input(), dimension, float(sliders.first.input_value())
+    )
     assert page.locator("#sliders output").first.inner_text().startswith("+")
-    assert person.reading() == "7"                                         # the reading stays
+    assert person.reading() == "7"  # the reading stays
 
-    page.locator('input[type=radio][value="3"]:not(#pair-decode-as input)').click()   # Decode as 3 (not the pair's)
-    page.wait_for_function("() => document.querySelector('#reading-panel .reconstruction figcaption')"
-                           ".textContent.endsWith('capsule 3')")
+    page.locator('input[type=radio][value="3"]:not(#pair-decode-as input)').click()  # Decode as 3 (not the pair's)
+    page.wait_for_function(
+        "() => document.querySelector('#reading-panel .reconstruction figcaption').textContent.endsWith('capsule 3')"
+    )
     page.wait_for_function("() => document.querySelector('#sliders output').textContent.trim() === '0.00'")
 
     heatmap = page.locator("#routing img.heatmap").get_attribute("src")
@@ -196,11 +205,11 @@ def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser,
     changes(page, "#routing img.heatmap", "src", heatmap)
     assert "capsule type 7 only" in page.locator("#routing").inner_text()
 
-    page.locator("#pad button.undo").click()                               # the 7's only stroke
+    page.locator("#pad button.undo").click()  # the 7's only stroke
     page.wait_for_selector("#reading-panel .digit.empty")
     assert person.canvas_is_blank()
 
-    page.locator("#pad button.example").nth(2).click()                     # an MNIST test 2
+    page.locator("#pad button.example").nth(2).click()  # an MNIST test 2
     page.wait_for_function("() => document.querySelector('#reading-panel .digit')?.textContent === '2'")
     assert not person.canvas_is_blank()
 
@@ -229,7 +238,9 @@ def turn_panel_parts(page) -> dict:
         "(panel) => { const p = document.querySelector(panel); return {"
         " revision: p.dataset.revision, turned: p.querySelector('.turned img').src,"
         " redrawn: p.querySelector('.redrawn img').src, cnn: p.querySelector('.cnn-reading').innerHTML,"
-        " pose: p.querySelector('.pose-bars').innerHTML}; }", TURN_PANEL)
+        " pose: p.querySelector('.pose-bars').innerHTML}; }",
+        TURN_PANEL,
+    )
 
 
 def test_draw_turn_clear_and_draw_again_in_the_turn_it_section(url, browser):
@@ -241,12 +252,12 @@ def test_draw_turn_clear_and_draw_again_in_the_turn_it_section(url, browser):
 
     person.draw(strokes(7, 60, 30, 160, 220))
     page.wait_for_timeout(500)
-    assert "Draw a digit above" in page.locator("#turn-panel").inner_text()   # off the screen: not followed
-    turner.shown("7")                                                      # on it: the panel follows the reading
+    assert "Draw a digit above" in page.locator("#turn-panel").inner_text()  # off the screen: not followed
+    turner.shown("7")  # on it: the panel follows the reading
     before = turn_panel_parts(page)
     turned_as_transform_turns(person, turner, 0)
 
-    latencies = turner.drag("rotation", [0.6, 0.7])                         # +36° then +72°, roughly
+    latencies = turner.drag("rotation", [0.6, 0.7])  # +36° then +72°, roughly
     assert len(latencies) == 2
     rotation = turner.value("rotation")
     assert 45 <= rotation <= 90
@@ -255,12 +266,12 @@ def test_draw_turn_clear_and_draw_again_in_the_turn_it_section(url, browser):
     assert after["turned"] != before["turned"] and after["redrawn"] != before["redrawn"]
     assert after["cnn"] != before["cnn"] and after["pose"] != before["pose"]
     turned_as_transform_turns(person, turner, rotation)
-    assert person.reading() == "7"                                         # the reading panel stays
+    assert person.reading() == "7"  # the reading panel stays
 
     person.clear()
     person.draw(strokes(3, 70, 30, 140, 220))
     turner.shown("3")
-    turned_as_transform_turns(person, turner, rotation)                    # the sliders stayed where they were
+    turned_as_transform_turns(person, turner, rotation)  # the sliders stayed where they were
 
     page.locator("#turn-sliders button.straighten").click()
     page.wait_for_function("(n) => document.querySelector(`${n}`)?.dataset.revision === '3'", arg=TURN_PANEL)
@@ -274,7 +285,8 @@ def in_view(page, selector: str) -> bool:
         "(selector) => { const e = document.querySelector(selector); const r = e.getBoundingClientRect();"
         " const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
         " return r.top >= 0 && r.bottom <= innerHeight && r.height > 0 && (e === hit || e.contains(hit)); }",
-        selector)
+        selector,
+    )
 
 
 def test_a_phone_shows_the_digit_while_drawing_and_turns_it_with_a_finger(url, browser):
@@ -291,8 +303,13 @@ def test_a_phone_shows_the_digit_while_drawing_and_turns_it_with_a_finger(url, b
         turner = TurnDriver(page, touch=True)
         turner.shown()
         page.evaluate("() => document.querySelector('#turn-sliders').scrollIntoView({block: 'start'})")
-        for seen in ("#turn-sliders input[name=rotation]", f"{TURN_PANEL} .turned img", f"{TURN_PANEL} .redrawn img",
-                     f"{TURN_PANEL} .verdict.capsnet", f"{TURN_PANEL} .verdict.cnn"):
+        for seen in (
+            "#turn-sliders input[name=rotation]",
+            f"{TURN_PANEL} .turned img",
+            f"{TURN_PANEL} .redrawn img",
+            f"{TURN_PANEL} .verdict.capsnet",
+            f"{TURN_PANEL} .verdict.cnn",
+        ):
             assert in_view(page, seen), f"{seen} is off the screen while a finger is on the turn slider"
         before = turn_panel_parts(page)
         assert turner.drag("rotation", [0.58, 0.62])
@@ -316,7 +333,7 @@ def test_the_readme_screenshot_is_made_from_the_page(url, browser, tmp_path):
     page.close()
     shot = np.asarray(Image.open(out).convert("L"))
     assert shot.shape[1] == DESKTOP["width"] and shot.shape[0] >= panel["y"] + panel["height"]
-    drawn = shot[int(pad["y"]):int(pad["y"] + pad["height"]), int(pad["x"]):int(pad["x"] + pad["width"])]
+    drawn = shot[int(pad["y"]) : int(pad["y"] + pad["height"]), int(pad["x"]) : int(pad["x"] + pad["width"])]
     assert (drawn < 64).mean() > 0.02, "the screenshot shows no digit on the pad"
 
 
@@ -324,7 +341,7 @@ def test_the_readme_screenshot_is_made_from_the_page(url, browser, tmp_path):
 # these strokes are read right by the pairs network, and still with pen 1's box moved by up to 8
 # units each way (checked in-process with two_digits.TwoDigitsSection(...).read: the pair's second capsule
 # 0.84 long or more, the third 0.15 or less).
-FIRST_BOX, SECOND_BOX = (60, 30, 140, 200), (95, 50, 140, 200)      # the second 35 across and 20 down
+FIRST_BOX, SECOND_BOX = (60, 30, 140, 200), (95, 50, 140, 200)  # the second 35 across and 20 down
 
 
 def both_pens_read(person: PairDriver, pens: tuple[str, str]) -> None:
@@ -347,7 +364,7 @@ def redrawn_in_their_colours(person: PairDriver) -> None:
     assert len(redrawn) == 2 and all(p.shape == (28, 28, 3) for p in redrawn)
     assert np.abs(redrawn[0].astype(int) - redrawn[1].astype(int)).mean() > 5, "both redrawn pictures are the same"
     for redrawn_digit, digit in zip(redrawn, person.reading(), strict=True):
-        colour = np.array([int(colours[digit][i:i + 2], 16) for i in (1, 3, 5)])
+        colour = np.array([int(colours[digit][i : i + 2], 16) for i in (1, 3, 5)])
         assert tint(redrawn_digit) @ tint(colour[None, None]) > 0.98, f"{digit} is not redrawn in its digit's colour"
 
 
@@ -362,7 +379,7 @@ def test_two_digits_with_two_pens_clear_and_an_example(url, browser):
     assert person.reading() == "" and "Draw a digit with pen 1" in page.locator("#pair-panel").inner_text()
 
     person.draw(strokes(3, *FIRST_BOX), timeout=TIMEOUT_MS / 1000)
-    assert person.reading() == "3" and person.digit_colours()["3"] == PENS[0] and person.count() == 1   # one digit read
+    assert person.reading() == "3" and person.digit_colours()["3"] == PENS[0] and person.count() == 1  # one digit read
     person.choose_pen(1)
     person.draw(strokes(5, *SECOND_BOX), timeout=TIMEOUT_MS / 1000)
     pad_revision, shown_revision = person.revisions()
@@ -379,9 +396,9 @@ def test_two_digits_with_two_pens_clear_and_an_example(url, browser):
     person.clear()
     assert person.canvas_is_blank() and person.reading() == ""
     assert "Draw a digit with pen 1" in page.locator("#pair-panel").inner_text()
-    assert person.chosen_pen() == 0                                        # starting over: pen 1 again
+    assert person.chosen_pen() == 0  # starting over: pen 1 again
 
-    title = person.tap_example(0)                                          # an MNIST test pair
+    title = person.tap_example(0)  # an MNIST test pair
     assert title.startswith("MNIST test pair") and not person.canvas_is_blank()
     pad_revision, shown_revision = person.revisions()
     assert shown_revision == pad_revision and len(set(person.reading())) == 2
@@ -395,7 +412,9 @@ def in_the_strip(page, selector: str) -> bool:
     return page.evaluate(
         "(selector) => { const e = document.querySelector(selector); const r = e.getBoundingClientRect();"
         " return r.top >= 0 && r.bottom <= innerHeight && r.height > 0"
-        " && getComputedStyle(e.closest('.pair-reading')).position === 'fixed'; }", selector)
+        " && getComputedStyle(e.closest('.pair-reading')).position === 'fixed'; }",
+        selector,
+    )
 
 
 def test_two_digits_with_a_finger_on_a_phone_seen_in_the_strip(url, browser):
@@ -403,13 +422,13 @@ def test_two_digits_with_a_finger_on_a_phone_seen_in_the_strip(url, browser):
 
     with phone_page(browser, url, PHONE) as page:
         person = PairDriver(page, touch=True)
-        assert person.canvas_box()["width"] >= 0.9 * PHONE["width"]        # the pad takes the screen's width
+        assert person.canvas_box()["width"] >= 0.9 * PHONE["width"]  # the pad takes the screen's width
         page.evaluate("() => document.querySelector('#pair-pad canvas').scrollIntoView({block: 'center'})")
         redrawn = [f"#pair-panel .redrawn-pair img.redrawn:nth-of-type({n})" for n in (1, 2)]
 
         first, second = strokes(4, *FIRST_BOX)
         person.draw([first])
-        for seen in redrawn[:len(person.reading())]:                       # one digit read, or two
+        for seen in redrawn[: len(person.reading())]:  # one digit read, or two
             assert in_the_strip(page, seen), f"{seen} is not in the strip while a finger draws the first digit"
         person.draw([second])
         person.choose_pen(1)
@@ -432,7 +451,8 @@ def test_two_digits_with_a_finger_on_a_phone_seen_in_the_strip(url, browser):
         start = [box["x"] + foot[0][0] * box["width"] / SIDE, box["y"] + foot[0][1] * box["height"] / SIDE]
         assert start[1] > strip["y"], "the 7's foot is not under the strip"
         touched = page.evaluate(
-            "([x, y]) => document.elementFromPoint(x, y) === document.querySelector('#pair-pad canvas')", start)
+            "([x, y]) => document.elementFromPoint(x, y) === document.querySelector('#pair-pad canvas')", start
+        )
         assert touched, "a finger on the pad's edge under the strip does not reach the pad"
         person.draw(foot)
         assert sorted(person.reading()) == ["4", "7"]

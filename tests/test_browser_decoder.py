@@ -5,6 +5,7 @@ another digit (against the server's reading panel and /perturb); a drag redraws 
 no request; *Decode as* redraws before the server answers; without its weights, or for a reading of
 another network, the sliders ask the server, as before, and the page says nothing alarming; a
 reading never waits for the weights."""
+
 import base64
 import json
 import re
@@ -24,8 +25,8 @@ if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 
-TIMEOUT_MS = 120_000       # a headless software-rendered page on a busy 2-core machine can be slow
-GREY_LEVELS = 1            # the page's picture against the server's: at most one grey level of 255 apart
+TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
+GREY_LEVELS = 1  # the page's picture against the server's: at most one grey level of 255 apart
 SLOW_ROUND_TRIP_MS = 1500  # a server answer this late shows only after what the page drew at once
 RECONSTRUCTION = re.compile(r'<figure class="reconstruction">.*?src="(data:image/png;base64,[^"]+)"', re.S)
 
@@ -45,8 +46,14 @@ def page(browser, url):
     page.set_default_timeout(TIMEOUT_MS)
     page.messages = []
     page.on("console", lambda message: page.messages.append((message.type, message.text)))
-    page.on("request", lambda request: setattr(page, "session", json.loads(request.post_data)["session_hash"])
-            if request.url.endswith("/gradio_api/run/predict") else None)
+    page.on(
+        "request",
+        lambda request: (
+            setattr(page, "session", json.loads(request.post_data)["session_hash"])
+            if request.url.endswith("/gradio_api/run/predict")
+            else None
+        ),
+    )
     yield page
     context.close()
 
@@ -60,8 +67,9 @@ def with_decoder(page, url: str) -> SliderDriver:
     """The page loaded and its decoder's weights with it."""
     person = loaded(page, url)
     person.tap_example(0)
-    page.wait_for_function("() => !document.dispatchEvent(new CustomEvent('capsule-redraw', "
-                           "{cancelable: true, detail: {offsets: null}}))")
+    page.wait_for_function(
+        "() => !document.dispatchEvent(new CustomEvent('capsule-redraw', {cancelable: true, detail: {offsets: null}}))"
+    )
     return person
 
 
@@ -79,8 +87,10 @@ WATCH_DRAWN_HERE = """
 
 def drawn_here(page, clear: bool = False) -> list[str]:
     """The pictures the page's decoder drew since WATCH_DRAWN_HERE or the last clear; ``clear``: forget them."""
-    return page.evaluate("(clear) => { const drawn = [...window.drawnHere];"
-                         " if (clear) window.drawnHere.length = 0; return drawn; }", clear)
+    return page.evaluate(
+        "(clear) => { const drawn = [...window.drawnHere]; if (clear) window.drawnHere.length = 0; return drawn; }",
+        clear,
+    )
 
 
 def shows(person: SliderDriver, expected: np.ndarray, timeout: float = 60.0) -> None:
@@ -116,9 +126,13 @@ def offset_sets(limits: list[float], rng: np.random.Generator) -> dict[str, list
     """Every slider at its right end, its left end, alternately at either end, and anywhere."""
     limits = np.array(limits)
     alternate = np.where(np.arange(len(limits)) % 2 == 0, 1.0, -1.0)
-    return {"right ends": limits.tolist(), "left ends": (-limits).tolist(),
-            "alternate ends": (alternate * limits).tolist(), "the other ends": (-alternate * limits).tolist(),
-            "anywhere": (rng.uniform(-1, 1, len(limits)) * limits).tolist()}
+    return {
+        "right ends": limits.tolist(),
+        "left ends": (-limits).tolist(),
+        "alternate ends": (alternate * limits).tolist(),
+        "the other ends": (-alternate * limits).tolist(),
+        "anywhere": (rng.uniform(-1, 1, len(limits)) * limits).tolist(),
+    }
 
 
 def test_the_page_draws_what_the_server_draws(app, url, page):
@@ -141,8 +155,11 @@ def test_the_page_draws_what_the_server_draws(app, url, page):
                 person.choose(f'input[type=radio][value="{decode_as}"]:not(#pair-decode-as input)')
                 at_once = drawn_here(page)
                 assert at_once, f"Decode as {decode_as} drew nothing in the page"
-                assert apart(grey_picture(at_once[0]), person.reconstruction()) <= GREY_LEVELS, \
-                    (example, scale, decode_as)
+                assert apart(grey_picture(at_once[0]), person.reconstruction()) <= GREY_LEVELS, (
+                    example,
+                    scale,
+                    decode_as,
+                )
                 for name, wanted in offset_sets(person.limits(), rng).items():
                     requests = person.answers
                     offsets = person.set_offsets(wanted)
@@ -176,10 +193,13 @@ def test_a_drag_redraws_at_every_move_with_no_request(app, url, page):
     moves, pictures = timed["moves"], timed["pictures"]
     assert len(moves) >= 30 and len(drawn_here(page)) == len(moves), (len(moves), len(drawn_here(page)))
     assert pictures[0] - moves[0] < SLOW_ROUND_TRIP_MS / 6
-    offsets = person.set_offsets(person.page.evaluate(
-        "() => { const offsets = Array(16).fill(0); for (const input of document.querySelectorAll("
-        "'#sliders input[type=range]')) offsets[Number(input.dataset.dimension)] = Number(input.value); "
-        "return offsets; }"))
+    offsets = person.set_offsets(
+        person.page.evaluate(
+            "() => { const offsets = Array(16).fill(0); for (const input of document.querySelectorAll("
+            "'#sliders input[type=range]')) offsets[Number(input.dataset.dimension)] = Number(input.value); "
+            "return offsets; }"
+        )
+    )
     server = servers_panel_picture(app, url, page.session, "winner", "paper", offsets)
     assert apart(person.reconstruction(), server) <= GREY_LEVELS
 
@@ -192,13 +212,14 @@ def test_decode_as_redraws_before_the_server_answers(app, url, page):
     before = person.reconstruction()
     answers = person.answers
     page.locator(f'input[type=radio][value="{other}"]:not(#pair-decode-as input)').click()
-    caption = f"Reconstruction from capsule {other}"   # Gradio runs the event's js a few ticks after the click
+    caption = f"Reconstruction from capsule {other}"  # Gradio runs the event's js a few ticks after the click
     sync_api.expect(page.locator("#reading-panel .reconstruction figcaption")).to_have_text(
-        caption, timeout=SLOW_ROUND_TRIP_MS)
+        caption, timeout=SLOW_ROUND_TRIP_MS
+    )
     drawn_at_once = person.reconstruction()
-    assert person.answers == answers                                              # drawn before any answer
+    assert person.answers == answers  # drawn before any answer
     assert apart(drawn_at_once, before) > 10
-    person.answered(answers, 1)                                                   # the server's answer
+    person.answered(answers, 1)  # the server's answer
     assert apart(person.reconstruction(), drawn_at_once) <= GREY_LEVELS
     assert page.locator("#reading-panel .reconstruction figcaption").inner_text() == caption
     assert page.locator("#sliders output").first.inner_text().strip() == "0.00"
@@ -214,8 +235,11 @@ def one_moved(person: SliderDriver, offset: float) -> list[float]:
 def no_alarm(page) -> None:
     """The page wrote no error or warning to its console but the browser's own line for a file not
     found (which a page cannot keep from it)."""
-    alarming = [text for kind, text in page.messages
-                if kind in ("error", "warning") and not text.startswith("Failed to load resource")]
+    alarming = [
+        text
+        for kind, text in page.messages
+        if kind in ("error", "warning") and not text.startswith("Failed to load resource")
+    ]
     assert alarming == []
 
 
@@ -236,13 +260,14 @@ def test_a_reading_does_not_wait_for_the_weights_and_the_sliders_ask_the_server_
     held = []
     page.route("**/decoder/*.safetensors", lambda route: held.append(route))
     person = loaded(page, url)
-    assert person.tap_example(5) == "5"                               # read and shown, the weights still held
+    assert person.tap_example(5) == "5"  # read and shown, the weights still held
     assert len(held) == 1 and not person.decoder_draws()
     offsets = one_moved(person, -0.1)
     shows(person, servers_panel_picture(app, url, page.session, "winner", "paper", offsets))
     held[0].continue_()
-    page.wait_for_function("() => !document.dispatchEvent(new CustomEvent('capsule-redraw', "
-                           "{cancelable: true, detail: {offsets: null}}))")
+    page.wait_for_function(
+        "() => !document.dispatchEvent(new CustomEvent('capsule-redraw', {cancelable: true, detail: {offsets: null}}))"
+    )
     answers = person.answers
     person.set_offsets([0.1] * 16)
     assert person.answers == answers
@@ -255,11 +280,14 @@ def test_a_reading_the_page_cannot_draw_is_left_to_the_server(app, url, page, pa
     weights while the page was open), or whose capsules are not base64: the page does not draw it,
     and says nothing alarming."""
     person = with_decoder(page, url)
-    spoilt = ("dataset.decoder = 'decoder/0123456789abcdef.safetensors'" if panel == "of another network"
-              else "dataset.capsules = '!'")
+    spoilt = (
+        "dataset.decoder = 'decoder/0123456789abcdef.safetensors'"
+        if panel == "of another network"
+        else "dataset.capsules = '!'"
+    )
     page.evaluate(f"() => {{ document.querySelector('#reading-panel .panel').{spoilt}; }}")
     assert not person.decoder_draws()
     offsets = one_moved(person, 0.05)
     shows(person, servers_panel_picture(app, url, page.session, "winner", "paper", offsets))
-    assert person.decoder_draws()                          # the server's answer: a panel of this network
+    assert person.decoder_draws()  # the server's answer: a panel of this network
     no_alarm(page)

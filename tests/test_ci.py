@@ -1,6 +1,7 @@
 """CI does not pass without its data: .ci/run stops before installing anything when ../shared/data
 lacks MNIST or Semeion, and with CAPSNET_REQUIRE_DATA=1 (which it sets) a test whose data set is
 missing fails instead of skipping."""
+
 import os
 import shutil
 import subprocess
@@ -10,8 +11,13 @@ import pytest
 
 from bench.support.paths import REPO
 
-DATA_FILES = ["MNIST/raw/train-images-idx3-ubyte", "MNIST/raw/train-labels-idx1-ubyte",
-              "MNIST/raw/t10k-images-idx3-ubyte", "MNIST/raw/t10k-labels-idx1-ubyte", "semeion/semeion.data"]
+DATA_FILES = [
+    "MNIST/raw/train-images-idx3-ubyte",
+    "MNIST/raw/train-labels-idx1-ubyte",
+    "MNIST/raw/t10k-images-idx3-ubyte",
+    "MNIST/raw/t10k-labels-idx1-ubyte",
+    "semeion/semeion.data",
+]
 
 
 def run_ci_beside(shared, tmp_path) -> subprocess.CompletedProcess:
@@ -43,8 +49,21 @@ def test_ci_stops_saying_which_data_file_is_missing(tmp_path, missing):
 @pytest.mark.parametrize("required, outcome, code", [("1", "1 error", 1), ("0", "1 skipped", 0)])
 def test_a_missing_data_set_fails_a_test_where_data_is_required(tmp_path, required, outcome, code):
     env = {**os.environ, "CAPSNET_DATA_DIR": str(tmp_path), "CAPSNET_REQUIRE_DATA": required, "COLUMNS": "300"}
-    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "tests/test_preprocess.py::test_semeion_digits"],
-                         cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_preprocess.py::test_semeion_digits",
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert ran.returncode == code and outcome in ran.stdout, ran.stdout[-2000:]
     assert f"no Semeion digits at {tmp_path}/semeion/semeion.data" in ran.stdout

@@ -17,22 +17,24 @@ def test_the_compiled_network_reads_digits_like_the_model(trained_model, mnist_t
     assert read_one_image is not trained_model
     compiled_frames = torch._dynamo.utils.counters["frames"]["ok"]
     for index in range(6):
-        image = mnist_test.data[index][None, None].float() / 255              # [1, 1, 28, 28]
+        image = mnist_test.data[index][None, None].float() / 255  # [1, 1, 28, 28]
         with torch.inference_mode():
             if index % 2:
-                image = image.clone()      # an inference tensor, as images made in this mode are
+                image = image.clone()  # an inference tensor, as images made in this mode are
             compiled, eager = read_one_image(image), trained_model(image)
             for name in vars(eager):
-                torch.testing.assert_close(getattr(compiled, name), getattr(eager, name),
-                                           rtol=1e-4, atol=1e-5, msg=name)
+                torch.testing.assert_close(
+                    getattr(compiled, name), getattr(eager, name), rtol=1e-4, atol=1e-5, msg=name
+                )
             assert compiled.prediction.item() == mnist_test.targets[index].item()
-    assert torch._dynamo.utils.counters["frames"]["ok"] == compiled_frames   # compiled up front only
+    assert torch._dynamo.utils.counters["frames"]["ok"] == compiled_frames  # compiled up front only
 
 
 def test_without_torch_compile_the_model_runs_eagerly(model, monkeypatch, caplog):
     def no_compiler(*args, **kwargs):
         def fails(*args, **kwargs):
             raise RuntimeError("InvalidCxxCompiler: No working C++ compiler found")
+
         return fails
 
     monkeypatch.setattr(torch, "compile", no_compiler)
@@ -50,6 +52,7 @@ def test_the_warm_up_images_go_where_the_weights_are_as_theirs(model, monkeypatc
         def forward(image):
             seen.append((image.device, image.dtype))
             return network(image)
+
         return forward
 
     monkeypatch.setattr(torch, "compile", eager_compile)

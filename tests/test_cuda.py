@@ -2,6 +2,7 @@
 resumes there, and weights trained there load on a CPU and read as they did on the GPU. Every test
 here needs a CUDA GPU and is skipped, saying so, where there is none (tests/test_datasets.py and
 tests/test_pairs.py hold the CUDA tests of the data)."""
+
 import copy
 import json
 import os
@@ -67,10 +68,10 @@ def outputs_and_gradients(model: torch.nn.Module, images: torch.Tensor, labels: 
 
 
 @pytest.mark.parametrize("network", ["capsnet", "cnn"])
-@pytest.mark.parametrize("batch", [4, 32], ids=["routing-u_hat", "routing-from-W"])   # the CapsNet's two routings
+@pytest.mark.parametrize("batch", [4, 32], ids=["routing-u_hat", "routing-from-W"])  # the CapsNet's two routings
 def test_forward_and_backward_on_cuda_equal_the_cpus_in_fp32(network, batch, fp32_on_cuda):
     torch.manual_seed(0)
-    model = NETWORKS[network](CONFIGS[NETWORKS[network]]()).eval()   # eval: the CNN's dropout off on both
+    model = NETWORKS[network](CONFIGS[NETWORKS[network]]()).eval()  # eval: the CNN's dropout off on both
     images, labels = torch.rand(batch, 1, 28, 28), torch.randint(0, 10, (batch,))
     on_cpu = outputs_and_gradients(copy.deepcopy(model), images, labels)
     on_cuda = outputs_and_gradients(copy.deepcopy(model).cuda(), images.cuda(), labels.cuda())
@@ -85,11 +86,27 @@ def test_forward_and_backward_on_cuda_equal_the_cpus_in_fp32(network, batch, fp3
 def test_a_cuda_run_killed_in_epoch_2_resumes_there_on_the_gpu(small_mnist, tmp_path):
     # 224 steps an epoch: on a GPU each takes milliseconds, and the kill must land inside epoch 2
     train_images, batch_size = 448, 2
-    flags = ["--data-dir", str(small_mnist), "--out", str(tmp_path / "weights"), "--checkpoint",
-             str(tmp_path / "last.pt"), "--limit", str(train_images), "--val-size", "64", "--batch-size",
-             str(batch_size), "--epochs", "2", "--device", "cuda"]
-    kill_9_during_epoch_2([sys.executable, "train.py", *flags], {**os.environ, "PYTHONUNBUFFERED": "1"},
-                          train_images // batch_size)
+    flags = [
+        "--data-dir",
+        str(small_mnist),
+        "--out",
+        str(tmp_path / "weights"),
+        "--checkpoint",
+        str(tmp_path / "last.pt"),
+        "--limit",
+        str(train_images),
+        "--val-size",
+        "64",
+        "--batch-size",
+        str(batch_size),
+        "--epochs",
+        "2",
+        "--device",
+        "cuda",
+    ]
+    kill_9_during_epoch_2(
+        [sys.executable, "train.py", *flags], {**os.environ, "PYTHONUNBUFFERED": "1"}, train_images // batch_size
+    )
     before = load_checkpoint(tmp_path / "last.pt")
     assert before["epoch"] == 1, "the kill came after epoch 2 ended"
 
@@ -97,7 +114,7 @@ def test_a_cuda_run_killed_in_epoch_2_resumes_there_on_the_gpu(small_mnist, tmp_
     after = load_checkpoint(tmp_path / "last.pt")
     steps = 2 * train_images // batch_size
     assert [epoch["epoch"] for epoch in after["history"]] == [1, 2]
-    assert after["history"][0] == before["history"][0]      # epoch 1 as the killed run left it
+    assert after["history"][0] == before["history"][0]  # epoch 1 as the killed run left it
     # Adam's moments and the moving average went on from the checkpoint's, not from scratch
     assert all(int(moments["step"]) == steps for moments in after["optimizer"]["state"].values())
     assert int(after["ema"]["n_averaged"]) == steps
@@ -106,10 +123,28 @@ def test_a_cuda_run_killed_in_epoch_2_resumes_there_on_the_gpu(small_mnist, tmp_
     assert metrics["bf16_autocast"] is torch.cuda.is_bf16_supported(including_emulation=False)
 
 
-def test_weights_trained_on_cuda_load_on_the_cpu_and_read_as_on_the_gpu(small_mnist, tmp_path, mnist_test,
-                                                                         fp32_on_cuda):
-    assert train.main(["--data-dir", str(small_mnist), "--out", str(tmp_path), "--checkpoint",
-                       str(tmp_path / "last.pt"), "--val-size", "64", "--epochs", "1", "--device", "cuda"]) == 0
+def test_weights_trained_on_cuda_load_on_the_cpu_and_read_as_on_the_gpu(
+    small_mnist, tmp_path, mnist_test, fp32_on_cuda
+):
+    assert (
+        train.main(
+            [
+                "--data-dir",
+                str(small_mnist),
+                "--out",
+                str(tmp_path),
+                "--checkpoint",
+                str(tmp_path / "last.pt"),
+                "--val-size",
+                "64",
+                "--epochs",
+                "1",
+                "--device",
+                "cuda",
+            ]
+        )
+        == 0
+    )
     images = mnist_test.data[:256].unsqueeze(1).float() / 255
     with torch.inference_mode():
         on_cpu = load_model(tmp_path, NETWORKS["capsnet"])(images)
@@ -119,8 +154,9 @@ def test_weights_trained_on_cuda_load_on_the_cpu_and_read_as_on_the_gpu(small_mn
     assert torch.equal(on_cuda.prediction.cpu(), on_cpu.prediction)
 
 
-def test_evaluation_and_the_card_measure_a_network_on_the_gpu_as_on_the_cpu(trained_model, tiny_mnist, semeion_path,
-                                                                           tmp_path, fp32_on_cuda):
+def test_evaluation_and_the_card_measure_a_network_on_the_gpu_as_on_the_cpu(
+    trained_model, tiny_mnist, semeion_path, tmp_path, fp32_on_cuda
+):
     cuda, cpu = torch.device("cuda"), torch.device("cpu")
     on_gpu = copy.deepcopy(trained_model).to(cuda)
     test_set = mnist(tiny_mnist, train=False)
@@ -141,8 +177,8 @@ def test_evaluation_and_the_card_measure_a_network_on_the_gpu_as_on_the_cpu(trai
 def test_the_network_compiled_on_the_gpu_reads_as_it_does_eagerly(trained_model, mnist_test, fp32_on_cuda, caplog):
     on_gpu = copy.deepcopy(trained_model).cuda()
     read_one_image = compile_for_one_image(on_gpu)
-    assert read_one_image is not on_gpu, caplog.text                 # compiled, not left eager
-    image = (mnist_test.data[0][None, None].float() / 255).cuda()      # [1, 1, 28, 28]
+    assert read_one_image is not on_gpu, caplog.text  # compiled, not left eager
+    image = (mnist_test.data[0][None, None].float() / 255).cuda()  # [1, 1, 28, 28]
     with torch.inference_mode():
         compiled, eager = read_one_image(image), on_gpu(image)
     assert compiled.lengths.device.type == "cuda"

@@ -1,5 +1,6 @@
 """MNIST's download, the validation split and the on-device shifts: what train.py trains, chooses
 and tests on."""
+
 import json
 import struct
 import urllib.error
@@ -58,9 +59,11 @@ def shifted_versions(digits: torch.Tensor) -> set[bytes]:
 @pytest.mark.parametrize("on_device", [True, False], ids=["on-device", "dataloader"])
 def test_training_data_holds_exactly_the_training_indices(small_mnist, on_device):
     from capsnet.data.datasets import mnist
+
     training, held_out = validation_split(512, 64, seed=1)
-    data = TrainingData(str(small_mnist), training, 32, seed=1, processes=Processes(),
-                        device=torch.device("cpu"), on_device=on_device)
+    data = TrainingData(
+        str(small_mnist), training, 32, seed=1, processes=Processes(), device=torch.device("cpu"), on_device=on_device
+    )
     full = mnist(small_mnist, train=True)
     trained_on, kept_out = shifted_versions(full.data[training]), shifted_versions(full.data[held_out])
     labels = Counter()
@@ -69,11 +72,11 @@ def test_training_data_holds_exactly_the_training_indices(small_mnist, on_device
         for image in (images[:, 0] * 255).round().to(torch.uint8):
             assert bytes(image.numpy()) in trained_on, "a training image is not a shifted training digit"
             assert bytes(image.numpy()) not in kept_out, "a held-out digit was trained on"
-    assert labels == Counter(full.targets[training].tolist())   # every label kept, each digit once
+    assert labels == Counter(full.targets[training].tolist())  # every label kept, each digit once
 
 
 def test_shift_cuts_what_randomcrop_cuts_at_every_offset(mnist_test):
-    images = torch.stack([mnist_test[i][0] for i in range(4)])           # [4, 1, 28, 28]
+    images = torch.stack([mnist_test[i][0] for i in range(4)])  # [4, 1, 28, 28]
     for top, left in OFFSETS:
         expected = TF.crop(TF.pad(images, [MAX_SHIFT]), top, left, 28, 28)
         offsets = torch.tensor([[top, left]]).expand(len(images), 2)
@@ -84,8 +87,13 @@ def test_shift_keeps_pixel_values_dtype_and_shape(mnist_test):
     images = torch.stack([mnist_test[i][0] for i in range(64)])
     shifted = shift(images, random_offsets(64, torch.Generator().manual_seed(0)))
     assert shifted.shape == images.shape and shifted.dtype == images.dtype
-    inside = images[..., :MAX_SHIFT, :].sum((1, 2, 3)) + images[..., -MAX_SHIFT:, :].sum((1, 2, 3)) + \
-        images[..., :MAX_SHIFT].sum((1, 2, 3)) + images[..., -MAX_SHIFT:].sum((1, 2, 3)) == 0
+    inside = (
+        images[..., :MAX_SHIFT, :].sum((1, 2, 3))
+        + images[..., -MAX_SHIFT:, :].sum((1, 2, 3))
+        + images[..., :MAX_SHIFT].sum((1, 2, 3))
+        + images[..., -MAX_SHIFT:].sum((1, 2, 3))
+        == 0
+    )
     torch.testing.assert_close(shifted[inside].sum((1, 2, 3)), images[inside].sum((1, 2, 3)))  # no ink lost
     assert set(shifted.unique().tolist()) <= set(images.unique().tolist())
 
@@ -117,25 +125,48 @@ def test_on_device_offsets_are_distributed_as_randomcrops():
 def reads(monkeypatch) -> list[bool]:
     """The ``train`` flag of every MNIST set train.py loads, in order (False: the test set)."""
     from capsnet.data.datasets import mnist
+
     loaded = []
-    monkeypatch.setattr(train, "mnist",
-                        lambda data_dir, train, **kw: loaded.append(train) or mnist(data_dir, train, **kw))
-    for module in (sharded_data, model_card):     # where the run's data, and its model card's, are read
-        monkeypatch.setattr(module, "mnist",
-                            lambda data_dir, train, **kw: loaded.append(train) or mnist(data_dir, train, **kw))
+    monkeypatch.setattr(
+        train, "mnist", lambda data_dir, train, **kw: loaded.append(train) or mnist(data_dir, train, **kw)
+    )
+    for module in (sharded_data, model_card):  # where the run's data, and its model card's, are read
+        monkeypatch.setattr(
+            module, "mnist", lambda data_dir, train, **kw: loaded.append(train) or mnist(data_dir, train, **kw)
+        )
     return loaded
 
 
 @pytest.mark.slow
 def test_val_size_0_keeps_the_last_epoch_and_reads_the_test_set_once(tiny_mnist, tmp_path, reads):
     run = tmp_path / "run"
-    assert train.main(["--data-dir", str(tiny_mnist), "--out", str(run), "--checkpoint", str(run / "last.pt"),
-                       "--val-size", "0", "--epochs", "2", "--batch-size", "32", "--device-data", "on"]) == 0
-    assert reads.count(False) == 1 and reads[-1] is False        # the test set, read once, at the end
+    assert (
+        train.main(
+            [
+                "--data-dir",
+                str(tiny_mnist),
+                "--out",
+                str(run),
+                "--checkpoint",
+                str(run / "last.pt"),
+                "--val-size",
+                "0",
+                "--epochs",
+                "2",
+                "--batch-size",
+                "32",
+                "--device-data",
+                "on",
+            ]
+        )
+        == 0
+    )
+    assert reads.count(False) == 1 and reads[-1] is False  # the test set, read once, at the end
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["chosen_epoch"] == 2 and metrics["val_accuracy"] is None and metrics["val_size"] == 0
     assert "last epoch" in metrics["selection"]
     from safetensors.torch import load_file
+
     saved, last = load_file(run / "model.safetensors"), load_checkpoint(run / "last.pt")["ema"]
     for name, tensor in saved.items():
         assert torch.equal(tensor, last[f"module.{name}"]), name
@@ -144,12 +175,31 @@ def test_val_size_0_keeps_the_last_epoch_and_reads_the_test_set_once(tiny_mnist,
 @pytest.mark.slow
 def test_the_epoch_is_chosen_on_validation_and_metrics_record_the_protocol(tiny_mnist, tmp_path, reads):
     run = tmp_path / "run"
-    assert train.main(["--data-dir", str(tiny_mnist), "--out", str(run), "--checkpoint", str(run / "last.pt"),
-                       "--val-size", "16", "--epochs", "3", "--batch-size", "16", "--model", "cnn"]) == 0
+    assert (
+        train.main(
+            [
+                "--data-dir",
+                str(tiny_mnist),
+                "--out",
+                str(run),
+                "--checkpoint",
+                str(run / "last.pt"),
+                "--val-size",
+                "16",
+                "--epochs",
+                "3",
+                "--batch-size",
+                "16",
+                "--model",
+                "cnn",
+            ]
+        )
+        == 0
+    )
     assert reads.count(False) == 1 and reads[-1] is False
     metrics = json.loads((run / "metrics.json").read_text())
     history = metrics["history"]
-    best = max(history, key=lambda epoch: epoch["val_accuracy"])   # the first of the best
+    best = max(history, key=lambda epoch: epoch["val_accuracy"])  # the first of the best
     assert metrics["chosen_epoch"] == best["epoch"] and metrics["val_accuracy"] == best["val_accuracy"]
     assert metrics["model"] == "cnn" and metrics["train_images"] == 48 and metrics["global_batch"] == 16
     assert {"train_loss", "val_accuracy", "seconds"} <= history[0].keys()
@@ -159,10 +209,10 @@ def test_the_epoch_is_chosen_on_validation_and_metrics_record_the_protocol(tiny_
 
 
 def test_portable_command_names_no_path_of_this_machine():
-    command = portable_command(["--data-dir", "/home/me/data", "--out=../run/weights",
-                                      "--checkpoint", "checkpoints/last.pt", "--epochs", "3"])
-    assert command == ("python train.py --data-dir DATA --out=OUT --checkpoint checkpoints/last.pt "
-                       "--epochs 3")
+    command = portable_command(
+        ["--data-dir", "/home/me/data", "--out=../run/weights", "--checkpoint", "checkpoints/last.pt", "--epochs", "3"]
+    )
+    assert command == ("python train.py --data-dir DATA --out=OUT --checkpoint checkpoints/last.pt --epochs 3")
 
 
 @pytest.mark.gpu
@@ -170,8 +220,9 @@ def test_on_device_batches_on_cuda_equal_those_on_the_cpu(small_mnist):
     training, _ = validation_split(512, 64, seed=1)
     batches = {}
     for device in ("cpu", "cuda"):
-        data = TrainingData(str(small_mnist), training, 32, seed=1, processes=Processes(),
-                            device=torch.device(device), on_device=True)
+        data = TrainingData(
+            str(small_mnist), training, 32, seed=1, processes=Processes(), device=torch.device(device), on_device=True
+        )
         batches[device] = [(images.cpu(), labels.cpu()) for images, labels in data.epoch(3)]
     for (cpu_images, cpu_labels), (gpu_images, gpu_labels) in zip(batches["cpu"], batches["cuda"], strict=True):
         assert torch.equal(cpu_images, gpu_images) and torch.equal(cpu_labels, gpu_labels)
@@ -181,8 +232,27 @@ def test_on_device_batches_on_cuda_equal_those_on_the_cpu(small_mnist):
 @pytest.mark.parametrize("model", ["capsnet", "cnn"])
 def test_a_cuda_run_trains_and_saves(small_mnist, tmp_path, model):
     run = tmp_path / model
-    assert train.main(["--data-dir", str(small_mnist), "--out", str(run), "--checkpoint", str(run / "last.pt"),
-                       "--val-size", "64", "--epochs", "1", "--model", model, "--device", "cuda"]) == 0
+    assert (
+        train.main(
+            [
+                "--data-dir",
+                str(small_mnist),
+                "--out",
+                str(run),
+                "--checkpoint",
+                str(run / "last.pt"),
+                "--val-size",
+                "64",
+                "--epochs",
+                "1",
+                "--model",
+                model,
+                "--device",
+                "cuda",
+            ]
+        )
+        == 0
+    )
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["device"] == "cuda" and metrics["data_on_device"] is True
 
@@ -202,10 +272,15 @@ def test_a_download_lands_in_the_data_dir(tmp_path, monkeypatch):
     def five_blank_digits(url, download_root, filename, md5):
         header = struct.pack(">IIII", 2051, 5, 28, 28) if "images" in filename else struct.pack(">II", 2049, 5)
         (Path(download_root) / filename.removesuffix(".gz")).write_bytes(
-            header + bytes(5 * 28 * 28 if "images" in filename else 5))
+            header + bytes(5 * 28 * 28 if "images" in filename else 5)
+        )
 
     monkeypatch.setattr(torchvision.datasets.mnist, "download_and_extract_archive", five_blank_digits)
     test_set = mnist(tmp_path / "fresh", train=False)
     assert len(test_set) == 5 and len(mnist(tmp_path / "fresh", train=True)) == 5
     assert sorted(p.name for p in (tmp_path / "fresh" / "MNIST" / "raw").iterdir()) == [
-        "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", "train-images-idx3-ubyte", "train-labels-idx1-ubyte"]
+        "t10k-images-idx3-ubyte",
+        "t10k-labels-idx1-ubyte",
+        "train-images-idx3-ubyte",
+        "train-labels-idx1-ubyte",
+    ]

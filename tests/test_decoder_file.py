@@ -1,6 +1,7 @@
 """The decoder as one file (capsnet/decoder_file.py), the one the playground's page redraws with:
 the decoder's layers in float16 and the config, named by its hash, and pictures within one grey
 level of 255 of the network's own, at the ends of both slider ranges."""
+
 import copy
 import dataclasses
 import hashlib
@@ -36,7 +37,7 @@ def test_the_layers_shapes_follow_the_config():
 
 def test_its_name_is_its_hash_and_other_weights_make_another_file(model):
     data = decoder_file(model)
-    assert decoder_file(model) == data                                   # the same network, the same bytes
+    assert decoder_file(model) == data  # the same network, the same bytes
     assert file_name(data) == hashlib.sha256(data).hexdigest()[:16]
     torch.manual_seed(1)
     assert file_name(decoder_file(CapsNet())) != file_name(data)
@@ -46,24 +47,23 @@ def test_its_pictures_are_within_one_grey_level_of_the_networks(trained_model):
     """The ten examples' capsules, each decoded as every digit, moved to the ends of both slider
     ranges (every dimension at once, each way, and alternating) and not moved at all."""
     names = load_dimension_names(WEIGHTS)
-    page = copy.deepcopy(trained_model).double()                      # as playground/decoder.js computes:
-    page.decoder.load_state_dict(read_decoder_file(decoder_file(trained_model))[1])   # float16 weights, float64 sums
+    page = copy.deepcopy(trained_model).double()  # as playground/decoder.js computes:
+    page.decoder.load_state_dict(read_decoder_file(decoder_file(trained_model))[1])  # float16 weights, float64 sums
     images, _ = example_digits()
     with torch.inference_mode():
-        capsules = trained_model(images).capsules                                # [10, 10, 16]
+        capsules = trained_model(images).capsules  # [10, 10, 16]
     signs = torch.stack([torch.zeros(16), torch.ones(16), -torch.ones(16), (-1.0) ** torch.arange(16)])  # [4, 16]
     cases, digits = [], []
     for digit in range(10):
         limits = [torch.full((16,), PAPER_RANGE), names.spread_range * torch.tensor(names.sd[digit])]
-        for offsets in (limit * signs for limit in limits):                     # [4, 16]
-            moved = capsules[:, None].repeat(1, len(offsets), 1, 1)                # [10, 4, 10, 16]
+        for offsets in (limit * signs for limit in limits):  # [4, 16]
+            moved = capsules[:, None].repeat(1, len(offsets), 1, 1)  # [10, 4, 10, 16]
             moved[:, :, digit] += offsets
             cases.append(moved.flatten(0, 1))
             digits += [digit] * len(moved.flatten(0, 1))
-    capsules, digits = torch.cat(cases), torch.tensor(digits)                   # [800, 10, 16], [800]
+    capsules, digits = torch.cat(cases), torch.tensor(digits)  # [800, 10, 16], [800]
     with torch.inference_mode():
-        network = trained_model.decode(capsules, digits).flatten(1).double()     # [800, 784]
+        network = trained_model.decode(capsules, digits).flatten(1).double()  # [800, 784]
         drawn = page.decode(capsules.double(), digits).flatten(1)
-    assert (drawn - network).abs().max() < 1 / 255                                # before rounding
+    assert (drawn - network).abs().max() < 1 / 255  # before rounding
     assert np.abs(paper(drawn).astype(int) - paper(network).astype(int)).max() <= 1
-

@@ -1,5 +1,6 @@
 """One digit or two (capsnet.digit_count): the ink only the second redrawing covers, the rule and
 its choice on validation examples, balanced between single digits and pairs."""
+
 import torch
 
 from bench.support.paths import REPO
@@ -51,8 +52,8 @@ def test_the_rule_is_chosen_balanced_between_single_digits_and_pairs():
     always_two = CountRule(0.02).two(second)
     assert (always_two == truly_two).float().mean() == 0.95 and balanced_right(always_two, truly_two) == 0.5
     scores = torch.zeros(100, 10)
-    scores[:, 0], scores[:, 1] = 0.9, second                  # the strongest digit 0, the second 1
-    labels = torch.stack([torch.zeros(100, dtype=torch.long), truly_two.long()], dim=1)   # (0, 0) or (0, 1)
+    scores[:, 0], scores[:, 1] = 0.9, second  # the strongest digit 0, the second 1
+    labels = torch.stack([torch.zeros(100, dtype=torch.long), truly_two.long()], dim=1)  # (0, 0) or (0, 1)
     rule = choose_rule(scores, None, labels)
     assert rule == CountRule(0.46) and balanced_right(rule.two(second), truly_two) > 0.9
 
@@ -72,8 +73,10 @@ def test_tallies_of_two_shares_choose_the_rule_and_read_exactly_as_the_whole_set
     first = torch.randint(0, 10, (300,))
     labels = torch.stack([first, torch.where(torch.rand(300) < 0.25, first, (first + 3) % 10)], dim=1)
     whole = rule_tallies(scores, ink, labels).as_table()
-    halves = rule_tallies(scores[:150], ink[:150], labels[:150]).as_table() + \
-        rule_tallies(scores[150:], ink[150:], labels[150:]).as_table()
+    halves = (
+        rule_tallies(scores[:150], ink[:150], labels[:150]).as_table()
+        + rule_tallies(scores[150:], ink[150:], labels[150:]).as_table()
+    )
     assert torch.equal(whole, halves)
     rule, chosen = best_rule(Tallies.of_table(halves), redraws=True)
     assert rule == choose_rule(scores, ink, labels) and rule.second_ink is not None
@@ -89,5 +92,6 @@ def test_the_two_strongest_digits_are_asked_for_in_top_two_alone():
     sources = [*(REPO / "capsnet").rglob("*.py"), *(REPO / "playground").glob("*.py"), REPO / "app.py"]
     written_out = {str(path.relative_to(REPO)): path.read_text(encoding="utf-8").count(".topk(2") for path in sources}
     assert {path: count for path, count in written_out.items() if count} == {
-        "capsnet/digit_count.py": 1,          # top_two itself
-        "playground/routing.py": 1}           # the agreement's winner and runner-up: not yet top_two's
+        "capsnet/digit_count.py": 1,  # top_two itself
+        "playground/routing.py": 1,
+    }  # the agreement's winner and runner-up: not yet top_two's

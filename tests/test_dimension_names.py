@@ -1,5 +1,6 @@
 """Naming the capsule dimensions: synthetic decoders whose answer is known, the shipped
 dimensions.json against the shipped weights, and the loader's errors."""
+
 import json
 import shutil
 from pathlib import Path
@@ -23,7 +24,7 @@ from capsnet.studies.dimension_names import (
 from capsnet.studies.dimension_names_file import NAMES_FILE, load_dimension_names
 from capsnet.studies.results_file import ResultsError
 
-DIMENSION, DIGIT = 5, 3   # the synthetic decoders read dimension 5 of capsule 3
+DIMENSION, DIGIT = 5, 3  # the synthetic decoders read dimension 5 of capsule 3
 PAPER = SWEEP.expand(16, -1)
 # One unit of dimensions.json's rounding, and a hair more: in binary floats 0.58 - 0.57 > 0.01.
 UNITS = {"sd": 1e-4, "effect": 1e-3, "measures": 0.1, "explained": 0.01}
@@ -43,25 +44,25 @@ class RingDecoder:
         self.what, self.sign = what, sign
 
     def decode(self, capsules: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        u = self.sign * capsules[torch.arange(len(labels)), labels, DIMENSION]   # [B]
+        u = self.sign * capsules[torch.arange(len(labels)), labels, DIMENSION]  # [B]
         a, b, t, x_c, y_c, shear = (torch.full_like(u, value) for value in (5, 8, 2, 13.5, 13.5, 0))
         if self.what == "width":
-            a = a + 8 * u                     # semi-axis 5 +- 2 pixels over the paper's sweep
+            a = a + 8 * u  # semi-axis 5 +- 2 pixels over the paper's sweep
         elif self.what == "ink":
-            t = t + 4 * u                     # strokes 2 +- 1 pixels wide
+            t = t + 4 * u  # strokes 2 +- 1 pixels wide
         elif self.what == "x":
             x_c = x_c + 8 * u
         elif self.what == "y":
             y_c = y_c + 8 * u
         elif self.what == "slant":
-            shear = 2 * u                     # ink where x - x_c = -2u (y - y_c): the top leans right for u > 0
+            shear = 2 * u  # ink where x - x_c = -2u (y - y_c): the top leans right for u > 0
         y, x = torch.meshgrid(torch.arange(28.0), torch.arange(28.0), indexing="ij")
         dx = x - x_c[:, None, None] + shear[:, None, None] * (y - y_c[:, None, None])  # [B, 28, 28]
         dy = y - y_c[:, None, None]
         r = ((dx / a[:, None, None]) ** 2 + (dy / b[:, None, None]) ** 2).sqrt().clamp_min(1e-6)
-        distance = (dx**2 + dy**2).sqrt() * (1 - 1 / r).abs()          # to the ellipse, along the ray
+        distance = (dx**2 + dy**2).sqrt() * (1 - 1 / r).abs()  # to the ellipse, along the ray
         images = (t[:, None, None] / 2 + 0.5 - distance).clamp(0, 1)
-        if self.what == "local":                                      # a 6x6 blob, absent .. present
+        if self.what == "local":  # a 6x6 blob, absent .. present
             images[:, 3:9, 6:12] = images[:, 3:9, 6:12].maximum((0.5 + 4 * u[:, None, None]).clamp(0, 1))
         return images[:, None]
 
@@ -71,14 +72,23 @@ def synthetic_capsules() -> torch.Tensor:
     return 0.05 * torch.randn(20, 10, 16, generator=torch.Generator().manual_seed(0))
 
 
-@pytest.mark.parametrize("what, sign, name", [   # each measure's names in the fast tier, the second sign in the slow
-    ("width", 1, "wider →"), pytest.param("width", -1, "narrower →", marks=pytest.mark.slow),
-    ("ink", 1, "thicker strokes →"), pytest.param("ink", -1, "thinner strokes →", marks=pytest.mark.slow),
-    ("x", 1, "moves right →"), pytest.param("x", -1, "moves left →", marks=pytest.mark.slow),
-    ("y", 1, "moves down →"), pytest.param("y", -1, "moves up →", marks=pytest.mark.slow),
-    ("slant", 1, "slants right →"), pytest.param("slant", -1, "slants left →", marks=pytest.mark.slow),
-    ("local", 1, "local change: top-left"), pytest.param("local", -1, "local change: top-left", marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "what, sign, name",
+    [  # each measure's names in the fast tier, the second sign in the slow
+        ("width", 1, "wider →"),
+        pytest.param("width", -1, "narrower →", marks=pytest.mark.slow),
+        ("ink", 1, "thicker strokes →"),
+        pytest.param("ink", -1, "thinner strokes →", marks=pytest.mark.slow),
+        ("x", 1, "moves right →"),
+        pytest.param("x", -1, "moves left →", marks=pytest.mark.slow),
+        ("y", 1, "moves down →"),
+        pytest.param("y", -1, "moves up →", marks=pytest.mark.slow),
+        ("slant", 1, "slants right →"),
+        pytest.param("slant", -1, "slants left →", marks=pytest.mark.slow),
+        ("local", 1, "local change: top-left"),
+        pytest.param("local", -1, "local change: top-left", marks=pytest.mark.slow),
+    ],
+)
 def test_a_synthetic_decoder_gets_its_dimension_named_and_the_others_inert(what, sign, name):
     sweeps = sweep_dimensions(RingDecoder(what, sign), synthetic_capsules(), DIGIT, PAPER)
     assert len(sweeps) == 16
@@ -96,19 +106,19 @@ def test_a_synthetic_decoder_gets_its_dimension_named_and_the_others_inert(what,
 @pytest.mark.slow
 def test_the_measured_changes_are_the_decoders():
     sweeps = sweep_dimensions(RingDecoder("x", 1), synthetic_capsules(), DIGIT, PAPER)
-    assert sweeps[DIMENSION].changes["x"] == pytest.approx(8 * 0.5, abs=1e-3)   # 8 pixels per unit, over 0.5
+    assert sweeps[DIMENSION].changes["x"] == pytest.approx(8 * 0.5, abs=1e-3)  # 8 pixels per unit, over 0.5
     sweeps = sweep_dimensions(RingDecoder("ink", 1), synthetic_capsules(), DIGIT, 0.25 * PAPER)
-    assert sweeps[DIMENSION].changes["ink"] == pytest.approx(25, rel=0.1)      # strokes 1.75 .. 2.25 wide
+    assert sweeps[DIMENSION].changes["ink"] == pytest.approx(25, rel=0.1)  # strokes 1.75 .. 2.25 wide
     assert sweeps[DIMENSION].name == "thicker strokes →"
     sweeps = sweep_dimensions(RingDecoder("x", 1), synthetic_capsules(), DIGIT, 0.02 * PAPER)
-    assert sweeps[DIMENSION].name == "barely changes"                          # 0.08 pixels
+    assert sweeps[DIMENSION].name == "barely changes"  # 0.08 pixels
 
 
 def test_explained_fractions_match_a_loop_over_the_predictions():
     g = torch.Generator().manual_seed(0)
     delta = torch.randn(4, 3, 5, 5, generator=g)
     pure = 0.5 * delta + torch.randn(6, 4, 3, 5, 5, generator=g)
-    pure[2] = delta                                                  # measure 2 explains everything
+    pure[2] = delta  # measure 2 explains everything
     fractions = explained_fractions(delta, pure)
     for d in range(3):
         for k in range(6):
@@ -139,16 +149,20 @@ def test_name_dimension_follows_the_numbers():
     # A well explained change too small to see does not name the dimension.
     assert name_dimension(changes(width=0.5), explained(width=0.9), 0.1, "whole digit") == "barely changes"
     # Two measures that both explain clearly: both named, the better first; width and height: size.
-    assert name_dimension(changes(ink=40, x=-2), explained(ink=0.4, x=0.3), 1.0, "whole digit") == \
-        "thicker strokes and moves left →"
-    assert name_dimension(changes(width=-2, height=-3), explained(width=0.3, height=0.3), 1.0, "whole digit") == \
-        "smaller →"
-    assert name_dimension(changes(width=2, height=3), explained(width=0.3, height=0.3), 1.0, "whole digit") == \
-        "larger →"
+    assert (
+        name_dimension(changes(ink=40, x=-2), explained(ink=0.4, x=0.3), 1.0, "whole digit")
+        == "thicker strokes and moves left →"
+    )
+    assert (
+        name_dimension(changes(width=-2, height=-3), explained(width=0.3, height=0.3), 1.0, "whole digit")
+        == "smaller →"
+    )
+    assert (
+        name_dimension(changes(width=2, height=3), explained(width=0.3, height=0.3), 1.0, "whole digit") == "larger →"
+    )
     assert name_dimension(changes(x=-1, y=2), explained(x=0.2, y=0.3), 1.0, "whole digit") == "moves down and left →"
     # A pair is named only when it explains clearly more than its better half.
-    assert name_dimension(changes(ink=40, x=-2), explained(ink=0.4, x=0.05), 1.0, "whole digit") == \
-        "thicker strokes →"
+    assert name_dimension(changes(ink=40, x=-2), explained(ink=0.4, x=0.05), 1.0, "whole digit") == "thicker strokes →"
 
 
 def test_region_name_needs_a_third_of_the_box_to_hold_most_of_the_change():
@@ -236,11 +250,17 @@ def names_folder(tmp_path: Path, sha: str | None = None) -> Path:
     folder = tmp_path / "weights"
     folder.mkdir()
     (folder / "model.safetensors").write_bytes(b"stand-in weights")
-    entry = lambda d, effect: {"dimension": d, "sd": (0.1, 0.2, 0.3)[d],
-                               "paper": {"name": f"name {d}", "effect": effect},
-                               "spread": {"name": f"spread name {d}", "effect": 1.0 - d / 10}}
-    names = {"weights_sha256": {"capsnet": sha or sha256(folder / "model.safetensors")}, "spread_range_sd": 3.0,
-             "classes": {str(c): [entry(d, e) for d, e in enumerate((0.2, 0.9, 0.5))] for c in range(2)}}
+    entry = lambda d, effect: {
+        "dimension": d,
+        "sd": (0.1, 0.2, 0.3)[d],
+        "paper": {"name": f"name {d}", "effect": effect},
+        "spread": {"name": f"spread name {d}", "effect": 1.0 - d / 10},
+    }
+    names = {
+        "weights_sha256": {"capsnet": sha or sha256(folder / "model.safetensors")},
+        "spread_range_sd": 3.0,
+        "classes": {str(c): [entry(d, e) for d, e in enumerate((0.2, 0.9, 0.5))] for c in range(2)},
+    }
     (folder / NAMES_FILE).write_text(json.dumps(names), encoding="utf-8")
     return folder
 
@@ -271,13 +291,21 @@ def test_names_without_weights_to_check_them_against_are_an_error(tmp_path):
     expect_error(folder, "model.safetensors is missing")
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("{not json", "is not valid JSON"),
-    ("[]", "must hold a JSON object"),
-    ('{"weights_sha256": {"capsnet": "SHA"}, "spread_range_sd": 3, "classes": {"0": [{"dimension": 1}]}}', "in order"),
-    ('{"weights_sha256": {"capsnet": "SHA"}, "spread_range_sd": 3, "classes": {"0": [{"dimension": 0, "sd": 1}]}}',
-     "KeyError: 'paper'"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("{not json", "is not valid JSON"),
+        ("[]", "must hold a JSON object"),
+        (
+            '{"weights_sha256": {"capsnet": "SHA"}, "spread_range_sd": 3, "classes": {"0": [{"dimension": 1}]}}',
+            "in order",
+        ),
+        (
+            '{"weights_sha256": {"capsnet": "SHA"}, "spread_range_sd": 3, "classes": {"0": [{"dimension": 0, "sd": 1}]}}',
+            "KeyError: 'paper'",
+        ),
+    ],
+)
 def test_a_malformed_names_file_is_a_clear_error(tmp_path, text, fragment):
     folder = names_folder(tmp_path)
     (folder / NAMES_FILE).write_text(text.replace("SHA", sha256(folder / "model.safetensors")), encoding="utf-8")

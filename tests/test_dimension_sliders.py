@@ -1,4 +1,5 @@
 """The dimension sliders' value: what the server sets, and the offsets the page sends back, checked."""
+
 import math
 
 import pytest
@@ -19,11 +20,23 @@ def test_offsets_within_their_limits_are_taken():
     assert offsets({"offsets": [0.05, 0, 0, 0]}, [0.05, 0.01, 0.01, 0.01]) == [0.05, 0, 0, 0]
 
 
-@pytest.mark.parametrize("value", [
-    {"offsets": [0.26, 0, 0, 0]}, {"offsets": [0, 0, 0]}, {"offsets": [0, 0, 0, 0, 0]},
-    {"offsets": ["0.1", 0, 0, 0]}, {"offsets": [math.nan, 0, 0, 0]}, {"offsets": [math.inf, 0, 0, 0]},
-    {"offsets": [True, 0, 0, 0]}, {"offsets": None}, {}, [0, 0, 0, 0], "0 0 0 0",
-], ids=["beyond", "too-few", "too-many", "string", "nan", "inf", "bool", "none", "no-offsets", "a-list", "a-string"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"offsets": [0.26, 0, 0, 0]},
+        {"offsets": [0, 0, 0]},
+        {"offsets": [0, 0, 0, 0, 0]},
+        {"offsets": ["0.1", 0, 0, 0]},
+        {"offsets": [math.nan, 0, 0, 0]},
+        {"offsets": [math.inf, 0, 0, 0]},
+        {"offsets": [True, 0, 0, 0]},
+        {"offsets": None},
+        {},
+        [0, 0, 0, 0],
+        "0 0 0 0",
+    ],
+    ids=["beyond", "too-few", "too-many", "string", "nan", "inf", "bool", "none", "no-offsets", "a-list", "a-string"],
+)
 def test_forged_offsets_get_a_clear_reason(value):
     with pytest.raises(SlidersError, match="4 dimension offsets, each a number within its slider's range"):
         offsets(value, LIMITS)

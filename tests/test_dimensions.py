@@ -56,9 +56,9 @@ def test_sweep_reconstructions_decode_each_perturbation_as_the_chosen_digit():
 
 def test_sweep_takes_a_range_of_its_own_for_each_dimension():
     capsules = random_capsules(3)
-    values = torch.linspace(-1, 1, 5) * torch.arange(1, 17.0)[:, None]   # [16, 5]: dimension d by +-(d + 1)
+    values = torch.linspace(-1, 1, 5) * torch.arange(1, 17.0)[:, None]  # [16, 5]: dimension d by +-(d + 1)
     grid = sweep(capsules, 2, values)
     assert grid.shape == (16, 5, 10, 16)
     for d in (0, 7, 15):
         torch.testing.assert_close(grid[d, :, 2, d], capsules[2, d] + values[d])
-        torch.testing.assert_close(grid[d, :, 2, d + 1:], capsules[2, d + 1:].expand(5, -1))
+        torch.testing.assert_close(grid[d, :, 2, d + 1 :], capsules[2, d + 1 :].expand(5, -1))

@@ -3,6 +3,7 @@ picture resolves (a #fragment to a heading of its page), every page of docs/ is 
 the README, every `python -m MODULE` / `python FILE` / `torchrun ... FILE` quoted names a module
 or file that exists and takes every --flag quoted with it, the README's library example runs, and
 the Space's deploy command leaves out every path .gitignore names."""
+
 import ast
 import fnmatch
 import importlib.util
@@ -21,12 +22,24 @@ from bench.support.paths import REPO, WEIGHTS
 
 README = REPO / "README.md"
 PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
-SPACE_KEYS = {"title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "python_version", "app_file",
-              "pinned", "short_description"}
+SPACE_KEYS = {
+    "title",
+    "emoji",
+    "colorFrom",
+    "colorTo",
+    "sdk",
+    "sdk_version",
+    "python_version",
+    "app_file",
+    "pinned",
+    "short_description",
+}
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
-COMMAND = re.compile(r"(?:python|torchrun(?: --?[\w-]+(?:=\S+)?)*) +(?:-m +(?P<module>[\w.]+)|(?P<file>[\w./-]+\.py))"
-                     r"(?P<arguments>(?: +[^\s`|;#]+)*)")
+COMMAND = re.compile(
+    r"(?:python|torchrun(?: --?[\w-]+(?:=\S+)?)*) +(?:-m +(?P<module>[\w.]+)|(?P<file>[\w./-]+\.py))"
+    r"(?P<arguments>(?: +[^\s`|;#]+)*)"
+)
 
 
 def prose(text: str) -> str:
@@ -50,16 +63,21 @@ def anchors(text: str) -> set[str]:
 
 
 def relative_links(page: Path) -> list[str]:
-    return [target for target in LINK.findall(prose(page.read_text(encoding="utf-8")))
-            if not re.match(r"[a-z]+:", target)]
+    return [
+        target for target in LINK.findall(prose(page.read_text(encoding="utf-8"))) if not re.match(r"[a-z]+:", target)
+    ]
 
 
 def commands(page: Path) -> list[tuple[str, set[str]]]:
     """Every command quoted on ``page``, in its code blocks and inline code: ("-m MODULE" or
     "FILE", the --flags quoted with it)."""
     text = page.read_text(encoding="utf-8")
-    quoted = [line.split(" # ")[0] for language, block in FENCE.findall(text) if language in ("", "bash")
-              for line in block.replace("\\\n", " ").splitlines()]
+    quoted = [
+        line.split(" # ")[0]
+        for language, block in FENCE.findall(text)
+        if language in ("", "bash")
+        for line in block.replace("\\\n", " ").splitlines()
+    ]
     quoted += [" ".join(span.split()) for span in re.findall(r"`([^`]+)`", prose(text))]
     found = []
     for line in quoted:
@@ -147,7 +165,7 @@ def test_every_command_quoted_names_a_module_or_file_that_exists():
 
 def test_an_installed_module_is_not_taken_for_a_file_of_the_repository_even_in_a_venv_inside_it():
     site_packages = Path(sysconfig.get_path("purelib"))
-    checkout = site_packages.parents[3]   # VENV/lib/python3.X/site-packages: VENV's folder, as CI's holds .venv
+    checkout = site_packages.parents[3]  # VENV/lib/python3.X/site-packages: VENV's folder, as CI's holds .venv
     assert source_of("-m pytest", repo=checkout) is None
     assert source_of("-m capsnet.evaluate") == REPO / "capsnet" / "evaluate.py"
 
@@ -188,8 +206,9 @@ def helps(tmp_path_factory) -> dict[str, list]:
     """Each command quoted that parses arguments: [exit code, stdout, stderr] of it with --help."""
     answers = tmp_path_factory.mktemp("helps") / "helps.json"
     targets = [target for target in sorted(all_commands()) if parses_arguments(target)]
-    run = subprocess.run([sys.executable, "-c", HELP_EACH, str(answers), *targets], cwd=REPO, capture_output=True,
-                         text=True, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-c", HELP_EACH, str(answers), *targets], cwd=REPO, capture_output=True, text=True, timeout=600
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     return json.loads(answers.read_text(encoding="utf-8"))
 
@@ -208,22 +227,36 @@ def test_every_command_quoted_takes_its_flags(target, helps):
 def test_the_readmes_library_example_runs():
     if not (WEIGHTS / "model.safetensors").exists():
         pytest.skip(f"no trained weights in {WEIGHTS}: the example loads them")
-    example = next(block for language, block in FENCE.findall(README.read_text(encoding="utf-8"))
-                   if language == "python" and "from capsnet import" in block)
+    example = next(
+        block
+        for language, block in FENCE.findall(README.read_text(encoding="utf-8"))
+        if language == "python" and "from capsnet import" in block
+    )
     namespace = {}
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(REPO)
         exec(compile(example, "README.md", "exec"), namespace)
     out = namespace["out"]
     assert (tuple(out.lengths.shape), tuple(out.prediction.shape), tuple(out.reconstruction.shape)) == (
-        (8, 10), (8,), (8, 1, 28, 28))
+        (8, 10),
+        (8,),
+        (8, 1, 28, 28),
+    )
 
 
 def test_every_docs_page_the_code_points_to_exists():
-    sources = [REPO / "app.py", REPO / "train.py", *(REPO / "capsnet").rglob("*.py"),
-               *(REPO / "playground").glob("*.py"), *(REPO / "bench").glob("*.py")]
-    pointed = {(source.name, page) for source in sources
-               for page in re.findall(r"docs/[\w-]+\.md", source.read_text(encoding="utf-8"))}
+    sources = [
+        REPO / "app.py",
+        REPO / "train.py",
+        *(REPO / "capsnet").rglob("*.py"),
+        *(REPO / "playground").glob("*.py"),
+        *(REPO / "bench").glob("*.py"),
+    ]
+    pointed = {
+        (source.name, page)
+        for source in sources
+        for page in re.findall(r"docs/[\w-]+\.md", source.read_text(encoding="utf-8"))
+    }
     assert {("train.py", "docs/training.md"), ("robustness.py", "docs/robustness.md")} <= pointed
     for source, page in pointed:
         assert (REPO / page).is_file(), f"{source} points to {page}, which does not exist"
@@ -233,14 +266,20 @@ def deploy_ignore_patterns() -> list[str]:
     """The ``ignore_patterns`` of the ``upload_folder`` call in docs/playground.md's deploy command."""
     text = (REPO / "docs" / "playground.md").read_text(encoding="utf-8")
     block = next(block for language, block in FENCE.findall(text) if language == "python" and "upload_folder(" in block)
-    call = next(node for node in ast.walk(ast.parse(block))
-                if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "upload_folder")
+    call = next(
+        node
+        for node in ast.walk(ast.parse(block))
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "upload_folder"
+    )
     return ast.literal_eval(next(keyword.value for keyword in call.keywords if keyword.arg == "ignore_patterns"))
 
 
 def gitignore_patterns() -> list[str]:
-    return [line.strip() for line in (REPO / ".gitignore").read_text().splitlines()
-            if line.strip() and not line.startswith("#")]
+    return [
+        line.strip()
+        for line in (REPO / ".gitignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
 
 
 def git_ignores(path: str) -> bool:
@@ -251,7 +290,7 @@ def git_ignores(path: str) -> bool:
         name, folder = pattern.strip("/"), pattern.endswith("/")
         candidates = parts[:-1] if folder else parts
         if "/" in pattern.rstrip("/"):
-            candidates = candidates[:len(name.split("/"))]
+            candidates = candidates[: len(name.split("/"))]
             if fnmatch.fnmatchcase("/".join(candidates), name):
                 return True
         elif any(fnmatch.fnmatchcase(part, name) for part in candidates):
@@ -273,12 +312,16 @@ def test_the_deploy_command_uploads_no_path_that_git_ignores_and_every_file_the_
     ignored = deploy_ignore_patterns()
 
     def uploaded(path: str) -> bool:
-        return bool(list(filter_repo_objects([path], ignore_patterns=ignored)))   # as upload_folder filters
+        return bool(list(filter_repo_objects([path], ignore_patterns=ignored)))  # as upload_folder filters
 
     assert all(git_ignores(path) for path in ignored_examples())
     for path in [*ignored_examples(), ".git/HEAD"]:
         assert not uploaded(path), f"the deploy command would upload {path}, which .gitignore names"
-    served = [path.relative_to(REPO).as_posix() for folder in ("capsnet", "playground", "weights", "assets")
-              for path in (REPO / folder).rglob("*") if path.is_file()]
+    served = [
+        path.relative_to(REPO).as_posix()
+        for folder in ("capsnet", "playground", "weights", "assets")
+        for path in (REPO / folder).rglob("*")
+        if path.is_file()
+    ]
     for path in ["README.md", "app.py", "requirements.txt", *served]:
         assert git_ignores(path) or uploaded(path), f"the deploy command would leave out {path}, which the Space needs"

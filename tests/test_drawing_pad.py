@@ -1,5 +1,6 @@
 """The drawing pad's value: checked part by part (it can be forged), and turned back into ink that
 reads as what was drawn, each pen's in its own layer."""
+
 import base64
 import json
 
@@ -14,8 +15,7 @@ from playground.drawing_pad import BRUSH, MAX_POINTS, MAX_STROKES, SIDE, Drawing
 
 
 def test_a_drawn_value_parses_to_its_strokes():
-    drawing = parse({"strokes": ["10 20 30.5 40", "100 100"], "background": None, "revision": 7,
-                     "drawing": True})
+    drawing = parse({"strokes": ["10 20 30.5 40", "100 100"], "background": None, "revision": 7, "drawing": True})
     np.testing.assert_array_equal(drawing.strokes[0], [[10, 20], [30.5, 40]])
     np.testing.assert_array_equal(drawing.strokes[1], [[100, 100]])
     assert drawing.background is None and drawing.revision == 7 and drawing.drawing
@@ -29,16 +29,16 @@ def test_the_empty_pad_has_no_ink():
 def test_a_stroke_is_inked_brush_wide_with_round_ends():
     ink = drawing_pad.ink(parse(pad_value([[50, 140, 230, 140]])))
     assert ink.shape == (SIDE, SIDE) and ink.max() == 1
-    across = np.flatnonzero(ink[:, 140])                             # the stroke's width
+    across = np.flatnonzero(ink[:, 140])  # the stroke's width
     assert abs(len(across) - BRUSH) <= 1
-    assert ink[140, 50 - BRUSH // 2 + 1] == 1 and ink[140, 50 - BRUSH // 2 - 2] == 0   # a round end
+    assert ink[140, 50 - BRUSH // 2 + 1] == 1 and ink[140, 50 - BRUSH // 2 - 2] == 0  # a round end
     dot = drawing_pad.ink(parse(pad_value([[140, 140]])))
     assert abs(dot.sum() - np.pi * (BRUSH / 2) ** 2) < 0.15 * np.pi * (BRUSH / 2) ** 2
 
 
 def test_the_background_is_an_example_scaled_up_under_the_strokes():
     digit = np.zeros((28, 28), np.uint8)
-    digit[4:24, 13:15] = 255                                         # a "1"
+    digit[4:24, 13:15] = 255  # a "1"
     value = pad_value([[20, 20, 60, 20]], background=base64.b64encode(digit.tobytes()).decode())
     ink = drawing_pad.ink(parse(value))
     assert ink[140, 140] == 1 and ink[20, 40] == 1 and ink[140, 40] == 0
@@ -105,7 +105,7 @@ def test_the_largest_drawing_allowed_is_read():
 
 
 def test_a_pad_of_one_pen_draws_every_stroke_with_it_and_refuses_a_second():
-    assert parse({"strokes": ["10 20 30 40", "50 60"]}).pens == (0, 0)    # the main pad sends no pens
+    assert parse({"strokes": ["10 20 30 40", "50 60"]}).pens == (0, 0)  # the main pad sends no pens
     with pytest.raises(DrawingError, match="each a digit 0..0"):
         parse({"strokes": ["10 20"], "pens": "1"})
     two = parse({"strokes": ["10 20 30 40", "50 60"], "pens": "10"}, pens=2)
@@ -132,18 +132,18 @@ def test_each_pen_s_strokes_are_inked_in_its_layer_only():
 
 def test_each_pen_has_its_own_layer_of_the_background():
     one, bar = np.zeros((28, 28), np.uint8), np.zeros((28, 28), np.uint8)
-    one[4:24, 13:15] = 255                                           # pen 1: a "1"
-    bar[13:15, 4:24] = 255                                           # pen 2: a bar across it
+    one[4:24, 13:15] = 255  # pen 1: a "1"
+    bar[13:15, 4:24] = 255  # pen 2: a bar across it
     background = base64.b64encode(np.stack([one, bar]).tobytes()).decode()
     drawing = parse({"strokes": ["20 20 60 20"], "pens": "1", "background": background}, pens=2)
     np.testing.assert_array_equal(drawing.background, np.stack([one, bar]))
     layers = drawing_pad.inks(drawing, pens=2)
-    assert layers[0, 60, 140] == 1 and layers[1, 60, 140] == 0       # the 1's top: pen 1's only
-    assert layers[1, 140, 60] == 1 and layers[0, 140, 60] == 0       # the bar's left end: pen 2's only
-    assert layers[1, 20, 40] == 1 and layers[0, 20, 40] == 0         # the stroke: pen 2's
-    with pytest.raises(DrawingError, match="784 bytes"):             # two pens' ink on a pad of one
+    assert layers[0, 60, 140] == 1 and layers[1, 60, 140] == 0  # the 1's top: pen 1's only
+    assert layers[1, 140, 60] == 1 and layers[0, 140, 60] == 0  # the bar's left end: pen 2's only
+    assert layers[1, 20, 40] == 1 and layers[0, 20, 40] == 0  # the stroke: pen 2's
+    with pytest.raises(DrawingError, match="784 bytes"):  # two pens' ink on a pad of one
         parse({"strokes": [], "background": background})
-    with pytest.raises(DrawingError, match="1568 bytes"):            # one pen's ink on a pad of two
+    with pytest.raises(DrawingError, match="1568 bytes"):  # one pen's ink on a pad of two
         parse({"strokes": [], "background": base64.b64encode(one.tobytes()).decode()}, pens=2)
 
 
@@ -172,8 +172,8 @@ def test_an_example_has_one_ink_layer_a_pen():
     ink[4:24, 13:15] = 255
     example = drawing_pad.digit_example(1, ink)
     assert example.label == "1" and "1" in example.title and example.ink.shape == (1, 28, 28)
-    assert example.picture[10, 13] == 0 and example.picture[10, 3] == 255   # black ink on white paper
-    assert 'class="pen"' not in drawing_pad.DrawingPad([example]).html_template   # one pen: no pen buttons
+    assert example.picture[10, 13] == 0 and example.picture[10, 3] == 255  # black ink on white paper
+    assert 'class="pen"' not in drawing_pad.DrawingPad([example]).html_template  # one pen: no pen buttons
     with pytest.raises(ValueError, match="2 ink layers"):
         drawing_pad.DrawingPad([example], colours=("#1f6fd1", "#e66100"))
     two = drawing_pad.Example("1 and 1", "two ones", np.stack([ink, ink]), np.zeros((28, 28, 3), np.uint8))

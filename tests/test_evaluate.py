@@ -1,6 +1,7 @@
 """Evaluation and the model card measure a network wherever it is: its inputs go to the device and
 dtype of its weights and its readings come back to the CPU. On the CPU a float64 network stands
 for one elsewhere (tests/test_cuda.py has a network on a GPU)."""
+
 import copy
 import json
 import shutil
@@ -37,8 +38,9 @@ def test_semeion_is_read_by_a_network_in_another_dtype_as_in_fp32(trained_model,
 
 
 @pytest.mark.slow
-def test_the_cards_misreadings_are_measured_on_a_network_in_another_dtype_as_in_fp32(trained_model, float64_model,
-                                                                                      tiny_mnist):
+def test_the_cards_misreadings_are_measured_on_a_network_in_another_dtype_as_in_fp32(
+    trained_model, float64_model, tiny_mnist
+):
     accuracy, mistakes = mnist_misreadings(float64_model, tiny_mnist)
     assert (accuracy, mistakes) == mnist_misreadings(trained_model, tiny_mnist)
     assert sum(mistakes.values()) == round((1 - accuracy) * TINY_MNIST_IMAGES)
@@ -47,7 +49,7 @@ def test_the_cards_misreadings_are_measured_on_a_network_in_another_dtype_as_in_
 def test_evaluate_and_the_card_take_the_device_to_run_on(tiny_mnist, tmp_path, capsys):
     evaluate.main(["--weights", str(WEIGHTS), "--data-dir", str(tiny_mnist), "--device", "cpu"])
     printed = capsys.readouterr().out
-    assert 0.9 <= json.loads(printed[printed.index("{"):])["mnist_test_accuracy"] <= 1
+    assert 0.9 <= json.loads(printed[printed.index("{") :])["mnist_test_accuracy"] <= 1
     folder = tmp_path / "weights"
     shutil.copytree(WEIGHTS, folder, ignore=shutil.ignore_patterns("cnn", "pairs*"))
     model_card.main(["--weights", str(folder), "--data-dir", str(tiny_mnist), "--device", "cpu"])

@@ -4,6 +4,7 @@ does not reach. Gradio 6.31.0 offers no setting or hook for either (`show_error`
 between str(exception) and nothing; output images are written by `save_pil_to_cache` whatever the
 component's parameters), so the day one of these fails, read the new Gradio: drop the replacement
 if it now does the job itself, else write it again for the new shape."""
+
 import ast
 import inspect
 from pathlib import Path
@@ -45,11 +46,17 @@ def parameters(function) -> list[tuple[str, object]]:
 def test_error_payload_takes_and_answers_what_the_replacement_assumes():
     assert parameters(GRADIO_ERROR_PAYLOAD) == parameters(serving.error_payload_in_our_words)
     ours = gr.Error("Cannot read this drawing", duration=3)
-    assert GRADIO_ERROR_PAYLOAD(ours, True) == {"error": "Cannot read this drawing", "duration": 3,
-                                                "visible": True, "title": "Error"}
+    assert GRADIO_ERROR_PAYLOAD(ours, True) == {
+        "error": "Cannot read this drawing",
+        "duration": 3,
+        "visible": True,
+        "title": "Error",
+    }
     # What the replacement is for: with show_error, any exception's own text; without, nothing at all.
     assert GRADIO_ERROR_PAYLOAD(ValueError("/tmp/gradio/abc/digit.png"), True) == {
-        "error": "/tmp/gradio/abc/digit.png", "visible": True}
+        "error": "/tmp/gradio/abc/digit.png",
+        "visible": True,
+    }
     assert GRADIO_ERROR_PAYLOAD(ValueError("/tmp/gradio/abc/digit.png"), False) == {"error": None}
 
 
@@ -66,7 +73,7 @@ def test_save_pil_to_cache_takes_and_writes_what_the_replacement_assumes(tmp_pat
     for name, format in (("image", "webp"), ("digit", "png")):
         theirs = Path(GRADIO_SAVE_PIL_TO_CACHE(image, str(tmp_path / "gradio"), name=name, format=format))
         ours = Path(serving.save_pil_to_cache_atomically(image, str(tmp_path / "ours"), name=name, format=format))
-        assert theirs.relative_to(tmp_path / "gradio") == ours.relative_to(tmp_path / "ours")   # HASH/NAME.FORMAT
+        assert theirs.relative_to(tmp_path / "gradio") == ours.relative_to(tmp_path / "ours")  # HASH/NAME.FORMAT
         assert theirs.read_bytes() == ours.read_bytes()
 
 

@@ -6,14 +6,15 @@ from another study (statistics, shape_measures and results_file are what they sh
 module imports itself round a cycle. The page's modules that read and draw every stroke
 (playground's reading, views and routing) reach no study, however far their imports are followed;
 and the library and the page import at the top of a module, never inside a function."""
+
 import ast
 
 from bench.support.paths import REPO
 
 ROOMS = ("data", "training", "studies")
-READERS = {"capsnet.evaluate": {"data"}, "capsnet.model_card": {"data", "training"}}   # the top level's readers
+READERS = {"capsnet.evaluate": {"data"}, "capsnet.model_card": {"data", "training"}}  # the top level's readers
 SHARED = {"capsnet.studies.statistics", "capsnet.studies.shape_measures", "capsnet.studies.results_file"}
-LIVE = ("playground.reading", "playground.views", "playground.routing")   # every stroke's reading, drawn
+LIVE = ("playground.reading", "playground.views", "playground.routing")  # every stroke's reading, drawn
 
 
 def module_name(path) -> str:
@@ -31,8 +32,14 @@ def imports(packages: tuple[str, ...] = ("capsnet",)) -> dict[str, set[str]]:
         found = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names
-                                        if f"{node.module}.{alias.name}" in modules)]
+                names = [
+                    node.module,
+                    *(
+                        f"{node.module}.{alias.name}"
+                        for alias in node.names
+                        if f"{node.module}.{alias.name}" in modules
+                    ),
+                ]
             else:
                 names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
             found |= {name for name in names if name.split(".")[0] in packages}
@@ -49,11 +56,15 @@ def test_no_module_imports_from_a_room_above_it_and_no_study_from_another():
     wrong = []
     for module, imported in imports().items():
         for other in imported:
-            allowed = {"top": {"top"} | READERS.get(module, set()),
-                       "data": {"top", "data"}, "training": {"top", "data", "training"},
-                       "studies": {"top", "data", "studies"}}[room(module)]
-            if room(other) not in allowed or (room(module) == room(other) == "studies" and other not in SHARED
-                                                  and other != f"{module}_file"):
+            allowed = {
+                "top": {"top"} | READERS.get(module, set()),
+                "data": {"top", "data"},
+                "training": {"top", "data", "training"},
+                "studies": {"top", "data", "studies"},
+            }[room(module)]
+            if room(other) not in allowed or (
+                room(module) == room(other) == "studies" and other not in SHARED and other != f"{module}_file"
+            ):
                 wrong.append(f"{module} imports {other}")
     assert not wrong, wrong
 
@@ -63,10 +74,14 @@ def test_no_module_of_training_imports_a_module_that_imports_training():
     reads metrics.json through it): a module of training/ that imported one of those would climb
     back up through it."""
     graph = imports()
-    climbing = [f"{module} imports {other}, which imports {', '.join(sorted(reaching))}"
-                for module, imported in graph.items() if room(module) == "training"
-                for other in imported if room(other) != "training"
-                if (reaching := {name for name in graph.get(other, ()) if room(name) == "training"})]
+    climbing = [
+        f"{module} imports {other}, which imports {', '.join(sorted(reaching))}"
+        for module, imported in graph.items()
+        if room(module) == "training"
+        for other in imported
+        if room(other) != "training"
+        if (reaching := {name for name in graph.get(other, ()) if room(name) == "training"})
+    ]
     assert not climbing, climbing
 
 
@@ -75,7 +90,7 @@ def test_no_import_cycle():
     done, path = set(), []
 
     def visit(module: str) -> None:
-        assert module not in path, f"a cycle: {' -> '.join(path[path.index(module):] + [module])}"
+        assert module not in path, f"a cycle: {' -> '.join(path[path.index(module) :] + [module])}"
         if module in done:
             return
         path.append(module)
@@ -109,8 +124,11 @@ def test_the_library_and_the_page_import_at_the_top_of_each_module():
     for path in [*(REPO / "capsnet").rglob("*.py"), *(REPO / "playground").glob("*.py"), REPO / "app.py"]:
         for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                inside += [f"{path.relative_to(REPO)}:{node.lineno}" for node in ast.walk(function)
-                           if isinstance(node, (ast.Import, ast.ImportFrom))]
+                inside += [
+                    f"{path.relative_to(REPO)}:{node.lineno}"
+                    for node in ast.walk(function)
+                    if isinstance(node, (ast.Import, ast.ImportFrom))
+                ]
     assert not inside, inside
 
 
@@ -120,13 +138,16 @@ def test_in_the_library_only_a_command_line_imports_argparse():
     wrong = []
     for path in (REPO / "capsnet").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        parses = any(alias.name == "argparse" for node in ast.walk(tree) if isinstance(node, ast.Import)
-                     for alias in node.names)
-        runs = any(isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'"
-                   for node in tree.body)
+        parses = any(
+            alias.name == "argparse" for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+        )
+        runs = any(
+            isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'" for node in tree.body
+        )
         if parses and not runs:
             wrong.append(str(path.relative_to(REPO)))
     assert not wrong, f"{wrong} import argparse but are no command line"
+
 
 def test_bench_imports_nothing_from_tests():
     """One direction between the two: tests/ may import bench/ (its commands, and bench/support/,
@@ -134,7 +155,12 @@ def test_bench_imports_nothing_from_tests():
     wrong = []
     for path in (REPO / "bench").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
-                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            names = (
+                [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module
+                else [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
             wrong += [f"{path.relative_to(REPO)} imports {name}" for name in names if name.split(".")[0] == "tests"]
     assert not wrong, wrong

@@ -44,12 +44,12 @@ def test_one_routing_iteration_gives_uniform_couplings_and_three_do_not(trained_
 
 def test_routing_logits_are_per_example(model):
     with torch.no_grad():
-        model.digits.W.mul_(100)          # large votes, so that routing moves far from uniform
+        model.digits.W.mul_(100)  # large votes, so that routing moves far from uniform
     images = torch.rand(2, 1, 28, 28)
     together = model(images).couplings
-    alone = torch.cat([model(images[i:i + 1]).couplings for i in range(2)])
+    alone = torch.cat([model(images[i : i + 1]).couplings for i in range(2)])
     torch.testing.assert_close(together, alone, rtol=1e-4, atol=1e-6)
-    assert (together[0] - together[1]).abs().max() > 0.01   # no logits shared across the batch
+    assert (together[0] - together[1]).abs().max() > 0.01  # no logits shared across the batch
 
 
 def test_a_digit_reads_the_same_alone_as_in_a_batch(trained_model, mnist_test):
@@ -57,12 +57,12 @@ def test_a_digit_reads_the_same_alone_as_in_a_batch(trained_model, mnist_test):
     images = mnist_test.data[:9].unsqueeze(1).float() / 255
     with torch.inference_mode():
         together = trained_model(images)
-        alone = [trained_model(images[i:i + 1]) for i in range(9)]
+        alone = [trained_model(images[i : i + 1]) for i in range(9)]
     for name in vars(together):
-        torch.testing.assert_close(getattr(together, name),
-                                   torch.cat([getattr(out, name) for out in alone]),
-                                   rtol=1e-4, atol=1e-5, msg=name)
-    assert together.couplings.amax() > 0.2                     # routing moved away from a uniform 0.1
+        torch.testing.assert_close(
+            getattr(together, name), torch.cat([getattr(out, name) for out in alone]), rtol=1e-4, atol=1e-5, msg=name
+        )
+    assert together.couplings.amax() > 0.2  # routing moved away from a uniform 0.1
 
 
 def test_backward_reaches_every_parameter(model):
@@ -77,16 +77,16 @@ def test_decoder_sees_only_the_masked_capsule(model):
     capsules = torch.randn(2, 10, 16)
     labels = torch.tensor([4, 9])
     changed = capsules.clone()
-    changed[0, :4] += 1.0                 # every capsule but the label's
+    changed[0, :4] += 1.0  # every capsule but the label's
     changed[1, :9] -= 1.0
     torch.testing.assert_close(model.decode(capsules, labels), model.decode(changed, labels))
     other = capsules.clone()
-    other[0, 4] += 1.0                    # the label's own capsule
+    other[0, 4] += 1.0  # the label's own capsule
     assert not torch.allclose(model.decode(capsules, labels)[0], model.decode(other, labels)[0])
 
 
 def test_labels_mask_in_training_and_longest_capsule_at_inference(model):
-    with torch.no_grad():   # an untrained network's capsules are too short for its decoder to tell apart
+    with torch.no_grad():  # an untrained network's capsules are too short for its decoder to tell apart
         model.digits.W *= 100
     images = torch.rand(2, 1, 28, 28)
     with torch.no_grad():
@@ -96,13 +96,13 @@ def test_labels_mask_in_training_and_longest_capsule_at_inference(model):
         labels = (inferred.prediction + 1) % 10
         trained = model(images, labels)
         torch.testing.assert_close(trained.reconstruction, model.decode(trained.capsules, labels))
-    assert (trained.reconstruction - by_prediction).abs().max() > 1e-3    # 100x the tolerance: another image
+    assert (trained.reconstruction - by_prediction).abs().max() > 1e-3  # 100x the tolerance: another image
 
 
 def test_save_and_load_round_trip_gives_identical_outputs(model, tmp_path):
     model.save_pretrained(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "config.json", "model.safetensors"]
-    assert "Paper: https://arxiv.org/abs/1710.09829" in (tmp_path / "README.md").read_text()   # the model card
+    assert "Paper: https://arxiv.org/abs/1710.09829" in (tmp_path / "README.md").read_text()  # the model card
     loaded = CapsNet.from_pretrained(tmp_path, strict=True)
     assert loaded.config == model.config
     images = torch.rand(2, 1, 28, 28)

@@ -1,4 +1,5 @@
 """The fast library against independent references: the naive CapsNet and a loop over Procedure 1."""
+
 import math
 
 import pytest
@@ -15,10 +16,10 @@ def loop_routing(u_hat: torch.Tensor, iterations: int) -> tuple[torch.Tensor, to
     v = torch.zeros(batch, outputs, u_hat.shape[3], dtype=torch.float64)
     c = torch.zeros(batch, inputs, outputs, dtype=torch.float64)
     for n in range(batch):
-        b = [[0.0] * outputs for _ in range(inputs)]                 # this example's own logits
+        b = [[0.0] * outputs for _ in range(inputs)]  # this example's own logits
         for iteration in range(iterations):
             for i in range(inputs):
-                exps = [math.exp(b[i][j]) for j in range(outputs)]    # softmax over j
+                exps = [math.exp(b[i][j]) for j in range(outputs)]  # softmax over j
                 for j in range(outputs):
                     c[n, i, j] = exps[j] / sum(exps)
             for j in range(outputs):
@@ -49,10 +50,10 @@ def test_dynamic_routing_matches_the_loop_over_procedure_1(u_hat, iterations):
 def test_routing_logits_belong_to_each_example(u_hat):
     v, c = dynamic_routing(u_hat, 3)
     for n in range(2):
-        v_alone, c_alone = dynamic_routing(u_hat[n:n + 1], 3)
+        v_alone, c_alone = dynamic_routing(u_hat[n : n + 1], 3)
         torch.testing.assert_close(c_alone[0], c[n])
         torch.testing.assert_close(v_alone[0], v[n])
-    assert not torch.allclose(c[0], c[1])   # two examples, two different routings
+    assert not torch.allclose(c[0], c[1])  # two examples, two different routings
 
 
 def test_couplings_are_a_softmax_over_the_upper_capsules(u_hat):
@@ -64,7 +65,7 @@ def test_couplings_are_a_softmax_over_the_upper_capsules(u_hat):
 @pytest.mark.parametrize("iterations", [1, 3])
 def test_routing_from_weights_equals_routing_the_built_predictions(iterations):
     generator = torch.Generator().manual_seed(1)
-    u = torch.randn(2, 12, 5, generator=generator, dtype=torch.float64)     # [B, I, K]
+    u = torch.randn(2, 12, 5, generator=generator, dtype=torch.float64)  # [B, I, K]
     W = torch.randn(12, 3, 4, 5, generator=generator, dtype=torch.float64)  # [I, J, D, K]
     v, c = dynamic_routing_from_weights(u, W, iterations)
     expected_v, expected_c = loop_routing(torch.einsum("ijdk,bik->bijd", W, u), iterations)
@@ -97,7 +98,7 @@ def test_naive_reference_gives_the_same_outputs(pair, with_labels):
     labels = torch.tensor([4, 0, 9]) if with_labels else None
     with torch.no_grad():
         fast, slow = ours(images, labels), naive(images, labels)
-    assert slow.couplings.std() > 1e-3   # the routing did something
+    assert slow.couplings.std() > 1e-3  # the routing did something
     for name in ("capsules", "lengths", "couplings", "reconstruction"):
         torch.testing.assert_close(getattr(fast, name), getattr(slow, name), rtol=0, atol=1e-5, msg=name)
     assert torch.equal(fast.prediction, slow.prediction)
@@ -107,12 +108,12 @@ def last_iteration_reference(u: torch.Tensor, W: torch.Tensor, iterations: int) 
     """v with the gradient the library promises: the couplings of the last iteration are
     constants (found by routing without gradients), and only s_j = sum_i c_ij W_ij u_i is
     differentiated, through W and u."""
-    u_hat = torch.einsum("ijdk,bik->bijd", W, u)                          # [B, I, J, D]
+    u_hat = torch.einsum("ijdk,bik->bijd", W, u)  # [B, I, J, D]
     with torch.no_grad():
-        _, c = loop_routing(u_hat.detach(), iterations)                   # [B, I, J]
+        _, c = loop_routing(u_hat.detach(), iterations)  # [B, I, J]
     s = torch.einsum("bij,bijd->bjd", c, u_hat)
     squared_norm = (s * s).sum(dim=-1, keepdim=True)
-    return squared_norm / (1 + squared_norm) * s / squared_norm.sqrt()   # squash (eq. 1)
+    return squared_norm / (1 + squared_norm) * s / squared_norm.sqrt()  # squash (eq. 1)
 
 
 def gradients(route, u: torch.Tensor, W: torch.Tensor, iterations: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -137,21 +138,21 @@ def test_only_the_last_routing_iteration_is_differentiated(route, iterations):
     iteration's weighted sum with the couplings held fixed, not the gradient through the earlier
     iterations' updates of b (a deliberate choice, documented in capsnet.routing.route)."""
     generator = torch.Generator().manual_seed(4)
-    u = torch.randn(2, 12, 5, generator=generator, dtype=torch.float64)      # [B, I, K]
-    W = torch.randn(12, 3, 4, 5, generator=generator, dtype=torch.float64)   # [I, J, D, K]
+    u = torch.randn(2, 12, 5, generator=generator, dtype=torch.float64)  # [B, I, K]
+    W = torch.randn(12, 3, 4, 5, generator=generator, dtype=torch.float64)  # [I, J, D, K]
     u_grad, W_grad = gradients(route, u, W, iterations)
     expected_u, expected_W = gradients(last_iteration_reference, u, W, iterations)
     torch.testing.assert_close(u_grad, expected_u)
     torch.testing.assert_close(W_grad, expected_W)
     assert u_grad.abs().sum() > 0 and W_grad.abs().sum() > 0
-    if iterations > 1:   # differentiating through every iteration would give other gradients
+    if iterations > 1:  # differentiating through every iteration would give other gradients
         unrolled_u, _ = gradients(unrolled_routing, u, W, iterations)
         assert not torch.allclose(u_grad, unrolled_u, atol=1e-6)
 
 
 def unrolled_routing(u: torch.Tensor, W: torch.Tensor, iterations: int) -> torch.Tensor:
     """Procedure 1 with gradients through every iteration (as bench/support/naive_capsnet.py routes)."""
-    u_hat = torch.einsum("ijdk,bik->bijd", W, u)                          # [B, I, J, D]
+    u_hat = torch.einsum("ijdk,bik->bijd", W, u)  # [B, I, J, D]
     b = torch.zeros(u_hat.shape[:3], dtype=u_hat.dtype)
     for iteration in range(iterations):
         v = squash(torch.einsum("bij,bijd->bjd", torch.softmax(b, dim=2), u_hat))

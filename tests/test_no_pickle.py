@@ -1,5 +1,6 @@
 """No pickle anywhere in the repo: weights come from safetensors, and a torch.load (for training
 checkpoints) always passes weights_only=True, which refuses anything but tensors and plain data."""
+
 import ast
 from pathlib import Path
 
@@ -13,14 +14,15 @@ SKIPPED_FOLDERS = {"venv", "data", "checkpoints", "node_modules", "__pycache__"}
 
 def python_files() -> list[Path]:
     """The repo's own .py files (no virtualenvs, data or hidden folders)."""
-    return sorted(path for path in REPO.rglob("*.py")
-                  if not any(part.startswith(".") or part in SKIPPED_FOLDERS
-                             for part in path.relative_to(REPO).parts[:-1]))
+    return sorted(
+        path
+        for path in REPO.rglob("*.py")
+        if not any(part.startswith(".") or part in SKIPPED_FOLDERS for part in path.relative_to(REPO).parts[:-1])
+    )
 
 
 def is_true(call: ast.Call, keyword: str) -> bool:
-    return any(k.arg == keyword and isinstance(k.value, ast.Constant) and k.value.value is True
-               for k in call.keywords)
+    return any(k.arg == keyword and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
 
 
 def pickle_uses(source: str) -> list[str]:
@@ -48,14 +50,20 @@ def pickle_uses(source: str) -> list[str]:
 
 
 def test_the_scan_finds_every_kind_of_pickle_use():
-    source = ("import pickle\nfrom dill import loads\nimport joblib.numpy_pickle\nfrom torch import load\n"
-              "torch.load('a.pt')\ntorch.load('b.pt', weights_only=False)\nnp.load('c.npy', allow_pickle=True)\n"
-              "pd.read_pickle('d.pkl')\ntorch.load('e.pt', map_location='cpu', weights_only=True)\n")
+    source = (
+        "import pickle\nfrom dill import loads\nimport joblib.numpy_pickle\nfrom torch import load\n"
+        "torch.load('a.pt')\ntorch.load('b.pt', weights_only=False)\nnp.load('c.npy', allow_pickle=True)\n"
+        "pd.read_pickle('d.pkl')\ntorch.load('e.pt', map_location='cpu', weights_only=True)\n"
+    )
     assert pickle_uses(source) == [
-        "line 1: import pickle", "line 2: import dill", "line 3: import joblib",
+        "line 1: import pickle",
+        "line 2: import dill",
+        "line 3: import joblib",
         "line 4: from torch import load (use torch.load(..., weights_only=True))",
-        "line 5: torch.load without weights_only=True", "line 6: torch.load without weights_only=True",
-        "line 7: np.load(allow_pickle=True)", "line 8: pd.read_pickle",
+        "line 5: torch.load without weights_only=True",
+        "line 6: torch.load without weights_only=True",
+        "line 7: np.load(allow_pickle=True)",
+        "line 8: pd.read_pickle",
     ]
 
 

@@ -1,6 +1,7 @@
 """The decoder in the page (playground/page_decoder.py): the served app names, and serves for
 good, the decoder file of the weights it reads with, and only that one; a server reading with
 other weights names another file, that network's."""
+
 import json
 import os
 import urllib.error
@@ -16,7 +17,7 @@ from capsnet import load_model
 from capsnet.decoder_file import decoder_file, file_name
 from playground.page_decoder import CACHED, PageDecoder
 
-PAIRS_WEIGHTS = WEIGHTS / "pairs"    # a CapsNet of the same shape, trained on other examples
+PAIRS_WEIGHTS = WEIGHTS / "pairs"  # a CapsNet of the same shape, trained on other examples
 
 
 def test_a_decoder_is_served_under_its_hash_for_good(model):

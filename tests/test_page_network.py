@@ -2,6 +2,7 @@
 (ONNX Runtime, the runtime the page runs in WebAssembly), its weights stored in float16, named by
 its hash; ONNX Runtime Web's files are the npm package's, served gzipped to a browser that takes
 it, and every file is kept for good (tests/test_page_reader.py runs them in Chromium)."""
+
 import gzip
 import hashlib
 import re
@@ -32,14 +33,14 @@ def graph(trained) -> bytes:
 
 
 def test_the_graph_reads_as_the_network_does(trained, graph, mnist_test):
-    images = mnist_test.data[:64, None].float() / 255                   # [64, 1, 28, 28]
+    images = mnist_test.data[:64, None].float() / 255  # [64, 1, 28, 28]
     session = ort.InferenceSession(graph)
     with torch.inference_mode():
         expected = trained(images)
     for image, capsules, lengths in zip(images, expected.capsules, expected.lengths):
         v, v_lengths = session.run(None, {"images": image[None].numpy()})
         assert v.shape == (1, 10, 16) and v_lengths.shape == (1, 10)
-        assert np.abs(v_lengths[0] - lengths.numpy()).max() < 2e-3        # its weights in float16
+        assert np.abs(v_lengths[0] - lengths.numpy()).max() < 2e-3  # its weights in float16
         assert np.abs(v[0] - capsules.numpy()).max() < 2e-3
         assert v_lengths[0].argmax() == lengths.argmax()
 
@@ -49,11 +50,12 @@ def test_the_graph_stores_its_weights_in_float16_and_leaves_the_decoder_out(trai
     stored = {tensor.name: tensor for tensor in model.graph.initializer}
     weights = [tensor for tensor in stored.values() if len(tensor.dims) > 1]
     assert weights and all(tensor.data_type == onnx.TensorProto.FLOAT16 for tensor in weights)
-    parameters = sum(int(np.prod(tensor.dims)) for tensor in stored.values()
-                     if tensor.data_type == onnx.TensorProto.FLOAT16)
+    parameters = sum(
+        int(np.prod(tensor.dims)) for tensor in stored.values() if tensor.data_type == onnx.TensorProto.FLOAT16
+    )
     decoder = sum(p.numel() for p in trained.decoder.parameters())
     assert parameters == sum(p.numel() for p in trained.parameters()) - decoder
-    assert len(graph) < 2.1 * parameters                                 # two bytes a weight
+    assert len(graph) < 2.1 * parameters  # two bytes a weight
 
 
 def test_a_graph_is_named_by_its_bytes(trained, graph):
@@ -82,7 +84,7 @@ def test_every_file_is_served_for_good_and_the_runtime_gzipped(graph):
     zipped = client.get(wasm, headers={"Accept-Encoding": "gzip"})
     assert zipped.headers["content-encoding"] == "gzip" and zipped.headers["content-type"] == "application/wasm"
     plain = client.get(wasm, headers={"Accept-Encoding": "identity"})
-    assert "content-encoding" not in plain.headers and plain.content == zipped.content    # the client unzips
+    assert "content-encoding" not in plain.headers and plain.content == zipped.content  # the client unzips
     assert int(zipped.headers["content-length"]) < len(plain.content) / 3
     for name, media_type in RUNTIME_FILES.items():
         answer = client.get(f"/{RUNTIME}/{name}")

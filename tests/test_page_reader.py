@@ -6,6 +6,7 @@ examples drawn over, a dot and a small digit; while a stroke is drawn the panel 
 request until the pen lifts, and the server's settled panel then shows the same; a tapped example
 shows before the server answers; where the page cannot read (no WebAssembly, the graph not to be
 had), the pad asks the server as before, and the page says nothing alarming."""
+
 import base64
 import re
 
@@ -24,9 +25,9 @@ if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 
-TIMEOUT_MS = 120_000       # a headless software-rendered page on a busy 2-core machine can be slow
-GREY_LEVELS = 2            # a picture of the page's against the server's, in levels of 255
-LENGTH = 0.01              # a capsule's length, the page's against the server's
+TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
+GREY_LEVELS = 2  # a picture of the page's against the server's, in levels of 255
+LENGTH = 0.01  # a capsule's length, the page's against the server's
 SLOW_ROUND_TRIP_MS = 1500  # a server answer this late shows only after what the page drew at once
 PICTURES = re.compile(r'<figure class="(input|reconstruction|runner-up)">.*?src="(data:image/png;base64,[^"]+)"', re.S)
 
@@ -85,11 +86,17 @@ def drawings(data_dir) -> list[dict]:
     Semeion's writers (where the data is), the MNIST examples alone and with a stroke over them, a
     dot and a digit smaller than MNIST's 20-pixel box."""
     rng = np.random.default_rng(61)
-    values = [pad_value([as_drawn(s) for s in strokes(digit, *random_box(rng, drawing_pad.SIDE))])
-              for digit in range(10) for _ in range(2)]
+    values = [
+        pad_value([as_drawn(s) for s in strokes(digit, *random_box(rng, drawing_pad.SIDE))])
+        for digit in range(10)
+        for _ in range(2)
+    ]
     semeion = stroke_source("semeion", data_dir)
-    values += [pad_value([as_drawn(s) for s in semeion.strokes(digit, rng, random_box(rng, drawing_pad.SIDE))])
-               for digit in range(10) for _ in range(2)]
+    values += [
+        pad_value([as_drawn(s) for s in semeion.strokes(digit, rng, random_box(rng, drawing_pad.SIDE))])
+        for digit in range(10)
+        for _ in range(2)
+    ]
     for number, path in enumerate(EXAMPLES):
         background = base64.b64encode(example_ink(path)[1].astype(np.uint8).tobytes()).decode()
         values.append(pad_value([], background=background))
@@ -102,9 +109,12 @@ def drawings(data_dir) -> list[dict]:
 def in_page_form(value: dict) -> dict:
     """A pad value as the pad offers it to the reader."""
     background = value["background"]
-    return {"strokes": [[float(x) for x in stroke.split()] for stroke in value["strokes"]],
-            "background": None if background is None else list(base64.b64decode(background)),
-            "revision": value["revision"], "drawing": value["drawing"]}
+    return {
+        "strokes": [[float(x) for x in stroke.split()] for stroke in value["strokes"]],
+        "background": None if background is None else list(base64.b64decode(background)),
+        "revision": value["revision"],
+        "drawing": value["drawing"],
+    }
 
 
 def apart(a: np.ndarray, b: np.ndarray) -> int:
@@ -126,8 +136,10 @@ def test_the_page_reads_every_drawing_as_the_server_does(app, url, page, data_di
         assert int(np.argmax(in_page["lengths"])) == server.winner
         worst["input"] = max(worst["input"], apart(np.reshape(in_page["image"], (28, 28)), image))
         worst["length"] = max(worst["length"], float(np.abs(np.array(in_page["lengths"]) - server.lengths).max()))
-        worst["reconstruction"] = max(worst["reconstruction"], apart(
-            np.reshape(in_page["reconstruction"], (28, 28)), server.reconstruction(server.winner).numpy()))
+        worst["reconstruction"] = max(
+            worst["reconstruction"],
+            apart(np.reshape(in_page["reconstruction"], (28, 28)), server.reconstruction(server.winner).numpy()),
+        )
     print(f"{len(values)} drawings, the page against the server at worst: {worst}")
     assert worst["input"] <= GREY_LEVELS and worst["reconstruction"] <= GREY_LEVELS, worst
     assert worst["length"] <= LENGTH, worst
@@ -135,8 +147,12 @@ def test_the_page_reads_every_drawing_as_the_server_does(app, url, page, data_di
 
 def panel_pictures(page) -> dict[str, np.ndarray]:
     """The reading panel's pictures: what the network sees, the reconstruction, the runner-up's."""
-    return {name: grey_picture(source) for name, source in PICTURES.findall(
-        page.locator("#reading-panel .panel").evaluate("(panel) => panel.outerHTML"))}
+    return {
+        name: grey_picture(source)
+        for name, source in PICTURES.findall(
+            page.locator("#reading-panel .panel").evaluate("(panel) => panel.outerHTML")
+        )
+    }
 
 
 def test_a_stroke_is_read_in_the_page_and_sent_only_when_the_pen_lifts(app, url, page):
@@ -150,12 +166,14 @@ def test_a_stroke_is_read_in_the_page_and_sent_only_when_the_pen_lifts(app, url,
     for x, y in three[1::3]:
         person._pointer("move", x, y)
         page.wait_for_timeout(16)
-    page.wait_for_function("([pad, panel]) => document.querySelector(panel)?.dataset.revision === "
-                           "document.querySelector(`${pad} canvas`).closest('.pad').parentElement.dataset.revision",
-                           arg=[person.pad, person.panel])        # the last move's reading is shown
+    page.wait_for_function(
+        "([pad, panel]) => document.querySelector(panel)?.dataset.revision === "
+        "document.querySelector(`${pad} canvas`).closest('.pad').parentElement.dataset.revision",
+        arg=[person.pad, person.panel],
+    )  # the last move's reading is shown
     assert person.drawing()["readings"] >= 2 and person.reading() == "3"
     shown_while_drawing = panel_pictures(page)
-    assert page.sent == []                                        # nothing of the stroke went to the server
+    assert page.sent == []  # nothing of the stroke went to the server
     assert page.locator("#reading-panel .panel[data-settled]").count() == 0
     person._pointer("up", *three[-1])
     page.wait_for_selector("#reading-panel .panel[data-settled]", state="attached")
@@ -173,13 +191,16 @@ def test_a_tapped_example_shows_before_the_server_answers(app, url, page):
     page.locator("#pad button.example").nth(7).click()
     page.wait_for_function("() => document.querySelector('#reading-panel .digit').textContent === '7'")
     assert page.evaluate("(started) => performance.now() - started", started) < SLOW_ROUND_TRIP_MS
-    assert page.locator("#reading-panel .panel[data-settled]").count() == 0     # the server has not answered
+    assert page.locator("#reading-panel .panel[data-settled]").count() == 0  # the server has not answered
 
 
 def no_alarm(page) -> None:
     """No error or warning in the console but the browser's own line for a file not found."""
-    alarming = [text for kind, text in page.messages
-                if kind in ("error", "warning") and not text.startswith("Failed to load resource")]
+    alarming = [
+        text
+        for kind, text in page.messages
+        if kind in ("error", "warning") and not text.startswith("Failed to load resource")
+    ]
     assert alarming == []
 
 
@@ -192,7 +213,7 @@ def test_where_the_page_cannot_read_the_server_reads_as_before(app, url, page, m
     page.goto(url)
     person = PadDriver(page)
     page.wait_for_function("() => document.readyState === 'complete'")
-    page.wait_for_timeout(3000)                                    # time enough to load what can be
+    page.wait_for_timeout(3000)  # time enough to load what can be
     assert page.locator("[data-page-reader=ready]").count() == 0
     person.draw(strokes(4, 60, 40, 160, 200))
     assert person.reading() == "4" and person.drawing()["readings"] >= 1

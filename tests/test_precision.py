@@ -1,6 +1,7 @@
 """The networks in other precisions than fp32: `CapsNet().to(dtype)` and the CNN baseline run in
 bf16, fp16 and float64, and the shipped weights read MNIST's test digits there as in fp32, within
 the tolerances docs/api.md states; on a CUDA GPU too, where there is one."""
+
 import copy
 
 import pytest
@@ -11,10 +12,13 @@ from capsnet import CapsNet
 from capsnet.baseline import BaselineCNN
 
 # bf16, the autocast train.py trains in, in the fast tier; fp16 and float64 in the slow one
-DTYPES = [torch.bfloat16, pytest.param(torch.float16, marks=pytest.mark.slow),
-          pytest.param(torch.float64, marks=pytest.mark.slow)]
+DTYPES = [
+    torch.bfloat16,
+    pytest.param(torch.float16, marks=pytest.mark.slow),
+    pytest.param(torch.float64, marks=pytest.mark.slow),
+]
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
-IMAGES = 32   # the first MNIST test digits: fp32 reads each with a margin of 0.4 or more
+IMAGES = 32  # the first MNIST test digits: fp32 reads each with a margin of 0.4 or more
 # The largest difference from fp32 allowed, for a capsule's length or a CNN probability, and for a
 # pixel of the reconstruction. Measured on the first 256 test digits (torch 2.11, x86 CPU): lengths
 # differ by at most 0.0067 in bf16, 0.00065 in fp16 and 2.4e-7 in float64; pixels by 0.037, 0.0044
@@ -25,7 +29,7 @@ PIXEL_TOLERANCE = {torch.bfloat16: 0.1, torch.float16: 0.02, torch.float64: 1e-4
 
 @pytest.fixture(scope="module")
 def digits(mnist_test) -> torch.Tensor:
-    return mnist_test.data[:IMAGES].unsqueeze(1).float() / 255          # [32, 1, 28, 28]
+    return mnist_test.data[:IMAGES].unsqueeze(1).float() / 255  # [32, 1, 28, 28]
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +40,7 @@ def trained_cnn() -> BaselineCNN:
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("batch", [3, 9], ids=["routing-u_hat", "routing-from-W"])   # the two routings
+@pytest.mark.parametrize("batch", [3, 9], ids=["routing-u_hat", "routing-from-W"])  # the two routings
 def test_a_capsnet_in_another_dtype_runs_and_answers_in_it(dtype, batch):
     torch.manual_seed(0)
     model = CapsNet().to(dtype)

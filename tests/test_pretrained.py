@@ -1,5 +1,6 @@
 """load_model: the happy path round-trips; every broken weights folder gives a WeightsError that
 names the file and the fix, and the commands a fix names are ones train.py runs."""
+
 import json
 import re
 import shlex
@@ -82,13 +83,16 @@ def test_pickle_weights_are_never_loaded(folder):
     expect_error(folder, str(folder / "model.safetensors"), "missing")
 
 
-@pytest.mark.parametrize("corrupt", [
-    pytest.param(lambda data: data[: len(data) // 2], id="truncated-half"),
-    pytest.param(lambda data: data[:-1], id="truncated-one-byte"),
-    pytest.param(lambda data: data[:5], id="truncated-header"),
-    pytest.param(lambda data: b"", id="empty"),
-    pytest.param(lambda data: b"not a safetensors file" * 100, id="garbage"),
-])
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        pytest.param(lambda data: data[: len(data) // 2], id="truncated-half"),
+        pytest.param(lambda data: data[:-1], id="truncated-one-byte"),
+        pytest.param(lambda data: data[:5], id="truncated-header"),
+        pytest.param(lambda data: b"", id="empty"),
+        pytest.param(lambda data: b"not a safetensors file" * 100, id="garbage"),
+    ],
+)
 def test_corrupt_weights(folder, corrupt):
     weights = folder / "model.safetensors"
     weights.write_bytes(corrupt(weights.read_bytes()))
@@ -138,11 +142,20 @@ def test_config_unknown_keys(folder):
     expect_error(folder, str(folder / "config.json"), "unknown keys dropout")
 
 
-@pytest.mark.parametrize("key, value", [
-    ("conv1_channels", "256"), ("conv1_channels", 0), ("conv1_channels", -3), ("conv1_channels", 256.0),
-    ("routing_iterations", True), ("num_classes", [10]), ("decoder_hidden", [512]),
-    ("decoder_hidden", [512, "1024"]), ("decoder_hidden", 512),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("conv1_channels", "256"),
+        ("conv1_channels", 0),
+        ("conv1_channels", -3),
+        ("conv1_channels", 256.0),
+        ("routing_iterations", True),
+        ("num_classes", [10]),
+        ("decoder_hidden", [512]),
+        ("decoder_hidden", [512, "1024"]),
+        ("decoder_hidden", 512),
+    ],
+)
 def test_config_wrong_values(folder, key, value):
     edit_config(folder, **{key: value})
     expect_error(folder, str(folder / "config.json"), f"{key} = {json.dumps(value)} is not")
@@ -155,8 +168,12 @@ def test_config_with_no_capsule_grid(folder):
 
 def test_config_that_does_not_match_the_tensors(folder):
     edit_config(folder, conv1_channels=128)
-    expect_error(folder, str(folder / "model.safetensors"), "tensor conv1.weight has shape [256, 1, 9, 9]",
-                 "implies [128, 1, 9, 9]")
+    expect_error(
+        folder,
+        str(folder / "model.safetensors"),
+        "tensor conv1.weight has shape [256, 1, 9, 9]",
+        "implies [128, 1, 9, 9]",
+    )
 
 
 def rewrite_tensors(folder: Path, edit) -> None:
@@ -183,6 +200,7 @@ def test_tensor_of_the_wrong_shape(folder):
 def test_non_finite_tensor(folder):
     def poison(state):
         state["conv1.bias"][3] = float("nan")
+
     rewrite_tensors(folder, poison)
     expect_error(folder, str(folder / "model.safetensors"), "conv1.bias holds NaN")
 
@@ -213,8 +231,9 @@ def test_hub_repo_id_offline_without_cache(offline_hub):
 
 
 def test_hub_repo_id_from_the_cache(offline_hub, saved):
-    fake_hub_cache(offline_hub, "someone/capsnet",
-                   {name: saved / name for name in ("config.json", "model.safetensors")})
+    fake_hub_cache(
+        offline_hub, "someone/capsnet", {name: saved / name for name in ("config.json", "model.safetensors")}
+    )
     model = load_model("someone/capsnet")
     assert not model.training
     reference = CapsNet.from_pretrained(saved)
@@ -224,13 +243,17 @@ def test_hub_repo_id_from_the_cache(offline_hub, saved):
 
 def test_hub_repo_with_only_pickle_weights_is_refused(offline_hub, saved, tmp_path):
     torch.save(load_file(saved / "model.safetensors"), tmp_path / "pytorch_model.bin")
-    fake_hub_cache(offline_hub, "someone/capsnet",
-                   {"config.json": saved / "config.json", "pytorch_model.bin": tmp_path / "pytorch_model.bin"})
+    fake_hub_cache(
+        offline_hub,
+        "someone/capsnet",
+        {"config.json": saved / "config.json", "pytorch_model.bin": tmp_path / "pytorch_model.bin"},
+    )
     expect_error("someone/capsnet", "someone/capsnet", "model.safetensors")
 
 
-@pytest.mark.parametrize("networks", [[("capsnet", "digits")], [("cnn", "digits")],
-                                      [("capsnet", "pairs"), ("cnn", "pairs")]], ids=str)
+@pytest.mark.parametrize(
+    "networks", [[("capsnet", "digits")], [("cnn", "digits")], [("capsnet", "pairs"), ("cnn", "pairs")]], ids=str
+)
 def test_a_fix_names_the_commands_that_train_the_page_its_networks(tmp_path, monkeypatch, networks):
     """Each command parses with train.py's own flags and passes its checks where the weights are
     missing (what the fix is for), and trains the network it is named for into the folder the page reads."""

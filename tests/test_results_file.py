@@ -1,6 +1,7 @@
 """Each results file the page shows is checked and typed where it is read, as the app starts: an
 entry renamed in it fails there, with a message that names the file and the command that writes it
 again, and the page's section says so instead of a figure."""
+
 import json
 from pathlib import Path
 
@@ -24,8 +25,12 @@ def read_robustness(capsnet: Path, cnn: Path):
 # file: the shipped weights' folders it was measured with (the first holds it), the study that
 # writes it, its reader, and an entry the page reads (its keys, from the top)
 FILES = {
-    pairs_measurement_file.RESULTS_FILE: (("pairs", "pairs-cnn"), "pairs_measurement", read_pairs,
-                                          ("people", "capsnet", "semeion_pairs", "strongest_right")),
+    pairs_measurement_file.RESULTS_FILE: (
+        ("pairs", "pairs-cnn"),
+        "pairs_measurement",
+        read_pairs,
+        ("people", "capsnet", "semeion_pairs", "strongest_right"),
+    ),
     robustness_file.RESULTS_FILE: (("", "cnn"), "robustness", read_robustness, ("sweeps", "rotation", "mean_paired")),
     NAMES_FILE: (("",), "dimension_names", load_dimension_names, ("spread_range_sd",)),
 }
@@ -50,7 +55,7 @@ def measured_folders(tmp_path: Path, name: str) -> list[Path]:
 def test_an_entry_renamed_fails_where_the_file_is_read_naming_it_and_the_command(tmp_path, name):
     folders = measured_folders(tmp_path, name)
     _, study, read, (*parents, renamed) = FILES[name]
-    read(*folders)                                                    # the shipped file reads
+    read(*folders)  # the shipped file reads
     path = folders[0] / name
     results = json.loads(path.read_text(encoding="utf-8"))
     entries = results

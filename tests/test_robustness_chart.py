@@ -1,5 +1,6 @@
 """The picture of the CNN comparison (bench.robustness_chart): each curve where its accuracy
 is, and the shipped assets/robustness.png drawn from the shipped weights/robustness.json."""
+
 import numpy as np
 import pytest
 from PIL import Image, ImageColor
@@ -16,17 +17,24 @@ SHIPPED = REPO / "assets" / "robustness.png"
 def results(capsnet: float, cnn: float) -> dict:
     """robustness.json's shape with each network at one accuracy at every step."""
     paired = {"difference": capsnet - cnn, "low": capsnet - cnn - 0.01, "high": capsnet - cnn + 0.01}
-    sweeps = {name: {"steps": [{"value": value, "capsnet": {"accuracy": capsnet}, "cnn": {"accuracy": cnn}}
-                               for value in values], "mean_paired": paired}
-              for name, (values, _) in SWEEPS.items()}
-    return {"digit_count": 500, "sweeps": sweeps,
-            "affnist": {"capsnet": {"accuracy": capsnet}, "cnn": {"accuracy": cnn}, "paired": paired, "images": 2000}}
+    sweeps = {
+        name: {
+            "steps": [{"value": value, "capsnet": {"accuracy": capsnet}, "cnn": {"accuracy": cnn}} for value in values],
+            "mean_paired": paired,
+        }
+        for name, (values, _) in SWEEPS.items()
+    }
+    return {
+        "digit_count": 500,
+        "sweeps": sweeps,
+        "affnist": {"capsnet": {"accuracy": capsnet}, "cnn": {"accuracy": cnn}, "paired": paired, "images": 2000},
+    }
 
 
 def rows_of(picture: Image.Image, colour: str, box: tuple[int, int, int, int]) -> np.ndarray:
     """The rows, within ``box``'s plot, of the pixels of ``colour``."""
     left, top, right, bottom = box
-    pixels = np.asarray(picture)[top - 4:bottom + 5, left:right + 1]
+    pixels = np.asarray(picture)[top - 4 : bottom + 5, left : right + 1]
     return np.nonzero((pixels == ImageColor.getrgb(colour)).all(axis=-1))[0] + top - 4
 
 
@@ -46,15 +54,17 @@ def test_the_affnist_bars_are_as_long_as_the_accuracies():
     picture = chart(results(0.9, 0.45))
     left, _, right, _ = box = plot_box(len(SWEEPS))
     for colour, accuracy in ((CAPSNET, 0.9), (CNN, 0.45)):
-        columns = np.nonzero((np.asarray(picture)[box[1]:box[3], left:right + 1]
-                              == ImageColor.getrgb(colour)).all(axis=-1))[1]
+        columns = np.nonzero(
+            (np.asarray(picture)[box[1] : box[3], left : right + 1] == ImageColor.getrgb(colour)).all(axis=-1)
+        )[1]
         assert abs(columns.max() - (right - left) * accuracy) <= 2
 
 
 def test_the_shipped_picture_is_drawn_from_the_shipped_measurement():
     recorded = Image.open(SHIPPED).text.get(SOURCE_KEY)
     assert recorded == sha256(WEIGHTS / "robustness.json"), (
-        "assets/robustness.png was drawn from another robustness.json: python -m bench.robustness_chart")
+        "assets/robustness.png was drawn from another robustness.json: python -m bench.robustness_chart"
+    )
 
 
 def test_the_command_draws_from_the_measurement_and_records_it(tmp_path):

@@ -1,5 +1,6 @@
 """How the playground is served: the request-size cap, the atomic image cache, the turns at the
 network, what an error answer may say."""
+
 import asyncio
 import logging
 import threading
@@ -28,7 +29,7 @@ def call(limit: RequestSizeLimit, path: str, chunks: list[bytes], declared: bool
     async def send(message):
         sent.append(message)
 
-    async def app(scope, receive, send):                     # echoes the body it reads
+    async def app(scope, receive, send):  # echoes the body it reads
         body, more = b"", True
         while more:
             message = await receive()
@@ -85,7 +86,7 @@ def test_an_image_returned_again_is_never_read_half_written(tmp_path):
         for writer in writers:
             writer.join()
     assert all(read == written for read in reads)
-    assert list(path.parent.iterdir()) == [path]   # no temporary file left behind
+    assert list(path.parent.iterdir()) == [path]  # no temporary file left behind
 
 
 def test_no_more_than_model_turns_readings_run_at_once():
@@ -113,23 +114,29 @@ def test_an_error_answer_keeps_our_messages_and_says_nothing_else_of_an_exceptio
     assert serving.public_error(ours) is ours and serving.public_error(None) is None
     with caplog.at_level(logging.ERROR, logger="playground"):
         unexpected = serving.error_payload_in_our_words(
-            ValueError("no <gradio.components.state.State object at 0x7f00> in /tmp/gradio/abc/digit.png"), True)
-    assert unexpected["error"] == serving.UNEXPECTED_ERROR and "ValueError" in caplog.text   # logged here
+            ValueError("no <gradio.components.state.State object at 0x7f00> in /tmp/gradio/abc/digit.png"), True
+        )
+    assert unexpected["error"] == serving.UNEXPECTED_ERROR and "ValueError" in caplog.text  # logged here
 
 
-@pytest.mark.parametrize("cause, message", [
-    (UnidentifiedImageError("cannot identify image file '/tmp/gradio/abc/digit.png'"), serving.NOT_AN_IMAGE),
-    (Image.DecompressionBombError("Image size (36000000 pixels) exceeds limit"), serving.TOO_MANY_PIXELS),
-    (InvalidPathError("Cannot move /etc/passwd to the gradio cache dir"), serving.NOT_UPLOADED),
-    (TypeError("'<' not supported between 'str' and 'float'"), serving.BAD_INPUT.format(component="slider")),
-], ids=["not-an-image", "too-many-pixels", "not-uploaded", "bad-value"])
+@pytest.mark.parametrize(
+    "cause, message",
+    [
+        (UnidentifiedImageError("cannot identify image file '/tmp/gradio/abc/digit.png'"), serving.NOT_AN_IMAGE),
+        (Image.DecompressionBombError("Image size (36000000 pixels) exceeds limit"), serving.TOO_MANY_PIXELS),
+        (InvalidPathError("Cannot move /etc/passwd to the gradio cache dir"), serving.NOT_UPLOADED),
+        (TypeError("'<' not supported between 'str' and 'float'"), serving.BAD_INPUT.format(component="slider")),
+    ],
+    ids=["not-an-image", "too-many-pixels", "not-uploaded", "bad-value"],
+)
 def test_what_a_bad_request_raises_inside_gradio_is_answered_in_our_words(cause, message):
     try:
         try:
             raise cause
-        except Exception as error:                  # as Gradio 6.31.0 wraps what a preprocess raises
+        except Exception as error:  # as Gradio 6.31.0 wraps what a preprocess raises
             raise ComponentProcessingError(
                 "Could not preprocess input component at index 2 (a `slider` component) of the event handler "
-                f"(named \"perturb\"), value {{'path': '/tmp/gradio/abc'}}.\n\nOriginal error: {error!r}") from error
+                f"(named \"perturb\"), value {{'path': '/tmp/gradio/abc'}}.\n\nOriginal error: {error!r}"
+            ) from error
     except ComponentProcessingError as wrapped:
         assert serving.error_payload_in_our_words(wrapped, True)["error"] == message

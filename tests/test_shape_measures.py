@@ -1,4 +1,5 @@
 """The image measures on hand-made images whose answers are known, and the pure changes they stand for."""
+
 import math
 
 import pytest
@@ -9,7 +10,7 @@ from capsnet.studies.shape_measures import MEASURES, measure, moments, region_sh
 
 def rectangle(top: int, left: int, height: int, width: int) -> torch.Tensor:
     image = torch.zeros(28, 28)
-    image[top:top + height, left:left + width] = 1
+    image[top : top + height, left : left + width] = 1
     return image
 
 
@@ -18,7 +19,7 @@ def bar(lean: float) -> torch.Tensor:
     image = torch.zeros(28, 28)
     for row in range(4, 24):
         column = round(14 + lean * (13.5 - row))
-        image[row, column:column + 2] = 1
+        image[row, column : column + 2] = 1
     return image
 
 
@@ -71,10 +72,20 @@ def test_a_dilated_stroke_has_more_ink_and_an_eroded_one_less():
     assert measure(thicken(image, torch.tensor([-15.0])))["ink"].item() == pytest.approx(ink.item() - 15, abs=1e-3)
 
 
-@pytest.mark.parametrize("name, change, tolerance", [
-    ("ink", 20.0, 1e-3), ("ink", -20.0, 1e-3), ("width", 1.5, 0.15), ("width", -1.5, 0.15),
-    ("height", 2.0, 0.15), ("slant", 10.0, 0.01), ("slant", -10.0, 0.01), ("x", 1.5, 0.01), ("y", -2.0, 0.01),
-])
+@pytest.mark.parametrize(
+    "name, change, tolerance",
+    [
+        ("ink", 20.0, 1e-3),
+        ("ink", -20.0, 1e-3),
+        ("width", 1.5, 0.15),
+        ("width", -1.5, 0.15),
+        ("height", 2.0, 0.15),
+        ("slant", 10.0, 0.01),
+        ("slant", -10.0, 0.01),
+        ("x", 1.5, 0.01),
+        ("y", -2.0, 0.01),
+    ],
+)
 def test_each_transform_changes_its_own_measure_by_the_amount_asked(name, change, tolerance):
     image = ring()[None]
     before, after = measure(image), measure(transform(image, name, torch.tensor([change])))
@@ -90,9 +101,9 @@ def test_transform_rejects_an_unknown_measure():
 
 
 def test_a_change_in_one_corner_of_the_box_lands_in_that_third():
-    image = rectangle(4, 8, 20, 12)[None]        # the box: rows 4..23, columns 8..19, roughly
+    image = rectangle(4, 8, 20, 12)[None]  # the box: rows 4..23, columns 8..19, roughly
     change = torch.zeros(1, 28, 28)
-    change[0, 5:8, 9:12] = 1                     # inside the top-left third of both axes
+    change[0, 5:8, 9:12] = 1  # inside the top-left third of both axes
     shares = region_shares(change, image)
     assert shares.shape == (1, 3, 3)
     assert shares[0, 0, 0].item() == pytest.approx(1)

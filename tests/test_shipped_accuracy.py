@@ -1,4 +1,5 @@
 """The shipped weights reach the accuracy that weights/metrics.json records."""
+
 import json
 
 import pytest

@@ -8,7 +8,7 @@ def test_length_below_one_and_direction_kept():
     v = squash(s)
     lengths = v.norm(dim=-1)
     assert (lengths < 1).all()
-    expected = s.norm(dim=-1) ** 2 / (1 + s.norm(dim=-1) ** 2)   # eq. 1: |v| = |s|^2 / (1 + |s|^2)
+    expected = s.norm(dim=-1) ** 2 / (1 + s.norm(dim=-1) ** 2)  # eq. 1: |v| = |s|^2 / (1 + |s|^2)
     torch.testing.assert_close(lengths, expected, rtol=1e-4, atol=1e-7)
     cosine = torch.nn.functional.cosine_similarity(v, s, dim=-1)
     torch.testing.assert_close(cosine, torch.ones(1000), rtol=0, atol=1e-5)

@@ -1,6 +1,7 @@
 """The suite writes only under its own temporary folders: Gradio's cache in this process is a
 folder of the session's own, and a served app.py and gradio_client's Client of it (tests/support/)
 write nothing into the system's temp folder."""
+
 import os
 import tempfile
 from pathlib import Path
@@ -35,5 +36,5 @@ def test_a_served_app_and_its_client_write_only_under_the_folders_they_are_given
         client.predict(handle_file(str(EXAMPLES[0])), api_name="/predict")
         client.predict(app.WINNER, *[0.1] * app.NETWORKS.capsnet.config.digit_capsule_dim, api_name="/perturb")
     assert sorted(path.name for path in system_temp.iterdir()) == []
-    assert EXAMPLES[0].name in {path.name for path in files.rglob("*")}                 # the upload
-    assert len([path for path in downloads.rglob("*") if path.is_file()]) == 2          # the two images
+    assert EXAMPLES[0].name in {path.name for path in files.rglob("*")}  # the upload
+    assert len([path for path in downloads.rglob("*") if path.is_file()]) == 2  # the two images

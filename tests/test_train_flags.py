@@ -1,6 +1,7 @@
 """Every flag train.py cannot go on with, and every checkpoint --resume cannot go on from, ends in
 one line `train.py: error: ...` and exit 2, before any file is read or written; the device of each
 process under torchrun."""
+
 import pytest
 import torch
 
@@ -12,16 +13,48 @@ def files_under(folder):
     return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
 
 
-@pytest.mark.parametrize("flag", [
-    ["--limit", "0"], ["--limit", "-5"], ["--batch-size", "0"], ["--batch-size", "-4"], ["--lr", "-1"],
-    ["--lr", "nan"], ["--lr", "inf"], ["--lr-decay", "1e30"], ["--lr-decay", "0"], ["--ema-decay", "1.5"],
-    ["--ema-decay", "1"], ["--ema-decay", "-0.1"], ["--max-minutes", "-1"], ["--max-minutes", "0"],
-    ["--max-minutes", "nan"], ["--val-size", "-1"], ["--epochs", "0"], ["--seed", "-1"], ["--seed", str(2**63)],
-], ids=" ".join)
+@pytest.mark.parametrize(
+    "flag",
+    [
+        ["--limit", "0"],
+        ["--limit", "-5"],
+        ["--batch-size", "0"],
+        ["--batch-size", "-4"],
+        ["--lr", "-1"],
+        ["--lr", "nan"],
+        ["--lr", "inf"],
+        ["--lr-decay", "1e30"],
+        ["--lr-decay", "0"],
+        ["--ema-decay", "1.5"],
+        ["--ema-decay", "1"],
+        ["--ema-decay", "-0.1"],
+        ["--max-minutes", "-1"],
+        ["--max-minutes", "0"],
+        ["--max-minutes", "nan"],
+        ["--val-size", "-1"],
+        ["--epochs", "0"],
+        ["--seed", "-1"],
+        ["--seed", str(2**63)],
+    ],
+    ids=" ".join,
+)
 def test_a_bad_flag_is_one_line_and_exit_2_touching_no_file(tiny_mnist, tmp_path, capsys, flag):
     before = files_under(tiny_mnist)
-    argv = ["--data-dir", str(tiny_mnist), "--out", str(tmp_path / "weights"), "--checkpoint",
-            str(tmp_path / "last.pt"), "--epochs", "1", "--val-size", "16", "--device", "cpu", *flag]
+    argv = [
+        "--data-dir",
+        str(tiny_mnist),
+        "--out",
+        str(tmp_path / "weights"),
+        "--checkpoint",
+        str(tmp_path / "last.pt"),
+        "--epochs",
+        "1",
+        "--val-size",
+        "16",
+        "--device",
+        "cpu",
+        *flag,
+    ]
     assert train.main(argv) == 2
     error = capsys.readouterr().err
     assert error.startswith(f"train.py: error: {flag[0]} ") and error.count("\n") == 1, error
@@ -41,9 +74,9 @@ def test_a_device_that_is_not_there_is_one_line_and_exit_2(tmp_path, capsys, mon
 @pytest.mark.parametrize("name", ["auto", "cuda"])
 def test_each_process_takes_the_gpu_it_sees(monkeypatch, name):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)     # CUDA_VISIBLE_DEVICES: one GPU a process
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)  # CUDA_VISIBLE_DEVICES: one GPU a process
     assert pick_device(name, local_rank=1) == torch.device("cuda", 0)
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)     # every GPU of the machine
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)  # every GPU of the machine
     assert pick_device(name, local_rank=3) == torch.device("cuda", 3)
     with pytest.raises(DeviceError, match="LOCAL_RANK"):
         pick_device(name, local_rank=4)

@@ -4,6 +4,7 @@ non-finite loss.
 The runs use a tiny copy of MNIST (64 training and 64 test images in torchvision's layout) so that
 each epoch, test evaluation included, takes seconds.
 """
+
 import json
 import os
 import signal
@@ -31,11 +32,25 @@ STEPS_PER_EPOCH = TRAIN_IMAGES // BATCH_SIZE
 
 
 def flags(data: Path, run: Path, *extra: str) -> list[str]:
-    return ["--data-dir", str(data), "--out", str(run / "weights"),
-            "--checkpoint", str(run / "checkpoints" / "last.pt"),
-            "--limit", str(TRAIN_IMAGES), "--val-size", str(VAL_IMAGES), "--batch-size", str(BATCH_SIZE),
-            "--epochs", str(EPOCHS),
-            "--device", "cpu", *extra]
+    return [
+        "--data-dir",
+        str(data),
+        "--out",
+        str(run / "weights"),
+        "--checkpoint",
+        str(run / "checkpoints" / "last.pt"),
+        "--limit",
+        str(TRAIN_IMAGES),
+        "--val-size",
+        str(VAL_IMAGES),
+        "--batch-size",
+        str(BATCH_SIZE),
+        "--epochs",
+        str(EPOCHS),
+        "--device",
+        "cpu",
+        *extra,
+    ]
 
 
 def run_to_the_end(*args: str) -> None:
@@ -46,10 +61,12 @@ def run_to_the_end(*args: str) -> None:
 def tensors(run: Path) -> dict[str, torch.Tensor]:
     """The run's saved model, and its last checkpoint's raw weights, moving average and Adam moments."""
     state = load_checkpoint(run / "checkpoints" / "last.pt")
-    return {**{f"weights/{k}": v for k, v in load_file(run / "weights" / "model.safetensors").items()},
-            **{f"model/{k}": v for k, v in state["model"].items()},
-            **{f"ema/{k}": v for k, v in state["ema"].items()},
-            **{f"adam/{i}/{k}": v for i, moments in state["optimizer"]["state"].items() for k, v in moments.items()}}
+    return {
+        **{f"weights/{k}": v for k, v in load_file(run / "weights" / "model.safetensors").items()},
+        **{f"model/{k}": v for k, v in state["model"].items()},
+        **{f"ema/{k}": v for k, v in state["ema"].items()},
+        **{f"adam/{i}/{k}": v for i, moments in state["optimizer"]["state"].items() for k, v in moments.items()},
+    }
 
 
 def without_wall_times(history: list[dict]) -> list[dict]:
@@ -60,8 +77,7 @@ def metrics(run: Path) -> dict:
     """metrics.json (written with the best epoch's weights) without what differs from run to run."""
     values = json.loads((run / "weights" / "metrics.json").read_text())
     volatile = {"train_seconds", "date", "command"}
-    return {**{k: v for k, v in values.items() if k not in volatile},
-            "history": without_wall_times(values["history"])}
+    return {**{k: v for k, v in values.items() if k not in volatile}, "history": without_wall_times(values["history"])}
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +111,10 @@ def test_kill_9_then_resume_ends_where_an_uninterrupted_run_ends(tiny_mnist, uni
 def signals_raise():
     """SIGINT and SIGTERM raise an error in this process while the test runs: a train.py that does
     not handle them fails the test instead of ending pytest (KeyboardInterrupt stops the session)."""
+
     def raise_in_the_test(signum, frame):
         raise RuntimeError(f"{signal.Signals(signum).name} reached the test: train.py did not handle it")
+
     previous = {signum: signal.signal(signum, raise_in_the_test) for signum in (signal.SIGINT, signal.SIGTERM)}
     yield
     for signum, handler in previous.items():
@@ -112,6 +130,7 @@ def signal_at_call(number: int, signum: int, function):
         if len(calls) == number:
             os.kill(os.getpid(), signum)
         return function(*args, **kwargs)
+
     return wrapped
 
 
@@ -119,24 +138,29 @@ def temporary_files(run) -> list[str]:
     return [str(path) for path in run.rglob("*") if path.name.endswith(".tmp") or path.name == ".saving"]
 
 
-@pytest.mark.slow   # the fast tier keeps a signal during the checkpoint's write, and its stop
+@pytest.mark.slow  # the fast tier keeps a signal during the checkpoint's write, and its stop
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninterrupted_run_ends(
-        tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch, signals_raise, signum):
+    tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch, signals_raise, signum
+):
     name = signal.Signals(signum).name
     # during step 2 of epoch 2: the step is finished, then the run stops
     monkeypatch.setattr(losses, "capsule_loss", signal_at_call(STEPS_PER_EPOCH + 2, signum, losses.capsule_loss))
     assert train.main(flags(tiny_mnist, tmp_path)) == 128 + signum
     error = capsys.readouterr().err
-    assert error == (f"train.py: stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2. The best weights "
-                     f"so far (epoch 1) are kept in {tmp_path / 'weights'}/; {tmp_path / 'checkpoints' / 'last.pt'} "
-                     "holds the run after step 2 of epoch 2, where --resume goes on.\n")
+    assert error == (
+        f"train.py: stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2. The best weights "
+        f"so far (epoch 1) are kept in {tmp_path / 'weights'}/; {tmp_path / 'checkpoints' / 'last.pt'} "
+        "holds the run after step 2 of epoch 2, where --resume goes on.\n"
+    )
     assert temporary_files(tmp_path) == []
     checkpoint = load_checkpoint(tmp_path / "checkpoints" / "last.pt")
     assert checkpoint["epoch"] == 1 and checkpoint["partial"]["epoch"] == 2 and checkpoint["partial"]["steps"] == 2
     stopped = json.loads((tmp_path / "weights" / "metrics.json").read_text())
-    assert stopped["status"] == f"stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2; --resume goes on " \
-                                "from there"
+    assert (
+        stopped["status"] == f"stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2; --resume goes on "
+        "from there"
+    )
     assert stopped["mnist_test_accuracy"] is None and [e["epoch"] for e in stopped["history"]] == [1]
 
     monkeypatch.undo()
@@ -150,8 +174,9 @@ def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninte
     assert temporary_files(tmp_path) == []
 
 
-def test_a_signal_while_the_checkpoint_is_written_lets_the_write_finish(tiny_mnist, tmp_path, monkeypatch,
-                                                                       signals_raise):
+def test_a_signal_while_the_checkpoint_is_written_lets_the_write_finish(
+    tiny_mnist, tmp_path, monkeypatch, signals_raise
+):
     """SIGINT during epoch 1's checkpoint: the checkpoint is whole, then the run stops (it was a
     RuntimeError out of torch.save's writer, exit 1)."""
     monkeypatch.setattr(torch, "save", signal_at_call(1, signal.SIGINT, torch.save))
@@ -161,13 +186,15 @@ def test_a_signal_while_the_checkpoint_is_written_lets_the_write_finish(tiny_mni
 
 
 @pytest.mark.slow
-def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(tiny_mnist, tmp_path, monkeypatch,
-                                                                        signals_raise):
+def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(
+    tiny_mnist, tmp_path, monkeypatch, signals_raise
+):
     """The CNN's dropout draws from the global random state: an interrupted epoch keeps it."""
     cnn = ["--model", "cnn", "--amp", "off"]
     run_to_the_end(*flags(tiny_mnist, tmp_path / "uninterrupted", *cnn))
-    monkeypatch.setattr(losses, "cross_entropy_loss",
-                        signal_at_call(STEPS_PER_EPOCH + 1, signal.SIGINT, losses.cross_entropy_loss))
+    monkeypatch.setattr(
+        losses, "cross_entropy_loss", signal_at_call(STEPS_PER_EPOCH + 1, signal.SIGINT, losses.cross_entropy_loss)
+    )
     assert train.main(flags(tiny_mnist, tmp_path / "stopped", *cnn)) == 130
     assert load_checkpoint(tmp_path / "stopped" / "checkpoints" / "last.pt")["partial"]["steps"] == 1
     monkeypatch.undo()
@@ -178,8 +205,9 @@ def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(tiny_mn
 
 
 @pytest.mark.slow
-def test_a_signal_during_the_test_read_stops_it_and_resume_reads_it(tiny_mnist, uninterrupted, tmp_path, capsys,
-                                                                     monkeypatch, signals_raise):
+def test_a_signal_during_the_test_read_stops_it_and_resume_reads_it(
+    tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch, signals_raise
+):
     monkeypatch.setattr(final_reads, "predictions", signal_at_call(1, signal.SIGINT, final_reads.predictions))
     assert train.main(flags(tiny_mnist, tmp_path)) == 130
     error = capsys.readouterr().err
@@ -197,26 +225,30 @@ def test_a_signal_during_the_test_read_stops_it_and_resume_reads_it(tiny_mnist, 
 @pytest.mark.slow
 def test_ctrl_c_before_the_first_step_stops_at_once_in_one_line_writing_nothing(tiny_mnist, tmp_path):
     """While MNIST is read (or downloaded) nothing is written yet: Ctrl-C needs no wait for a step."""
-    sigint_while_reading_mnist = (      # Ctrl-C's default, also where SIGINT came ignored (a background job)
+    sigint_while_reading_mnist = (  # Ctrl-C's default, also where SIGINT came ignored (a background job)
         "import os, signal, sys, train\n"
         "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "read = train.mnist\n"
         "train.mnist = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGINT) or read(*args, **kwargs)\n"
-        f"sys.exit(train.main({flags(tiny_mnist, tmp_path)!r}))\n")
-    result = subprocess.run([sys.executable, "-c", sigint_while_reading_mnist], cwd=REPO, capture_output=True,
-                            text=True, timeout=300)
+        f"sys.exit(train.main({flags(tiny_mnist, tmp_path)!r}))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", sigint_while_reading_mnist], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 130, result.stderr
     assert result.stderr.strip() == "train.py: interrupted"
     assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow
-def test_sigterm_to_a_train_py_process_exits_143_without_a_traceback_and_it_resumes(tiny_mnist, uninterrupted,
-                                                                                     tmp_path):
+def test_sigterm_to_a_train_py_process_exits_143_without_a_traceback_and_it_resumes(
+    tiny_mnist, uninterrupted, tmp_path
+):
     # As many threads as this process uses, so that the float sums are the same in both.
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(torch.get_num_threads())}
-    returncode, output = send_during_epoch_2([sys.executable, "train.py", *flags(tiny_mnist, tmp_path)], env,
-                                             STEPS_PER_EPOCH, signal.SIGTERM)
+    returncode, output = send_during_epoch_2(
+        [sys.executable, "train.py", *flags(tiny_mnist, tmp_path)], env, STEPS_PER_EPOCH, signal.SIGTERM
+    )
     assert returncode == 143, output
     assert "Traceback" not in output and "train.py: stopped by SIGTERM after " in output
     assert temporary_files(tmp_path) == []
@@ -227,11 +259,14 @@ def test_sigterm_to_a_train_py_process_exits_143_without_a_traceback_and_it_resu
     assert metrics(tmp_path) == metrics(uninterrupted)
 
 
-@pytest.mark.parametrize("damage", [
-    pytest.param(lambda data: data[: len(data) // 2], id="truncated"),
-    pytest.param(lambda data: b"", id="empty"),
-    pytest.param(lambda data: os.urandom(len(data)), id="noise"),
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda data: data[: len(data) // 2], id="truncated"),
+        pytest.param(lambda data: b"", id="empty"),
+        pytest.param(lambda data: os.urandom(len(data)), id="noise"),
+    ],
+)
 def test_corrupt_checkpoint_is_a_clear_error(tiny_mnist, uninterrupted, tmp_path, capsys, damage):
     checkpoint = tmp_path / "last.pt"
     checkpoint.write_bytes(damage((uninterrupted / "checkpoints" / "last.pt").read_bytes()))
@@ -248,13 +283,20 @@ def test_missing_checkpoint_is_a_clear_error(tiny_mnist, tmp_path, capsys):
     assert "start without --resume" in error
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda state: [1, 2, 3], "{path} is not a train.py checkpoint"),
-    (lambda state: {**state, "model": {"conv1.weight": torch.zeros(3)}}, "checkpoint {path} does not fit this network"),
-    (lambda state: {**state, "optimizer": {}}, "checkpoint {path} does not fit this network"),
-])
-def test_a_torch_file_that_is_no_checkpoint_is_a_clear_error(tiny_mnist, uninterrupted, tmp_path, capsys,
-                                                             edit, message):
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda state: [1, 2, 3], "{path} is not a train.py checkpoint"),
+        (
+            lambda state: {**state, "model": {"conv1.weight": torch.zeros(3)}},
+            "checkpoint {path} does not fit this network",
+        ),
+        (lambda state: {**state, "optimizer": {}}, "checkpoint {path} does not fit this network"),
+    ],
+)
+def test_a_torch_file_that_is_no_checkpoint_is_a_clear_error(
+    tiny_mnist, uninterrupted, tmp_path, capsys, edit, message
+):
     checkpoint = tmp_path / "checkpoints" / "last.pt"
     atomic_torch_save(edit(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")), checkpoint)
     assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
@@ -262,12 +304,15 @@ def test_a_torch_file_that_is_no_checkpoint_is_a_clear_error(tiny_mnist, uninter
     assert message.format(path=checkpoint) in error and "without --resume" in error
 
 
-@pytest.mark.parametrize("changed, flag", [
-    ("batch_size=32", ["--batch-size", "32"]),
-    ("limit=32", ["--limit", "32"]),
-    ("lr=0.01", ["--lr", "0.01"]),
-    ("seed=2", ["--seed", "2"]),
-])
+@pytest.mark.parametrize(
+    "changed, flag",
+    [
+        ("batch_size=32", ["--batch-size", "32"]),
+        ("limit=32", ["--limit", "32"]),
+        ("lr=0.01", ["--lr", "0.01"]),
+        ("seed=2", ["--seed", "2"]),
+    ],
+)
 def test_resume_with_other_flags_is_refused(tiny_mnist, uninterrupted, tmp_path, capsys, changed, flag):
     checkpoint = tmp_path / "last.pt"
     checkpoint.write_bytes((uninterrupted / "checkpoints" / "last.pt").read_bytes())
@@ -281,10 +326,11 @@ def test_resume_with_another_autocast_or_device_is_refused(tiny_mnist, uninterru
     """metrics.json records one device and one autocast for the whole run: a resumed run must keep both."""
     checkpoint = tmp_path / "last.pt"
     checkpoint.write_bytes((uninterrupted / "checkpoints" / "last.pt").read_bytes())
-    made_with_bf16 = use_bf16("auto", torch.device("cpu"))     # the uninterrupted run's --amp auto
+    made_with_bf16 = use_bf16("auto", torch.device("cpu"))  # the uninterrupted run's --amp auto
     other_amp = "off" if made_with_bf16 else "bf16"
-    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume",
-                       "--amp", other_amp]) == 2
+    assert (
+        train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume", "--amp", other_amp]) == 2
+    )
     error = capsys.readouterr().err
     assert f"was made with bf16_autocast={made_with_bf16}" in error and error.count("\n") == 1
     state = load_checkpoint(checkpoint)
@@ -294,13 +340,17 @@ def test_resume_with_another_autocast_or_device_is_refused(tiny_mnist, uninterru
     assert not (tmp_path / "weights").exists()
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda state: {**state, "recipe": [1, 2]}, "holds recipe as list, not as train.py writes it"),
-    (lambda state: {**state, "epoch": "2"}, "holds epoch as str, not as train.py writes it"),
-    (lambda state: {**state, "history": [1]}, "holds history as list, not as train.py writes it"),
-])
-def test_a_checkpoint_with_an_unknown_or_mistyped_entry_is_one_line_and_exit_2(tiny_mnist, uninterrupted, tmp_path,
-                                                                               capsys, edit, message):
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda state: {**state, "recipe": [1, 2]}, "holds recipe as list, not as train.py writes it"),
+        (lambda state: {**state, "epoch": "2"}, "holds epoch as str, not as train.py writes it"),
+        (lambda state: {**state, "history": [1]}, "holds history as list, not as train.py writes it"),
+    ],
+)
+def test_a_checkpoint_with_an_unknown_or_mistyped_entry_is_one_line_and_exit_2(
+    tiny_mnist, uninterrupted, tmp_path, capsys, edit, message
+):
     checkpoint = tmp_path / "checkpoints" / "last.pt"
     atomic_torch_save(edit(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")), checkpoint)
     before = checkpoint.read_bytes()
@@ -311,34 +361,44 @@ def test_a_checkpoint_with_an_unknown_or_mistyped_entry_is_one_line_and_exit_2(t
     assert checkpoint.read_bytes() == before and not (tmp_path / "weights").exists()
 
 
-def test_resume_with_nothing_left_to_train_reads_only_the_weights_its_run_chose(tiny_mnist, uninterrupted,
-                                                                                  tmp_path, capsys):
+def test_resume_with_nothing_left_to_train_reads_only_the_weights_its_run_chose(
+    tiny_mnist, uninterrupted, tmp_path, capsys
+):
     """A finished run resumed into another --out, which holds other weights: their test accuracy is
     not this run's, and nothing is written beside them."""
     other = tmp_path / "other"
     atomic_save_pretrained(CapsNet(), other)
     before = {file.name: file.read_bytes() for file in other.iterdir()}
     checkpoint = uninterrupted / "checkpoints" / "last.pt"
-    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--out", str(other),
-                       "--resume"]) == 2
+    assert (
+        train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--out", str(other), "--resume"])
+        == 2
+    )
     error = capsys.readouterr().err
     assert error.startswith(f"train.py: error: {other}/ does not hold the weights this run chose")
     assert {file.name: file.read_bytes() for file in other.iterdir()} == before
 
 
-@pytest.mark.parametrize("edit", [
-    pytest.param(lambda state: {key: value for key, value in state.items() if key != "out"}, id="a field fewer"),
-    pytest.param(lambda state: {**state, "momentum": 0.9}, id="a field more"),
-    pytest.param(lambda state: {**state, "recipe": {**state["recipe"], "momentum": 0.9}}, id="another recipe's flags"),
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda state: {key: value for key, value in state.items() if key != "out"}, id="a field fewer"),
+        pytest.param(lambda state: {**state, "momentum": 0.9}, id="a field more"),
+        pytest.param(
+            lambda state: {**state, "recipe": {**state["recipe"], "momentum": 0.9}}, id="another recipe's flags"
+        ),
+    ],
+)
 def test_a_checkpoint_written_by_other_code_is_refused_in_one_line(tiny_mnist, uninterrupted, tmp_path, capsys, edit):
     """Checkpoints are temporary: one of older (or newer) code is not converted field by field."""
     checkpoint = tmp_path / "checkpoints" / "last.pt"
     atomic_torch_save(edit(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")), checkpoint)
     assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
     error = capsys.readouterr().err
-    assert error == (f"train.py: error: checkpoint {checkpoint} was written by other code than this train.py: start "
-                     "a new run (without --resume), or resume it with the train.py that wrote it\n")
+    assert error == (
+        f"train.py: error: checkpoint {checkpoint} was written by other code than this train.py: start "
+        "a new run (without --resume), or resume it with the train.py that wrote it\n"
+    )
     assert not (tmp_path / "weights").exists()
 
 
@@ -372,8 +432,9 @@ def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, 
 
 
 @pytest.mark.slow
-def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_says_so(tiny_mnist, tmp_path,
-                                                                                       capsys, monkeypatch):
+def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_says_so(
+    tiny_mnist, tmp_path, capsys, monkeypatch
+):
     monkeypatch.setattr(losses, "capsule_loss", nan_after(STEPS_PER_EPOCH))
     assert train.main(flags(tiny_mnist, tmp_path)) == 1
     assert (tmp_path / "weights" / "model.safetensors").exists()
@@ -382,8 +443,9 @@ def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_
     assert values["mnist_test_accuracy"] is None and values["chosen_epoch"] == values["epochs"] == 1
     assert [epoch["epoch"] for epoch in values["history"]] == [1]
     error = capsys.readouterr().err
-    assert f"kept in {tmp_path / 'weights'}/; {tmp_path / 'checkpoints' / 'last.pt'} holds the run after epoch 1" \
-        in error
+    assert (
+        f"kept in {tmp_path / 'weights'}/; {tmp_path / 'checkpoints' / 'last.pt'} holds the run after epoch 1" in error
+    )
 
 
 @pytest.mark.slow
@@ -391,17 +453,19 @@ def test_a_fine_tune_stopped_by_a_nan_says_what_it_kept(tiny_mnist, uninterrupte
     """No epoch beat the starting weights (lr 0: the weights never move), then a NaN: no weights
     were written, and the checkpoint of epoch 1 was."""
     monkeypatch.setattr(losses, "capsule_loss", nan_after(STEPS_PER_EPOCH))
-    assert train.main([*flags(tiny_mnist, tmp_path), "--init-from", str(uninterrupted / "weights"),
-                       "--lr", "0"]) == 1
+    assert train.main([*flags(tiny_mnist, tmp_path), "--init-from", str(uninterrupted / "weights"), "--lr", "0"]) == 1
     error = capsys.readouterr().err
-    assert f"No epoch beat the starting weights, so nothing was written to {tmp_path / 'weights'}/; " \
-           f"{tmp_path / 'checkpoints' / 'last.pt'} holds the run after epoch 1, where --resume goes on" in error
+    assert (
+        f"No epoch beat the starting weights, so nothing was written to {tmp_path / 'weights'}/; "
+        f"{tmp_path / 'checkpoints' / 'last.pt'} holds the run after epoch 1, where --resume goes on" in error
+    )
     assert not (tmp_path / "weights").exists()
 
 
 @pytest.mark.slow
-def test_init_from_starts_at_the_given_weights_and_never_saves_over_them_unbeaten(tiny_mnist, uninterrupted,
-                                                                                 tmp_path, capsys):
+def test_init_from_starts_at_the_given_weights_and_never_saves_over_them_unbeaten(
+    tiny_mnist, uninterrupted, tmp_path, capsys
+):
     source = uninterrupted / "weights"
     recorded = json.loads((source / "metrics.json").read_text())["val_accuracy"]
     run = tmp_path / "init"
@@ -422,9 +486,21 @@ def test_init_from_missing_weights_is_a_clear_error(tiny_mnist, tmp_path, capsys
 def test_missing_data_is_a_clear_error(tmp_path, capsys, monkeypatch):
     def offline(*args, **kwargs):
         raise RuntimeError("no network")
+
     monkeypatch.setattr("torchvision.datasets.MNIST.download", offline)
-    assert train.main(["--data-dir", str(tmp_path / "nothing"), "--out", str(tmp_path / "w"),
-                       "--checkpoint", str(tmp_path / "c.pt")]) == 2
+    assert (
+        train.main(
+            [
+                "--data-dir",
+                str(tmp_path / "nothing"),
+                "--out",
+                str(tmp_path / "w"),
+                "--checkpoint",
+                str(tmp_path / "c.pt"),
+            ]
+        )
+        == 2
+    )
     error = capsys.readouterr().err
     assert "MNIST is not in" in error and "--data-dir" in error
 
@@ -437,6 +513,7 @@ def test_failed_checkpoint_write_keeps_the_previous_file(tmp_path, monkeypatch):
     def crash_midway(state, f):
         f.write(b"half a checkpoint")
         raise OSError("disk full")
+
     monkeypatch.setattr(torch, "save", crash_midway)
     with pytest.raises(OSError):
         atomic_torch_save({"epoch": 2}, checkpoint)
@@ -449,6 +526,7 @@ def test_failed_weights_write_keeps_the_previous_files(tmp_path):
         def save_pretrained(self, folder):
             (Path(folder) / "model.safetensors").write_bytes(b"half the weights")
             raise OSError("disk full")
+
     (tmp_path / "model.safetensors").write_bytes(b"the old weights")
     with pytest.raises(OSError):
         atomic_save_pretrained(CrashingModel(), tmp_path)

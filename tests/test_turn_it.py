@@ -1,6 +1,7 @@
 """The Turn-it section: the sliders' value checked, each change applied as capsnet.data.affine.transform
 applies it, both networks' readings and the capsule's move, the rotation sweep, the runner-up in
 the reading panel; forged values answered in the turn panel, in process and over HTTP."""
+
 import html
 import math
 import re
@@ -35,6 +36,7 @@ def pictures(html: str) -> list[np.ndarray]:
 
 # The sliders' value, checked (no network needed).
 
+
 def test_the_page_s_sliders_lie_within_the_change_s_ranges_around_no_change():
     assert {slider.field for slider in transform_sliders.SLIDERS} == set(transform_sliders.FIELDS)
     for slider in transform_sliders.SLIDERS:
@@ -45,7 +47,7 @@ def test_the_page_s_sliders_lie_within_the_change_s_ranges_around_no_change():
 
 
 def test_the_sliders_reach_as_far_as_the_measurement_changed_mnist_s_digits():
-    assert robustness.SWEEPS is SWEEPS                              # the study's steps are the page's
+    assert robustness.SWEEPS is SWEEPS  # the study's steps are the page's
     for slider in transform_sliders.SLIDERS:
         values, _ = SWEEPS[slider.field]
         ends = transform_sliders.FULL_TURN if slider.field == "rotation" else (values[0], values[-1])
@@ -73,8 +75,10 @@ FORGED = {
     "a-string-field": ({**UNCHANGED, "rotation": "30"}, "rotation must be a finite number"),
     "a-bool-field": ({**UNCHANGED, "scale": True}, "scale must be a finite number"),
     "a-list-field": ({**UNCHANGED, "shift_x": [1]}, "shift_x must be a finite number"),
-    "an-integer-too-large": ({**UNCHANGED, "rotation": 10**400},
-                             "rotation = 1000000000000000000000000000000000000000 is outside its range"),
+    "an-integer-too-large": (
+        {**UNCHANGED, "rotation": 10**400},
+        "rotation = 1000000000000000000000000000000000000000 is outside its range",
+    ),
     "revision-negative": ({**UNCHANGED, "revision": -1}, "revision must be an integer"),
     "revision-a-float": ({**UNCHANGED, "revision": 1.5}, "revision must be an integer"),
     "revision-null": ({**UNCHANGED, "revision": None}, "revision must be an integer"),
@@ -87,17 +91,30 @@ def test_a_forged_value_is_refused_with_its_reason(value, reason):
         transform_sliders.change_of(value)
 
 
-@pytest.mark.parametrize("readings, expected", [
-    ([7, 7, 7, 7, 7], []), ([1, 7, 7, 7, 7], [0]), ([1, 2, 7, 7, 4], [1, 4]), ([7, 7, 3, 7, 7], [2]),
-    ([3, 7, 7, 7, 3], [0, 4])])
+@pytest.mark.parametrize(
+    "readings, expected",
+    [
+        ([7, 7, 7, 7, 7], []),
+        ([1, 7, 7, 7, 7], [0]),
+        ([1, 2, 7, 7, 4], [1, 4]),
+        ([7, 7, 3, 7, 7], [2]),
+        ([3, 7, 7, 7, 3], [0, 4]),
+    ],
+)
 def test_the_first_misreads_are_found_going_out_from_no_turn(readings, expected):
     assert turn_views.first_misreads(np.array([-20, -10, 0, 10, 20]), np.array(readings), 7) == expected
 
 
 def test_the_sweep_marks_where_each_network_first_reads_another_digit():
     angles = np.array([-20, -10, 0, 10, 20])
-    sweep = turn_views.Sweep(7, angles, np.array([0.2, 0.6, 0.9, 0.7, 0.4]), np.array([1, 7, 7, 7, 7]),
-                             np.array([0.1, 0.9, 1.0, 0.3, 0.2]), np.array([1, 7, 7, 2, 2]))
+    sweep = turn_views.Sweep(
+        7,
+        angles,
+        np.array([0.2, 0.6, 0.9, 0.7, 0.4]),
+        np.array([1, 7, 7, 7, 7]),
+        np.array([0.1, 0.9, 1.0, 0.3, 0.2]),
+        np.array([1, 7, 7, 2, 2]),
+    )
     view = turn_views.sweep_html(sweep, None, "not measured", "12")
     assert "CapsNet first reads 1 at −20°" in view and "CNN first reads 1 at −20° and 2 at +10°" in view
     assert view.count('class="first-misread capsnet"') == 1 and view.count('class="first-misread cnn"') == 2
@@ -124,15 +141,25 @@ def test_a_missing_cnn_names_its_own_variable_and_fix(tmp_path):
 
 # Both networks on the turned drawing (the app's networks).
 
+
 @pytest.fixture(scope="module")
 def reading(app):
     return app.READING.read_drawing(pad_value(strokes(7, 70, 30, 140, 220)))[0]
 
 
 CHANGES = {slider.field: {slider.field: slider.high} for slider in transform_sliders.SLIDERS}
-CHANGES.update(low_rotation={"rotation": -45}, all_at_once={"rotation": 20, "scale": 0.8, "shear": 0.3,
-                                                           "stretch_x": 1.2, "stretch_y": 0.9, "shift_x": 2,
-                                                           "shift_y": -1.5})
+CHANGES.update(
+    low_rotation={"rotation": -45},
+    all_at_once={
+        "rotation": 20,
+        "scale": 0.8,
+        "shear": 0.3,
+        "stretch_x": 1.2,
+        "stretch_y": 0.9,
+        "shift_x": 2,
+        "shift_y": -1.5,
+    },
+)
 
 
 @pytest.mark.parametrize("change", CHANGES.values(), ids=CHANGES.keys())
@@ -142,7 +169,7 @@ def test_each_change_turns_the_network_input_as_transform_does(app, reading, cha
     turned = app.TURN_IT.turned(reading, AffineChange(**change))
     np.testing.assert_array_equal(turned.image, expected)
     panel = app.TURN_IT.turn(reading, sliders(3, **change))
-    shown = pictures(panel)[0]                                   # the turned input, as a PNG
+    shown = pictures(panel)[0]  # the turned input, as a PNG
     assert np.abs(shown - expected).max() <= 1 / 255 + 1e-6
     assert 'data-revision="3"' in panel
 
@@ -178,8 +205,10 @@ def test_unturned_the_pose_stays_and_the_reading_is_the_drawing_s(app, reading):
 def test_the_pose_bars_are_named_as_measured(app, reading):
     panel = app.TURN_IT.turn(reading, sliders(rotation=30))
     labels = app.TURN_IT.labels(reading.winner)
-    assert labels == [app.CAPSULE_DIMENSIONS.dimension_label(reading.winner, d, PAPER)
-                      for d in range(app.NETWORKS.capsnet.config.digit_capsule_dim)]
+    assert labels == [
+        app.CAPSULE_DIMENSIONS.dimension_label(reading.winner, d, PAPER)
+        for d in range(app.NETWORKS.capsnet.config.digit_capsule_dim)
+    ]
     names = [html.unescape(name) for name in re.findall(r'<span class="name" title="[^"]*">([^<]*)</span>', panel)]
     assert names == labels
 
@@ -230,6 +259,7 @@ def test_the_runner_up_is_the_second_longest_capsule_redrawn(app, reading):
 
 # Over HTTP, as the page sends the events (they skip the queue).
 
+
 def last_output(app, url: str, fn, data: list, session: str) -> str:
     """The last output of the event that runs ``fn``, sent as the page sends it."""
     return outputs_of(page_event(app, url, fn, data, session))[-1]
@@ -242,13 +272,16 @@ def test_over_http_a_move_turns_the_drawing_and_a_forged_one_disturbs_nothing(ap
     assert '<div class="digit">4</div>' in drawn
     turned = last_output(app, url, app.TURN_IT.turn, [None, sliders(2, rotation=30)], session)
     assert 'data-revision="2"' in turned and "CNN reads" in turned
-    for value, reason in [(sliders(3, rotation=720), "outside its range"), ("x", "an object with keys"),
-                          ({**UNCHANGED, "scale": None}, "scale must be a finite number")]:
+    for value, reason in [
+        (sliders(3, rotation=720), "outside its range"),
+        ("x", "an object with keys"),
+        ({**UNCHANGED, "scale": None}, "scale must be a finite number"),
+    ]:
         shown = last_output(app, url, app.TURN_IT.turn, [None, value], session)
         assert "Cannot turn the digit" in shown and reason in html.unescape(shown)
     again = last_output(app, url, app.TURN_IT.turn, [None, sliders(4, rotation=30)], session)
-    assert again.replace('data-revision="4"', 'data-revision="2"') == turned   # the reading is still there
-    nan = last_output(app, url, app.TURN_IT.turn, [None, sliders(5, rotation=float("nan"))], session)   # JSON's NaN
+    assert again.replace('data-revision="4"', 'data-revision="2"') == turned  # the reading is still there
+    nan = last_output(app, url, app.TURN_IT.turn, [None, sliders(5, rotation=float("nan"))], session)  # JSON's NaN
     assert "rotation must be a finite number" in nan
 
 
@@ -262,6 +295,7 @@ def test_over_http_the_section_follows_the_reading_when_asked(app, url):
 
 
 # The measurement over MNIST's test digits (capsnet.studies.robustness), read for the app's weights.
+
 
 @pytest.fixture(scope="module")
 def measured_folder(app, mnist_test, tmp_path_factory):
@@ -277,11 +311,21 @@ def measured_folder(app, mnist_test, tmp_path_factory):
     weights = Path(app.NETWORKS.weights) / "model.safetensors"
     (folder / "model.safetensors").symlink_to(weights.resolve())
     images, labels = first_digits(mnist_test, 2)
-    results = {"weights_sha256": {"capsnet": sha256(weights),
-                                  "cnn": sha256(Path(app.NETWORKS.cnn_weights) / "model.safetensors")},
-               "digit_count": len(images),
-               **measure(app.NETWORKS.capsnet, app.NETWORKS.cnn, images, labels, {"rotation": SWEEPS["rotation"]},
-                         transforms_per_digit=1)}
+    results = {
+        "weights_sha256": {
+            "capsnet": sha256(weights),
+            "cnn": sha256(Path(app.NETWORKS.cnn_weights) / "model.safetensors"),
+        },
+        "digit_count": len(images),
+        **measure(
+            app.NETWORKS.capsnet,
+            app.NETWORKS.cnn,
+            images,
+            labels,
+            {"rotation": SWEEPS["rotation"]},
+            transforms_per_digit=1,
+        ),
+    }
     (folder / RESULTS_FILE).write_text(to_json(results), encoding="utf-8")
     return folder, results
 
@@ -297,11 +341,15 @@ def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_fol
     assert curve.images == 20
     affnist = results["affnist"]
     affnist_lead = turn_it.lead(Difference.of(affnist["paired"]))
-    assert (f"the CapsNet reads **{turn_it.percent(affnist['capsnet']['accuracy'])}**, the CNN "
-            f"**{turn_it.percent(affnist['cnn']['accuracy'])}** ({affnist_lead};") in finding
+    assert (
+        f"the CapsNet reads **{turn_it.percent(affnist['capsnet']['accuracy'])}**, the CNN "
+        f"**{turn_it.percent(affnist['cnn']['accuracy'])}** ({affnist_lead};"
+    ) in finding
     assert f"({turn_it.lead(Difference.of(results['sweeps']['rotation']['mean_paired']))}). The curves" in finding
-    assert turn_it.lead(Difference(0.0091, 0.001, 0.019)) == \
-        "CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]"
+    assert (
+        turn_it.lead(Difference(0.0091, 0.001, 0.019))
+        == "CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]"
+    )
     assert turn_it.lead(Difference(0.0, -0.0012, -0.0003)).endswith("+0.0 [-0.1, -0.0]")  # below zero
     view = turn_views.sweep_html(None, curve, turn_it.NO_CURVE, "")
     assert "MNIST test digits (20), turned" in view and view.count('class="curve') == 2
@@ -310,7 +358,7 @@ def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_fol
 @pytest.mark.slow
 def test_a_measurement_of_other_weights_is_not_shown(app, measured_folder, tmp_path):
     folder, _ = measured_folder
-    curve, finding = turn_it.measured(networks.robustness_results(str(folder), str(tmp_path)))   # no CNN there
+    curve, finding = turn_it.measured(networks.robustness_results(str(folder), str(tmp_path)))  # no CNN there
     assert curve is None and "Not measured for these weights" in finding and "missing" in finding
     none_there = networks.robustness_results(str(tmp_path), app.NETWORKS.cnn_weights)
     curve, finding = turn_it.measured(none_there)

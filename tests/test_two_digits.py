@@ -3,6 +3,7 @@ capsule alone in its pen's colour, the CNN beside, Decode as, one digit read as 
 read as the measurement reads them; forged values
 answered in the panel, in process and over HTTP; /predict_pair; the app without the pairs
 networks, and the measurement read for them only."""
+
 import base64
 import copy
 import dataclasses
@@ -30,9 +31,9 @@ from playground.two_digit_views import PairView, beside_its_line, count_note, ti
 
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
 EXAMPLES = sorted(two_digits.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))
-READ_RIGHT = [EXAMPLES[k] for k in (0, 3, 2, 5)]   # 7 and 1, 0 and 9, 1 and 5, 1 and 3: read right by both
-                                                   # shipped pairs networks, tapped on the page (the CapsNet
-                                                   # reads 6 of the 8, the CNN 5)
+READ_RIGHT = [EXAMPLES[k] for k in (0, 3, 2, 5)]  # 7 and 1, 0 and 9, 1 and 5, 1 and 3: read right by both
+# shipped pairs networks, tapped on the page (the CapsNet
+# reads 6 of the 8, the CNN 5)
 PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
 
 
@@ -48,12 +49,21 @@ def classes_of(example: Path) -> set[int]:
     return {int(digit) for digit in example.stem.rsplit("_", 2)[1:]}
 
 
-def pair_value(layers: np.ndarray | None = None, drawn: list[list[float]] = (), pens: str = "",
-               revision: int = 1, drawing: bool = False) -> dict:
+def pair_value(
+    layers: np.ndarray | None = None,
+    drawn: list[list[float]] = (),
+    pens: str = "",
+    revision: int = 1,
+    drawing: bool = False,
+) -> dict:
     """The two-pen pad's value: an example's two layers of ink under ``drawn`` strokes."""
-    return {"strokes": [" ".join(f"{x:g}" for x in stroke) for stroke in drawn], "pens": pens,
-            "background": None if layers is None else base64.b64encode(layers.astype(np.uint8).tobytes()).decode(),
-            "revision": revision, "drawing": drawing}
+    return {
+        "strokes": [" ".join(f"{x:g}" for x in stroke) for stroke in drawn],
+        "pens": pens,
+        "background": None if layers is None else base64.b64encode(layers.astype(np.uint8).tobytes()).decode(),
+        "revision": revision,
+        "drawing": drawing,
+    }
 
 
 def read_of(panel: str) -> tuple[int, set[int]]:
@@ -70,6 +80,7 @@ def pictures(panel: str) -> list[np.ndarray]:
 
 # A pair read as its two digits, each redrawn from its own capsule alone.
 
+
 @pytest.mark.parametrize("example", READ_RIGHT, ids=lambda path: path.stem)
 def test_an_mnist_test_pair_is_read_as_its_two_digits(section, example):
     value = pair_value(two_digits.example_layers(example), revision=5)
@@ -83,12 +94,12 @@ def test_an_mnist_test_pair_is_read_as_its_two_digits(section, example):
 def test_each_digit_is_redrawn_from_its_own_capsule_alone(section):
     reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
     for k, digit in enumerate(reading.read):
-        alone = torch.zeros_like(reading.capsules)                          # [10, 16]: every other capsule masked
+        alone = torch.zeros_like(reading.capsules)  # [10, 16]: every other capsule masked
         alone[digit] = reading.capsules[digit]
         with torch.inference_mode():
             expected = section.capsnet.decoder(alone.flatten()[None]).view(28, 28).numpy()
         np.testing.assert_allclose(reading.redrawn[k], expected, atol=1e-6)
-    assert np.abs(reading.redrawn[0] - reading.redrawn[1]).max() > 0.5    # two different digits drawn
+    assert np.abs(reading.redrawn[0] - reading.redrawn[1]).max() > 0.5  # two different digits drawn
 
 
 def test_a_redrawn_digit_does_not_change_when_the_other_capsules_do(section, monkeypatch):
@@ -103,7 +114,7 @@ def test_a_redrawn_digit_does_not_change_when_the_other_capsules_do(section, mon
 
         def others_changed(images, forward=forward, others=others, noise=noise):
             out = forward(images)
-            capsules = out.capsules.clone()                                 # [1, 10, 16]
+            capsules = out.capsules.clone()  # [1, 10, 16]
             capsules[0, others] = noise[others]
             return dataclasses.replace(out, capsules=capsules)
 
@@ -115,20 +126,20 @@ def test_a_redrawn_digit_does_not_change_when_the_other_capsules_do(section, mon
         np.testing.assert_allclose(section.redraw(changed, digit), reading.redrawn[k], atol=1e-6)
         with torch.inference_mode():
             alone = section.capsnet.decode(reading.capsules[None], torch.tensor([digit]))[0, 0].numpy()
-        np.testing.assert_allclose(reading.redrawn[k], alone, atol=1e-6)   # capsnet.decode of that digit
+        np.testing.assert_allclose(reading.redrawn[k], alone, atol=1e-6)  # capsnet.decode of that digit
 
 
 def test_each_redrawn_digit_takes_the_colour_of_the_pen_whose_ink_it_covers(section):
-    layers = two_digits.example_layers(READ_RIGHT[0])                       # 7 with pen 1, 1 with pen 2
+    layers = two_digits.example_layers(READ_RIGHT[0])  # 7 with pen 1, 1 with pen 2
     reading = section.read(layers / 255)
     assert two_digits.pens_of(reading.redrawn, reading.layers) == (0, 1) and reading.read == (7, 1)
-    swapped = section.read(layers[::-1] / 255)                              # the 1 with pen 1, the 7 with pen 2
+    swapped = section.read(layers[::-1] / 255)  # the 1 with pen 1, the 7 with pen 2
     assert swapped.read == (7, 1) and two_digits.pens_of(swapped.redrawn, swapped.layers) == (1, 0)
     panel = section.panel(swapped, None)
     blue, orange = two_digits.PENS
     assert f'style="color: {orange}">7</span>' in panel and f'style="color: {blue}">1</span>' in panel
-    seven, one = (ink_colour(p) for p in pictures(panel)[:2])              # each redrawn alone, in its colour
-    assert seven[0] > seven[2] and one[2] > one[0]                          # the 7 orange, the 1 blue
+    seven, one = (ink_colour(p) for p in pictures(panel)[:2])  # each redrawn alone, in its colour
+    assert seven[0] > seven[2] and one[2] > one[0]  # the 7 orange, the 1 blue
     np.testing.assert_array_equal(pictures(panel)[0], tinted(swapped.redrawn[:1], [orange]))
     np.testing.assert_array_equal(pictures(panel)[1], tinted(swapped.redrawn[1:], [blue]))
     straight = section.panel(reading, None)
@@ -144,9 +155,10 @@ def ink_colour(pixels: np.ndarray) -> np.ndarray:
 def test_decode_as_adds_that_capsule_redrawn_and_only_one_not_read(section):
     reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
     assert "Capsule 4 redrawn" in section.decode_again(reading, "4")
-    assert "redrawn (not read" not in section.decode_again(reading, "7")     # one of the two: shown already
+    assert "redrawn (not read" not in section.decode_again(reading, "7")  # one of the two: shown already
     assert tinted(section.redraw(reading, 4)[None], ["#000000"]).tolist() in [
-        picture.tolist() for picture in pictures(section.decode_again(reading, "4"))]
+        picture.tolist() for picture in pictures(section.decode_again(reading, "4"))
+    ]
     view = section.view(reading, 4)
     np.testing.assert_allclose(view.decoded_redrawn, section.redraw(reading, 4))
     with torch.inference_mode():
@@ -156,14 +168,14 @@ def test_decode_as_adds_that_capsule_redrawn_and_only_one_not_read(section):
 
 def test_a_digit_drawn_alone_is_read_as_one_digit_and_redrawn_alone(section):
     layers = two_digits.example_layers(READ_RIGHT[0]).copy()
-    layers[1] = 0                                                            # the 7 alone
+    layers[1] = 0  # the 7 alone
     reading, panel = section.read_drawing(pair_value(layers), two_digits.TWO_READ)
     assert reading.read == (7,) and reading.cnn_read == (7,) and read_of(panel)[1] == {7}
     assert 'data-count="1"' in panel and "One digit read" in panel and "&amp;" not in panel.split("pair-input")[0]
     assert reading.redrawn.shape == (1, 28, 28)
     second_length = torch.tensor([float(reading.lengths[reading.second])])
     assert not section.rule.two(second_length, torch.tensor([reading.second_ink]))
-    assert len(pictures(panel)) == 3                                         # its redrawing, the input, Figure 5
+    assert len(pictures(panel)) == 3  # its redrawing, the input, Figure 5
 
 
 def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured_rule(section):
@@ -173,7 +185,7 @@ def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured
     layers = two_digits.example_layers(READ_RIGHT[0]) / 255
     reading = section.read(layers)
     second, ink = float(reading.lengths[reading.second]), reading.second_ink
-    assert ink > 0.05                                                       # a pair: the second redrawing covers ink
+    assert ink > 0.05  # a pair: the second redrawing covers ink
 
     def with_lines(**lines):
         counting = copy.copy(section)
@@ -193,22 +205,36 @@ def note_of(second: float, second_ink: float, rule: CountRule) -> str:
     lengths = np.zeros(10)
     lengths[3], lengths[5] = 0.95, second
     blank = np.zeros((28, 28))
-    view = PairView(blank, np.zeros((2, 28, 28)), lengths, (3,), 5, second_ink, rule, blank[None],
-                    (two_digits.PENS[0],), two_digits.PENS, np.zeros(10), (3,), CountRule(0.5), 1)
+    view = PairView(
+        blank,
+        np.zeros((2, 28, 28)),
+        lengths,
+        (3,),
+        5,
+        second_ink,
+        rule,
+        blank[None],
+        (two_digits.PENS[0],),
+        two_digits.PENS,
+        np.zeros(10),
+        (3,),
+        CountRule(0.5),
+        1,
+    )
     return count_note(view)
 
 
 def test_a_figure_beside_its_line_is_never_written_on_the_wrong_side_of_it():
-    note = note_of(0.62, 0.0296, CountRule(0.5, 0.03))              # the panel once said 3.0% (below 3.0%)
+    note = note_of(0.62, 0.0296, CountRule(0.5, 0.03))  # the panel once said 3.0% (below 3.0%)
     assert "covers 2.96% of the ink that the 3's leaves (below 3.00%)" in note and "3.0%" not in note
     note = note_of(0.4999, 0.05, CountRule(0.5, 0.03))
     assert "is 0.4999 long (below 0.5000)" in note
     assert "covers 5.0% of the ink that the 3's leaves (at or above 3.0%)" in note
-    note = note_of(0.5, 0.03, CountRule(0.5, 0.03))                 # on the line: at or above, as written
+    note = note_of(0.5, 0.03, CountRule(0.5, 0.03))  # on the line: at or above, as written
     assert "is 0.50 long (at or above 0.50)" in note
     assert "covers 3.0% of the ink that the 3's leaves (at or above 3.0%)" in note
     assert beside_its_line(0.12345, 0.1235, 2) == ("0.12345", "0.12350")
-    assert beside_its_line(0.996, 0.99, 2) == ("1.00", "0.99")      # above its line: rounding keeps the order
+    assert beside_its_line(0.996, 0.99, 2) == ("1.00", "0.99")  # above its line: rounding keeps the order
 
 
 def test_a_reading_on_its_line_in_float32_is_described_as_it_is_counted():
@@ -216,7 +242,7 @@ def test_a_reading_on_its_line_in_float32_is_described_as_it_is_counted():
     and an ink share of float32's 3% were counted two (at or above their lines, in float32) and
     described in float64 as below them. The rule and the note now compare alike (`as_compared`)."""
     rule = CountRule(0.02, 0.03)
-    second, ink = torch.tensor([0.02]), torch.tensor([0.03])          # float32, each below its line in float64
+    second, ink = torch.tensor([0.02]), torch.tensor([0.03])  # float32, each below its line in float64
     assert second.item() < rule.second and ink.item() < rule.second_ink
     assert rule.two(second, ink).item()
     note = note_of(second.item(), ink.item(), rule)
@@ -230,8 +256,12 @@ def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, 
     it, in bytes; their overlay is not quite the pair shrunk as one: up to 0.18 a pixel)."""
     from capsnet.data.pairs import TEST_SEED, draw_pairs, render, scores
     from capsnet.digit_count import counted, second_ink, top_two
-    pairs = draw_pairs(mnist_test.targets, torch.arange(len(mnist_test.targets)),   # fixed_pairs' test pairs
-                       torch.Generator().manual_seed(TEST_SEED))[torch.arange(len(EXAMPLES))]
+
+    pairs = draw_pairs(
+        mnist_test.targets,
+        torch.arange(len(mnist_test.targets)),  # fixed_pairs' test pairs
+        torch.Generator().manual_seed(TEST_SEED),
+    )[torch.arange(len(EXAMPLES))]
     inputs, _ = render(mnist_test.data, pairs)
     labels = pairs.labels(mnist_test.targets)
     with torch.inference_mode():
@@ -243,8 +273,8 @@ def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, 
     for k, example in enumerate(EXAMPLES):
         assert set(labels[k].tolist()) == classes_of(example)
         reading, _ = section.read_drawing(pair_value(two_digits.example_layers(example)), two_digits.TWO_READ)
-        assert reading.read == tuple(read[k, :1 + int(two[k])].tolist())
-        assert reading.cnn_read == tuple(cnn_read[k, :1 + int(cnn_two[k])].tolist())
+        assert reading.read == tuple(read[k, : 1 + int(two[k])].tolist())
+        assert reading.cnn_read == tuple(cnn_read[k, : 1 + int(cnn_two[k])].tolist())
         np.testing.assert_allclose(reading.lengths, lengths[k].numpy(), atol=0.05)
 
 
@@ -254,17 +284,19 @@ def test_drawn_strokes_of_each_pen_are_read_as_the_pen_s_ink(section):
     reading, panel = section.read_drawing(value, two_digits.TWO_READ)
     drawing = drawing_pad.parse(value, pens=2)
     inks = drawing_pad.inks(drawing, pens=2)
-    alone = [drawing_pad.inks(drawing_pad.parse(pair_value(drawn=s, pens=p), pens=2), pens=2)
-             for s, p in ((three, "0" * len(three)), (five, "1" * len(five)))]
-    np.testing.assert_array_equal(inks[0], alone[0][0])                      # pen 1's layer: the 3 only
-    np.testing.assert_array_equal(inks[1], alone[1][1])                      # pen 2's layer: the 5 only
+    alone = [
+        drawing_pad.inks(drawing_pad.parse(pair_value(drawn=s, pens=p), pens=2), pens=2)
+        for s, p in ((three, "0" * len(three)), (five, "1" * len(five)))
+    ]
+    np.testing.assert_array_equal(inks[0], alone[0][0])  # pen 1's layer: the 3 only
+    np.testing.assert_array_equal(inks[1], alone[1][1])  # pen 2's layer: the 5 only
     assert read_of(panel) == (8, {3, 5}) and len(reading.read) == 2
 
 
 def test_an_empty_drawing_asks_for_two_digits(section):
     reading, panel = section.read_drawing(pair_value(), two_digits.TWO_READ)
     assert reading is None and panel == section.panel(None, None) and "pen 2" in panel
-    blank = np.zeros((2, 28, 28), dtype=np.uint8)                            # a background without ink
+    blank = np.zeros((2, 28, 28), dtype=np.uint8)  # a background without ink
     assert section.read_drawing(pair_value(blank), two_digits.TWO_READ) == (None, section.panel(None, None))
 
 
@@ -290,7 +322,7 @@ FORGED = {
 @pytest.mark.parametrize("value, reason", FORGED.values(), ids=FORGED.keys())
 def test_a_forged_drawing_is_answered_in_the_panel(section, value, reason):
     state, panel = section.read_drawing(value, two_digits.TWO_READ)
-    assert state == gr.skip()                                              # the reading kept
+    assert state == gr.skip()  # the reading kept
     assert 'class="panel message"' in panel and "Cannot read these two digits" in panel
     assert reason in html.unescape(panel)
 
@@ -299,32 +331,35 @@ def test_a_forged_drawing_is_answered_in_the_panel(section, value, reason):
 def test_a_forged_decode_as_is_answered_in_the_panel(section, decode_as):
     reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
     state, panel = section.read_drawing(pair_value(two_digits.example_layers(READ_RIGHT[0])), decode_as)
-    assert state == gr.skip()                                              # the reading kept
+    assert state == gr.skip()  # the reading kept
     for shown in (section.decode_again(reading, decode_as), section.decode_again(None, decode_as), panel):
         assert 'class="panel message"' in shown and "Decode as must be one of" in shown
 
 
 # The app: its pair event and /predict_pair over HTTP.
 
+
 @pytest.mark.server
 def test_over_http_a_pair_is_read_and_a_forged_value_disturbs_nothing(app, url):
     session = "two-digits"
-    layers = two_digits.example_layers(READ_RIGHT[2])                       # 1 and 5
+    layers = two_digits.example_layers(READ_RIGHT[2])  # 1 and 5
     event = app.TWO_DIGITS.read_drawing
     shown = outputs_of(page_event(app, url, event, [pair_value(layers, revision=3), "7"], session))[-1]
     assert read_of(shown) == (3, {1, 5}) and "Capsule 7 redrawn" in shown
     one_pen = base64.b64encode(bytes(784)).decode()
-    for value, decode_as, reason in [({"strokes": ["1 2"], "pens": "5"}, two_digits.TWO_READ, "each a digit 0..1"),
-                                     (7, two_digits.TWO_READ, "an object with keys"),
-                                     ({"strokes": ["1 NaN"], "pens": "0"}, two_digits.TWO_READ, "finite numbers"),
-                                     ({"strokes": [], "background": one_pen}, two_digits.TWO_READ, "1568 bytes"),
-                                     (pair_value(layers), 11, "Decode as must be one of")]:
+    for value, decode_as, reason in [
+        ({"strokes": ["1 2"], "pens": "5"}, two_digits.TWO_READ, "each a digit 0..1"),
+        (7, two_digits.TWO_READ, "an object with keys"),
+        ({"strokes": ["1 NaN"], "pens": "0"}, two_digits.TWO_READ, "finite numbers"),
+        ({"strokes": [], "background": one_pen}, two_digits.TWO_READ, "1568 bytes"),
+        (pair_value(layers), 11, "Decode as must be one of"),
+    ]:
         response = page_event(app, url, event, [value, decode_as], session)
         assert response.status_code == 200
         answer = outputs_of(response)[-1]
         assert 'class="panel message"' in answer and reason in html.unescape(answer)
     again = outputs_of(page_event(app, url, app.TWO_DIGITS.decode_again, [None, "7"], session))[-1]
-    assert again == shown                                                    # the reading was kept
+    assert again == shown  # the reading was kept
     forged = outputs_of(page_event(app, url, app.TWO_DIGITS.decode_again, [None, None], session))[-1]
     assert "Decode as must be one of" in forged
 
@@ -333,15 +368,15 @@ def test_over_http_a_pair_is_read_and_a_forged_value_disturbs_nothing(app, url):
 def test_predict_pair_reads_an_image_file_of_two_digits(app, client, tmp_path):
     from gradio_client import handle_file
 
-    example = READ_RIGHT[3]                                                  # 1 and 3
+    example = READ_RIGHT[3]  # 1 and 3
     overlay = two_digits.example_layers(example).max(axis=0)
     path = tmp_path / "pair.png"
-    Image.fromarray(255 - overlay).resize((280, 280)).save(path)            # dark ink on white paper
+    Image.fromarray(255 - overlay).resize((280, 280)).save(path)  # dark ink on white paper
     answer, figure5 = client.predict(handle_file(str(path)), api_name="/predict_pair")
     assert set(answer["digits"]) == classes_of(example) and len(answer["lengths"]) == 10 and answer["count"] == 2
     assert answer["cnn_count"] == len(answer["cnn_digits"]) == 2 and len(answer["cnn_probabilities"]) == 10
     assert answer["lengths"][answer["digits"][0]] >= answer["lengths"][answer["digits"][1]]
-    here, picture_here = app.TWO_DIGITS.predict_pair(Image.open(path))      # the same image, read in process
+    here, picture_here = app.TWO_DIGITS.predict_pair(Image.open(path))  # the same image, read in process
     assert answer["digits"] == here["digits"] and answer["cnn_digits"] == here["cnn_digits"]
     np.testing.assert_allclose(answer["lengths"], here["lengths"], atol=2e-4)
     pixels = np.asarray(Image.open(figure5))
@@ -377,13 +412,13 @@ def test_predict_pair_answers_each_network_s_count_and_digits(section, example):
 
 # Without the pairs networks, and the measurement only for the weights it was made with.
 
+
 def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them():
     missing = two_digits.TwoDigitsSection(networks.pair_networks("/nonexistent/pairs", "/nonexistent/pairs-cnn"))
     assert missing.capsnet is None and "/nonexistent/pairs" in missing.problem
     assert "--task pairs" in missing.problem and "CAPSNET_PAIRS_WEIGHTS" in missing.problem
     with gr.Blocks() as page:
-        missing.layout({"api_visibility": "private", "show_progress": "hidden", "queue": False,
-                        "preprocess": False})
+        missing.layout({"api_visibility": "private", "show_progress": "hidden", "queue": False, "preprocess": False})
     shown = " ".join(str(getattr(block, "value", "")) for block in page.blocks.values())
     assert "cannot load them" in shown and "--task pairs" in shown
     with pytest.raises(gr.Error, match="not loaded"):
@@ -403,40 +438,66 @@ def test_a_pairs_folder_without_its_weights_file_is_named(tmp_path):
         assert no_cnn.cnn is None and str(tmp_path / "pairs-cnn") in no_cnn.problem
 
 
-def measurement(capsnet: Path, cnn: Path, low: float, high: float, unrouted_low: float = -0.6,
-                unrouted_high: float = 0.2) -> dict:
+def measurement(
+    capsnet: Path, cnn: Path, low: float, high: float, unrouted_low: float = -0.6, unrouted_high: float = 0.2
+) -> dict:
     """A pairs.json for the weights in these folders, with the CapsNet's lead in [low, high] points
     and its gain without routing in [unrouted_low, unrouted_high] (the file holds them as fractions)."""
+
     def difference(low: float, high: float) -> dict:
         return {"difference": (low + high) / 200, "low": low / 100, "high": high / 100}
 
-    routed = [{"iterations": r, "both_right": 0.9123 - 0.01 * abs(r - 3),
-               "gain": difference(-abs(r - 3) - 0.4, -abs(r - 3) + 0.4)} for r in range(1, 6)]
+    routed = [
+        {
+            "iterations": r,
+            "both_right": 0.9123 - 0.01 * abs(r - 3),
+            "gain": difference(-abs(r - 3) - 0.4, -abs(r - 3) + 0.4),
+        }
+        for r in range(1, 6)
+    ]
     routed[0]["both_right"] = 0.9081
     routed[0]["gain"] = difference(unrouted_low, unrouted_high)
+
     def reading(share):
         return {"strongest_right": {"share": share}, "count_right": {"share": share}}
 
-    people = {"capsnet": {"count": {"second": 0.34, "second_ink": 0.05}, "semeion_pairs": reading(0.6112),
-                          "semeion_singles": reading(0.8876), "mnist_singles": reading(0.9745),
-                          "mnist_pairs": reading(0.9901)},
-              "cnn": {"count": {"second": 0.22, "second_ink": None}}}
-    return {"test_pairs": 10_000, "capsnet": {"both_right": 0.9123, "redrawn_error": 0.25, "overlay_error": 0.75,
-                                              "routing_iterations": 3, "by_routing_iterations": routed},
-            "cnn": {"both_right": 0.8771}, "lead": difference(low, high),
-            "people": people,
-            "weights_sha256": {"capsnet": sha256(capsnet / "model.safetensors"),
-                               "cnn": sha256(cnn / "model.safetensors")}}
+    people = {
+        "capsnet": {
+            "count": {"second": 0.34, "second_ink": 0.05},
+            "semeion_pairs": reading(0.6112),
+            "semeion_singles": reading(0.8876),
+            "mnist_singles": reading(0.9745),
+            "mnist_pairs": reading(0.9901),
+        },
+        "cnn": {"count": {"second": 0.22, "second_ink": None}},
+    }
+    return {
+        "test_pairs": 10_000,
+        "capsnet": {
+            "both_right": 0.9123,
+            "redrawn_error": 0.25,
+            "overlay_error": 0.75,
+            "routing_iterations": 3,
+            "by_routing_iterations": routed,
+        },
+        "cnn": {"both_right": 0.8771},
+        "lead": difference(low, high),
+        "people": people,
+        "weights_sha256": {"capsnet": sha256(capsnet / "model.safetensors"), "cnn": sha256(cnn / "model.safetensors")},
+    }
 
 
 def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path):
     capsnet, cnn = tmp_path / "pairs", tmp_path / "pairs-cnn"
-    for folder in (capsnet, cnn):                                           # measured() hashes the weights only
+    for folder in (capsnet, cnn):  # measured() hashes the weights only
         folder.mkdir()
         (folder / "model.safetensors").write_bytes(f"the weights of {folder.name}".encode())
     results = capsnet / "pairs.json"
-    for low, high, said in ((1.2, 3.4, "the CapsNet reads more pairs"), (-2.7, -1.4, "the CNN reads more pairs"),
-                            (-0.5, 0.8, "no clear difference")):
+    for low, high, said in (
+        (1.2, 3.4, "the CapsNet reads more pairs"),
+        (-2.7, -1.4, "the CNN reads more pairs"),
+        (-0.5, 0.8, "no clear difference"),
+    ):
         results.write_text(json.dumps(measurement(capsnet, cnn, low, high)))
         shown = two_digits.measured(networks.pairs_results(str(capsnet), str(cnn)))
         assert "**91.2%**" in shown and "**87.7%**" in shown and "10,000" in shown and said in shown
@@ -444,26 +505,39 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
         assert "both right in 61.1%, and 88.8% of them alone" in shown and "0.34 long or longer" in shown
         assert "its redrawing covers 5.0% or more of the ink the longest leaves" in shown
         assert "read as one digit in 97.5%, its test pairs as two in 99.0%" in shown
-        assert two_digits.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) == (CountRule(0.34, 0.05),
-                                                                                             CountRule(0.22))
-    for low, high, said in ((0.3, 1.1, "it reads more pairs without routing"), (-1.9, -0.2, "routing helps it"),
-                            (-0.6, 0.2, "routing makes no clear difference")):
+        assert two_digits.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) == (
+            CountRule(0.34, 0.05),
+            CountRule(0.22),
+        )
+    for low, high, said in (
+        (0.3, 1.1, "it reads more pairs without routing"),
+        (-1.9, -0.2, "routing helps it"),
+        (-0.6, 0.2, "routing makes no clear difference"),
+    ):
         results.write_text(json.dumps(measurement(capsnet, cnn, 1.2, 3.4, low, high)))
         shown = two_digits.measured(networks.pairs_results(str(capsnet), str(cnn)))
         assert "Without routing the CapsNet reads 90.8%" in shown
-        assert re.search(r"90\.8% \(in points, with its 95% interval: [+-]\d\.\d " +
-                         re.escape(f"[{low:+.1f}, {high:+.1f}]): {said}"), shown), shown
+        assert re.search(
+            r"90\.8% \(in points, with its 95% interval: [+-]\d\.\d "
+            + re.escape(f"[{low:+.1f}, {high:+.1f}]): {said}"),
+            shown,
+        ), shown
     other = measurement(capsnet, cnn, 1, 2)
-    other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")   # another CNN's
+    other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")  # another CNN's
     results.write_text(json.dumps(other))
     assert two_digits.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith(
-        "Not measured for these weights")
+        "Not measured for these weights"
+    )
     assert two_digits.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) is None
-    for foreign in ("not JSON", json.dumps({"weights_sha256": measurement(capsnet, cnn, 1, 2)["weights_sha256"]}),
-                    json.dumps([1, 2])):
+    for foreign in (
+        "not JSON",
+        json.dumps({"weights_sha256": measurement(capsnet, cnn, 1, 2)["weights_sha256"]}),
+        json.dumps([1, 2]),
+    ):
         results.write_text(foreign)
         assert two_digits.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith(
-            "Not measured for these weights")
+            "Not measured for these weights"
+        )
     results.unlink()
     shown = two_digits.measured(networks.pairs_results(str(capsnet), str(cnn)))
     assert shown.startswith("Not measured for these weights") and "is missing" in shown
@@ -476,7 +550,7 @@ def test_the_shipped_measurement_is_shown_for_the_shipped_weights(section):
     shipped = two_digits.measured(networks.pairs_results(str(PAIRS), str(PAIRS_CNN)))
     assert f"**{results['capsnet']['both_right']:.1%}**" in shipped and "Not measured" not in shipped
     assert f"the CapsNet reads {results['capsnet']['by_routing_iterations'][0]['both_right']:.1%}" in shipped
-    lead = (results["only_capsnet"] - results["only_cnn"]) / results["test_pairs"]   # a fraction, as the code writes it
+    lead = (results["only_capsnet"] - results["only_cnn"]) / results["test_pairs"]  # a fraction, as the code writes it
     assert results["lead"]["difference"] == pytest.approx(lead, abs=1e-4) and f": {points(results['lead'])})" in shipped
     assert section.finding == shipped
 
@@ -485,4 +559,4 @@ def test_the_examples_are_the_first_test_pairs_in_two_layers():
     assert [path.name.split("_")[3] for path in EXAMPLES] == [f"{n:04d}" for n in range(EXAMPLE_COUNT)]
     for example in two_digits.examples():
         assert example.ink.shape == (2, 28, 28) and example.picture.shape == (28, 28, 3)
-        assert (example.ink.reshape(2, -1).max(axis=1) > 200).all()           # a digit in each layer
+        assert (example.ink.reshape(2, -1).max(axis=1) > 200).all()  # a digit in each layer

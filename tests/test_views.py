@@ -1,4 +1,5 @@
 """What the playground shows: the reading panel, the bars, Figure 4, the routing heatmap."""
+
 import base64
 import io
 import re
@@ -13,8 +14,8 @@ from playground import views
 from playground.views import FIELD_OUTLINE, cell_edges, heatmap_overlay
 
 CONFIG = CapsNetConfig()
-GRID = CONFIG.primary_grid                                          # 6
-SMALL = CapsNetConfig(image_size=24, kernel_size=5)                 # an 8x8 grid of 9x9 fields
+GRID = CONFIG.primary_grid  # 6
+SMALL = CapsNetConfig(image_size=24, kernel_size=5)  # an 8x8 grid of 9x9 fields
 
 
 def decoded(data_url: str) -> np.ndarray:
@@ -47,8 +48,16 @@ def test_the_reading_panel_carries_its_capsules_for_the_page_decoder_where_it_na
     """playground/decoder.js redraws from these: the capsules exactly, the decoder's address, the
     capsule shown and the winner; a panel with no decoder named carries none of them."""
     capsules = torch.randn(10, 16, generator=torch.Generator().manual_seed(0))
-    panel = views.reading_panel(np.zeros((28, 28)), np.full(10, 0.1), 4, torch.zeros(28, 28), 7, 12,
-                                capsules=capsules, decoder="decoder/0123456789abcdef.safetensors")
+    panel = views.reading_panel(
+        np.zeros((28, 28)),
+        np.full(10, 0.1),
+        4,
+        torch.zeros(28, 28),
+        7,
+        12,
+        capsules=capsules,
+        decoder="decoder/0123456789abcdef.safetensors",
+    )
     root = panel.split(">", 1)[0]
     assert 'data-decoder="decoder/0123456789abcdef.safetensors" data-decoded="7" data-winner="4"' in root
     carried = base64.b64decode(re.search(r'data-capsules="([^"]+)"', root).group(1))
@@ -75,16 +84,16 @@ def test_figure4_has_a_named_row_per_dimension_of_the_sweep():
     assert [name for name, _ in rows] == [f"d{d}: &lt;b&gt;" for d in range(16)]
     strip = decoded(rows[5][1])
     assert strip.shape == (28, 11 * 29 - 1)
-    np.testing.assert_array_equal(strip[:, 29 * 3:29 * 3 + 28], views.paper(images[5, 3]))
+    np.testing.assert_array_equal(strip[:, 29 * 3 : 29 * 3 + 28], views.paper(images[5, 3]))
     assert "-0.25" in html and "+0.25" in html
 
 
 @pytest.mark.parametrize("config", [CONFIG, SMALL], ids=["paper", "small"])
 @pytest.mark.parametrize("scale", [2, 4, 10])
 def test_each_cell_is_centred_on_its_receptive_field(scale, config):
-    edges = cell_edges(config, scale)                               # display pixels
+    edges = cell_edges(config, scale)  # display pixels
     assert len(edges) == config.primary_grid + 1
-    assert np.all(np.diff(edges) == 2 * scale)                     # one stride (2 input pixels) wide
+    assert np.all(np.diff(edges) == 2 * scale)  # one stride (2 input pixels) wide
     for r in range(config.primary_grid):
         rows = config.receptive_field_of(r, 0)[0]
         assert (edges[r] + edges[r + 1]) / 2 == pytest.approx(scale * (rows.start + rows.stop) / 2)
@@ -99,15 +108,15 @@ def test_heatmap_overlay_colours_the_voting_cell_and_outlines_what_it_sees(confi
     assert blank.shape == (side, side, 3) and blank.dtype == np.uint8
     edges = cell_edges(config, scale)
     cell = np.zeros((side, side), dtype=bool)
-    cell[edges[row]:edges[row + 1], edges[col]:edges[col + 1]] = True
+    cell[edges[row] : edges[row + 1], edges[col] : edges[col + 1]] = True
     reddish = blank[..., 0].astype(int) > blank[..., 2]
     np.testing.assert_array_equal(reddish, cell)
     outline = (blank == FIELD_OUTLINE).all(axis=-1)
     rows, cols = config.receptive_field_of(row, col)
     box = np.zeros((side, side), dtype=bool)
-    box[scale * rows.start:scale * rows.stop, scale * cols.start:scale * cols.stop] = True
+    box[scale * rows.start : scale * rows.stop, scale * cols.start : scale * cols.stop] = True
     inner = np.zeros_like(box)
-    inner[scale * rows.start + 2:scale * rows.stop - 2, scale * cols.start + 2:scale * cols.stop - 2] = True
+    inner[scale * rows.start + 2 : scale * rows.stop - 2, scale * cols.start + 2 : scale * cols.stop - 2] = True
     np.testing.assert_array_equal(outline, box & ~inner)
     assert (blank[~cell & ~outline] == 255).all()
 
@@ -118,7 +127,7 @@ def test_heatmap_overlay_draws_the_digit_over_the_cells():
     heat = np.random.default_rng(4).random((GRID, GRID)).astype(np.float32)
     inked = heatmap_overlay(CONFIG, image, heat, scale=4).astype(int)
     paper = heatmap_overlay(CONFIG, np.zeros_like(image), heat, scale=4).astype(int)
-    ink = image.repeat(4, axis=0).repeat(4, axis=1) == 1           # [112, 112]
+    ink = image.repeat(4, axis=0).repeat(4, axis=1) == 1  # [112, 112]
     np.testing.assert_array_equal(inked[~ink], paper[~ink])
     assert (inked[ink].sum(axis=-1) < paper[ink].sum(axis=-1)).all()
     assert (heatmap_overlay(CONFIG, image, np.zeros((GRID, GRID)), scale=4)[~ink] == 255).all()
@@ -136,7 +145,15 @@ def test_heatmap_overlay_rejects_bad_input_clearly():
 
 def test_the_reading_panel_shows_what_else_it_could_be():
     lengths = np.linspace(0, 0.9, 10)
-    panel = views.reading_panel(np.zeros((28, 28)), lengths, 9, torch.zeros(28, 28), 9, 3,
-                                runner_up=8, runner_up_reconstruction=torch.zeros(28, 28))
+    panel = views.reading_panel(
+        np.zeros((28, 28)),
+        lengths,
+        9,
+        torch.zeros(28, 28),
+        9,
+        3,
+        runner_up=8,
+        runner_up_reconstruction=torch.zeros(28, 28),
+    )
     assert "What else it could be: 8, capsule length 0.800" in panel and panel.count("<img") == 3
     assert "What else" not in views.reading_panel(None, np.zeros(10), None, None, None, None)

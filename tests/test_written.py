@@ -1,5 +1,6 @@
 """Examples as people write them (capsnet.data.written) and the strokes they are drawn with
 (capsnet.data.strokes): skeletons, segments, the pen, stroke width, and what train.py makes of them."""
+
 import dataclasses
 import json
 import math
@@ -41,9 +42,9 @@ def neighbours(skeleton: torch.Tensor) -> torch.Tensor:
 
 def test_thinning_a_thick_bar_leaves_one_pixel_wide_line_along_it():
     bar = torch.zeros(1, 28, 28)
-    bar[0, 11:16, 4:24] = 1                                                # 5 pixels thick, 20 long
+    bar[0, 11:16, 4:24] = 1  # 5 pixels thick, 20 long
     skeleton = skeletons(bar)[0]
-    assert skeleton[:, 8:20].sum(dim=0).eq(1).all()                       # one pixel in each inner column
+    assert skeleton[:, 8:20].sum(dim=0).eq(1).all()  # one pixel in each inner column
     assert skeleton.any(dim=0).sum() >= 14 and not skeleton[~bar[0].bool()].any()
 
 
@@ -53,13 +54,13 @@ def test_thinning_a_ring_keeps_it_closed():
     ring = ((radius > 6) & (radius < 10)).float()[None]
     skeleton = skeletons(ring)[0]
     assert skeleton.sum() > 30
-    assert (neighbours(skeleton)[skeleton] >= 2).all()                    # no loose end: still a loop
+    assert (neighbours(skeleton)[skeleton] >= 2).all()  # no loose end: still a loop
 
 
 def test_segments_join_neighbours_once_skip_an_ls_diagonal_and_keep_a_dot():
     skeleton = torch.zeros(1, 10, 10, dtype=torch.bool)
-    skeleton[0, 2, 2] = skeleton[0, 3, 2] = skeleton[0, 3, 3] = True     # an L: down, then right
-    skeleton[0, 7, 7] = True                                              # a dot
+    skeleton[0, 2, 2] = skeleton[0, 3, 2] = skeleton[0, 3, 3] = True  # an L: down, then right
+    skeleton[0, 7, 7] = True  # a dot
     ends, valid = segments(skeleton)
     found = {tuple(e.tolist()) for e in ends[0][valid[0]]}
     assert found == {(2.5, 2.5, 2.5, 3.5), (2.5, 3.5, 3.5, 3.5), (7.5, 7.5, 7.5, 7.5)}
@@ -67,17 +68,17 @@ def test_segments_join_neighbours_once_skip_an_ls_diagonal_and_keep_a_dot():
 
 def test_segments_pad_every_skeleton_to_the_longest():
     skeleton = torch.zeros(2, 10, 10, dtype=torch.bool)
-    skeleton[0, 5, 1:9] = True                                            # 7 segments
-    skeleton[1, 5, 5] = True                                              # 1
+    skeleton[0, 5, 1:9] = True  # 7 segments
+    skeleton[1, 5, 5] = True  # 1
     ends, valid = segments(skeleton)
     assert ends.shape == (2, 7, 4) and valid.sum(dim=1).tolist() == [7, 1]
 
 
 @pytest.mark.parametrize("width", [1.5, 2.0, 3.0])
 def test_the_pen_draws_a_line_as_wide_as_asked_and_stroke_width_measures_it(width):
-    ends = torch.tensor([[[5.5, 14.5, 23.5, 14.5]]])                       # 18 pixels long, on pixel centres
+    ends = torch.tensor([[[5.5, 14.5, 23.5, 14.5]]])  # 18 pixels long, on pixel centres
     ink = pen_ink(ends, torch.ones(1, 1, dtype=torch.bool), torch.tensor([width / 2]))
-    area = width * 18 + math.pi * (width / 2) ** 2                        # a stadium
+    area = width * 18 + math.pi * (width / 2) ** 2  # a stadium
     assert ink.sum().item() == pytest.approx(area, rel=0.05)
     assert ink.max() == 1 and ink.min() == 0
     assert stroke_width(ink).item() == pytest.approx(width, rel=0.15)
@@ -101,7 +102,7 @@ def test_a_quarter_hold_one_digit_labelled_twice_and_the_rest_two_of_different_c
     assert inputs.shape == (600, 1, 28, 28) and labels.shape == (600, 2) and digits.shape == (600, 2, 1, 28, 28)
     assert abs(single.float().mean().item() - SINGLE_SHARE) < 0.05
     assert (labels[single, 0] == labels[single, 1]).all() and (labels[~single, 0] != labels[~single, 1]).all()
-    assert (labels[:, 0] == digit_set.labels[:600]).all()                 # each digit of the set comes first once
+    assert (labels[:, 0] == digit_set.labels[:600]).all()  # each digit of the set comes first once
     assert torch.equal(digits[single, 0], digits[single, 1])
 
 
@@ -134,16 +135,21 @@ def test_the_ink_is_fitted_into_20x20_and_centred_as_the_page_centres_a_drawing(
     mass = ink.sum(dim=(1, 2))
     row = (ink.sum(dim=2) @ torch.arange(28.0)) / mass
     column = (ink.sum(dim=1) @ torch.arange(28.0)) / mass
-    assert ((row - 14).abs() <= 0.5001).all() and ((column - 14).abs() <= 0.5001).all()   # whole-pixel moves
+    assert ((row - 14).abs() <= 0.5001).all() and ((column - 14).abs() <= 0.5001).all()  # whole-pixel moves
 
 
 def test_a_pen_digits_strokes_are_as_wide_as_its_pen_in_the_networks_field(made, digit_set):
     examples, _ = made
     count = len(examples)
     zero = torch.zeros(count)
-    in_a_pen = dataclasses.replace(examples, two=torch.zeros(count, dtype=torch.bool),
-                                   pen=torch.ones(count, dtype=torch.bool), squared=zero, coarse=zero.long(),
-                                   level=zero)   # one digit, nothing overlapping
+    in_a_pen = dataclasses.replace(
+        examples,
+        two=torch.zeros(count, dtype=torch.bool),
+        pen=torch.ones(count, dtype=torch.bool),
+        squared=zero,
+        coarse=zero.long(),
+        level=zero,
+    )  # one digit, nothing overlapping
     measured = stroke_width(render(digit_set, in_a_pen)[0][:, 0])
     asked = examples.widths
     assert (measured / asked).median() == pytest.approx(1.1, abs=0.15)
@@ -155,7 +161,7 @@ def test_mnist_ink_is_kept_and_a_pen_draws_clean_lines(made):
     examples, (inputs, _, _) = made
     grey = ((inputs[:, 0] > 0.05) & (inputs[:, 0] < 0.95)).flatten(1).float().sum(dim=1)
     ink = (inputs[:, 0] > 0.05).flatten(1).float().sum(dim=1)
-    share = grey / ink                                                    # how much of the ink is half-tone
+    share = grey / ink  # how much of the ink is half-tone
     kept = plain(examples)
     assert share[examples.pen & kept].median() < share[~examples.pen & kept].median()
 
@@ -174,9 +180,19 @@ def single_plain(examples, **changes):
     """``examples`` as single digits, upright, unstretched, in no other writer's ink, then ``changes``."""
     count = len(examples)
     zero = torch.zeros(count)
-    return dataclasses.replace(examples, **{"two": torch.zeros(count, dtype=torch.bool), "turns": torch.zeros(count, 2),
-                                            "shears": torch.zeros(count, 2), "aspects": torch.ones(count, 2),
-                                            "squared": zero, "coarse": zero.long(), "level": zero, **changes})
+    return dataclasses.replace(
+        examples,
+        **{
+            "two": torch.zeros(count, dtype=torch.bool),
+            "turns": torch.zeros(count, 2),
+            "shears": torch.zeros(count, 2),
+            "aspects": torch.ones(count, 2),
+            "squared": zero,
+            "coarse": zero.long(),
+            "level": zero,
+            **changes,
+        },
+    )
 
 
 def box_aspect(inputs: torch.Tensor) -> torch.Tensor:
@@ -196,7 +212,7 @@ def as_written(made, digit_set) -> torch.Tensor:
 def test_a_squared_digit_fills_a_square_box(made, digit_set, as_written):
     examples, _ = made
     squared = render(digit_set, single_plain(examples, squared=torch.ones(len(examples))))[0]
-    narrow = box_aspect(as_written) > 0.4                                # a 1, a 7: far from square
+    narrow = box_aspect(as_written) > 0.4  # a 1, a 7: far from square
     assert narrow.sum() > 50
     assert box_aspect(squared)[narrow].median() < 0.15 < 0.4 < box_aspect(as_written)[narrow].median()
 
@@ -209,7 +225,7 @@ def test_hard_edged_ink_is_ink_or_paper_and_coarse_ink_loses_its_fine_detail(mad
     assert set(as_written.unique().tolist()) != {0.0, 1.0}
     coarse = render(digit_set, single_plain(examples, coarse=torch.full((count,), 14)))[0]
 
-    def roughness(images):   # the mean difference of neighbouring pixels over the ink
+    def roughness(images):  # the mean difference of neighbouring pixels over the ink
         return (images.diff(dim=-1).abs().sum() + images.diff(dim=-2).abs().sum()) / images.sum()
 
     assert roughness(coarse) < 0.8 * roughness(as_written)
@@ -241,7 +257,7 @@ def test_the_mnist_capsnet_still_reads_the_varied_digits_as_themselves(trained_m
     """The variation keeps a digit what it is: the MNIST CapsNet, which never saw these examples,
     reads the single digits right far above chance (docs/pairs.md: 94.7% of 1,000)."""
     examples = draw_examples(digit_set.labels, torch.arange(600), torch.Generator().manual_seed(4))
-    single = dataclasses.replace(examples, two=torch.zeros(600, dtype=torch.bool))     # one digit each
+    single = dataclasses.replace(examples, two=torch.zeros(600, dtype=torch.bool))  # one digit each
     inputs, labels, _ = render(digit_set, single)
     with torch.inference_mode():
         read = torch.cat([trained_model(batch).prediction for batch in inputs.split(200)])
@@ -265,10 +281,10 @@ def test_a_single_digit_given_twice_is_one_digit_present_and_redrawn_once():
     expected = 0.0005 * ((reconstruction - images) ** 2 * counted[..., None, None, None]).sum() / 4
     torch.testing.assert_close(reconstruction_loss(reconstruction, images, counted), expected)
     out = type("Out", (), {"lengths": torch.rand(4, 10), "reconstruction": reconstruction})()
-    torch.testing.assert_close(capsule_loss(out, images, labels),
-                               margin_loss(out.lengths, labels) + expected)
-    torch.testing.assert_close(margin_loss(out.lengths, labels[:1]),
-                               margin_loss(out.lengths, labels[:1, :1].squeeze(1)))
+    torch.testing.assert_close(capsule_loss(out, images, labels), margin_loss(out.lengths, labels) + expected)
+    torch.testing.assert_close(
+        margin_loss(out.lengths, labels[:1]), margin_loss(out.lengths, labels[:1, :1].squeeze(1))
+    )
 
 
 @pytest.mark.slow
@@ -277,12 +293,13 @@ def test_the_pairs_loss_masks_the_decoder_by_the_labels_not_by_what_the_network_
     batch the pairs CapsNet misreads differs from one masked by its own two longest capsules."""
     from capsnet import load_model
     from capsnet.data.pairs import TEST_SEED, fixed_pairs, top_two
+
     model = load_model("weights/pairs").eval()
     inputs, digits, labels, _ = fixed_pairs(mnist_test.data[:100], mnist_test.targets[:100], TEST_SEED)
     with torch.no_grad():
         read = top_two(model(inputs).lengths)
         wrong = (read.sort(dim=1).values != labels.sort(dim=1).values).any(dim=1)
-        assert wrong.sum() >= 5                                            # a batch that tells the two apart
+        assert wrong.sum() >= 5  # a batch that tells the two apart
         loss, right = capsnet_pairs_loss(model, inputs, (labels, digits))
         by_labels = capsule_loss(model(inputs, labels), digits, labels)
         by_reading = capsule_loss(model(inputs, read), digits, labels)
@@ -292,8 +309,15 @@ def test_the_pairs_loss_masks_the_decoder_by_the_labels_not_by_what_the_network_
 
 
 def test_train_py_written_batches_are_the_written_examples_of_the_seed_and_epoch(tiny_mnist):
-    data = WrittenTrainingData(str(tiny_mnist), torch.arange(64), 16, seed=1, processes=Processes(),
-                               device=torch.device("cpu"), pairs_per_epoch=40)
+    data = WrittenTrainingData(
+        str(tiny_mnist),
+        torch.arange(64),
+        16,
+        seed=1,
+        processes=Processes(),
+        device=torch.device("cpu"),
+        pairs_per_epoch=40,
+    )
     batches = list(data.epoch(2))
     assert len(data) == 3 and [len(inputs) for inputs, _ in batches] == [16, 16, 8]
     examples = draw_examples(data.digits.labels, torch.arange(64), torch.Generator().manual_seed(epoch_seed(1, 2)))
@@ -308,9 +332,10 @@ def test_train_py_written_batches_are_the_written_examples_of_the_seed_and_epoch
 def test_single_share_sets_how_many_training_examples_hold_one_digit_and_leaves_the_rest_as_drawn(digit_set):
     def draw(share):
         return draw_examples(digit_set.labels, torch.arange(600), torch.Generator().manual_seed(3), share)
+
     usual, more, none = draw(SINGLE_SHARE), draw(0.6), draw(0.0)
     assert abs((~more.two).float().mean().item() - 0.6) < 0.05 and none.two.all()
-    assert (~usual.two <= ~more.two).all()                 # the same draw, read against a higher line
+    assert (~usual.two <= ~more.two).all()  # the same draw, read against a higher line
     assert torch.equal(usual.turns, more.turns) and torch.equal(usual.level, more.level)
 
 
@@ -318,18 +343,35 @@ def test_train_py_single_share_changes_the_training_examples_not_the_validation_
     import train
 
     def data(share):
-        return run_data(str(tiny_mnist), torch.arange(48), torch.arange(48, 64), "pairs", "written", 48, 1,
-                        Processes(), torch.device("cpu"), False, 48, share)
+        return run_data(
+            str(tiny_mnist),
+            torch.arange(48),
+            torch.arange(48, 64),
+            "pairs",
+            "written",
+            48,
+            1,
+            Processes(),
+            torch.device("cpu"),
+            False,
+            48,
+            share,
+        )
+
     usual, all_alone = data(SINGLE_SHARE), data(1.0)
-    (_, (labels, _)), = all_alone.training.epoch(1)
-    (_, (usual_labels, _)), = usual.training.epoch(1)
+    ((_, (labels, _)),) = all_alone.training.epoch(1)
+    ((_, (usual_labels, _)),) = usual.training.epoch(1)
     assert (labels[:, 0] == labels[:, 1]).all() and (usual_labels[:, 0] != usual_labels[:, 1]).any()
     for a, b in zip(usual.validation, all_alone.validation, strict=True):
         assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
     options = train.parse_args(["--task", "pairs", "--single-share", "0.5"])
     assert options.single_share == 0.5 and options.recipe()["single_share"] == 0.5
-    for flags in (["--single-share", "0.5"], ["--task", "pairs", "--examples", "mnist-pairs", "--single-share", "0.5"],
-                  ["--task", "pairs", "--single-share", "1.5"], ["--task", "pairs", "--single-share", "nan"]):
+    for flags in (
+        ["--single-share", "0.5"],
+        ["--task", "pairs", "--examples", "mnist-pairs", "--single-share", "0.5"],
+        ["--task", "pairs", "--single-share", "1.5"],
+        ["--task", "pairs", "--single-share", "nan"],
+    ):
         with pytest.raises(train.UsageError, match="--single-share"):
             train.check_flags(train.parse_args(flags), 1)
 
@@ -338,16 +380,33 @@ def test_train_py_single_share_changes_the_training_examples_not_the_validation_
 @pytest.mark.parametrize("network", ["capsnet", "cnn"])
 def test_train_py_trains_on_written_examples_chooses_on_them_and_reads_mnist_pairs_too(tiny_mnist, tmp_path, network):
     import train
+
     out = tmp_path / "weights"
-    flags = ["--task", "pairs", "--model", network, "--data-dir", str(tiny_mnist), "--val-size", "16",
-             "--batch-size", "16", "--out", str(out), "--checkpoint", str(tmp_path / "last.pt"), "--amp", "off"]
+    flags = [
+        "--task",
+        "pairs",
+        "--model",
+        network,
+        "--data-dir",
+        str(tiny_mnist),
+        "--val-size",
+        "16",
+        "--batch-size",
+        "16",
+        "--out",
+        str(out),
+        "--checkpoint",
+        str(tmp_path / "last.pt"),
+        "--amp",
+        "off",
+    ]
     assert train.main([*flags, "--epochs", "1"]) == 0
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["examples"] == "written" and "as people write them" in metrics["selection"]
     assert metrics["single_share"] == SINGLE_SHARE
     assert 0 <= metrics["written_test_right"] <= 1 and 0 <= metrics["pairs_test_both_right"] <= 1
     assert 0 <= metrics["history"][0]["val_mnist_pairs"] <= 1
-    assert train.main([*flags, "--epochs", "2", "--resume", "--examples", "mnist-pairs"]) == 2   # another recipe
+    assert train.main([*flags, "--epochs", "2", "--resume", "--examples", "mnist-pairs"]) == 2  # another recipe
 
 
 @pytest.mark.gpu

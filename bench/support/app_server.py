@@ -1,6 +1,7 @@
 """Run `python app.py` in a subprocess on a free loopback port, for the tests and the benchmarks,
 its files in a folder of its own (the app of this checkout, or of another revision: `checkout`),
 and call its /perturb through Gradio's HTTP API."""
+
 import json
 import os
 import re
@@ -48,18 +49,24 @@ def serving_app(start_timeout: float = 300.0, files: Path | None = None, code: P
     url = f"http://127.0.0.1:{port}/"
     with ExitStack() as cleanup:
         files = files or Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="app-server-")))
-        env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
-               "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1", "GRADIO_TEMP_DIR": str(files)}
+        env = {
+            **os.environ,
+            "GRADIO_SERVER_NAME": "127.0.0.1",
+            "GRADIO_SERVER_PORT": str(port),
+            "GRADIO_ANALYTICS_ENABLED": "False",
+            "PYTHONUNBUFFERED": "1",
+            "GRADIO_TEMP_DIR": str(files),
+        }
         log = cleanup.enter_context(tempfile.TemporaryFile(mode="w+"))
-        server = subprocess.Popen([sys.executable, "app.py"], cwd=code, env=env, stdout=log,
-                                  stderr=subprocess.STDOUT)
+        server = subprocess.Popen([sys.executable, "app.py"], cwd=code, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + start_timeout
             while True:
                 if server.poll() is not None or time.monotonic() > deadline:
                     log.seek(0)
-                    raise RuntimeError(f"app.py did not answer on {url} (exit code {server.poll()}):"
-                                       f"\n{log.read()[-3000:]}")
+                    raise RuntimeError(
+                        f"app.py did not answer on {url} (exit code {server.poll()}):\n{log.read()[-3000:]}"
+                    )
                 try:
                     with urllib.request.urlopen(url, timeout=2):
                         break
@@ -83,8 +90,9 @@ def call_perturb(url: str, session_hash: str, arguments: str) -> tuple[str, dict
         The last event ("complete" or "error") and its data.
     """
     body = f'{{"data": [{arguments}], "session_hash": "{session_hash}"}}'
-    request = urllib.request.Request(f"{url}gradio_api/call/perturb", data=body.encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{url}gradio_api/call/perturb", data=body.encode(), headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=120) as response:
         event_id = json.load(response)["event_id"]
     with urllib.request.urlopen(f"{url}gradio_api/call/perturb/{event_id}", timeout=120) as response:

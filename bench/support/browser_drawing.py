@@ -6,6 +6,7 @@ dragged or set (SliderDriver), over a network as slow as DevTools makes it (`rou
 by tests/test_browser.py, tests/test_browser_decoder.py, bench/browser_latency.py and
 bench/slider_drag.py.
 """
+
 import base64
 import io
 import time
@@ -21,9 +22,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 DESKTOP = {"width": 1300, "height": 1100}
 PHONE = {"width": 390, "height": 844}
-MOVE_SECONDS = 0.016     # between pointer moves: at most 60 a second, as a screen reports them
-POINT_STRIDE = 3         # every third point of a stroke is a pointer move (~5 screen pixels apart)
-PAUSE_SECONDS = 0.15     # between strokes, once the last one's reading is on the page
+MOVE_SECONDS = 0.016  # between pointer moves: at most 60 a second, as a screen reports them
+POINT_STRIDE = 3  # every third point of a stroke is a pointer move (~5 screen pixels apart)
+PAUSE_SECONDS = 0.15  # between strokes, once the last one's reading is on the page
 PHONE_UNDER_BARS = {"width": 390, "height": 664}  # what a 390x844 phone shows of a page under its browser's bars
 PANEL = "#reading-panel .panel"  # the reading, the bars, the network's input, the reconstruction
 PAIR_PANEL = "#pair-panel .pair"  # the two digits read, their redrawings, the input, Figure 5, the CNN
@@ -68,8 +69,10 @@ TIMING_SCRIPT = """
 
 
 # In the page: a CSS colour as the browser computes it, "rgb(31, 111, 209)", as "#1f6fd1".
-HEX_JS = ("const hex = (css) => '#' + css.match(/\\d+/g).slice(0, 3)"
-          ".map((v) => Number(v).toString(16).padStart(2, '0')).join('');")
+HEX_JS = (
+    "const hex = (css) => '#' + css.match(/\\d+/g).slice(0, 3)"
+    ".map((v) => Number(v).toString(16).padStart(2, '0')).join('');"
+)
 
 # In the page: at every move of a transform slider (its input event, after the sliders have
 # counted it in their revision), note the revision and the time of the move; the move's latency
@@ -156,9 +159,11 @@ def round_trip(page, milliseconds: float, download_mbps: float | None = None) ->
     ``download_mbps`` megabits a second, or as fast as they come (None)."""
     cdp = page.context.new_cdp_session(page)
     cdp.send("Network.enable")
-    throughput = -1 if download_mbps is None else download_mbps * 1e6 / 8      # bytes a second
-    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": milliseconds,
-                                                   "downloadThroughput": throughput, "uploadThroughput": -1})
+    throughput = -1 if download_mbps is None else download_mbps * 1e6 / 8  # bytes a second
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": milliseconds, "downloadThroughput": throughput, "uploadThroughput": -1},
+    )
 
 
 def pointer(page, cdp, kind: str, x: float, y: float) -> None:
@@ -185,7 +190,8 @@ class PadDriver:
         page: a Playwright page at the playground, loaded.
         touch: draw with a finger (touch events) instead of the mouse.
     """
-    pad, panel = "#pad", PANEL      # the pad's gr.HTML and its panel, which carries data-revision
+
+    pad, panel = "#pad", PANEL  # the pad's gr.HTML and its panel, which carries data-revision
 
     def __init__(self, page, touch: bool = False):
         self.page, self.touch = page, touch
@@ -226,7 +232,10 @@ class PadDriver:
             self._pointer("up", *moves[-1])
             self.page.wait_for_function(
                 "([pad, n]) => window.strokeEnds[pad].length > n && window.strokeEnds[pad][n].ms !== null",
-                arg=[self.pad, ends], timeout=timeout * 1000, polling=10)
+                arg=[self.pad, ends],
+                timeout=timeout * 1000,
+                polling=10,
+            )
             latencies.append(self.page.evaluate("([pad, n]) => window.strokeEnds[pad][n].ms", [self.pad, ends]))
             time.sleep(PAUSE_SECONDS)
         return latencies
@@ -241,7 +250,9 @@ class PadDriver:
         self._press(f"{self.pad} button.clear")
         self.page.wait_for_function(
             "() => document.querySelectorAll('#reading-panel .digit.empty, #reading-panel .picture.empty')"
-            ".length === 3", timeout=timeout * 1000)
+            ".length === 3",
+            timeout=timeout * 1000,
+        )
 
     def reading(self) -> str:
         return self.page.locator("#reading-panel .digit").inner_text()
@@ -251,7 +262,8 @@ class PadDriver:
         return self.page.evaluate(
             "([pad, panel]) => [document.querySelector(`${pad} canvas`).closest('.pad').parentElement"
             ".dataset.revision ?? null, document.querySelector(panel)?.dataset.revision ?? null]",
-            [self.pad, self.panel])
+            [self.pad, self.panel],
+        )
 
     def network_input(self) -> np.ndarray:
         """The 28x28 picture under "What the network sees", as ink in [0, 1]."""
@@ -259,15 +271,16 @@ class PadDriver:
 
     def canvas_pixels(self) -> np.ndarray:
         """The pad's canvas as the page paints it, uint8 RGB [h, w, 3]."""
-        return rgb_picture(self.page.evaluate("(pad) => document.querySelector(`${pad} canvas`).toDataURL()",
-                                              self.pad))
+        return rgb_picture(self.page.evaluate("(pad) => document.querySelector(`${pad} canvas`).toDataURL()", self.pad))
 
     def canvas_is_blank(self) -> bool:
         """Whether every pixel of the pad's canvas is white paper."""
         return self.page.evaluate(
             "(pad) => { const c = document.querySelector(`${pad} canvas`);"
             " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
-            " for (let i = 0; i < d.length; i++) if (d[i] !== 255) return false; return true; }", self.pad)
+            " for (let i = 0; i < d.length; i++) if (d[i] !== 255) return false; return true; }",
+            self.pad,
+        )
 
 
 class PairDriver(PadDriver):
@@ -279,6 +292,7 @@ class PairDriver(PadDriver):
         page: a Playwright page at the playground, loaded.
         touch: draw and press with a finger (touch events) instead of the mouse.
     """
+
     pad, panel = "#pair-pad", PAIR_PANEL
 
     def choose_pen(self, pen: int) -> None:
@@ -291,7 +305,9 @@ class PairDriver(PadDriver):
         """Each pen's colour as its button's swatch shows it, "#rrggbb"."""
         return self.page.evaluate(
             f"(pad) => {{ {HEX_JS} return [...document.querySelectorAll(`${{pad}} button.pen .swatch`)]"
-            ".map((s) => hex(getComputedStyle(s).backgroundColor)); }", self.pad)
+            ".map((s) => hex(getComputedStyle(s).backgroundColor)); }",
+            self.pad,
+        )
 
     def chosen_pen(self) -> int:
         """The pen the pad marks chosen (aria-pressed), 0 for pen 1."""
@@ -325,7 +341,9 @@ class PairDriver(PadDriver):
             " const revision = surface.parentElement.dataset.revision, shown = document.querySelector(panel);"
             " return revision !== before && (shown?.dataset.revision === revision"
             " || (!surface.querySelector('.hint').hidden && shown?.classList.contains('empty'))); }",
-            arg=[self.pad, self.panel, before], timeout=timeout * 1000)
+            arg=[self.pad, self.panel, before],
+            timeout=timeout * 1000,
+        )
 
     def reading(self) -> str:
         """The digits the panel shows, the longer capsule's first ("35", or "3" for one); "" before any drawing."""
@@ -336,7 +354,8 @@ class PairDriver(PadDriver):
         return self.page.evaluate(
             f"(panel) => {{ {HEX_JS} const digits = document.querySelectorAll(`${{panel}} .digits .digit`);"
             " return Object.fromEntries([...digits].map((d) => [d.textContent, hex(getComputedStyle(d).color)])); }",
-            self.panel)
+            self.panel,
+        )
 
     def input_picture(self) -> np.ndarray:
         """The 28x28 picture under "What the networks see", each pen's ink in its colour: uint8 RGB [28, 28, 3]."""
@@ -348,8 +367,12 @@ class PairDriver(PadDriver):
 
     def redrawn(self) -> list[np.ndarray]:
         """Each digit read redrawn from its own capsule, as the panel shows it: uint8 RGB [28, 28, 3]."""
-        return [rgb_picture(source) for source in self.page.eval_on_selector_all(
-            f"{self.panel} .redrawn-pair img.redrawn", "(images) => images.map((i) => i.src)")]
+        return [
+            rgb_picture(source)
+            for source in self.page.eval_on_selector_all(
+                f"{self.panel} .redrawn-pair img.redrawn", "(images) => images.map((i) => i.src)"
+            )
+        ]
 
 
 class TurnDriver:
@@ -378,7 +401,8 @@ class TurnDriver:
         if digit is not None:
             self.page.wait_for_function(
                 "(digit) => document.querySelector('#turn-sweep')?.textContent.includes(`Your ${digit}, turned`)",
-                arg=digit)
+                arg=digit,
+            )
 
     def drag(self, name: str, fractions: list[float], timeout: float = 60.0) -> list[float]:
         """Press on slider ``name``'s thumb and move it to each of ``fractions`` of the slider's
@@ -396,9 +420,10 @@ class TurnDriver:
             moves = self.page.evaluate("() => window.turnMoves.length")
             self._pointer("move", box["x"] + box["width"] * fraction, y)
             if self.page.evaluate("() => window.turnMoves.length") == moves:
-                continue                                         # the value did not change: no event
-            self.page.wait_for_function("(n) => window.turnMoves[n].ms !== null", arg=moves,
-                                        timeout=timeout * 1000, polling=10)
+                continue  # the value did not change: no event
+            self.page.wait_for_function(
+                "(n) => window.turnMoves[n].ms !== null", arg=moves, timeout=timeout * 1000, polling=10
+            )
             latencies.append(self.page.evaluate("(n) => window.turnMoves[n].ms", moves))
         self._pointer("up", box["x"] + box["width"] * fractions[-1], y)
         return latencies
@@ -422,7 +447,7 @@ class SliderDriver:
 
     def __init__(self, page):
         self.page = page
-        self.answers = 0                 # the page's events answered by the server so far
+        self.answers = 0  # the page's events answered by the server so far
         page.on("requestfinished", self._answered)
         page.wait_for_selector("#sliders input[type=range]")
         page.evaluate(DRAG_TIMING_SCRIPT)
@@ -470,7 +495,8 @@ class SliderDriver:
             "() => { const inputs = [...document.querySelectorAll('#sliders input[type=range]')];"
             " const limits = Array(inputs.length);"
             " for (const input of inputs) limits[Number(input.dataset.dimension)] = Number(input.max);"
-            " return limits; }")
+            " return limits; }"
+        )
 
     def reconstruction(self) -> np.ndarray:
         """The reconstruction the reading panel shows, uint8 grey [28, 28] (black ink on white)."""
@@ -487,7 +513,7 @@ class SliderDriver:
         box = slider.bounding_box()
         y, middle = box["y"] + box["height"] / 2, box["x"] + box["width"] / 2
         left, right = box["x"] + inset, box["x"] + box["width"] - inset
-        way = np.linspace(0, (middle - left) + (right - left), moves + 1)[1:]     # along the path
+        way = np.linspace(0, (middle - left) + (right - left), moves + 1)[1:]  # along the path
         xs = np.where(way <= middle - left, middle - way, left + way - (middle - left))
         self.page.evaluate("() => { window.sliderMoves.length = 0; window.reconstructions.length = 0; }")
         self.page.mouse.move(middle, y)

@@ -5,6 +5,7 @@ that it makes in the system's temp folder, moves the file into ``download_files`
 folder behind, empty (Client._download_file): one for every file downloaded. While a client here
 downloads, Python's temp folder is its downloads folder, so those end there too.
 """
+
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext

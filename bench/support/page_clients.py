@@ -20,6 +20,7 @@ of the drawn digit in Turn it, the pair panel of the value sent for every pair r
 once both are drawn) with the capsule Decode as names redrawn where it is not one of the two.
 All the people run as asyncio tasks in one process, sharing one httpx client.
 """
+
 import asyncio
 import base64
 import io
@@ -39,22 +40,22 @@ from playground.dimensions import PAPER
 from playground.drawing_pad import SIDE
 from playground.routing import ALL_TYPES
 
-STROKE_SECONDS = 0.6          # a stroke takes this long to draw ...
-LIVE_SECONDS = 0.1            # ... and the pad sends it at most this often (drawing_pad.LIVE_MS)
+STROKE_SECONDS = 0.6  # a stroke takes this long to draw ...
+LIVE_SECONDS = 0.1  # ... and the pad sends it at most this often (drawing_pad.LIVE_MS)
 BETWEEN_STROKES_SECONDS = 0.3  # pen lifted between the strokes of a 4
-SLIDER_STEPS = 4              # a drag of one slider sends this many moves ...
-STEP_SECONDS = 0.1            # ... at most this often, the next once the last is answered
-TURN_SHARE = 0.5             # of the digits drawn, those also turned in the Turn-it section
-PAUSE_SECONDS = 2.0           # looking at the result before Clear and the next digit
-PAIR_SHARE = 0.5              # of the people, those who also draw a pair in Two digits after each digit
-PAIR_OFFSET = 40.0            # pad units: the second digit's centre within this of the first's, each axis
-                              # (4 of the pad's 28 pixels: MultiMNIST shifts each digit by up to 4)
-DECODE_SHARE = 0.5            # of the pairs drawn, those after which Decode as is changed
-HTTP_TIMEOUT = 60.0           # seconds for one request; longer is recorded as an error
+SLIDER_STEPS = 4  # a drag of one slider sends this many moves ...
+STEP_SECONDS = 0.1  # ... at most this often, the next once the last is answered
+TURN_SHARE = 0.5  # of the digits drawn, those also turned in the Turn-it section
+PAUSE_SECONDS = 2.0  # looking at the result before Clear and the next digit
+PAIR_SHARE = 0.5  # of the people, those who also draw a pair in Two digits after each digit
+PAIR_OFFSET = 40.0  # pad units: the second digit's centre within this of the first's, each axis
+# (4 of the pad's 28 pixels: MultiMNIST shifts each digit by up to 4)
+DECODE_SHARE = 0.5  # of the pairs drawn, those after which Decode as is changed
+HTTP_TIMEOUT = 60.0  # seconds for one request; longer is recorded as an error
 DIGIT = re.compile(r'<div class="digit">(\d)</div>')
 PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
 PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="data:image/png;base64,([^"]+)"', re.S)
-EVENTS = {                    # what each event of a person is, as the reports name it
+EVENTS = {  # what each event of a person is, as the reports name it
     "decoder": "the page's decoder, once a page (GET)",
     "network": "the page's network and ONNX Runtime Web, once a page (GET)",
     "final": "reading at a stroke's end, pen up -> shown",
@@ -82,8 +83,9 @@ def page_event(app, url: str, fn, data: list, session: str = "page") -> httpx.Re
     /gradio_api/run/predict with the event's index (the page's events skip the queue). NaN and
     infinity in ``data`` go as JSON's NaN and Infinity, which Gradio's parser takes."""
     body = json.dumps({"data": data, "fn_index": event_index(app, fn), "session_hash": session})
-    return httpx.post(f"{url}gradio_api/run/predict", content=body, timeout=120,
-                      headers={"Content-Type": "application/json"})
+    return httpx.post(
+        f"{url}gradio_api/run/predict", content=body, timeout=120, headers={"Content-Type": "application/json"}
+    )
 
 
 def outputs_of(response: httpx.Response) -> list:
@@ -95,52 +97,65 @@ def outputs_of(response: httpx.Response) -> list:
 @dataclass(frozen=True)
 class Page:
     """What a person's requests need of app.py: the events' indices and the controls' values."""
-    read_drawing: int        # fn_index of each event the page sends
+
+    read_drawing: int  # fn_index of each event the page sends
     show_details: int
     move_dimensions: int
     turn: int
     turn_refresh: int
-    sliders: dict            # the sliders' value before any reading
-    decode_as: str           # "winner"
-    scale: str               # the sliders' range: the paper's
-    iterations: int          # the routing view's r
-    capsule_type: int        # the routing view's capsule type: all
-    transforms: dict         # the transform sliders' value before any move: the digit unchanged
-    read_pair: int | None    # the Two-digits pad's change and Decode as: None where the section has
+    sliders: dict  # the sliders' value before any reading
+    decode_as: str  # "winner"
+    scale: str  # the sliders' range: the paper's
+    iterations: int  # the routing view's r
+    capsule_type: int  # the routing view's capsule type: all
+    transforms: dict  # the transform sliders' value before any move: the digit unchanged
+    read_pair: int | None  # the Two-digits pad's change and Decode as: None where the section has
     decode_pair: int | None  # no pairs networks, and so no pad
-    decoder: str | None = None   # the address of the decoder the page redraws with, where it has one:
-                                 # None, a page that sends every slider move to the server
-    network: str | None = None   # the address of the graph the page reads drawings with, where it has
-                                 # one: None, a page that sends each stroke while it is drawn
+    decoder: str | None = None  # the address of the decoder the page redraws with, where it has one:
+    # None, a page that sends every slider move to the server
+    network: str | None = None  # the address of the graph the page reads drawings with, where it has
+    # one: None, a page that sends each stroke while it is drawn
     runtime: tuple[str, ...] = ()  # the addresses of ONNX Runtime Web's files, which run the graph
 
     @classmethod
     def of(cls, app) -> "Page":
         """The page of the imported app.py (the same indices as a `python app.py` serving it)."""
         pairs = app.TWO_DIGITS.problem is None
-        return cls(event_index(app, app.READING.read_drawing), event_index(app, app.show_details),
-                   event_index(app, app.CAPSULE_DIMENSIONS.move_dimensions), event_index(app, app.TURN_IT.turn),
-                   event_index(app, app.TURN_IT.show), app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER), app.WINNER,
-                   PAPER, app.NETWORKS.capsnet.config.routing_iterations, ALL_TYPES,
-                   {**transform_sliders.UNCHANGED, "revision": 0},
-                   event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
-                   event_index(app, app.TWO_DIGITS.decode_again) if pairs else None, app.READING.decoder.url,
-                   app.READING.page_network.url, tuple(f"{page_network.RUNTIME}/{name}" for name in page_network.RUNTIME_FILES))
+        return cls(
+            event_index(app, app.READING.read_drawing),
+            event_index(app, app.show_details),
+            event_index(app, app.CAPSULE_DIMENSIONS.move_dimensions),
+            event_index(app, app.TURN_IT.turn),
+            event_index(app, app.TURN_IT.show),
+            app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER),
+            app.WINNER,
+            PAPER,
+            app.NETWORKS.capsnet.config.routing_iterations,
+            ALL_TYPES,
+            {**transform_sliders.UNCHANGED, "revision": 0},
+            event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
+            event_index(app, app.TWO_DIGITS.decode_again) if pairs else None,
+            app.READING.decoder.url,
+            app.READING.page_network.url,
+            tuple(f"{page_network.RUNTIME}/{name}" for name in page_network.RUNTIME_FILES),
+        )
 
 
 @dataclass(frozen=True)
 class Exchange:
     """One request of one person, and how it went."""
+
     person: int
-    event: str               # a key of EVENTS
-    seconds: float           # from sending the request to having its answer
-    waited: float            # what the person waited: from pen-up for a final reading, else seconds
+    event: str  # a key of EVENTS
+    seconds: float  # from sending the request to having its answer
+    waited: float  # what the person waited: from pen-up for a final reading, else seconds
     error: str | None = None
 
 
 def reading_problem(digit: int | None) -> Callable[[list], str | None]:
     """The check of an answer whose last output is the reading panel: a reading, of ``digit``
     unless None."""
+
     def problem(outputs: list) -> str | None:
         shown = DIGIT.search(outputs[-1])
         if shown is None:
@@ -148,6 +163,7 @@ def reading_problem(digit: int | None) -> Callable[[list], str | None]:
         if digit is not None and shown.group(1) != str(digit):
             return f"drew {digit}, the panel reads {shown.group(1)}"
         return None
+
     return problem
 
 
@@ -158,19 +174,21 @@ def empty_problem(outputs: list) -> str | None:
 def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], str | None]:
     """The check of a Turn-it answer: the turn panel of the sliders' ``revision`` first and, where
     ``digit`` is given (a refresh), the rotation sweep of that drawn digit after it."""
+
     def problem(outputs: list) -> str | None:
         if f'<div class="turn" data-revision="{revision}">' not in outputs[0][:100]:
             return f"not the turn panel of revision {revision}: {outputs[0][:200]}"
         if digit is not None and f"<figcaption>Your {digit}, turned" not in outputs[1]:
             return f"not the sweep of the drawn {digit}: {outputs[1][:200]}"
         return None
+
     return problem
 
 
 def pen_pixels(picture: np.ndarray, colour: str, tolerance: int = 8) -> float:
     """The share of a picture's pixels [h, w, 3] painted in ``colour`` ("#rrggbb"), up to
     ``tolerance`` in each channel (anti-aliasing, ink not quite full)."""
-    rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+    rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)])
     return float((np.abs(picture.astype(int) - rgb).max(axis=-1) <= tolerance).mean())
 
 
@@ -178,11 +196,11 @@ def pen_ink(picture: np.ndarray, colour: str) -> np.ndarray:
     """How strongly ``colour`` ("#rrggbb") lies on white paper at each pixel of ``picture`` [h, w, 3]
     drawn as `two_digit_views.tinted` draws ink (white * (1 - a) + colour * a, rounded): a [h, w] in
     [0, 1], 0 where the pixel is no mix of white and that colour."""
-    rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], dtype=np.float64)
-    depth = 255 - rgb                                                  # the colour's distance from white
+    rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)], dtype=np.float64)
+    depth = 255 - rgb  # the colour's distance from white
     channel = depth.argmax()
-    a = (255 - picture[..., channel]) / depth[channel]                 # [h, w]
-    mixed = np.rint(255 * (1 - a[..., None]) + rgb * a[..., None])     # [h, w, 3]
+    a = (255 - picture[..., channel]) / depth[channel]  # [h, w]
+    mixed = np.rint(255 * (1 - a[..., None]) + rgb * a[..., None])  # [h, w, 3]
     return np.where(np.abs(mixed - picture).max(axis=-1) <= 1, a, 0.0)
 
 
@@ -200,6 +218,7 @@ def pair_problem(revision: int, decode_as: str, two: bool = False) -> Callable[[
     networks' input holding both pens' ink where ``two`` (both digits drawn: whether the networks
     then read one digit or two is theirs to say), with the capsule ``decode_as`` names redrawn
     besides where it is not one of those read, and none otherwise."""
+
     def problem(outputs: list) -> str | None:
         panel = outputs[-1]
         shown = PAIR.match(panel)
@@ -209,10 +228,13 @@ def pair_problem(revision: int, decode_as: str, two: bool = False) -> Callable[[
         if two and pens_in_the_input(panel) != {0, 1}:
             return f"both digits drawn, the networks' input lacks a pen's ink: {panel[:200]}"
         besides = decode_as if decode_as != two_digits.TWO_READ and decode_as not in read else None
-        if (f"<figcaption>Capsule {besides} redrawn" not in panel if besides else 'class="decoded"' in panel):
-            return (f"decoded as {decode_as!r} and read {''.join(read)}, yet {'no' if besides else 'a'} "
-                    "capsule is redrawn besides those read")
+        if f"<figcaption>Capsule {besides} redrawn" not in panel if besides else 'class="decoded"' in panel:
+            return (
+                f"decoded as {decode_as!r} and read {''.join(read)}, yet {'no' if besides else 'a'} "
+                "capsule is redrawn besides those read"
+            )
         return None
+
     return problem
 
 
@@ -227,7 +249,7 @@ def overlaid(first: list[list[float]], second: list[list[float]], rng: np.random
     first's on each axis, the whole of it on the pad."""
     a, b = (np.concatenate([np.reshape(stroke, (-1, 2)) for stroke in strokes]) for strokes in (first, second))
     shift = (a.min(0) + a.max(0) - b.min(0) - b.max(0)) / 2 + rng.uniform(-PAIR_OFFSET, PAIR_OFFSET, 2)
-    shift = np.clip(shift, -b.min(0), SIDE - b.max(0))                  # (x, y)
+    shift = np.clip(shift, -b.min(0), SIDE - b.max(0))  # (x, y)
     return [np.round(np.reshape(stroke, (-1, 2)) + shift, 1).ravel().tolist() for stroke in second]
 
 
@@ -246,7 +268,7 @@ async def drawn(strokes: list[list[float]]) -> AsyncIterator[tuple[list[list[flo
             if now >= pen_up:
                 break
             points = max(1, round(len(stroke) // 2 * (now - pen_down) / STROKE_SECONDS))
-            yield done + [stroke[:2 * points]], None
+            yield done + [stroke[: 2 * points]], None
             next_send = now + LIVE_SECONDS
         done.append(stroke)
         yield done, pen_up
@@ -257,14 +279,18 @@ async def drawn(strokes: list[list[float]]) -> AsyncIterator[tuple[list[list[flo
 def details_problem(reading: bool) -> Callable[[list], str | None]:
     """The check of show_details' answer: Figure 4 and the routing view of a reading, or their
     empty states."""
-    wanted = ('<table class="figure4"', '<div class="routing-view">') if reading else (
-        'class="figure4 empty"', 'class="routing-view empty"')
+    wanted = (
+        ('<table class="figure4"', '<div class="routing-view">')
+        if reading
+        else ('class="figure4 empty"', 'class="routing-view empty"')
+    )
 
     def problem(outputs: list) -> str | None:
         figure4, routing = outputs[2], outputs[3]
         if wanted[0] in figure4[:100] and wanted[1] in routing[:100]:
             return None
         return f"not the details of {'a reading' if reading else 'an empty pad'}: {figure4[:100]} {routing[:100]}"
+
     return problem
 
 
@@ -277,35 +303,45 @@ class Person:
         self.client, self.page, self.index, self.draws_pairs = client, page, index, draws_pairs
         self.session = f"person-{index}"
         self.rng = np.random.default_rng((seed, index))
-        self.revision = 0                      # the pad counts the values it sends
-        self.pair_revision = 0                 # and so does the Two-digits pad
+        self.revision = 0  # the pad counts the values it sends
+        self.pair_revision = 0  # and so does the Two-digits pad
         self.pair_decode_as = two_digits.TWO_READ
-        self.sliders = page.sliders            # the sliders' value on the page
+        self.sliders = page.sliders  # the sliders' value on the page
         self.details: asyncio.Task | None = None
         self.exchanges: list[Exchange] = []
 
-    async def send(self, event: str, fn_index: int, data: list, problem: Callable[[list], str | None],
-                   since: float | None = None) -> list | None:
+    async def send(
+        self, event: str, fn_index: int, data: list, problem: Callable[[list], str | None], since: float | None = None
+    ) -> list | None:
         """POST one event as the page does, record it, and return its outputs (None on error)."""
         start = time.perf_counter()
         try:
-            response = await self.client.post("run/predict", json={
-                "data": data, "fn_index": fn_index, "session_hash": self.session})
+            response = await self.client.post(
+                "run/predict", json={"data": data, "fn_index": fn_index, "session_hash": self.session}
+            )
             response.raise_for_status()
             outputs = response.json()["data"]
             error = problem(outputs)
         except Exception as failure:  # recorded: the benchmark and the test report every error
             outputs, error = None, f"{type(failure).__name__}: {str(failure)[:200]}"
         end = time.perf_counter()
-        self.exchanges.append(Exchange(self.index, event, end - start, end - (start if since is None else since),
-                                       error))
+        self.exchanges.append(
+            Exchange(self.index, event, end - start, end - (start if since is None else since), error)
+        )
         return None if error else outputs
 
-    async def send_drawing(self, event: str, strokes: list[list[float]], drawing: bool,
-                           problem: Callable[[list], str | None], since: float | None = None) -> list | None:
+    async def send_drawing(
+        self,
+        event: str,
+        strokes: list[list[float]],
+        drawing: bool,
+        problem: Callable[[list], str | None],
+        since: float | None = None,
+    ) -> list | None:
         self.revision += 1
-        return await self.send(event, self.page.read_drawing, [pad_value(strokes, self.revision, drawing=drawing)],
-                               problem, since)
+        return await self.send(
+            event, self.page.read_drawing, [pad_value(strokes, self.revision, drawing=drawing)], problem, since
+        )
 
     def follow_with_details(self, reading: bool, event: str) -> None:
         """The panel settled: show_details follows (after the one in flight, as the page sends it)."""
@@ -315,29 +351,42 @@ class Person:
         if previous is not None:
             await previous
         page = self.page
-        outputs = await self.send(event, page.show_details, [None, page.decode_as, page.scale, self.sliders,
-                                                             page.iterations, page.capsule_type],
-                                  details_problem(reading))
-        if outputs is not None and outputs[1].get("__type__") != "update":   # gr.skip(): as they are
+        outputs = await self.send(
+            event,
+            page.show_details,
+            [None, page.decode_as, page.scale, self.sliders, page.iterations, page.capsule_type],
+            details_problem(reading),
+        )
+        if outputs is not None and outputs[1].get("__type__") != "update":  # gr.skip(): as they are
             self.sliders = outputs[1]
 
     async def draw(self, digit: int, strokes: list[list[float]]) -> None:
         """Draw ``strokes`` one by one: live readings while each is drawn, the final one at pen-up."""
         async for shown, pen_up in drawn(strokes):
             if pen_up is None:
-                if self.page.network is None:                 # else the page reads it: nothing is sent
+                if self.page.network is None:  # else the page reads it: nothing is sent
                     await self.send_drawing("live", shown, True, reading_problem(None))
-            elif await self.send_drawing("final", shown, False,
-                                         reading_problem(digit if len(shown) == len(strokes) else None),
-                                         since=pen_up) is not None:
+            elif (
+                await self.send_drawing(
+                    "final", shown, False, reading_problem(digit if len(shown) == len(strokes) else None), since=pen_up
+                )
+                is not None
+            ):
                 self.follow_with_details(True, "details")
 
-    async def send_pair(self, event: str, strokes: list[list[float]], pens: str, drawing: bool,
-                        since: float | None = None, two: bool = False) -> None:
+    async def send_pair(
+        self,
+        event: str,
+        strokes: list[list[float]],
+        pens: str,
+        drawing: bool,
+        since: float | None = None,
+        two: bool = False,
+    ) -> None:
         """The Two-digits pad's value, each stroke's pen in ``pens``; the answer must be the pair
         panel of this value (naming two digits where ``two``), or the empty one for no strokes."""
         self.pair_revision += 1
-        value = {**pad_value(strokes, self.pair_revision, drawing=drawing), "pens": pens[:len(strokes)]}
+        value = {**pad_value(strokes, self.pair_revision, drawing=drawing), "pens": pens[: len(strokes)]}
         problem = pair_problem(self.pair_revision, self.pair_decode_as, two) if strokes else empty_pair_problem
         await self.send(event, self.page.read_pair, [value, self.pair_decode_as], problem, since)
 
@@ -349,19 +398,29 @@ class Person:
         second = overlaid(first[1], others[self.rng.integers(len(others))][1], self.rng)
         strokes, pens = first[1] + second, "0" * len(first[1]) + "1" * len(second)
         async for shown, pen_up in drawn(strokes):
-            await self.send_pair("pair-live" if pen_up is None else "pair-final", shown, pens, pen_up is None,
-                                 since=pen_up, two=pen_up is not None and len(shown) == len(strokes))
+            await self.send_pair(
+                "pair-live" if pen_up is None else "pair-final",
+                shown,
+                pens,
+                pen_up is None,
+                since=pen_up,
+                two=pen_up is not None and len(shown) == len(strokes),
+            )
         if self.rng.random() < DECODE_SHARE:
             choices = [choice for choice in two_digits.DECODE_CHOICES if choice != self.pair_decode_as]
             self.pair_decode_as = choices[self.rng.integers(len(choices))]
-            await self.send("pair-decode", self.page.decode_pair, [None, self.pair_decode_as],
-                            pair_problem(self.pair_revision, self.pair_decode_as, two=True))
+            await self.send(
+                "pair-decode",
+                self.page.decode_pair,
+                [None, self.pair_decode_as],
+                pair_problem(self.pair_revision, self.pair_decode_as, two=True),
+            )
         await asyncio.sleep(PAUSE_SECONDS)
         await self.send_pair("pair-clear", [], "", False)
 
     async def load_the_decoder(self) -> None:
         """GET the page's decoder, as the page does once it is loaded; the answer must be the file."""
-        await self.load("decoder", [self.page.decoder], lambda content: content[8:9] == b"{")   # safetensors:
+        await self.load("decoder", [self.page.decoder], lambda content: content[8:9] == b"{")  # safetensors:
         # the header's length in 8 bytes, then its JSON
 
     async def load_the_network(self) -> None:
@@ -375,8 +434,9 @@ class Person:
         error = None
         try:
             for address in addresses:
-                response = await self.client.get(self.client.base_url.join(f"../{address}"),
-                                                  headers={"Accept-Encoding": "gzip"})
+                response = await self.client.get(
+                    self.client.base_url.join(f"../{address}"), headers={"Accept-Encoding": "gzip"}
+                )
                 response.raise_for_status()
                 if address == addresses[0] and not looks_right(response.content):
                     error = f"not the page's file: {response.content[:100]!r}"
@@ -391,7 +451,7 @@ class Person:
         if self.details is not None:
             await self.details
         if not self.sliders.get("enabled"):
-            return                          # no details came: the page's sliders stay disabled
+            return  # no details came: the page's sliders stay disabled
         row = self.sliders["rows"][self.rng.integers(len(self.sliders["rows"]))]
         target = self.rng.uniform(-row["limit"], row["limit"])
         for step in range(1, SLIDER_STEPS + 1):
@@ -400,8 +460,12 @@ class Person:
             self.sliders = {**self.sliders, "offsets": offsets}
             sent = time.perf_counter()
             if self.page.decoder is None:
-                await self.send("slider", self.page.move_dimensions,
-                                [None, self.page.decode_as, self.page.scale, self.sliders], reading_problem(digit))
+                await self.send(
+                    "slider",
+                    self.page.move_dimensions,
+                    [None, self.page.decode_as, self.page.scale, self.sliders],
+                    reading_problem(digit),
+                )
             await asyncio.sleep(max(0.0, sent + STEP_SECONDS - time.perf_counter()))
 
     async def turn(self, digit: int) -> None:
@@ -410,12 +474,16 @@ class Person:
         if self.details is not None:
             await self.details
         transforms = self.page.transforms
-        await self.send("turn-refresh", self.page.turn_refresh, [None, transforms],
-                        turn_problem(transforms["revision"], digit))
+        await self.send(
+            "turn-refresh", self.page.turn_refresh, [None, transforms], turn_problem(transforms["revision"], digit)
+        )
         target = self.rng.uniform(-90, 90)
         for step in range(1, SLIDER_STEPS + 1):
-            transforms = {**transforms, "rotation": round(target * step / SLIDER_STEPS),
-                          "revision": transforms["revision"] + 1}
+            transforms = {
+                **transforms,
+                "rotation": round(target * step / SLIDER_STEPS),
+                "revision": transforms["revision"] + 1,
+            }
             sent = time.perf_counter()
             await self.send("turn", self.page.turn, [None, transforms], turn_problem(transforms["revision"]))
             await asyncio.sleep(max(0.0, sent + STEP_SECONDS - time.perf_counter()))
@@ -426,8 +494,9 @@ class Person:
         if self.details is not None:
             await self.details
 
-    async def use(self, drawings: list[tuple[int, list[list[float]]]], start_delay: float,
-                  done: Callable[[int], bool]) -> None:
+    async def use(
+        self, drawings: list[tuple[int, list[list[float]]]], start_delay: float, done: Callable[[int], bool]
+    ) -> None:
         """Draw, look, drag a slider, sometimes turn the digit, look, Clear, and draw a pair in Two
         digits if this person does: again and again, drawings of ``drawings`` picked at random each
         time, until ``done(digits drawn so far)``."""
@@ -456,25 +525,34 @@ def draws_pairs(index: int, pair_share: float) -> bool:
     return int((index + 1) * pair_share) > int(index * pair_share)
 
 
-async def _use_the_page(url: str, page: Page, people: int, drawings: list, seed: int,
-                        done: Callable[[int, int], bool], pair_share: float) -> list[Exchange]:
+async def _use_the_page(
+    url: str, page: Page, people: int, drawings: list, seed: int, done: Callable[[int, int], bool], pair_share: float
+) -> list[Exchange]:
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     async with httpx.AsyncClient(base_url=f"{url}gradio_api/", timeout=HTTP_TIMEOUT, limits=limits) as client:
-        crowd = [Person(client, page, index, seed, page.read_pair is not None and draws_pairs(index, pair_share))
-                 for index in range(people)]
+        crowd = [
+            Person(client, page, index, seed, page.read_pair is not None and draws_pairs(index, pair_share))
+            for index in range(people)
+        ]
 
         def person_done(digits: int) -> bool:
             finals = sum(exchange.event == "final" for person in crowd for exchange in person.exchanges)
             return done(digits, finals)
 
-        spread = STROKE_SECONDS + PAUSE_SECONDS          # people arrive over about one digit's time
-        await asyncio.gather(*(person.use(drawings, person.rng.uniform(0, spread), person_done)
-                               for person in crowd))
+        spread = STROKE_SECONDS + PAUSE_SECONDS  # people arrive over about one digit's time
+        await asyncio.gather(*(person.use(drawings, person.rng.uniform(0, spread), person_done) for person in crowd))
     return [exchange for person in crowd for exchange in person.exchanges]
 
 
-def use_the_page(url: str, page: Page, people: int, drawings: list[tuple[int, list[list[float]]]],
-                 done: Callable[[int, int], bool], seed: int = 0, pair_share: float = PAIR_SHARE) -> list[Exchange]:
+def use_the_page(
+    url: str,
+    page: Page,
+    people: int,
+    drawings: list[tuple[int, list[list[float]]]],
+    done: Callable[[int, int], bool],
+    seed: int = 0,
+    pair_share: float = PAIR_SHARE,
+) -> list[Exchange]:
     """Every request of ``people`` people using the page served at ``url`` together.
 
     Args:

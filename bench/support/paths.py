@@ -1,4 +1,5 @@
 """Where the repository and its shipped weights are."""
+
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]

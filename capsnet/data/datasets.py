@@ -1,4 +1,5 @@
 """Data sets: MNIST through torchvision (with the paper's shift augmentation) and Semeion."""
+
 import shutil
 import tempfile
 from pathlib import Path
@@ -31,7 +32,8 @@ def mnist(data_dir: str | Path, train: bool, augment: bool = False) -> datasets.
     except Exception as error:
         raise RuntimeError(
             f"MNIST is not in {Path(data_dir) / 'MNIST' / 'raw'} and could not be downloaded "
-            f"({error}). Point --data-dir at a folder that holds MNIST/raw/, or go online.") from error
+            f"({error}). Point --data-dir at a folder that holds MNIST/raw/, or go online."
+        ) from error
     return datasets.MNIST(root=str(data_dir), train=train, transform=transform, download=False)
 
 
@@ -78,11 +80,12 @@ def shift(images: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
         [B, 1, H, W]: the same pixel values, moved by offset - 2 pixels (those moved out are lost).
     """
     batch, _, height, width = images.shape
-    padded = F.pad(images, (MAX_SHIFT,) * 4)                                          # [B, 1, H+4, W+4]
-    rows = offsets[:, :1] + torch.arange(height, device=images.device)               # [B, H]
-    columns = offsets[:, 1:] + torch.arange(width, device=images.device)             # [B, W]
-    picked = padded[torch.arange(batch, device=images.device)[:, None, None], 0,
-                    rows[:, :, None], columns[:, None, :]]                            # [B, H, W]
+    padded = F.pad(images, (MAX_SHIFT,) * 4)  # [B, 1, H+4, W+4]
+    rows = offsets[:, :1] + torch.arange(height, device=images.device)  # [B, H]
+    columns = offsets[:, 1:] + torch.arange(width, device=images.device)  # [B, W]
+    picked = padded[
+        torch.arange(batch, device=images.device)[:, None, None], 0, rows[:, :, None], columns[:, None, :]
+    ]  # [B, H, W]
     return picked.unsqueeze(1)
 
 
@@ -92,7 +95,7 @@ def load_semeion(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     Returns:
         images: uint8 [N, 16, 16], 255 where there is ink; labels: int64 [N].
     """
-    rows = np.loadtxt(path, dtype=np.float32)       # [N, 266]
+    rows = np.loadtxt(path, dtype=np.float32)  # [N, 266]
     if rows.ndim != 2 or rows.shape[1] != 266:
         raise ValueError(f"{path}: expected rows of 256 pixels and 10 labels, got shape {rows.shape}")
     images = (rows[:, :256].reshape(-1, 16, 16) * 255).astype(np.uint8)
@@ -100,14 +103,24 @@ def load_semeion(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     return images, labels
 
 
-def batches(dataset: torch.utils.data.Dataset, batch_size: int | None, *,
-            sampler: torch.utils.data.Sampler | None = None, device: torch.device = torch.device("cpu"),
-            cuda_workers: int = 4) -> torch.utils.data.DataLoader:
+def batches(
+    dataset: torch.utils.data.Dataset,
+    batch_size: int | None,
+    *,
+    sampler: torch.utils.data.Sampler | None = None,
+    device: torch.device = torch.device("cpu"),
+    cuda_workers: int = 4,
+) -> torch.utils.data.DataLoader:
     """A DataLoader: ``cuda_workers`` worker processes and pinned memory on CUDA, the main process
     on the CPU (where the cores are busy with the model and workers would only compete with it).
     ``batch_size`` None: each item of ``dataset`` is a batch already."""
     on_cuda = device.type == "cuda"
     workers = cuda_workers if on_cuda else 0
     return torch.utils.data.DataLoader(
-        dataset, batch_size=batch_size, sampler=sampler,
-        num_workers=workers, pin_memory=on_cuda, persistent_workers=workers > 0)
+        dataset,
+        batch_size=batch_size,
+        sampler=sampler,
+        num_workers=workers,
+        pin_memory=on_cuda,
+        persistent_workers=workers > 0,
+    )

@@ -13,12 +13,13 @@ reads badly (docs/pairs.md, "Under changed ink"):
 
 and, as within MNIST, in how thick the strokes are (`thickness_changed`).
 """
+
 import torch
 import torch.nn.functional as F
 
 from capsnet.data.preprocess import INK_THRESHOLD
 
-MAX_SQUARING = 6.0   # a digit's box is stretched at most this much (a 1 one pixel wide would be 20x)
+MAX_SQUARING = 6.0  # a digit's box is stretched at most this much (a 1 one pixel wide would be 20x)
 
 
 def bilevel(images: torch.Tensor, level: torch.Tensor | float) -> torch.Tensor:

@@ -10,6 +10,7 @@ cost, and a pair drawn on the page reaches it exactly as the training pairs did.
 moved and scaled as the overlay is, so that each capsule can be asked to redraw its own digit
 alone (the paper's reconstruction target for MultiMNIST). The choices and what they give: docs/pairs.md.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,10 +19,10 @@ import torch
 from capsnet.data.preprocess import BOX, INK_THRESHOLD, crop_to_ink, overlaid_inks_to_mnist
 from capsnet.digit_count import top_two
 
-MAX_SHIFT = 4                # each digit moved by up to 4 pixels in each direction ...
-PAIR_FIELD = 28 + 2 * MAX_SHIFT   # ... inside a 36x36 field, as the paper's MultiMNIST
-TEST_SEED = 0                # the test pairs are the same for every network and every run
-TEST_PAIRS = 10_000          # one pair per MNIST test digit, which comes first in it
+MAX_SHIFT = 4  # each digit moved by up to 4 pixels in each direction ...
+PAIR_FIELD = 28 + 2 * MAX_SHIFT  # ... inside a 36x36 field, as the paper's MultiMNIST
+TEST_SEED = 0  # the test pairs are the same for every network and every run
+TEST_PAIRS = 10_000  # one pair per MNIST test digit, which comes first in it
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Pairs:
     first, second: indices into the set's images, [N] each, of digits of different classes.
     shifts: int64 [N, 2, 2], (down, right) in -4..4 of the first and of the second digit.
     """
+
     first: torch.Tensor
     second: torch.Tensor
     shifts: torch.Tensor
@@ -57,14 +59,17 @@ def draw_pairs(labels: torch.Tensor, first: torch.Tensor, generator: torch.Gener
         generator: all that is random is drawn from it (the same seed, the same pairs).
     """
     second = torch.randint(len(labels), (len(first),), generator=generator)
-    while (same := labels[second] == labels[first]).any():         # redraw a partner of the same class
+    while (same := labels[second] == labels[first]).any():  # redraw a partner of the same class
         second[same] = torch.randint(len(labels), (int(same.sum()),), generator=generator)
     shifts = torch.randint(-MAX_SHIFT, MAX_SHIFT + 1, (len(first), 2, 2), generator=generator)
     return Pairs(first, second, shifts)
 
 
-def fixed_pairs(images: torch.Tensor, labels: torch.Tensor, seed: int,
-                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, Pairs]:
+def fixed_pairs(
+    images: torch.Tensor,
+    labels: torch.Tensor,
+    seed: int,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, Pairs]:
     """One pair for each digit of a set, that digit first, fixed by ``seed`` (the validation pairs
     from the held-out training digits, the test pairs from MNIST's test digits with TEST_SEED).
 
@@ -81,7 +86,7 @@ def placed(digit: np.ndarray, shift: torch.Tensor) -> np.ndarray:
     """A 28x28 digit in the 36x36 field, moved by (down, right) from its centre."""
     field = np.zeros((PAIR_FIELD, PAIR_FIELD), dtype=np.float32)
     top, left = MAX_SHIFT + int(shift[0]), MAX_SHIFT + int(shift[1])
-    field[top:top + digit.shape[0], left:left + digit.shape[1]] = digit
+    field[top : top + digit.shape[0], left : left + digit.shape[1]] = digit
     return field
 
 
@@ -97,7 +102,7 @@ def render(images: torch.Tensor, pairs: Pairs) -> tuple[torch.Tensor, torch.Tens
         digits: float32 [N, 2, 1, 28, 28], the first and the second digit alone, moved and scaled
         as the overlay was.
     """
-    firsts = images[pairs.first].numpy().astype(np.float32) / 255           # [N, 28, 28]
+    firsts = images[pairs.first].numpy().astype(np.float32) / 255  # [N, 28, 28]
     seconds = images[pairs.second].numpy().astype(np.float32) / 255
     fields = np.empty((len(pairs), 3, 28, 28), dtype=np.float32)
     for n, (a, b, shift) in enumerate(zip(firsts, seconds, pairs.shifts, strict=True)):
@@ -130,8 +135,8 @@ class RenderedBatches(torch.utils.data.Dataset):
 def box_overlap(images: torch.Tensor, pairs: Pairs) -> tuple[np.ndarray, np.ndarray]:
     """How much the two digits' bounding boxes overlap in the 36x36 field, per pair: the share of
     each box that the other covers, averaged over the two, and intersection over union."""
-    strong = images.numpy() >= INK_THRESHOLD * 255                    # [M, 28, 28]
-    rows, columns = strong.any(axis=2), strong.any(axis=1)             # [M, 28] each
+    strong = images.numpy() >= INK_THRESHOLD * 255  # [M, 28, 28]
+    rows, columns = strong.any(axis=2), strong.any(axis=1)  # [M, 28] each
 
     def box(index: torch.Tensor, shift: torch.Tensor) -> np.ndarray:  # [N, 4]: top, bottom, left, right
         r, c = rows[index.numpy()], columns[index.numpy()]
@@ -153,7 +158,7 @@ def box_overlap(images: torch.Tensor, pairs: Pairs) -> tuple[np.ndarray, np.ndar
 def frame_overlap(pairs: Pairs) -> np.ndarray:
     """How much the two digits' 28x28 frames overlap, per pair (what the paper's "80% overlap"
     measures: (28 - |rows apart|) (28 - |columns apart|) / 28^2)."""
-    apart = (pairs.shifts[:, 0] - pairs.shifts[:, 1]).abs().numpy()              # [N, 2]
+    apart = (pairs.shifts[:, 0] - pairs.shifts[:, 1]).abs().numpy()  # [N, 2]
     return ((28 - apart[:, 0]) * (28 - apart[:, 1])) / 28**2
 
 
@@ -165,7 +170,7 @@ def scale(images: torch.Tensor, pairs: Pairs) -> np.ndarray:
     scales = np.empty(len(pairs))
     firsts, seconds = images[pairs.first].numpy(), images[pairs.second].numpy()
     for n, (a, b, shift) in enumerate(zip(firsts, seconds, pairs.shifts, strict=True)):
-        overlay = np.maximum(placed(a / 255, shift[0]), placed(b / 255, shift[1]))   # [36, 36]
+        overlay = np.maximum(placed(a / 255, shift[0]), placed(b / 255, shift[1]))  # [36, 36]
         scales[n] = BOX / max(crop_to_ink((overlay / overlay.max())[None]).shape[1:])
     return scales
 

@@ -15,6 +15,7 @@ What counts as ink:
   the median grey of its outermost pixels, and the ink what departs from it on the side where
   the picture goes farther: darker than the paper (dark on light), or lighter (light on dark).
 """
+
 import math
 import os
 from collections.abc import Mapping
@@ -23,11 +24,11 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageChops
 
-FIELD = 28           # MNIST images are 28x28 ...
-BOX = 20             # ... with the digit fitted into a 20x20 box ...
-CENTRE = 14.0        # ... and its centre of mass at pixel (14, 14)
-WORKING_SIDE = 512   # larger pictures are first box-averaged down to at most this side: 25x the box
-MIN_CONTRAST = 0.1   # the strongest ink must differ from the paper by this much, else the canvas is empty
+FIELD = 28  # MNIST images are 28x28 ...
+BOX = 20  # ... with the digit fitted into a 20x20 box ...
+CENTRE = 14.0  # ... and its centre of mass at pixel (14, 14)
+WORKING_SIDE = 512  # larger pictures are first box-averaged down to at most this side: 25x the box
+MIN_CONTRAST = 0.1  # the strongest ink must differ from the paper by this much, else the canvas is empty
 INK_THRESHOLD = 0.2  # crop to the pixels with at least this fraction of the strongest ink
 
 _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}  # channels -> PIL mode (grey, grey + alpha, ...)
@@ -93,7 +94,7 @@ def overlaid_inks_to_mnist(inks: np.ndarray) -> np.ndarray | None:
     strongest = overlay.max()
     if strongest < MIN_CONTRAST:
         return None
-    layers = np.maximum(np.concatenate([overlay[None], inks]), 0) / strongest   # [1 + L, H, W]
+    layers = np.maximum(np.concatenate([overlay[None], inks]), 0) / strongest  # [1 + L, H, W]
     return _mnist_fields(crop_to_ink(layers))
 
 
@@ -109,8 +110,10 @@ def _as_picture(image: Any) -> Image.Image | None:
 def _single_picture(image: Any) -> Image.Image:
     """A PIL image or an array-like (numpy, a CPU tensor) as a PIL image in mode L/LA/RGB/RGBA."""
     if isinstance(image, (str, bytes, os.PathLike)):
-        raise SketchError("got a file path, expected an image: open it first (PIL.Image.open), "
-                          "or give the Gradio component type='numpy' or type='pil'")
+        raise SketchError(
+            "got a file path, expected an image: open it first (PIL.Image.open), "
+            "or give the Gradio component type='numpy' or type='pil'"
+        )
     if isinstance(image, Image.Image):
         if image.mode in _MODES.values():
             return image
@@ -124,21 +127,27 @@ def _editor_picture(value: Mapping) -> Image.Image | None:
     """The picture in a gr.ImageEditor / gr.Sketchpad value: its composite, else its layers
     laid over its background in order."""
     if not {"background", "layers", "composite"} & value.keys():
-        raise SketchError(f"expected an image editor value with keys background, layers and "
-                          f"composite, got keys {sorted(map(str, value.keys()))}")
+        raise SketchError(
+            f"expected an image editor value with keys background, layers and "
+            f"composite, got keys {sorted(map(str, value.keys()))}"
+        )
     if value.get("composite") is not None:
         return _single_picture(value["composite"])
-    layers = [_single_picture(layer).convert("RGBA") for layer in value.get("layers") or []
-              if layer is not None]
+    layers = [_single_picture(layer).convert("RGBA") for layer in value.get("layers") or [] if layer is not None]
     background = value.get("background")
     if background is None and not layers:
         return None
-    canvas = (_single_picture(background).convert("RGBA") if background is not None
-              else Image.new("RGBA", layers[0].size, (0, 0, 0, 0)))
+    canvas = (
+        _single_picture(background).convert("RGBA")
+        if background is not None
+        else Image.new("RGBA", layers[0].size, (0, 0, 0, 0))
+    )
     for layer in layers:
         if layer.size != canvas.size:
-            raise SketchError(f"a layer of {layer.size[0]}x{layer.size[1]} pixels does not match "
-                              f"the {canvas.size[0]}x{canvas.size[1]} canvas")
+            raise SketchError(
+                f"a layer of {layer.size[0]}x{layer.size[1]} pixels does not match "
+                f"the {canvas.size[0]}x{canvas.size[1]} canvas"
+            )
         canvas = Image.alpha_composite(canvas, layer)
     return canvas
 
@@ -148,8 +157,9 @@ def _array_picture(array: np.ndarray) -> Image.Image:
     if array.ndim == 2:
         array = array[:, :, None]
     if array.ndim != 3 or array.shape[2] not in _MODES:
-        raise SketchError(f"expected an image [H, W] or [H, W, C] with C in 1..4 channels last, "
-                          f"got shape {tuple(array.shape)}")
+        raise SketchError(
+            f"expected an image [H, W] or [H, W, C] with C in 1..4 channels last, got shape {tuple(array.shape)}"
+        )
     if array.shape[0] == 0 or array.shape[1] == 0:
         raise SketchError(f"the image is empty: shape {tuple(array.shape)}")
     array = _as_uint8(array)
@@ -188,15 +198,15 @@ def _ink(picture: Image.Image) -> np.ndarray | None:
         alpha = picture.getchannel("A")
         low, high = alpha.getextrema()
         if high == 0:
-            return None                                   # fully transparent
-        if low == 0:                                      # strokes on a transparent canvas
+            return None  # fully transparent
+        if low == 0:  # strokes on a transparent canvas
             return _stroke_ink(picture.crop(alpha.getbbox()))
-        if low < 255:                                     # translucent: flatten it on white
+        if low < 255:  # translucent: flatten it on white
             picture = Image.composite(picture.convert("L"), Image.new("L", picture.size, 255), alpha)
     grey = np.asarray(_reduce(picture.convert("L")), dtype=np.float32) / 255  # ITU-R 601-2 luma
     border = np.concatenate([grey[0], grey[-1], grey[1:-1, 0], grey[1:-1, -1]])
     paper = np.median(border)
-    darker = paper - grey.min() >= grey.max() - paper     # dark on light, or light on dark
+    darker = paper - grey.min() >= grey.max() - paper  # dark on light, or light on dark
     return paper - grey if darker else grey - paper
 
 
@@ -205,10 +215,10 @@ def _stroke_ink(picture: Image.Image) -> np.ndarray:
     against paper of the opposite colour, white under dark strokes and black under light ones."""
     grey = picture.convert("L")
     alpha = picture.getchannel("A")
-    covered_grey = ImageChops.multiply(grey, alpha)       # a * g, premultiplied
+    covered_grey = ImageChops.multiply(grey, alpha)  # a * g, premultiplied
     a = np.asarray(_reduce(alpha), dtype=np.float32) / 255
     ag = np.asarray(_reduce(covered_grey), dtype=np.float32) / 255
-    dark_strokes = ag.sum() < 0.5 * a.sum()               # alpha-weighted mean grey below 1/2
+    dark_strokes = ag.sum() < 0.5 * a.sum()  # alpha-weighted mean grey below 1/2
     # Laid over paper p, a pixel is a * g + (1 - a) * p: its ink is a - a * g on white paper
     # (p = 1) and a * g on black paper (p = 0).
     return a - ag if dark_strokes else ag
@@ -235,7 +245,7 @@ def crop_to_ink(layers: np.ndarray) -> np.ndarray:
     strong = layers[0] >= INK_THRESHOLD
     rows = np.flatnonzero(strong.any(axis=1))
     columns = np.flatnonzero(strong.any(axis=0))
-    return layers[:, rows[0]:rows[-1] + 1, columns[0]:columns[-1] + 1]
+    return layers[:, rows[0] : rows[-1] + 1, columns[0] : columns[-1] + 1]
 
 
 def _mnist_fields(layers: np.ndarray) -> np.ndarray:
@@ -250,17 +260,17 @@ def _mnist_fields(layers: np.ndarray) -> np.ndarray:
     resampling = Image.Resampling.BOX if side >= BOX else Image.Resampling.BILINEAR
     boxes = []
     for layer in layers:
-        square = np.zeros((side, side), dtype=np.float32)         # the ink centred in a square
-        square[top:top + height, left:left + width] = layer
+        square = np.zeros((side, side), dtype=np.float32)  # the ink centred in a square
+        square[top : top + height, left : left + width] = layer
         boxes.append(np.asarray(Image.fromarray(square).resize((BOX, BOX), resampling)))
-    box = np.clip(np.stack(boxes) / boxes[0].max(), 0, 1)         # the first's strongest ink = 1
+    box = np.clip(np.stack(boxes) / boxes[0].max(), 0, 1)  # the first's strongest ink = 1
     rows, columns = np.flatnonzero(box[0].any(axis=1)), np.flatnonzero(box[0].any(axis=0))
-    digits = box[:, rows[0]:rows[-1] + 1, columns[0]:columns[-1] + 1]
+    digits = box[:, rows[0] : rows[-1] + 1, columns[0] : columns[-1] + 1]
     mass = digits[0].sum()
     row = (digits[0].sum(axis=1) @ np.arange(digits.shape[1])) / mass
     column = (digits[0].sum(axis=0) @ np.arange(digits.shape[2])) / mass
     top = int(np.clip(round(CENTRE - row), 0, FIELD - digits.shape[1]))
     left = int(np.clip(round(CENTRE - column), 0, FIELD - digits.shape[2]))
     fields = np.zeros((len(layers), FIELD, FIELD), dtype=np.float32)
-    fields[:, top:top + digits.shape[1], left:left + digits.shape[2]] = digits
+    fields[:, top : top + digits.shape[1], left : left + digits.shape[2]] = digits
     return fields

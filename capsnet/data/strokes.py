@@ -14,12 +14,13 @@ chosen width gives training digits in the page's own ink (`capsnet.data.written`
   anti-aliasing that area-averaging a crisp line gives, to first order).
 - Stroke width: ink / skeleton length (the area of a line of width w and length l is w * l).
 """
+
 import itertools
 
 import torch
 import torch.nn.functional as F
 
-BINARY_THRESHOLD = 0.4   # a pixel is ink for thinning when it holds at least this much (MNIST: 0..1)
+BINARY_THRESHOLD = 0.4  # a pixel is ink for thinning when it holds at least this much (MNIST: 0..1)
 # Each skeleton pixel is joined to the skeleton pixels to its right, below, below right and below
 # left: every pair of 8-neighbours once.
 NEIGHBOUR_STEPS = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -30,7 +31,7 @@ def _neighbours(image: torch.Tensor) -> list[torch.Tensor]:
     north, north-east, east, south-east, south, south-west, west, north-west."""
     padded = F.pad(image, (1, 1, 1, 1))
     height, width = image.shape[1:]
-    at = lambda dy, dx: padded[:, 1 + dy:1 + dy + height, 1 + dx:1 + dx + width]  # noqa: E731
+    at = lambda dy, dx: padded[:, 1 + dy : 1 + dy + height, 1 + dx : 1 + dx + width]  # noqa: E731
     return [at(-1, 0), at(-1, 1), at(0, 1), at(1, 1), at(1, 0), at(1, -1), at(0, -1), at(-1, -1)]
 
 
@@ -45,13 +46,13 @@ def skeletons(images: torch.Tensor, threshold: float = BINARY_THRESHOLD) -> torc
         bool [B, H, W], True on the skeleton.
     """
     skeleton = (images >= threshold).to(torch.uint8)
-    active = torch.arange(len(skeleton), device=skeleton.device)    # the digits still being thinned
+    active = torch.arange(len(skeleton), device=skeleton.device)  # the digits still being thinned
     while len(active):
         thinning, changed = skeleton[active], torch.zeros(len(active), dtype=torch.bool, device=skeleton.device)
         for sub_iteration in (0, 1):
             p2, p3, p4, p5, p6, p7, p8, p9 = _neighbours(thinning)
             ring = (p2, p3, p4, p5, p6, p7, p8, p9, p2)
-            count = p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9                                   # B(P1)
+            count = p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9  # B(P1)
             transitions = sum(((a == 0) & (b == 1)).to(torch.uint8) for a, b in itertools.pairwise(ring))  # A(P1)
             if sub_iteration == 0:
                 spared = (p2 * p4 * p6 == 0) & (p4 * p6 * p8 == 0)
@@ -80,13 +81,13 @@ def segments(skeleton: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """
     batch, height, width = skeleton.shape
     padded = F.pad(skeleton, (1, 1, 1, 1))
-    at = lambda dy, dx: padded[:, 1 + dy:1 + dy + height, 1 + dx:1 + dx + width]  # noqa: E731
+    at = lambda dy, dx: padded[:, 1 + dy : 1 + dy + height, 1 + dx : 1 + dx + width]  # noqa: E731
     lonely = skeleton.clone()
-    found = []                                                    # (example, row, column, dy, dx) a kind
+    found = []  # (example, row, column, dy, dx) a kind
     for dy, dx in NEIGHBOUR_STEPS:
         edge = skeleton & at(dy, dx)
         lonely &= ~edge & ~(skeleton & at(-dy, -dx))
-        if dy and dx:                                             # diagonal: not round an L's corner
+        if dy and dx:  # diagonal: not round an L's corner
             edge &= ~at(0, dx) & ~at(dy, 0)
         found.append((edge, dy, dx))
     found.append((lonely, 0, 0))
@@ -97,8 +98,8 @@ def segments(skeleton: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         ends.append(torch.stack([column, row, column + dx, row + dy], dim=1))
     example, order = torch.cat(examples), None
     example, order = example.sort(stable=True)
-    ends = torch.cat(ends)[order].float() + 0.5                                 # [S, 4]
-    counts = torch.bincount(example, minlength=batch)                           # segments an example
+    ends = torch.cat(ends)[order].float() + 0.5  # [S, 4]
+    counts = torch.bincount(example, minlength=batch)  # segments an example
     count = int(counts.max()) if batch and len(example) else 0
     slot = torch.arange(len(example), device=skeleton.device) - (counts.cumsum(0) - counts)[example]
     packed = ends.new_zeros(batch, count, 4)
@@ -115,10 +116,10 @@ def distance_to_segments(points: torch.Tensor, ends: torch.Tensor, valid: torch.
     Returns:
         [B, P].
     """
-    px, py = (c.view(1, 1, -1).to(ends.dtype) for c in points.unbind(1))     # [1, 1, P] each
-    ax, ay, bx, by = (c.unsqueeze(-1) for c in ends.unbind(-1))             # [B, K, 1] each
+    px, py = (c.view(1, 1, -1).to(ends.dtype) for c in points.unbind(1))  # [1, 1, P] each
+    ax, ay, bx, by = (c.unsqueeze(-1) for c in ends.unbind(-1))  # [B, K, 1] each
     dx, dy = bx - ax, by - ay
-    t = (((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy).clamp_min(1e-12)).clamp_(0, 1)   # [B, K, P]
+    t = (((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy).clamp_min(1e-12)).clamp_(0, 1)  # [B, K, P]
     squared = (ax + t * dx - px).square_() + (ay + t * dy - py).square_()  # to the nearest point of each
     squared.masked_fill_(~valid.unsqueeze(-1), float("inf"))
     if not ends.shape[1]:
@@ -136,7 +137,7 @@ def pixel_centres(side: int, device: torch.device | str = "cpu") -> torch.Tensor
 def pen_ink(ends: torch.Tensor, valid: torch.Tensor, radius: torch.Tensor, side: int = 28) -> torch.Tensor:
     """The segments drawn with a round pen of ``radius`` pixels [B] (a line 2 * radius wide) on a
     side x side image: float32 [B, side, side] in [0, 1]."""
-    distance = distance_to_segments(pixel_centres(side, ends.device), ends, valid)       # [B, side^2]
+    distance = distance_to_segments(pixel_centres(side, ends.device), ends, valid)  # [B, side^2]
     ink = (radius.unsqueeze(1) + 0.5 - distance).clamp(0, 1)
     return ink.view(-1, side, side)
 
@@ -154,12 +155,18 @@ def stroke_width(images: torch.Tensor) -> torch.Tensor:
     skeleton = skeletons(images)
     ends, valid = segments(skeleton)
     length = ((ends[..., 2:] - ends[..., :2]).norm(dim=-1) * valid).sum(dim=1)
-    neighbours = F.conv2d(F.pad(skeleton.float().unsqueeze(1), (1, 1, 1, 1)), torch.ones(1, 1, 3, 3,
-                          device=images.device)).squeeze(1) - skeleton.float()
+    neighbours = (
+        F.conv2d(
+            F.pad(skeleton.float().unsqueeze(1), (1, 1, 1, 1)), torch.ones(1, 1, 3, 3, device=images.device)
+        ).squeeze(1)
+        - skeleton.float()
+    )
     line_ends = (skeleton & (neighbours == 1)).flatten(1).sum(dim=1).float()
     ink = images.flatten(1).sum(dim=1)
     # (ends / 2) w^2 + length w - ink = 0; a loop (no ends): w = ink / length
-    width = torch.where(line_ends > 0,
-                        (-length + (length**2 + 2 * line_ends * ink).sqrt()) / line_ends.clamp_min(1),
-                        ink / length.clamp_min(1e-6))
+    width = torch.where(
+        line_ends > 0,
+        (-length + (length**2 + 2 * line_ends * ink).sqrt()) / line_ends.clamp_min(1),
+        ink / length.clamp_min(1e-6),
+    )
     return width.where(skeleton.flatten(1).any(dim=1), torch.nan)

@@ -27,6 +27,7 @@ to its ink, fitted into 20x20 and its centre of mass put at the centre of 28x28,
 Everything random is drawn on the CPU from a seeded generator (`draw_examples`), so the same seed
 gives the same examples on any device; `render` draws them on the device of the digits.
 """
+
 import math
 from dataclasses import dataclass, replace
 
@@ -38,22 +39,22 @@ from capsnet.data.pairs import MAX_SHIFT, draw_pairs
 from capsnet.data.preprocess import BOX, CENTRE, FIELD, INK_THRESHOLD
 from capsnet.data.strokes import pen_ink, segments, skeletons
 
-SINGLE_SHARE = 0.25            # examples that hold one digit
-PEN_SHARE = 0.5                # examples drawn in a pen's clean line (both digits), the rest in MNIST's ink
-MAX_TURN = math.radians(15)    # each digit turned by up to this much either way ...
-MAX_SHEAR = 0.25               # ... slanted by x += shear * y, |shear| up to this ...
-SCALES = (0.85, 1.15)          # ... scaled (against the other digit: the pair is fitted to 20x20 anyway) ...
-ASPECTS = (0.8, 1.25)          # ... and stretched: width over height, log-uniform
-PEN_WIDTHS = (1.0, 4.0)        # the pen's line width in the 28x28 field, pixels, uniform
+SINGLE_SHARE = 0.25  # examples that hold one digit
+PEN_SHARE = 0.5  # examples drawn in a pen's clean line (both digits), the rest in MNIST's ink
+MAX_TURN = math.radians(15)  # each digit turned by up to this much either way ...
+MAX_SHEAR = 0.25  # ... slanted by x += shear * y, |shear| up to this ...
+SCALES = (0.85, 1.15)  # ... scaled (against the other digit: the pair is fitted to 20x20 anyway) ...
+ASPECTS = (0.8, 1.25)  # ... and stretched: width over height, log-uniform
+PEN_WIDTHS = (1.0, 4.0)  # the pen's line width in the 28x28 field, pixels, uniform
 INK_WIDTH_CHANGE = (-0.6, 1.0)  # MNIST's ink moved this far towards its 3x3 erosion (-) or dilation (+)
-SUPERSAMPLE = 3                # MNIST's ink is sampled 3x3 times a field pixel and averaged (area averaging)
-DIGIT_CENTRE = FIELD / 2       # a 28x28 digit turns about its centre (pixel edges at 0..28)
-PEN_EDGE = 0.3                 # a pen's ink is INK_THRESHOLD strong this far outside its radius
-SQUARING_SHARE = 0.3           # examples whose digits are stretched towards a square box, uniformly 0..all the way
-COARSE_SHARE = 0.3             # examples drawn at a low resolution and enlarged ...
-COARSE_SIDES = (14, 22)        # ... the 28x28 field drawn at this many pixels a side (the digit at 10..16), uniform
-BILEVEL_SHARE = 0.3            # examples in hard-edged ink ...
-BILEVEL_LEVELS = (0.3, 0.6)    # ... ink where the grey level reaches this fraction of the strongest, uniform
+SUPERSAMPLE = 3  # MNIST's ink is sampled 3x3 times a field pixel and averaged (area averaging)
+DIGIT_CENTRE = FIELD / 2  # a 28x28 digit turns about its centre (pixel edges at 0..28)
+PEN_EDGE = 0.3  # a pen's ink is INK_THRESHOLD strong this far outside its radius
+SQUARING_SHARE = 0.3  # examples whose digits are stretched towards a square box, uniformly 0..all the way
+COARSE_SHARE = 0.3  # examples drawn at a low resolution and enlarged ...
+COARSE_SIDES = (14, 22)  # ... the 28x28 field drawn at this many pixels a side (the digit at 10..16), uniform
+BILEVEL_SHARE = 0.3  # examples in hard-edged ink ...
+BILEVEL_LEVELS = (0.3, 0.6)  # ... ink where the grey level reaches this fraction of the strongest, uniform
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class DigitSet:
     as segments (`capsnet.data.strokes.segments`), [M, K, 4] and bool [M, K]; squaring: [M], the
     stretch of its width that makes its ink box square (`capsnet.data.ink.squaring`).
     """
+
     images: torch.Tensor
     labels: torch.Tensor
     ends: torch.Tensor
@@ -91,6 +93,7 @@ class Examples:
     coarse: [N] the side the field is drawn at (0: not coarse); level: [N] the bilevel ink's level
     (0: grey levels).
     """
+
     first: torch.Tensor
     second: torch.Tensor
     two: torch.Tensor
@@ -136,8 +139,9 @@ def uniform(low: float, high: float, shape, generator: torch.Generator) -> torch
     return low + (high - low) * torch.rand(shape, generator=generator)
 
 
-def draw_examples(labels: torch.Tensor, first: torch.Tensor, generator: torch.Generator,
-                  single_share: float = SINGLE_SHARE) -> Examples:
+def draw_examples(
+    labels: torch.Tensor, first: torch.Tensor, generator: torch.Generator, single_share: float = SINGLE_SHARE
+) -> Examples:
     """An example for each digit of ``first`` (indices into a set whose classes are ``labels``
     [M]), ``single_share`` of them one digit alone, everything about it drawn from ``generator``
     (the same seed, the same examples; the draws of other writers' ink come last, so that the
@@ -145,11 +149,13 @@ def draw_examples(labels: torch.Tensor, first: torch.Tensor, generator: torch.Ge
     pairs = draw_pairs(labels.cpu(), first.cpu(), generator)
     count = len(first)
 
-    def some(share: float, values: torch.Tensor) -> torch.Tensor:   # values where a share of them is drawn, else 0
+    def some(share: float, values: torch.Tensor) -> torch.Tensor:  # values where a share of them is drawn, else 0
         return torch.where(torch.rand(count, generator=generator) < share, values, torch.zeros_like(values))
 
     return Examples(
-        first=pairs.first, second=pairs.second, shifts=pairs.shifts,
+        first=pairs.first,
+        second=pairs.second,
+        shifts=pairs.shifts,
         two=torch.rand(count, generator=generator) >= single_share,
         turns=uniform(-MAX_TURN, MAX_TURN, (count, 2), generator),
         shears=uniform(-MAX_SHEAR, MAX_SHEAR, (count, 2), generator),
@@ -160,7 +166,8 @@ def draw_examples(labels: torch.Tensor, first: torch.Tensor, generator: torch.Ge
         ink_change=uniform(*INK_WIDTH_CHANGE, (count,), generator),
         squared=some(SQUARING_SHARE, torch.rand(count, generator=generator)),
         coarse=some(COARSE_SHARE, torch.randint(COARSE_SIDES[0], COARSE_SIDES[1] + 1, (count,), generator=generator)),
-        level=some(BILEVEL_SHARE, uniform(*BILEVEL_LEVELS, (count,), generator)))
+        level=some(BILEVEL_SHARE, uniform(*BILEVEL_LEVELS, (count,), generator)),
+    )
 
 
 def fixed_examples(digits: DigitSet, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -183,14 +190,14 @@ def digit_maps(examples: Examples) -> tuple[torch.Tensor, torch.Tensor]:
         A: [N, 2, 2, 2] (example, digit, row, column); offset: [N, 2, 2], c + 4 + shift as (x, y).
     """
     cos, sin = examples.turns.cos(), examples.turns.sin()
-    turn = torch.stack([torch.stack([cos, -sin], -1), torch.stack([sin, cos], -1)], -2)     # [N, 2, 2, 2]
+    turn = torch.stack([torch.stack([cos, -sin], -1), torch.stack([sin, cos], -1)], -2)  # [N, 2, 2, 2]
     shear = torch.zeros_like(turn)
     shear[..., 0, 0] = shear[..., 1, 1] = 1
     shear[..., 0, 1] = examples.shears
     root = examples.aspects.sqrt()
     stretch = torch.diag_embed(torch.stack([examples.scales * root, examples.scales / root], -1))
     a = turn @ shear @ stretch
-    offset = DIGIT_CENTRE + MAX_SHIFT + examples.shifts.flip(-1).float()          # (right, down) -> (x, y)
+    offset = DIGIT_CENTRE + MAX_SHIFT + examples.shifts.flip(-1).float()  # (right, down) -> (x, y)
     return a, offset
 
 
@@ -215,23 +222,23 @@ def render(digits: DigitSet, examples: Examples) -> tuple[torch.Tensor, torch.Te
     count = len(examples)
     fields = torch.zeros(count, 2, FIELD, FIELD, device=device)
     placed = squared(examples.to(device), digits)
-    for drawn, draw in ((examples.pen, _pen_digits), (~examples.pen, _ink_digits)):   # split on the CPU
+    for drawn, draw in ((examples.pen, _pen_digits), (~examples.pen, _ink_digits)):  # split on the CPU
         if drawn.any():
             chosen = on(drawn.nonzero().squeeze(1), device)
             fields[chosen] = draw(digits, placed[chosen])
     fields[:, 1] = torch.where(placed.two.view(-1, 1, 1), fields[:, 1], fields[:, 0])
     fields = other_inks(fields, examples, placed)
-    overlay = fields.amax(dim=1)                                                   # [N, 28, 28]
+    overlay = fields.amax(dim=1)  # [N, 28, 28]
     strongest = overlay.flatten(1).amax(dim=1).clamp_min(1e-6).view(-1, 1, 1, 1)
     fields, overlay = fields / strongest, overlay / strongest.view(-1, 1, 1)
-    moved = centred(torch.cat([overlay.unsqueeze(1), fields], dim=1))              # [N, 3, 28, 28]
+    moved = centred(torch.cat([overlay.unsqueeze(1), fields], dim=1))  # [N, 3, 28, 28]
     return moved[:, :1], placed.labels(digits.labels), moved[:, 1:].unsqueeze(2)
 
 
 def squared(examples: Examples, digits: DigitSet) -> Examples:
     """``examples`` (on the digits' device) with each digit's aspect multiplied by its ``squaring``
     to the power ``squared``: stretched that far towards filling a square box."""
-    indices = torch.stack([examples.first, examples.second], dim=1)                  # [N, 2]
+    indices = torch.stack([examples.first, examples.second], dim=1)  # [N, 2]
     stretch = digits.squaring[indices] ** examples.squared.unsqueeze(1)
     return replace(examples, aspects=examples.aspects * stretch)
 
@@ -256,7 +263,7 @@ def _box_maps(low: torch.Tensor, high: torch.Tensor, margin: torch.Tensor) -> tu
     (x, y)) plus ``margin`` [N] of the frame's pixels on every side into the BOX x BOX square at the
     frame's centre, keeping the aspect ratio (the longer side fills it, the shorter is centred):
     frame = k * field + t. Returns k [N] and t [N, 2]."""
-    side = (high - low).amax(dim=1).clamp_min(1e-3)                                 # [N]
+    side = (high - low).amax(dim=1).clamp_min(1e-3)  # [N]
     k = (BOX - 2 * margin) / side
     t = FIELD / 2 - k.unsqueeze(1) * (low + high) / 2
     return k, t
@@ -266,18 +273,18 @@ def _pen_digits(digits: DigitSet, examples: Examples) -> torch.Tensor:
     """Both digits of each example (on the digits' device) thinned and drawn again with the
     example's pen, the pen's line ``widths`` wide in the 28x28 frame: [N, 2, 28, 28]."""
     a, offset = digit_maps(examples)
-    indices = torch.stack([examples.first, examples.second], dim=1)                  # [N, 2]
-    ends = digits.ends[indices]                                                     # [N, 2, K, 4]
-    present = torch.stack([torch.ones_like(examples.two), examples.two], dim=1)      # [N, 2]
-    valid = digits.valid[indices] & present.unsqueeze(-1)                           # [N, 2, K]
-    points = torch.stack([ends[..., :2], ends[..., 2:]], dim=3)                      # [N, 2, K, 2, 2]
+    indices = torch.stack([examples.first, examples.second], dim=1)  # [N, 2]
+    ends = digits.ends[indices]  # [N, 2, K, 4]
+    present = torch.stack([torch.ones_like(examples.two), examples.two], dim=1)  # [N, 2]
+    valid = digits.valid[indices] & present.unsqueeze(-1)  # [N, 2, K]
+    points = torch.stack([ends[..., :2], ends[..., 2:]], dim=3)  # [N, 2, K, 2, 2]
     moved = torch.einsum("ndij,ndkej->ndkei", a, points - DIGIT_CENTRE) + offset[:, :, None, None, :]
     inside = valid[..., None, None].expand_as(moved)
-    low = moved.masked_fill(~inside, math.inf).flatten(1, 3).amin(dim=1)             # [N, 2] (x, y)
+    low = moved.masked_fill(~inside, math.inf).flatten(1, 3).amin(dim=1)  # [N, 2] (x, y)
     high = moved.masked_fill(~inside, -math.inf).flatten(1, 3).amax(dim=1)
     radius = examples.widths / 2
     k, t = _box_maps(low, high, radius + PEN_EDGE)
-    framed = moved * k.view(-1, 1, 1, 1, 1) + t.view(-1, 1, 1, 1, 2)                  # [N, 2, K, 2, 2]
+    framed = moved * k.view(-1, 1, 1, 1, 1) + t.view(-1, 1, 1, 1, 2)  # [N, 2, K, 2, 2]
     ink = pen_ink(framed.flatten(-2).flatten(0, 1), valid.flatten(0, 1), radius.repeat_interleave(2))
     return ink.view(len(examples), 2, FIELD, FIELD)
 
@@ -289,19 +296,29 @@ def _ink_digits(digits: DigitSet, examples: Examples) -> torch.Tensor:
     count = len(examples)
     a, offset = digit_maps(examples)
     indices = torch.stack([examples.first, examples.second], dim=1)
-    sources = digits.images[indices].flatten(0, 1).unsqueeze(1)                     # [2N, 1, 28, 28]
-    present = torch.stack([torch.ones_like(examples.two), examples.two], dim=1)      # [N, 2]
+    sources = digits.images[indices].flatten(0, 1).unsqueeze(1)  # [2N, 1, 28, 28]
+    present = torch.stack([torch.ones_like(examples.two), examples.two], dim=1)  # [N, 2]
     # The field, 36x36 at one sample a pixel, only to find the pair's ink box as crop_to_ink does.
-    field = _sampled(sources, a, offset, torch.ones(count, device=device), torch.zeros(count, 2, device=device),
-                     side=2 * MAX_SHIFT + FIELD, supersample=1) * present[..., None, None]
-    overlay = field.amax(dim=1)                                                     # [N, 36, 36]
+    field = (
+        _sampled(
+            sources,
+            a,
+            offset,
+            torch.ones(count, device=device),
+            torch.zeros(count, 2, device=device),
+            side=2 * MAX_SHIFT + FIELD,
+            supersample=1,
+        )
+        * present[..., None, None]
+    )
+    overlay = field.amax(dim=1)  # [N, 36, 36]
     strong = overlay >= INK_THRESHOLD * overlay.flatten(1).amax(dim=1).clamp_min(1e-6).view(-1, 1, 1)
-    rows, columns = strong.any(dim=2), strong.any(dim=1)                           # [N, 36] each
+    rows, columns = strong.any(dim=2), strong.any(dim=1)  # [N, 36] each
     place = torch.arange(rows.shape[1], device=device)
-    low = torch.stack([_first(columns, place), _first(rows, place)], dim=1)        # pixel edges (x, y)
+    low = torch.stack([_first(columns, place), _first(rows, place)], dim=1)  # pixel edges (x, y)
     high = torch.stack([_last(columns, place), _last(rows, place)], dim=1) + 1
     change = examples.ink_change
-    k, t = _box_maps(low.float(), high.float(), change.clamp_min(0))   # room for the dilation's growth
+    k, t = _box_maps(low.float(), high.float(), change.clamp_min(0))  # room for the dilation's growth
     ink = _sampled(sources, a, offset, k, t, side=FIELD, supersample=SUPERSAMPLE) * present[..., None, None]
     return thickness_changed(ink, change)
 
@@ -315,8 +332,15 @@ def _last(mask: torch.Tensor, place: torch.Tensor) -> torch.Tensor:
     return torch.where(mask, place, -1).amax(dim=1).clamp_min(0)
 
 
-def _sampled(sources: torch.Tensor, a: torch.Tensor, offset: torch.Tensor, k: torch.Tensor, t: torch.Tensor,
-             side: int, supersample: int) -> torch.Tensor:
+def _sampled(
+    sources: torch.Tensor,
+    a: torch.Tensor,
+    offset: torch.Tensor,
+    k: torch.Tensor,
+    t: torch.Tensor,
+    side: int,
+    supersample: int,
+) -> torch.Tensor:
     """The 28x28 digits ``sources`` [2N, 1, 28, 28] seen in a side x side frame where
     frame = k * field + t and field = A (p - c) + offset: each frame pixel the mean of
     supersample^2 bilinear samples. Returns [N, 2, side, side]."""
@@ -324,10 +348,10 @@ def _sampled(sources: torch.Tensor, a: torch.Tensor, offset: torch.Tensor, k: to
     fine = side * supersample
     centres = (torch.arange(fine, device=sources.device, dtype=torch.float32) + 0.5) / supersample
     y, x = torch.meshgrid(centres, centres, indexing="ij")
-    frame = torch.stack([x, y], dim=-1).view(1, 1, -1, 2)                              # [1, 1, F^2, 2]
-    field = (frame - t.view(count, 1, 1, 2)) / k.view(count, 1, 1, 1)                  # [N, 1, F^2, 2]
-    source = (field - offset.unsqueeze(2)) @ inverse(a).transpose(-1, -2) + DIGIT_CENTRE   # [N, 2, F^2, 2]
-    grid = (source / DIGIT_CENTRE - 1).view(2 * count, fine, fine, 2)                # pixel edges 0..28 -> -1..1
+    frame = torch.stack([x, y], dim=-1).view(1, 1, -1, 2)  # [1, 1, F^2, 2]
+    field = (frame - t.view(count, 1, 1, 2)) / k.view(count, 1, 1, 1)  # [N, 1, F^2, 2]
+    source = (field - offset.unsqueeze(2)) @ inverse(a).transpose(-1, -2) + DIGIT_CENTRE  # [N, 2, F^2, 2]
+    grid = (source / DIGIT_CENTRE - 1).view(2 * count, fine, fine, 2)  # pixel edges 0..28 -> -1..1
     samples = F.grid_sample(sources, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
     return F.avg_pool2d(samples, supersample).view(count, 2, side, side)
 
@@ -344,8 +368,8 @@ def centred(fields: torch.Tensor) -> torch.Tensor:
     down = (CENTRE - row).round().clamp(-MAX_SHIFT, MAX_SHIFT).long()
     right = (CENTRE - column).round().clamp(-MAX_SHIFT, MAX_SHIFT).long()
     padded = F.pad(fields, (MAX_SHIFT,) * 4)
-    rows = (MAX_SHIFT - down).view(-1, 1) + torch.arange(height, device=fields.device)       # [N, H]
-    columns = (MAX_SHIFT - right).view(-1, 1) + torch.arange(width, device=fields.device)    # [N, W]
+    rows = (MAX_SHIFT - down).view(-1, 1) + torch.arange(height, device=fields.device)  # [N, H]
+    columns = (MAX_SHIFT - right).view(-1, 1) + torch.arange(width, device=fields.device)  # [N, W]
     example = torch.arange(count, device=fields.device).view(-1, 1, 1, 1)
     layer = torch.arange(fields.shape[1], device=fields.device).view(1, -1, 1, 1)
     return padded[example, layer, rows.view(count, 1, -1, 1), columns.view(count, 1, 1, -1)]

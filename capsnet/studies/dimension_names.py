@@ -25,6 +25,7 @@ over the class's digits (SPREAD_RANGE), since the dimensions' spreads differ up 
 
 What the names say of the shipped weights, beside the paper's: docs/dimensions.md.
 """
+
 import argparse
 import json
 from dataclasses import dataclass
@@ -40,42 +41,73 @@ from capsnet.studies.dimension_names_file import NAMES_FILE, DimensionNames, loa
 from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.shape_measures import EPS, MEASURES, measure, region_shares, transform
 
-SPREAD_RANGE = 3.0       # the other sweep: -3 .. 3 standard deviations of the dimension over the class
-DIGITS_PER_CLASS = 100   # the first 100 test digits of each class (how long all 10 x 16 names take: docs/benchmarks.md)
-EFFECT_SIZE = ("sum over pixels of |x(+range) - x(-range)| / sum of x(0): the grey-level change between "
-               "the sweep's ends as a fraction of the unperturbed reconstruction's ink, mean over the digits")
-UNITS = {"ink": "ink_percent", "width": "width_px", "height": "height_px", "slant": "slant_degrees",
-         "x": "x_px", "y": "y_px"}  # each measure's change over the sweep, as dimensions.json names it
+SPREAD_RANGE = 3.0  # the other sweep: -3 .. 3 standard deviations of the dimension over the class
+DIGITS_PER_CLASS = 100  # the first 100 test digits of each class (how long all 10 x 16 names take: docs/benchmarks.md)
+EFFECT_SIZE = (
+    "sum over pixels of |x(+range) - x(-range)| / sum of x(0): the grey-level change between "
+    "the sweep's ends as a fraction of the unperturbed reconstruction's ink, mean over the digits"
+)
+UNITS = {
+    "ink": "ink_percent",
+    "width": "width_px",
+    "height": "height_px",
+    "slant": "slant_degrees",
+    "x": "x_px",
+    "y": "y_px",
+}  # each measure's change over the sweep, as dimensions.json names it
 
 # The smallest change of each measure over a sweep that can name a dimension: at the app's 10 screen
 # pixels per image pixel each is visible, and each alone changes a reconstruction of the shipped
 # weights by an effect of 0.1-0.2 (the median over 300 test digits).
-VISIBLE = {"ink": 20.0,                   # percent of the digit's ink
-           "width": 1.0, "height": 1.0,   # pixels (of 4 sigma)
-           "slant": 5.0,                  # degrees: the top of a 20-pixel-tall digit moves 1.7 pixels
-           "x": 0.5, "y": 0.5}            # pixels
+VISIBLE = {
+    "ink": 20.0,  # percent of the digit's ink
+    "width": 1.0,
+    "height": 1.0,  # pixels (of 4 sigma)
+    "slant": 5.0,  # degrees: the top of a 20-pixel-tall digit moves 1.7 pixels
+    "x": 0.5,
+    "y": 0.5,
+}  # pixels
 EXPLAINS = 0.25  # a measure, or a pair, names a dimension when its pure change reproduces 25% of the pixel change
-JOINS = 0.10     # a pair is preferred to its best single measure when it reproduces 10 points more
-BARELY = 0.25    # an effect below this, no measure naming it: "barely changes" (a 1-pixel shift makes 0.2-0.7)
-LOCAL = 0.55     # a third of the box (rows or columns) with 55% of the change makes it local (even: 33%)
-PHRASES = {"ink": ("thinner strokes", "thicker strokes"), "width": ("narrower", "wider"),
-           "height": ("shorter", "taller"), "slant": ("slants left", "slants right"),
-           "x": ("moves left", "moves right"), "y": ("moves up", "moves down")}  # (falls, rises)
-REGIONS = {(None, None): "whole digit", (0, None): "top", (1, None): "middle", (2, None): "bottom",
-           (None, 0): "left", (None, 1): "centre", (None, 2): "right",
-           (0, 0): "top-left", (0, 1): "top", (0, 2): "top-right",
-           (1, 0): "left", (1, 1): "centre", (1, 2): "right",
-           (2, 0): "bottom-left", (2, 1): "bottom", (2, 2): "bottom-right"}  # (row third, column third)
+JOINS = 0.10  # a pair is preferred to its best single measure when it reproduces 10 points more
+BARELY = 0.25  # an effect below this, no measure naming it: "barely changes" (a 1-pixel shift makes 0.2-0.7)
+LOCAL = 0.55  # a third of the box (rows or columns) with 55% of the change makes it local (even: 33%)
+PHRASES = {
+    "ink": ("thinner strokes", "thicker strokes"),
+    "width": ("narrower", "wider"),
+    "height": ("shorter", "taller"),
+    "slant": ("slants left", "slants right"),
+    "x": ("moves left", "moves right"),
+    "y": ("moves up", "moves down"),
+}  # (falls, rises)
+REGIONS = {
+    (None, None): "whole digit",
+    (0, None): "top",
+    (1, None): "middle",
+    (2, None): "bottom",
+    (None, 0): "left",
+    (None, 1): "centre",
+    (None, 2): "right",
+    (0, 0): "top-left",
+    (0, 1): "top",
+    (0, 2): "top-right",
+    (1, 0): "left",
+    (1, 1): "centre",
+    (1, 2): "right",
+    (2, 0): "bottom-left",
+    (2, 1): "bottom",
+    (2, 2): "bottom-right",
+}  # (row third, column third)
 
 
 @dataclass(frozen=True)
 class DimensionSweep:
     """What sweeping one dimension over a range does to the decoded digits, on average over them."""
-    name: str                    # e.g. "wider →": what moving the dimension up does
-    effect: float                # how much the image changes over the sweep (EFFECT_SIZE)
-    changes: dict[str, float]    # each measure's change over the sweep: ink in percent, slant in degrees, else pixels
+
+    name: str  # e.g. "wider →": what moving the dimension up does
+    effect: float  # how much the image changes over the sweep (EFFECT_SIZE)
+    changes: dict[str, float]  # each measure's change over the sweep: ink in percent, slant in degrees, else pixels
     explained: dict[str, float]  # the fraction of the pixel change each measure's pure change reproduces
-    region: str                  # where the change is: "top-left", ..., "whole digit"
+    region: str  # where the change is: "top-left", ..., "whole digit"
 
 
 def class_capsules(model: CapsNet, dataset, digit: int) -> torch.Tensor:
@@ -90,12 +122,11 @@ def class_capsules(model: CapsNet, dataset, digit: int) -> torch.Tensor:
         [N, 10, 16], computed as one batch (so always by the same routing code).
     """
     index = (dataset.targets == digit).nonzero()[:DIGITS_PER_CLASS, 0]
-    images = dataset.data[index].unsqueeze(1).float() / 255           # [N, 1, 28, 28], as ToTensor gives
+    images = dataset.data[index].unsqueeze(1).float() / 255  # [N, 1, 28, 28], as ToTensor gives
     return model(images).capsules
 
 
-def sweep_dimensions(model: CapsNet, capsules: torch.Tensor, digit: int,
-                     offsets: torch.Tensor) -> list[DimensionSweep]:
+def sweep_dimensions(model: CapsNet, capsules: torch.Tensor, digit: int, offsets: torch.Tensor) -> list[DimensionSweep]:
     """Sweep every dimension of capsule ``digit``, decode, measure and name (the module's steps 1-4).
 
     Args:
@@ -109,28 +140,39 @@ def sweep_dimensions(model: CapsNet, capsules: torch.Tensor, digit: int,
     """
     n, (dims, steps) = len(capsules), offsets.shape
     images = torch.stack([sweep_reconstructions(model, v, digit, offsets) for v in capsules])  # [N, 16, S, 28, 28]
-    measures = measure(images)                                             # each [N, 16, S]
-    t = offsets - offsets.mean(-1, keepdim=True)                           # [16, S]
-    span = offsets[:, -1] - offsets[:, 0]                                  # [16]
+    measures = measure(images)  # each [N, 16, S]
+    t = offsets - offsets.mean(-1, keepdim=True)  # [16, S]
+    span = offsets[:, -1] - offsets[:, 0]  # [16]
     middle, delta = images[:, :, steps // 2], images[:, :, -1] - images[:, :, 0]  # [N, 16, 28, 28]
-    ink = measures["ink"][:, :, steps // 2].clamp_min(EPS)                 # [N, 16]
+    ink = measures["ink"][:, :, steps // 2].clamp_min(EPS)  # [N, 16]
     # Least-squares slope of each measure against the offset, times the span: change over the sweep.
     change = {k: (m * t).sum(-1) / (t * t).sum(-1) * span for k, m in measures.items()}  # each [N, 16]
-    pure = torch.stack([(transform(middle.flatten(0, 1), k, change[k].flatten() / 2)
-                         - transform(middle.flatten(0, 1), k, -change[k].flatten() / 2)).view_as(delta)
-                        for k in MEASURES])                                # [6, N, 16, 28, 28]
-    explained = explained_fractions(delta, pure)                           # [16, 6, 6]
-    effect = (delta.abs().sum((-2, -1)) / ink).mean(0)                     # [16]
+    pure = torch.stack(
+        [
+            (
+                transform(middle.flatten(0, 1), k, change[k].flatten() / 2)
+                - transform(middle.flatten(0, 1), k, -change[k].flatten() / 2)
+            ).view_as(delta)
+            for k in MEASURES
+        ]
+    )  # [6, N, 16, 28, 28]
+    explained = explained_fractions(delta, pure)  # [16, 6, 6]
+    effect = (delta.abs().sum((-2, -1)) / ink).mean(0)  # [16]
     shares = region_shares(delta.flatten(0, 1), middle.flatten(0, 1)).view(n, dims, 3, 3).mean(0)  # [16, 3, 3]
-    change["ink"] = 100 * change["ink"] / ink                              # percent of each digit's ink
+    change["ink"] = 100 * change["ink"] / ink  # percent of each digit's ink
     sweeps = []
     for d in range(dims):
         changes = {k: change[k][:, d].mean().item() for k in MEASURES}
         region = region_name(shares[d])
-        sweeps.append(DimensionSweep(name=name_dimension(changes, explained[d], effect[d].item(), region),
-                                     effect=effect[d].item(), changes=changes,
-                                     explained={k: explained[d, i, i].item() for i, k in enumerate(MEASURES)},
-                                     region=region))
+        sweeps.append(
+            DimensionSweep(
+                name=name_dimension(changes, explained[d], effect[d].item(), region),
+                effect=effect[d].item(),
+                changes=changes,
+                explained={k: explained[d, i, i].item() for i, k in enumerate(MEASURES)},
+                region=region,
+            )
+        )
     return sweeps
 
 
@@ -146,13 +188,19 @@ def explained_fractions(delta: torch.Tensor, pure: torch.Tensor) -> torch.Tensor
         [16, 6, 6], symmetric, in [0, 1]: 1 is a perfect explanation, 0 none (a prediction worse
         than none counts 0, and so does a dimension that changes nothing).
     """
-    total = (delta**2).sum((0, 2, 3))                                      # [16]
-    along = torch.einsum("ndhw,kndhw->dk", delta, pure)                    # [16, 6]
-    gram = torch.einsum("kndhw,lndhw->dkl", pure, pure)                    # [16, 6, 6]
-    single = gram.diagonal(dim1=1, dim2=2)                                 # [16, 6]
+    total = (delta**2).sum((0, 2, 3))  # [16]
+    along = torch.einsum("ndhw,kndhw->dk", delta, pure)  # [16, 6]
+    gram = torch.einsum("kndhw,lndhw->dkl", pure, pure)  # [16, 6, 6]
+    single = gram.diagonal(dim1=1, dim2=2)  # [16, 6]
     # |delta - a - b|^2 = |delta|^2 - 2 delta.a - 2 delta.b + |a|^2 + |b|^2 + 2 a.b
-    pair = (total[:, None, None] - 2 * along[:, :, None] - 2 * along[:, None, :]
-            + single[:, :, None] + single[:, None, :] + 2 * gram)          # [16, 6, 6]
+    pair = (
+        total[:, None, None]
+        - 2 * along[:, :, None]
+        - 2 * along[:, None, :]
+        + single[:, :, None]
+        + single[:, None, :]
+        + 2 * gram
+    )  # [16, 6, 6]
     pair.diagonal(dim1=1, dim2=2).copy_(total[:, None] - 2 * along + single)
     fraction = (1 - pair / total.clamp_min(EPS)[:, None, None]).clamp_min(0)
     return torch.where(total[:, None, None] > 0, fraction, 0.0)
@@ -173,7 +221,7 @@ def name_dimension(changes: dict[str, float], explained: torch.Tensor, effect: f
         fraction = lambda e: explained[e[0], e[-1]].item()  # a single measure is on the diagonal
         best = max(explanations, key=lambda e: fraction(e) - JOINS * (len(e) - 1))  # a pair must gain JOINS
         if fraction(best) >= EXPLAINS:
-            chosen = sorted(best, key=lambda i: -explained[i, i])                   # the better one first
+            chosen = sorted(best, key=lambda i: -explained[i, i])  # the better one first
             phrases = [PHRASES[MEASURES[i]][changes[MEASURES[i]] > 0] for i in chosen]
             if sorted(phrases) in (["taller", "wider"], ["narrower", "shorter"]):
                 phrases = ["larger" if changes["width"] > 0 else "smaller"]
@@ -187,7 +235,7 @@ def name_dimension(changes: dict[str, float], explained: torch.Tensor, effect: f
 
 def region_name(shares: torch.Tensor) -> str:
     """Where a change sits in the digit's box, from its shares over the 3x3 thirds [3, 3]."""
-    rows, columns = shares.sum(1), shares.sum(0)                           # [3], [3]
+    rows, columns = shares.sum(1), shares.sum(0)  # [3], [3]
     row = int(rows.argmax()) if rows.max() >= LOCAL else None
     column = int(columns.argmax()) if columns.max() >= LOCAL else None
     return REGIONS[row, column]
@@ -201,40 +249,64 @@ def class_entries(model: CapsNet, dataset, digit: int) -> list[dict]:
         dataset: torchvision's MNIST test set.
         digit: the class, 0..9.
     """
-    v = class_capsules(model, dataset, digit)                              # [N, 10, 16]
-    sd = v[:, digit].std(0)                                                # [16]
-    ranges = {"paper": SWEEP.expand(len(sd), -1),                          # [16, S] each
-              "spread": SPREAD_RANGE * sd[:, None] * SWEEP / PAPER_RANGE}
+    v = class_capsules(model, dataset, digit)  # [N, 10, 16]
+    sd = v[:, digit].std(0)  # [16]
+    ranges = {
+        "paper": SWEEP.expand(len(sd), -1),  # [16, S] each
+        "spread": SPREAD_RANGE * sd[:, None] * SWEEP / PAPER_RANGE,
+    }
     sweeps = {scale: sweep_dimensions(model, v, digit, offsets) for scale, offsets in ranges.items()}
-    return [{"dimension": d, "sd": round(sd[d].item(), 4),
-             **{scale: {"name": r[d].name, "effect": round(r[d].effect, 3), "region": r[d].region,
-                        "measures": {UNITS[k]: round(r[d].changes[k], 1) for k in MEASURES},
-                        "explained": {k: round(r[d].explained[k], 2) for k in MEASURES}}
-                for scale, r in sweeps.items()}}
-            for d in range(len(sd))]
+    return [
+        {
+            "dimension": d,
+            "sd": round(sd[d].item(), 4),
+            **{
+                scale: {
+                    "name": r[d].name,
+                    "effect": round(r[d].effect, 3),
+                    "region": r[d].region,
+                    "measures": {UNITS[k]: round(r[d].changes[k], 1) for k in MEASURES},
+                    "explained": {k: round(r[d].explained[k], 2) for k in MEASURES},
+                }
+                for scale, r in sweeps.items()
+            },
+        }
+        for d in range(len(sd))
+    ]
 
 
 def to_json(names: dict) -> str:
     """dimensions.json's text: the header indented, then one line per dimension, so that a diff
     shows which dimensions' names changed."""
-    header = json.dumps({key: value for key, value in names.items() if key != "classes"},
-                        indent=1, ensure_ascii=False)
-    classes = ",\n".join(f'  "{digit}": [\n' + ",\n".join(f"   {json.dumps(entry, ensure_ascii=False)}"
-                                                           for entry in entries) + "\n  ]"
-                         for digit, entries in names["classes"].items())
+    header = json.dumps({key: value for key, value in names.items() if key != "classes"}, indent=1, ensure_ascii=False)
+    classes = ",\n".join(
+        f'  "{digit}": [\n' + ",\n".join(f"   {json.dumps(entry, ensure_ascii=False)}" for entry in entries) + "\n  ]"
+        for digit, entries in names["classes"].items()
+    )
     return f'{header[:-2]},\n "classes": {{\n{classes}\n }}\n}}\n'
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description="Measure and name what each digit capsule dimension encodes, "
-                                            f"for every class, and write {NAMES_FILE} beside the weights (docs/dimensions.md).")
-    p.add_argument("--weights", default=SERVED_BY["capsnet", "digits"].folder,
-                   help=f"a folder holding {WEIGHTS_FILE} (default: %(default)s)")
+    p = argparse.ArgumentParser(
+        description="Measure and name what each digit capsule dimension encodes, "
+        f"for every class, and write {NAMES_FILE} beside the weights (docs/dimensions.md)."
+    )
+    p.add_argument(
+        "--weights",
+        default=SERVED_BY["capsnet", "digits"].folder,
+        help=f"a folder holding {WEIGHTS_FILE} (default: %(default)s)",
+    )
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: WEIGHTS/{NAMES_FILE})")
-    p.add_argument("--show", type=int, nargs="+", metavar="DIGIT", default=None,
-                   help=f"print the names in WEIGHTS/{NAMES_FILE} for these digits as a table, the largest "
-                        "effects first, instead of measuring (default: measure)")
+    p.add_argument(
+        "--show",
+        type=int,
+        nargs="+",
+        metavar="DIGIT",
+        default=None,
+        help=f"print the names in WEIGHTS/{NAMES_FILE} for these digits as a table, the largest "
+        "effects first, instead of measuring (default: measure)",
+    )
     args = p.parse_args(argv)
     if args.show:
         print(names_table(load_dimension_names(args.weights), args.show))
@@ -243,14 +315,22 @@ def main(argv: list[str] | None = None) -> None:
     model, dataset = load_model(folder), mnist(args.data_dir, train=False)
     with torch.inference_mode():
         classes = {str(digit): class_entries(model, dataset, digit) for digit in range(model.config.num_classes)}
-    names = {"weights_file": WEIGHTS_FILE, WEIGHTS_SHA256: weights_sha256({"capsnet": folder}),
-             "digits_per_class": DIGITS_PER_CLASS,
-             "digits": f"the first {DIGITS_PER_CLASS} of each class in MNIST's test set; v is the capsule of their class",
-             "sweep_steps": len(SWEEP), "offset_range": PAPER_RANGE, "spread_range_sd": SPREAD_RANGE,
-             "ranges": {"paper": f"every dimension moved by -{PAPER_RANGE} .. {PAPER_RANGE}, the paper's",
-                        "spread": f"each dimension moved by -{SPREAD_RANGE:g} .. {SPREAD_RANGE:g} sd, its "
-                                  "standard deviation over the class's digits"},
-             "effect_size": EFFECT_SIZE, "classes": classes}
+    names = {
+        "weights_file": WEIGHTS_FILE,
+        WEIGHTS_SHA256: weights_sha256({"capsnet": folder}),
+        "digits_per_class": DIGITS_PER_CLASS,
+        "digits": f"the first {DIGITS_PER_CLASS} of each class in MNIST's test set; v is the capsule of their class",
+        "sweep_steps": len(SWEEP),
+        "offset_range": PAPER_RANGE,
+        "spread_range_sd": SPREAD_RANGE,
+        "ranges": {
+            "paper": f"every dimension moved by -{PAPER_RANGE} .. {PAPER_RANGE}, the paper's",
+            "spread": f"each dimension moved by -{SPREAD_RANGE:g} .. {SPREAD_RANGE:g} sd, its "
+            "standard deviation over the class's digits",
+        },
+        "effect_size": EFFECT_SIZE,
+        "classes": classes,
+    }
     out = Path(args.out) if args.out else folder / NAMES_FILE
     out.write_text(to_json(names), encoding="utf-8")
     print(f"wrote {out}")
@@ -259,9 +339,11 @@ def main(argv: list[str] | None = None) -> None:
 def names_table(names: DimensionNames, digits: list[int], rows: int = 5) -> str:
     """A Markdown table: for each digit, its ``rows`` dimensions of largest effect over the
     paper's range, named over both ranges."""
-    lines = [f"| digit | dimension | over ±{PAPER_RANGE:g} (the paper's) | effect | "
-             f"over ±{names.spread_range:g} sd of MNIST |",
-             "| --- | --- | --- | --- | --- |"]
+    lines = [
+        f"| digit | dimension | over ±{PAPER_RANGE:g} (the paper's) | effect | "
+        f"over ±{names.spread_range:g} sd of MNIST |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for digit in digits:
         for d in names.by_effect(digit)[:rows]:
             paper, spread = names.paper[digit][d], names.spread[digit][d]

@@ -1,6 +1,7 @@
 """dimensions.json, what `capsnet.studies.dimension_names` writes beside the weights it named,
 read back and checked against them: the names the page's sliders and Figure 4 show, without the
 study's measuring code (which loads MNIST through torchvision)."""
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,17 +12,18 @@ NAMES_FILE = "dimensions.json"
 
 @dataclass(frozen=True)
 class DimensionName:
-    name: str      # what moving the dimension up does, e.g. "wider →", or "barely changes"
+    name: str  # what moving the dimension up does, e.g. "wider →", or "barely changes"
     effect: float  # how much the image changes over the range (EFFECT_SIZE)
 
 
 @dataclass(frozen=True)
 class DimensionNames:
     """dimensions.json, checked against the weights beside it. Per class, 16 entries in dimension order."""
-    paper: tuple[tuple[DimensionName, ...], ...]   # [class][dimension], over the paper's +-0.25
+
+    paper: tuple[tuple[DimensionName, ...], ...]  # [class][dimension], over the paper's +-0.25
     spread: tuple[tuple[DimensionName, ...], ...]  # [class][dimension], over +-spread_range sd
-    sd: tuple[tuple[float, ...], ...]              # [class][dimension]: the spread of v_j over the class's digits
-    spread_range: float                            # the spread range in sd (3)
+    sd: tuple[tuple[float, ...], ...]  # [class][dimension]: the spread of v_j over the class's digits
+    spread_range: float  # the spread range in sd (3)
 
     def by_effect(self, digit: int, scale: str = "paper") -> tuple[int, ...]:
         """The dimensions of ``digit`` ordered by effect size, largest first; ``scale``: "paper" or "spread"."""
@@ -37,8 +39,12 @@ def load_dimension_names(folder: str | Path) -> DimensionNames:
             folder's model.safetensors.
     """
     folder = Path(folder)
-    return load_measured(folder / NAMES_FILE, {"capsnet": folder},
-                         f"python -m capsnet.studies.dimension_names --weights {folder} --data-dir DATA", read_names)
+    return load_measured(
+        folder / NAMES_FILE,
+        {"capsnet": folder},
+        f"python -m capsnet.studies.dimension_names --weights {folder} --data-dir DATA",
+        read_names,
+    )
 
 
 def read_names(names: dict) -> DimensionNames:
@@ -47,8 +53,13 @@ def read_names(names: dict) -> DimensionNames:
     if any([entry["dimension"] for entry in entries] != list(range(len(entries))) for entries in classes):
         raise ValueError("each class must list its dimensions in order, 0 first")
     return DimensionNames(
-        **{scale: tuple(tuple(DimensionName(entry[scale]["name"], float(entry[scale]["effect"]))
-                              for entry in entries) for entries in classes)
-           for scale in ("paper", "spread")},
+        **{
+            scale: tuple(
+                tuple(DimensionName(entry[scale]["name"], float(entry[scale]["effect"])) for entry in entries)
+                for entries in classes
+            )
+            for scale in ("paper", "spread")
+        },
         sd=tuple(tuple(float(entry["sd"]) for entry in entries) for entries in classes),
-        spread_range=float(names["spread_range_sd"]))
+        spread_range=float(names["spread_range_sd"]),
+    )

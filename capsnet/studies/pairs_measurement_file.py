@@ -2,6 +2,7 @@
 read back and checked against both pairs networks' weights, with the paper's MultiMNIST figures it
 is set beside: what the page's Two-digits section shows (`PairFigures`), without the study's
 measuring code (which loads MNIST through torchvision)."""
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,20 +18,21 @@ COMMAND = "python -m capsnet.studies.pairs_measurement --data-dir DATA --capsnet
 @dataclass(frozen=True)
 class PairFigures:
     """What the page shows of pairs.json; shares are fractions."""
-    test_pairs: int                 # the MNIST test pairs both networks read
-    capsnet_both_right: float       # the share of them whose two digits the CapsNet names
+
+    test_pairs: int  # the MNIST test pairs both networks read
+    capsnet_both_right: float  # the share of them whose two digits the CapsNet names
     cnn_both_right: float
-    lead: Difference                # CapsNet − CNN, both right
-    unrouted_both_right: float      # the CapsNet with 1 routing iteration
-    unrouted_gain: Difference       # ... against the routing it trained with
-    redrawn_error: float            # the share of a digit's ink its own capsule's redrawing misses
-    overlay_error: float            # ... and the whole overlay's
-    semeion_pairs_right: float      # Semeion's digits laid in pairs: the CapsNet's strongest digits right
-    semeion_singles_right: float    # ... and alone
-    mnist_singles_counted: float    # MNIST's single test digits the CapsNet counts right (one)
-    mnist_pairs_counted: float      # ... and its test pairs (two)
-    rule: CountRule                 # where the CapsNet reads a second digit
-    cnn_rule: CountRule             # where the CNN does
+    lead: Difference  # CapsNet − CNN, both right
+    unrouted_both_right: float  # the CapsNet with 1 routing iteration
+    unrouted_gain: Difference  # ... against the routing it trained with
+    redrawn_error: float  # the share of a digit's ink its own capsule's redrawing misses
+    overlay_error: float  # ... and the whole overlay's
+    semeion_pairs_right: float  # Semeion's digits laid in pairs: the CapsNet's strongest digits right
+    semeion_singles_right: float  # ... and alone
+    mnist_singles_counted: float  # MNIST's single test digits the CapsNet counts right (one)
+    mnist_pairs_counted: float  # ... and its test pairs (two)
+    rule: CountRule  # where the CapsNet reads a second digit
+    cnn_rule: CountRule  # where the CNN does
 
 
 def read_figures(results: dict) -> PairFigures:
@@ -42,12 +44,21 @@ def read_figures(results: dict) -> PairFigures:
         return float(people["capsnet"][examples][measure]["share"])
 
     return PairFigures(
-        int(results["test_pairs"]), float(capsnet["both_right"]), float(results["cnn"]["both_right"]),
-        Difference.of(results["lead"]), float(unrouted["both_right"]), Difference.of(unrouted["gain"]),
-        float(capsnet["redrawn_error"]), float(capsnet["overlay_error"]),
-        capsnet_share("semeion_pairs", "strongest_right"), capsnet_share("semeion_singles", "strongest_right"),
-        capsnet_share("mnist_singles", "count_right"), capsnet_share("mnist_pairs", "count_right"),
-        CountRule.from_record(people["capsnet"]["count"]), CountRule.from_record(people["cnn"]["count"]))
+        int(results["test_pairs"]),
+        float(capsnet["both_right"]),
+        float(results["cnn"]["both_right"]),
+        Difference.of(results["lead"]),
+        float(unrouted["both_right"]),
+        Difference.of(unrouted["gain"]),
+        float(capsnet["redrawn_error"]),
+        float(capsnet["overlay_error"]),
+        capsnet_share("semeion_pairs", "strongest_right"),
+        capsnet_share("semeion_singles", "strongest_right"),
+        capsnet_share("mnist_singles", "count_right"),
+        capsnet_share("mnist_pairs", "count_right"),
+        CountRule.from_record(people["capsnet"]["count"]),
+        CountRule.from_record(people["cnn"]["count"]),
+    )
 
 
 def load_results(path: str | Path, capsnet_folder: str | Path, cnn_folder: str | Path) -> dict:

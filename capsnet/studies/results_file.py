@@ -2,6 +2,7 @@
 checked against those weights (the SHA-256 of each network's, under WEIGHTS_SHA256), so that no
 figure is shown for other weights, and turned into what its reader reads, so that an entry missing
 or renamed fails where the file is read."""
+
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -9,7 +10,7 @@ from typing import TypeVar
 from capsnet.pretrained import WEIGHTS_FILE, WeightsError, read_json_object
 from capsnet.saving import sha256
 
-WEIGHTS_SHA256 = "weights_sha256"   # every results file's {network: the SHA-256 of its model.safetensors}
+WEIGHTS_SHA256 = "weights_sha256"  # every results file's {network: the SHA-256 of its model.safetensors}
 Read = TypeVar("Read")
 
 
@@ -26,8 +27,7 @@ def weights_sha256(folders: dict[str, str | Path]) -> dict[str, str]:
     return {network: sha256(Path(folder) / WEIGHTS_FILE) for network, folder in folders.items()}
 
 
-def load_measured(path: str | Path, folders: dict[str, str | Path], command: str,
-                  read: Callable[[dict], Read]) -> Read:
+def load_measured(path: str | Path, folders: dict[str, str | Path], command: str, read: Callable[[dict], Read]) -> Read:
     """``read`` of the results file at ``path``, once the file is checked against each network's
     weights in ``folders`` ({"capsnet": folder, "cnn": folder}).
 
@@ -52,10 +52,14 @@ def load_measured(path: str | Path, folders: dict[str, str | Path], command: str
             raise ResultsError(f"{weights} is missing, so {path} cannot be checked against it", command)
         recorded = hashes.get(network) if isinstance(hashes, dict) else None
         if recorded != (actual := sha256(weights)):
-            raise ResultsError(f"{path} was measured with other weights than {weights} (its {WEIGHTS_SHA256} "
-                               f"records {str(recorded)[:12]}…, the file is {actual[:12]}…)", command)
+            raise ResultsError(
+                f"{path} was measured with other weights than {weights} (its {WEIGHTS_SHA256} "
+                f"records {str(recorded)[:12]}…, the file is {actual[:12]}…)",
+                command,
+            )
     try:
         return read(results)
     except (KeyError, TypeError, ValueError, IndexError) as error:
-        raise ResultsError(f"{path} lacks what this code reads ({error.__class__.__name__}: {error})",
-                           command) from None
+        raise ResultsError(
+            f"{path} lacks what this code reads ({error.__class__.__name__}: {error})", command
+        ) from None

@@ -42,6 +42,7 @@ weights; the command reproduces the file byte for byte.
 The results and what they show: docs/robustness.md (`python -m bench.robustness_chart` draws
 them there, beside the app: what draws is not the library's).
 """
+
 import argparse
 import time
 from pathlib import Path
@@ -66,18 +67,18 @@ from capsnet.studies.statistics import (
     to_json,
 )
 
-DIGITS_PER_CLASS = 50    # 500 test digits, so that the whole measurement stays short (docs/benchmarks.md)
-BATCH = 250              # images per forward pass: the same batches every run, so the same sums
+DIGITS_PER_CLASS = 50  # 500 test digits, so that the whole measurement stays short (docs/benchmarks.md)
+BATCH = 250  # images per forward pass: the same batches every run, so the same sums
 TRANSFORMS_PER_DIGIT = 4  # random affNIST-range changes of each digit: 2,000 changed images
-SEED = 0                 # of the affNIST-range draws
+SEED = 0  # of the affNIST-range draws
 
 
-AFFNIST = {   # AffineChange field: (low, high), each drawn uniformly and independently
+AFFNIST = {  # AffineChange field: (low, high), each drawn uniformly and independently
     "rotation": (-20.0, 20.0),
     "shear": (-0.2, 0.2),
     "stretch_x": (0.8, 1.2),
     "stretch_y": (0.8, 1.2),
-    "shift_x": (-4.0, 4.0),   # pixels: MNIST's 4-pixel edge around a digit, for affNIST's moves in 40x40
+    "shift_x": (-4.0, 4.0),  # pixels: MNIST's 4-pixel edge around a digit, for affNIST's moves in 40x40
     "shift_y": (-4.0, 4.0),
 }
 MEASURES = {
@@ -85,7 +86,7 @@ MEASURES = {
     "winner_length": "CapsNet: mean length of the longest digit capsule",
     "true_length": "CapsNet: mean length of the true digit's capsule",
     "pose_error": "CapsNet: sum over pixels of |decoder(changed digit's winner) - change(decoder(digit's winner))| "
-                  "/ ink of the latter, mean over the digits: 0 when the pose follows the change exactly",
+    "/ ink of the latter, mean over the digits: 0 when the pose follows the change exactly",
     "pose_correlation": "CapsNet: correlation over pixels of the same two images, mean over the digits: 1 when it follows",
     "unmoved_error": "CapsNet: pose_error of the unchanged digit's reconstruction, what a pose that did not follow would score",
     "unmoved_correlation": "CapsNet: pose_correlation of the unchanged digit's reconstruction, likewise",
@@ -97,7 +98,7 @@ PAIRED_MEASURES = {
     "only_cnn": "changed digits the CNN read right and the CapsNet did not",
     "difference": "the CapsNet's accuracy minus the CNN's, on the same changed digits",
     "low": "the difference's 95% interval, lower end: 2.5th percentile of BOOTSTRAP_RESAMPLES bootstrap "
-           "resamples of the digits, each digit with all of its changes",
+    "resamples of the digits, each digit with all of its changes",
     "high": "the difference's 95% interval, upper end: 97.5th percentile of the same resamples",
 }
 
@@ -119,8 +120,10 @@ def first_digits(dataset, per_class: int = DIGITS_PER_CLASS) -> tuple[torch.Tens
 def affnist_matrices(count: int, seed: int = SEED) -> torch.Tensor:
     """``count`` random changes in AFFNIST's ranges, the same for a given seed: [count, 2, 3]."""
     g = torch.Generator().manual_seed(seed)
-    values = {name: low + (high - low) * torch.rand(count, generator=g, dtype=torch.float64)
-              for name, (low, high) in AFFNIST.items()}
+    values = {
+        name: low + (high - low) * torch.rand(count, generator=g, dtype=torch.float64)
+        for name, (low, high) in AFFNIST.items()
+    }
     values["scale"] = torch.ones(count, dtype=torch.float64)
     return affine_matrices(**values)
 
@@ -131,8 +134,9 @@ def capsnet_readings(model, images: torch.Tensor) -> tuple[torch.Tensor, torch.T
     return torch.cat([o.lengths for o in outputs]), torch.cat([o.reconstruction for o in outputs])
 
 
-def capsnet_measures(lengths: torch.Tensor, labels: torch.Tensor, seen: torch.Tensor,
-                     moved: torch.Tensor, unmoved: torch.Tensor) -> dict[str, float]:
+def capsnet_measures(
+    lengths: torch.Tensor, labels: torch.Tensor, seen: torch.Tensor, moved: torch.Tensor, unmoved: torch.Tensor
+) -> dict[str, float]:
     """The CapsNet's MEASURES for one set of changed digits.
 
     Args:
@@ -141,25 +145,36 @@ def capsnet_measures(lengths: torch.Tensor, labels: torch.Tensor, seen: torch.Te
         moved: the unchanged digit's reconstruction, changed likewise [N, 1, H, W].
         unmoved: the unchanged digit's reconstruction [N, 1, H, W].
     """
-    return {"accuracy": (lengths.argmax(1) == labels).double().mean().item(),
-            "winner_length": lengths.max(1).values.double().mean().item(),
-            "true_length": lengths.gather(1, labels[:, None]).double().mean().item(),
-            "pose_error": ink_error(seen, moved).double().mean().item(),
-            "pose_correlation": correlation(seen, moved).double().mean().item(),
-            "unmoved_error": ink_error(unmoved, moved).double().mean().item(),
-            "unmoved_correlation": correlation(unmoved, moved).double().mean().item()}
+    return {
+        "accuracy": (lengths.argmax(1) == labels).double().mean().item(),
+        "winner_length": lengths.max(1).values.double().mean().item(),
+        "true_length": lengths.gather(1, labels[:, None]).double().mean().item(),
+        "pose_error": ink_error(seen, moved).double().mean().item(),
+        "pose_correlation": correlation(seen, moved).double().mean().item(),
+        "unmoved_error": ink_error(unmoved, moved).double().mean().item(),
+        "unmoved_correlation": correlation(unmoved, moved).double().mean().item(),
+    }
 
 
 def cnn_measures(probabilities: torch.Tensor, labels: torch.Tensor) -> dict[str, float]:
     """The CNN's MEASURES for one set of changed digits, from its softmax [N, 10] and the classes [N]."""
-    return {"accuracy": (probabilities.argmax(1) == labels).double().mean().item(),
-            "winner_probability": probabilities.max(1).values.double().mean().item(),
-            "true_probability": probabilities.gather(1, labels[:, None]).double().mean().item()}
+    return {
+        "accuracy": (probabilities.argmax(1) == labels).double().mean().item(),
+        "winner_probability": probabilities.max(1).values.double().mean().item(),
+        "true_probability": probabilities.gather(1, labels[:, None]).double().mean().item(),
+    }
 
 
 @torch.inference_mode()
-def measure_change(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor, reconstructions: torch.Tensor,
-                   matrices: torch.Tensor, changes_per_digit: int = 1) -> tuple[dict, torch.Tensor]:
+def measure_change(
+    capsnet,
+    cnn,
+    images: torch.Tensor,
+    labels: torch.Tensor,
+    reconstructions: torch.Tensor,
+    matrices: torch.Tensor,
+    changes_per_digit: int = 1,
+) -> tuple[dict, torch.Tensor]:
     """Both networks on the same changed digits.
 
     Args:
@@ -175,21 +190,30 @@ def measure_change(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor, rec
         PAIRED_MEASURES, rounded to DECIMALS; and bool [2, N], whether the CapsNet (row 0) and the
         CNN (row 1) read each changed digit right.
     """
-    changed = transform(images, matrices)                                             # [N, 1, 28, 28]
+    changed = transform(images, matrices)  # [N, 1, 28, 28]
     lengths, seen = capsnet_readings(capsnet, changed)
     probabilities = torch.cat([cnn(batch).probabilities for batch in changed.split(BATCH)])  # [N, 10]
     moved = transform(reconstructions, matrices)
-    results = {"capsnet": capsnet_measures(lengths, labels, seen, moved, reconstructions),
-               "cnn": cnn_measures(probabilities, labels)}
+    results = {
+        "capsnet": capsnet_measures(lengths, labels, seen, moved, reconstructions),
+        "cnn": cnn_measures(probabilities, labels),
+    }
     results = {network: {k: round(v, DECIMALS) + 0.0 for k, v in values.items()} for network, values in results.items()}
-    right = torch.stack([lengths.argmax(1) == labels, probabilities.argmax(1) == labels])   # [2, N]
-    by_digit = right.view(2, changes_per_digit, -1)                                        # [2, C, N / C]
+    right = torch.stack([lengths.argmax(1) == labels, probabilities.argmax(1) == labels])  # [2, N]
+    by_digit = right.view(2, changes_per_digit, -1)  # [2, C, N / C]
     return {**results, "paired": paired(by_digit[0], by_digit[1])}, right
 
 
 @torch.inference_mode()
-def measure(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor, sweeps: dict = SWEEPS,
-            transforms_per_digit: int = TRANSFORMS_PER_DIGIT, progress: bool = False) -> dict:
+def measure(
+    capsnet,
+    cnn,
+    images: torch.Tensor,
+    labels: torch.Tensor,
+    sweeps: dict = SWEEPS,
+    transforms_per_digit: int = TRANSFORMS_PER_DIGIT,
+    progress: bool = False,
+) -> dict:
     """Every sweep and the affNIST-range changes, for both networks on the same digits.
 
     Args:
@@ -213,20 +237,34 @@ def measure(capsnet, cnn, images: torch.Tensor, labels: torch.Tensor, sweeps: di
             steps, right = [], []
             for value in values:
                 change = AffineChange(**{name: value})
-                measured = unchanged if change == AffineChange() else \
-                    measure_change(capsnet, cnn, images, labels, reconstructions, change.matrix())
+                measured = (
+                    unchanged
+                    if change == AffineChange()
+                    else measure_change(capsnet, cnn, images, labels, reconstructions, change.matrix())
+                )
                 steps.append({"value": value, **measured[0]})
                 right.append(measured[1])
                 bar.update(count)
-            right = torch.stack(right, 1)                                               # [2, steps, N]
+            right = torch.stack(right, 1)  # [2, steps, N]
             results["sweeps"][name] = {"unit": unit, "steps": steps, "mean_paired": paired(right[0], right[1])}
         repeat = (transforms_per_digit, 1, 1, 1)
-        affnist, _ = measure_change(capsnet, cnn, images.repeat(repeat), labels.repeat(transforms_per_digit),
-                                    reconstructions.repeat(repeat), affnist_matrices(count * transforms_per_digit),
-                                    transforms_per_digit)
+        affnist, _ = measure_change(
+            capsnet,
+            cnn,
+            images.repeat(repeat),
+            labels.repeat(transforms_per_digit),
+            reconstructions.repeat(repeat),
+            affnist_matrices(count * transforms_per_digit),
+            transforms_per_digit,
+        )
         bar.update(count * transforms_per_digit)
-    results["affnist"] = {**affnist, "images": count * transforms_per_digit, "transforms_per_digit": transforms_per_digit,
-                          "seed": SEED, "ranges": {name: list(bounds) for name, bounds in AFFNIST.items()}}
+    results["affnist"] = {
+        **affnist,
+        "images": count * transforms_per_digit,
+        "transforms_per_digit": transforms_per_digit,
+        "seed": SEED,
+        "ranges": {name: list(bounds) for name, bounds in AFFNIST.items()},
+    }
     return results
 
 
@@ -234,25 +272,37 @@ def summary_table(results: dict) -> str:
     """A Markdown table: each change's steps, both networks' accuracy at the two ends and on
     average over the steps, and the CapsNet's lead over the CNN (on average over the steps) with
     its 95% interval; the unchanged digits and the affNIST-range changes."""
-    lines = ["| change | steps | CapsNet at the ends | CNN at the ends | CapsNet, mean over the steps | "
-             "CNN, mean over the steps | CapsNet − CNN, points [95% interval] |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| change | steps | CapsNet at the ends | CNN at the ends | CapsNet, mean over the steps | "
+        "CNN, mean over the steps | CapsNet − CNN, points [95% interval] |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     clean = results["untransformed"]
-    lines.append(f"| none | | {percent(clean['capsnet']['accuracy'])} | {percent(clean['cnn']['accuracy'])} | | | "
-                 f"{points(clean['paired'])} |")
-    for name in (name for name in SWEEPS if name in results["sweeps"]):   # SWEEPS' order, not the file's
+    lines.append(
+        f"| none | | {percent(clean['capsnet']['accuracy'])} | {percent(clean['cnn']['accuracy'])} | | | "
+        f"{points(clean['paired'])} |"
+    )
+    for name in (name for name in SWEEPS if name in results["sweeps"]):  # SWEEPS' order, not the file's
         steps = results["sweeps"][name]["steps"]
         values = [step["value"] for step in steps]
-        ends = {network: f"{percent(steps[0][network]['accuracy'])} / {percent(steps[-1][network]['accuracy'])}"
-                for network in ("capsnet", "cnn")}
-        mean = {network: percent(sum(s[network]["accuracy"] for s in steps) / len(steps)) for network in ("capsnet", "cnn")}
-        lines.append(f"| {name} | {values[0]:g} … {values[-1]:g} by {values[1] - values[0]:g} | "
-                     f"{ends['capsnet']} | {ends['cnn']} | {mean['capsnet']} | {mean['cnn']} | "
-                     f"{points(results['sweeps'][name]['mean_paired'])} |")
+        ends = {
+            network: f"{percent(steps[0][network]['accuracy'])} / {percent(steps[-1][network]['accuracy'])}"
+            for network in ("capsnet", "cnn")
+        }
+        mean = {
+            network: percent(sum(s[network]["accuracy"] for s in steps) / len(steps)) for network in ("capsnet", "cnn")
+        }
+        lines.append(
+            f"| {name} | {values[0]:g} … {values[-1]:g} by {values[1] - values[0]:g} | "
+            f"{ends['capsnet']} | {ends['cnn']} | {mean['capsnet']} | {mean['cnn']} | "
+            f"{points(results['sweeps'][name]['mean_paired'])} |"
+        )
     affnist = results["affnist"]
-    lines.append(f"| affNIST's ranges, at random | {affnist['images']:,} changed digits | "
-                 f"{percent(affnist['capsnet']['accuracy'])} | {percent(affnist['cnn']['accuracy'])} | | | "
-                 f"{points(affnist['paired'])} |")
+    lines.append(
+        f"| affNIST's ranges, at random | {affnist['images']:,} changed digits | "
+        f"{percent(affnist['capsnet']['accuracy'])} | {percent(affnist['cnn']['accuracy'])} | | | "
+        f"{points(affnist['paired'])} |"
+    )
     return "\n".join(lines)
 
 
@@ -260,34 +310,47 @@ def steps_table(results: dict) -> str:
     """A Markdown table with a row per step of every sweep: both networks' accuracy, the digits
     only one of them read right and the CapsNet's lead with its 95% interval, the CapsNet's capsule
     lengths and whether its pose follows (correlation, and what an unmoved pose scores)."""
-    lines = ["| change | value | CapsNet | CNN | only CapsNet / only CNN | CapsNet − CNN [95%] | winner length | "
-             "true-class length | pose follows: correlation (unmoved) | pose error (unmoved) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| change | value | CapsNet | CNN | only CapsNet / only CNN | CapsNet − CNN [95%] | winner length | "
+        "true-class length | pose follows: correlation (unmoved) | pose error (unmoved) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     rows = [(name, step) for name in SWEEPS if name in results["sweeps"] for step in results["sweeps"][name]["steps"]]
     rows.append(("affNIST's ranges", {"value": "random", **results["affnist"]}))
     for name, step in rows:
         c = step["capsnet"]
         value = f"{step['value']:g}" if isinstance(step["value"], float) else step["value"]
-        lines.append(f"| {name} | {value} | {percent(c['accuracy'])} | {percent(step['cnn']['accuracy'])} | "
-                     f"{step['paired']['only_capsnet']} / {step['paired']['only_cnn']} | {points(step['paired'])} | "
-                     f"{c['winner_length']:.3f} | {c['true_length']:.3f} | "
-                     f"{c['pose_correlation']:.2f} ({c['unmoved_correlation']:.2f}) | "
-                     f"{c['pose_error']:.2f} ({c['unmoved_error']:.2f}) |")
+        lines.append(
+            f"| {name} | {value} | {percent(c['accuracy'])} | {percent(step['cnn']['accuracy'])} | "
+            f"{step['paired']['only_capsnet']} / {step['paired']['only_cnn']} | {points(step['paired'])} | "
+            f"{c['winner_length']:.3f} | {c['true_length']:.3f} | "
+            f"{c['pose_correlation']:.2f} ({c['unmoved_correlation']:.2f}) | "
+            f"{c['pose_error']:.2f} ({c['unmoved_error']:.2f}) |"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description="Measure how the CapsNet and the CNN baseline read MNIST test digits "
-                                            f"under affine changes, and write {RESULTS_FILE} beside the CapsNet's weights "
-                                            "(the results: docs/robustness.md).")
+    p = argparse.ArgumentParser(
+        description="Measure how the CapsNet and the CNN baseline read MNIST test digits "
+        f"under affine changes, and write {RESULTS_FILE} beside the CapsNet's weights "
+        "(the results: docs/robustness.md)."
+    )
     p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
-    p.add_argument("--capsnet", default=SERVED_BY["capsnet", "digits"].folder,
-                   help=f"the CapsNet's folder, holding {WEIGHTS_FILE} (default: %(default)s)")
-    p.add_argument("--cnn", default=SERVED_BY["cnn", "digits"].folder,
-                   help="the CNN baseline's folder (default: %(default)s)")
+    p.add_argument(
+        "--capsnet",
+        default=SERVED_BY["capsnet", "digits"].folder,
+        help=f"the CapsNet's folder, holding {WEIGHTS_FILE} (default: %(default)s)",
+    )
+    p.add_argument(
+        "--cnn", default=SERVED_BY["cnn", "digits"].folder, help="the CNN baseline's folder (default: %(default)s)"
+    )
     p.add_argument("--out", default=None, help=f"the JSON file to write (default: CAPSNET/{RESULTS_FILE})")
-    p.add_argument("--show", action="store_true",
-                   help="print docs/robustness.md's tables from OUT, checked against both weights, instead of measuring")
+    p.add_argument(
+        "--show",
+        action="store_true",
+        help="print docs/robustness.md's tables from OUT, checked against both weights, instead of measuring",
+    )
     args = p.parse_args(argv)
     out = Path(args.out) if args.out else Path(args.capsnet) / RESULTS_FILE
     if args.show:
@@ -297,16 +360,20 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     capsnet, cnn = load_model(args.capsnet), load_model(args.cnn, BaselineCNN)
     images, labels = first_digits(mnist(args.data_dir, train=False), DIGITS_PER_CLASS)
-    results = {WEIGHTS_SHA256: weights_sha256({"capsnet": args.capsnet, "cnn": args.cnn}),
-               "weights_file": WEIGHTS_FILE,
-               "digits": f"the first {DIGITS_PER_CLASS} of each class in MNIST's test set; both networks read "
-                         "the same changed images",
-               "digit_count": len(images),
-               "change": "capsnet.data.affine.transform: about the image centre, bilinear, zero outside the frame",
-               "affnist_source": "https://www.cs.toronto.edu/~tijmen/affNIST/ (rotation, shear and scaling ranges); "
-                                 "translation adapted from its 40x40 frame to MNIST's 4-pixel edge in 28x28",
-               "measures": MEASURES, "paired_measures": PAIRED_MEASURES, "bootstrap_resamples": BOOTSTRAP_RESAMPLES,
-               **measure(capsnet, cnn, images, labels, SWEEPS, TRANSFORMS_PER_DIGIT, progress=True)}
+    results = {
+        WEIGHTS_SHA256: weights_sha256({"capsnet": args.capsnet, "cnn": args.cnn}),
+        "weights_file": WEIGHTS_FILE,
+        "digits": f"the first {DIGITS_PER_CLASS} of each class in MNIST's test set; both networks read "
+        "the same changed images",
+        "digit_count": len(images),
+        "change": "capsnet.data.affine.transform: about the image centre, bilinear, zero outside the frame",
+        "affnist_source": "https://www.cs.toronto.edu/~tijmen/affNIST/ (rotation, shear and scaling ranges); "
+        "translation adapted from its 40x40 frame to MNIST's 4-pixel edge in 28x28",
+        "measures": MEASURES,
+        "paired_measures": PAIRED_MEASURES,
+        "bootstrap_resamples": BOOTSTRAP_RESAMPLES,
+        **measure(capsnet, cnn, images, labels, SWEEPS, TRANSFORMS_PER_DIGIT, progress=True),
+    }
     out.write_text(to_json(results), encoding="utf-8")
     print(f"wrote {out} in {time.perf_counter() - start:.0f} s")
 

@@ -1,6 +1,7 @@
 """robustness.json, what `capsnet.studies.robustness` writes beside the CapsNet's weights, read
 back and checked against both networks' weights: what the page's Turn-it section shows
 (`RobustnessFigures`), without the study's measuring code (which loads MNIST through torchvision)."""
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,18 +15,19 @@ COMMAND = "python -m capsnet.studies.robustness --data-dir DATA --capsnet CAPSNE
 @dataclass(frozen=True)
 class RobustnessFigures:
     """What the page shows of robustness.json; accuracies are fractions."""
-    digit_count: int                     # the MNIST test digits both networks read, changed alike
-    angles: tuple[float, ...]            # the rotation sweep's steps, degrees
-    capsnet_turned: tuple[float, ...]    # the CapsNet's accuracy at each step
-    cnn_turned: tuple[float, ...]        # the CNN's
-    turned_lead: Difference              # CapsNet − CNN, the mean over the steps
-    capsnet_unchanged: float             # the accuracy on the digits unchanged
+
+    digit_count: int  # the MNIST test digits both networks read, changed alike
+    angles: tuple[float, ...]  # the rotation sweep's steps, degrees
+    capsnet_turned: tuple[float, ...]  # the CapsNet's accuracy at each step
+    cnn_turned: tuple[float, ...]  # the CNN's
+    turned_lead: Difference  # CapsNet − CNN, the mean over the steps
+    capsnet_unchanged: float  # the accuracy on the digits unchanged
     cnn_unchanged: float
-    affnist_images: int                  # changed at random within affNIST's ranges
-    affnist_ranges: tuple[tuple[str, float, float], ...]   # each change's name, lowest and highest
-    capsnet_affnist: float               # the accuracy on those images
+    affnist_images: int  # changed at random within affNIST's ranges
+    affnist_ranges: tuple[tuple[str, float, float], ...]  # each change's name, lowest and highest
+    capsnet_affnist: float  # the accuracy on those images
     cnn_affnist: float
-    affnist_lead: Difference             # CapsNet − CNN on them
+    affnist_lead: Difference  # CapsNet − CNN on them
 
 
 def read_figures(results: dict) -> RobustnessFigures:
@@ -38,11 +40,19 @@ def read_figures(results: dict) -> RobustnessFigures:
         return tuple(float(step[network]["accuracy"]) for step in rotation["steps"])
 
     return RobustnessFigures(
-        int(results["digit_count"]), tuple(float(step["value"]) for step in rotation["steps"]), turned("capsnet"),
-        turned("cnn"), Difference.of(rotation["mean_paired"]), float(clean["capsnet"]["accuracy"]),
-        float(clean["cnn"]["accuracy"]), int(affnist["images"]),
+        int(results["digit_count"]),
+        tuple(float(step["value"]) for step in rotation["steps"]),
+        turned("capsnet"),
+        turned("cnn"),
+        Difference.of(rotation["mean_paired"]),
+        float(clean["capsnet"]["accuracy"]),
+        float(clean["cnn"]["accuracy"]),
+        int(affnist["images"]),
         tuple((name, float(low), float(high)) for name, (low, high) in affnist["ranges"].items()),
-        float(affnist["capsnet"]["accuracy"]), float(affnist["cnn"]["accuracy"]), Difference.of(affnist["paired"]))
+        float(affnist["capsnet"]["accuracy"]),
+        float(affnist["cnn"]["accuracy"]),
+        Difference.of(affnist["paired"]),
+    )
 
 
 def load_results(path: str | Path, capsnet_folder: str | Path, cnn_folder: str | Path) -> dict:

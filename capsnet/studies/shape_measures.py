@@ -12,6 +12,7 @@ deslanting uses). Coordinates are pixel indices: x is the column, y the row, gro
 - width: 4 sigma of the columns once that shear is taken out, sigma^2 = mu20 - mu11^2 / mu02, so
   a slanting digit does not count as a wider one.
 """
+
 import torch
 import torch.nn.functional as F
 
@@ -29,13 +30,13 @@ def moments(images: torch.Tensor) -> dict[str, torch.Tensor]:
         "m", "x_c", "y_c", "mu20", "mu02", "mu11", each [...].
     """
     height, width = images.shape[-2:]
-    x = torch.arange(width, dtype=images.dtype)                           # [W]
-    y = torch.arange(height, dtype=images.dtype)                          # [H]
-    columns, rows = images.sum(-2), images.sum(-1)                        # [..., W], [..., H]
-    m = images.sum((-2, -1)).clamp_min(EPS)                               # [...]
+    x = torch.arange(width, dtype=images.dtype)  # [W]
+    y = torch.arange(height, dtype=images.dtype)  # [H]
+    columns, rows = images.sum(-2), images.sum(-1)  # [..., W], [..., H]
+    m = images.sum((-2, -1)).clamp_min(EPS)  # [...]
     x_c = (columns * x).sum(-1) / m
     y_c = (rows * y).sum(-1) / m
-    dx, dy = x - x_c[..., None], y - y_c[..., None]                       # [..., W], [..., H]
+    dx, dy = x - x_c[..., None], y - y_c[..., None]  # [..., W], [..., H]
     mu20 = (columns * dx**2).sum(-1) / m
     mu02 = (rows * dy**2).sum(-1) / m
     mu11 = (images * dy[..., :, None] * dx[..., None, :]).sum((-2, -1)) / m
@@ -53,7 +54,7 @@ def measure(images: torch.Tensor) -> dict[str, torch.Tensor]:
     """
     mo = moments(images)
     mu02 = mo["mu02"].clamp_min(EPS)
-    k = mo["mu11"] / mu02                                                 # x - x_c = k (y - y_c)
+    k = mo["mu11"] / mu02  # x - x_c = k (y - y_c)
     return {
         "ink": images.sum((-2, -1)),
         "width": 4 * (mo["mu20"] - mo["mu11"] * k).clamp_min(0).sqrt(),
@@ -98,9 +99,16 @@ def transform(images: torch.Tensor, name: str, change: torch.Tensor) -> torch.Te
     return warp(images, mo["x_c"], mo["y_c"], stretch_x, stretch_y, shear, shift_x, shift_y)
 
 
-def warp(images: torch.Tensor, x_c: torch.Tensor, y_c: torch.Tensor, stretch_x: torch.Tensor,
-         stretch_y: torch.Tensor, shear: torch.Tensor, shift_x: torch.Tensor, shift_y: torch.Tensor,
-         ) -> torch.Tensor:
+def warp(
+    images: torch.Tensor,
+    x_c: torch.Tensor,
+    y_c: torch.Tensor,
+    stretch_x: torch.Tensor,
+    stretch_y: torch.Tensor,
+    shear: torch.Tensor,
+    shift_x: torch.Tensor,
+    shift_y: torch.Tensor,
+) -> torch.Tensor:
     """Move each image's ink from (x, y) to (x', y') (bilinear; zero from outside the image):
     x' = x_c + stretch_x (x - x_c) - shear (y - y_c) + shift_x,  y' = y_c + stretch_y (y - y_c) + shift_y.
 
@@ -108,13 +116,15 @@ def warp(images: torch.Tensor, x_c: torch.Tensor, y_c: torch.Tensor, stretch_x: 
         images: [N, H, W]; every other argument [N].
     """
     height, width = images.shape[-2:]
-    y, x = torch.meshgrid(torch.arange(height, dtype=images.dtype),
-                          torch.arange(width, dtype=images.dtype), indexing="ij")   # [H, W] each
+    y, x = torch.meshgrid(
+        torch.arange(height, dtype=images.dtype), torch.arange(width, dtype=images.dtype), indexing="ij"
+    )  # [H, W] each
     x_c, y_c, stretch_x, stretch_y, shear, shift_x, shift_y = (
-        t[:, None, None] for t in (x_c, y_c, stretch_x, stretch_y, shear, shift_x, shift_y))  # [N, 1, 1]
+        t[:, None, None] for t in (x_c, y_c, stretch_x, stretch_y, shear, shift_x, shift_y)
+    )  # [N, 1, 1]
     # Each output pixel (x', y') reads the input at the inverse map: y first, then x.
-    source_y = y_c + (y - y_c - shift_y) / stretch_y                                   # [N, H, W]
-    source_x = x_c + (x - x_c - shift_x + shear * (source_y - y_c)) / stretch_x        # [N, H, W]
+    source_y = y_c + (y - y_c - shift_y) / stretch_y  # [N, H, W]
+    source_x = x_c + (x - x_c - shift_x + shear * (source_y - y_c)) / stretch_x  # [N, H, W]
     grid = torch.stack(((2 * source_x + 1) / width - 1, (2 * source_y + 1) / height - 1), -1)  # [N, H, W, 2]
     return F.grid_sample(images[:, None], grid, align_corners=False)[:, 0]
 
@@ -130,11 +140,11 @@ def thicken(images: torch.Tensor, ink: torch.Tensor) -> torch.Tensor:
     Returns:
         [N, H, W] in [0, 1].
     """
-    x = images[:, None]                                                       # [N, 1, H, W]
-    dilation = F.max_pool2d(x, 3, stride=1, padding=1)[:, 0] - images         # >= 0, [N, H, W]
-    erosion = -F.max_pool2d(-x, 3, stride=1, padding=1)[:, 0] - images        # <= 0, [N, H, W]
-    step = torch.where((ink >= 0)[:, None, None], dilation, erosion)          # [N, H, W]
-    weight = ink.abs() / step.abs().sum((-2, -1)).clamp_min(EPS)              # [N]
+    x = images[:, None]  # [N, 1, H, W]
+    dilation = F.max_pool2d(x, 3, stride=1, padding=1)[:, 0] - images  # >= 0, [N, H, W]
+    erosion = -F.max_pool2d(-x, 3, stride=1, padding=1)[:, 0] - images  # <= 0, [N, H, W]
+    step = torch.where((ink >= 0)[:, None, None], dilation, erosion)  # [N, H, W]
+    weight = ink.abs() / step.abs().sum((-2, -1)).clamp_min(EPS)  # [N]
     return (images + weight[:, None, None] * step).clamp(0, 1)
 
 
@@ -151,15 +161,15 @@ def region_shares(change: torch.Tensor, images: torch.Tensor) -> torch.Tensor:
     """
     height, width = images.shape[-2:]
     mo = moments(images)
-    row = third(torch.arange(height, dtype=images.dtype), mo["y_c"], mo["mu02"])     # [N, H]
-    column = third(torch.arange(width, dtype=images.dtype), mo["x_c"], mo["mu20"])   # [N, W]
-    cell = (3 * row[:, :, None] + column[:, None, :]).flatten(1)                      # [N, H*W]
+    row = third(torch.arange(height, dtype=images.dtype), mo["y_c"], mo["mu02"])  # [N, H]
+    column = third(torch.arange(width, dtype=images.dtype), mo["x_c"], mo["mu20"])  # [N, W]
+    cell = (3 * row[:, :, None] + column[:, None, :]).flatten(1)  # [N, H*W]
     mass = torch.zeros(len(images), 9, dtype=change.dtype).scatter_add_(1, cell, change.abs().flatten(1))
     return (mass / mass.sum(1, keepdim=True).clamp_min(EPS)).view(-1, 3, 3)
 
 
 def third(coordinates: torch.Tensor, centre: torch.Tensor, variance: torch.Tensor) -> torch.Tensor:
     """Which third of centre +- 2 sigma each coordinate falls in: 0, 1 or 2, [N, len(coordinates)]."""
-    sigma = variance.clamp_min(EPS).sqrt()[:, None]                                    # [N, 1]
+    sigma = variance.clamp_min(EPS).sqrt()[:, None]  # [N, 1]
     start = centre[:, None] - 2 * sigma
     return ((coordinates - start) / (4 / 3 * sigma)).floor().clamp(0, 2).long()

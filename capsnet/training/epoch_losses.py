@@ -3,6 +3,7 @@ read waits for the GPU to finish every step queued before it, and one a step wou
 while Python queues the next. A non-finite loss is still named by its step, and stops every
 process after the same read; the steps after it up to the read change only weights that are then
 thrown away (nothing of the epoch is saved)."""
+
 import itertools
 import math
 
@@ -11,7 +12,7 @@ import torch
 from capsnet.training.processes import Processes
 from capsnet.training.state import UnfinishedEpoch
 
-READ_EVERY = 50     # training steps between reads of their losses back from the device
+READ_EVERY = 50  # training steps between reads of their losses back from the device
 
 
 class NonFiniteLossError(RuntimeError):
@@ -45,8 +46,10 @@ class UnreadLosses:
         losses = torch.stack([loss for loss, _, _ in self.unread]).tolist()
         rights = torch.stack([right for _, right, _ in self.unread]).tolist()
         first_step = so_far.steps - len(self.unread) + 1
-        found = next(((step, value) for step, value in zip(itertools.count(first_step), losses)
-                      if not math.isfinite(value)), None)
+        found = next(
+            ((step, value) for step, value in zip(itertools.count(first_step), losses) if not math.isfinite(value)),
+            None,
+        )
         if first := processes.first_non_finite(found):
             step, value, rank = first
             where = f" in process {rank} of {processes.world}" if processes.world > 1 else ""

@@ -1,5 +1,6 @@
 """The weights a run chose, read once at its end, until a signal stops it: MNIST's test set (its
 digits, or one fixed pair of each) and, trained on written examples, a written example of each."""
+
 from dataclasses import dataclass
 
 import torch.nn as nn
@@ -14,9 +15,10 @@ from capsnet.training.signals import until_signal
 @dataclass(frozen=True)
 class FinalReads:
     """What the chosen weights read on the test sets."""
-    accuracy: float                       # MNIST's test digits read right; --task pairs: its fixed pairs both right
-    misread: Misreadings | None = None    # --task digits: the same accuracy, with the mistakes the model card lists
-    written: float | None = None          # trained on written examples: a written example of each test digit read right
+
+    accuracy: float  # MNIST's test digits read right; --task pairs: its fixed pairs both right
+    misread: Misreadings | None = None  # --task digits: the same accuracy, with the mistakes the model card lists
+    written: float | None = None  # trained on written examples: a written example of each test digit read right
 
 
 def read_test_sets(run: Run, data: RunData, chosen: nn.Module) -> FinalReads:

@@ -1,4 +1,5 @@
 """A run's folder uploaded to the Hugging Face Hub as it is (train.py --push-to-hub)."""
+
 import sys
 from pathlib import Path
 
@@ -13,12 +14,19 @@ def push(folder: Path, repo: str) -> int:
     try:
         api = HfApi()
         repo_id = api.create_repo(repo, exist_ok=True).repo_id
-        api.upload_folder(repo_id=repo_id, folder_path=folder, ignore_patterns=[".*", "*.tmp"],
-                          commit_message="train.py: the chosen weights, their model card and metrics.json")
-    except Exception as error:         # whatever stops the upload, the run itself is done
+        api.upload_folder(
+            repo_id=repo_id,
+            folder_path=folder,
+            ignore_patterns=[".*", "*.tmp"],
+            commit_message="train.py: the chosen weights, their model card and metrics.json",
+        )
+    except Exception as error:  # whatever stops the upload, the run itself is done
         reason = str(error).splitlines()[0] if str(error) else ""
-        print(f"train.py: error: --push-to-hub {repo}: the upload failed ({error.__class__.__name__}: {reason}); "
-              f"the weights are in {folder}/", file=sys.stderr)
+        print(
+            f"train.py: error: --push-to-hub {repo}: the upload failed ({error.__class__.__name__}: {reason}); "
+            f"the weights are in {folder}/",
+            file=sys.stderr,
+        )
         return 1
     print(f"pushed {folder}/ to https://huggingface.co/{repo_id}")
     return 0

@@ -1,5 +1,6 @@
 """What a training step minimises, for each network and task, and how many of its images the
 network read right (the epoch's training accuracy)."""
+
 from capsnet.baseline import cross_entropy_loss, multi_label_loss
 from capsnet.data.pairs import digits_right
 from capsnet.evaluate import read_right
@@ -23,7 +24,7 @@ def capsnet_pairs_loss(model, images, targets):
     """Two overlapping digits: the margin loss with both present, each digit redrawn from its own
     capsule against that digit alone (section 6); and how many it read right (`digits_right`: a
     single digit d, given as (d, d), is one digit present)."""
-    labels, digits = targets                             # [b, 2], [b, 2, 1, 28, 28]
+    labels, digits = targets  # [b, 2], [b, 2, 1, 28, 28]
     out = model(images, labels)
     return capsule_loss(out, digits, labels), digits_right(out, labels).sum()
 
@@ -35,5 +36,9 @@ def cnn_pairs_loss(model, images, targets):
     return multi_label_loss(out, labels), digits_right(out, labels).sum()
 
 
-LOSSES = {("capsnet", "digits"): capsnet_loss, ("cnn", "digits"): cnn_loss,
-          ("capsnet", "pairs"): capsnet_pairs_loss, ("cnn", "pairs"): cnn_pairs_loss}
+LOSSES = {
+    ("capsnet", "digits"): capsnet_loss,
+    ("cnn", "digits"): cnn_loss,
+    ("capsnet", "pairs"): capsnet_pairs_loss,
+    ("cnn", "pairs"): cnn_pairs_loss,
+}

@@ -2,6 +2,7 @@
 file for each of its fields, written by train.py and read by the model card (capsnet.model_card).
 A run that went on from another's weights keeps that run's record, as it was written, in
 "earlier". A record of other keys than these is no record of this code's (`RunRecord.of` refuses it)."""
+
 import datetime
 import json
 import shlex
@@ -25,22 +26,23 @@ def only_where(**condition):
 @dataclass(kw_only=True)
 class RunRecord:
     """A run and the weights it chose, as metrics.json holds them."""
-    model: str | None = None               # capsnet or cnn
-    task: str = "digits"                   # digits, or pairs: two overlapping digits
+
+    model: str | None = None  # capsnet or cnn
+    task: str = "digits"  # digits, or pairs: two overlapping digits
     parameters: int | None = None
-    mnist_test_accuracy: float | None = only_where(task="digits")   # None: the test set not read (yet)
+    mnist_test_accuracy: float | None = only_where(task="digits")  # None: the test set not read (yet)
     pairs_test_both_right: float | None = only_where(task="pairs")  # the test pairs with both digits right
-    status: str | None = None              # "finished", "training: ...", or what stopped the run
-    examples: str | None = only_where(task="pairs")   # written or mnist-pairs: what the pairs run trained on
+    status: str | None = None  # "finished", "training: ...", or what stopped the run
+    examples: str | None = only_where(task="pairs")  # written or mnist-pairs: what the pairs run trained on
     written_test_right: float | None = only_where(task="pairs", examples="written")
-    single_share: float | None = only_where(task="pairs", examples="written")   # training examples of one digit
-    selection: str | None = None           # how the epoch was chosen, in words
+    single_share: float | None = only_where(task="pairs", examples="written")  # training examples of one digit
+    selection: str | None = None  # how the epoch was chosen, in words
     chosen_epoch: int | None = None
     val_size: int | None = None
-    val_accuracy: float | None = None      # the chosen epoch's; None without a validation split
-    val_read_exactly: float | None = only_where(task="pairs", examples="written")   # what the epoch was chosen on
-    count_rule: dict | None = only_where(task="pairs", examples="written")   # chosen on the validation examples
-    epochs: int | None = None              # the last epoch trained
+    val_accuracy: float | None = None  # the chosen epoch's; None without a validation split
+    val_read_exactly: float | None = only_where(task="pairs", examples="written")  # what the epoch was chosen on
+    count_rule: dict | None = only_where(task="pairs", examples="written")  # chosen on the validation examples
+    epochs: int | None = None  # the last epoch trained
     train_images: int | None = None
     pairs_per_epoch: int | None = only_where(task="pairs")
     global_batch: int | None = None
@@ -49,13 +51,13 @@ class RunRecord:
     data_on_device: bool | None = None
     bf16_autocast: bool | None = None
     torch_version: str | None = None
-    train_seconds: float = 0.0             # wall time of the epochs
-    date: str | None = None                # when the record was written, UTC
-    command: str | None = None             # portable_command's
-    init_from: str | None = None           # the weights the run started from
+    train_seconds: float = 0.0  # wall time of the epochs
+    date: str | None = None  # when the record was written, UTC
+    command: str | None = None  # portable_command's
+    init_from: str | None = None  # the weights the run started from
     start_epoch: int | None = None
-    history: list[dict] = field(default_factory=list)   # each epoch's lr, loss, accuracies, seconds
-    earlier: dict | None = None            # the record of the run whose weights --init-from went on from
+    history: list[dict] = field(default_factory=list)  # each epoch's lr, loss, accuracies, seconds
+    earlier: dict | None = None  # the record of the run whose weights --init-from went on from
 
     @classmethod
     def of(cls, values: dict) -> "RunRecord":
@@ -70,23 +72,41 @@ class RunRecord:
 
     def as_json(self) -> dict:
         """The keys metrics.json holds for this record, in order: those of its task."""
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if all(getattr(self, name) == value for name, value in f.metadata.items())}
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if all(getattr(self, name) == value for name, value in f.metadata.items())
+        }
 
-    def now(self, state: TrainingState, weights: nn.Module, status: str, test_accuracy: float | None = None,
-            written_test: float | None = None) -> "RunRecord":
+    def now(
+        self,
+        state: TrainingState,
+        weights: nn.Module,
+        status: str,
+        test_accuracy: float | None = None,
+        written_test: float | None = None,
+    ) -> "RunRecord":
         """This run's record as it stands: where ``state`` stands, the network of the ``weights`` it
         chose, ``status`` ("finished" with their ``test_accuracy`` and, trained on written examples,
         ``written_test``; or how far the run went), and the time."""
         chosen = next((epoch for epoch in state.history if epoch["epoch"] == state.best_epoch), {})
         return replace(
-            self, parameters=sum(p.numel() for p in weights.parameters()), status=status, mnist_test_accuracy=test_accuracy,
-            pairs_test_both_right=test_accuracy, written_test_right=written_test, chosen_epoch=state.best_epoch,
-            val_accuracy=chosen.get("val_accuracy"), val_read_exactly=chosen.get("val_read_exactly"),
+            self,
+            parameters=sum(p.numel() for p in weights.parameters()),
+            status=status,
+            mnist_test_accuracy=test_accuracy,
+            pairs_test_both_right=test_accuracy,
+            written_test_right=written_test,
+            chosen_epoch=state.best_epoch,
+            val_accuracy=chosen.get("val_accuracy"),
+            val_read_exactly=chosen.get("val_read_exactly"),
             count_rule=chosen.get("val_count_rule"),
-            epochs=state.history[-1]["epoch"] if state.history else 0, history=state.history, earlier=state.earlier,
+            epochs=state.history[-1]["epoch"] if state.history else 0,
+            history=state.history,
+            earlier=state.earlier,
             train_seconds=round(state.seconds + (state.partial.seconds if state.partial else 0), 1),
-            date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
+            date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        )
 
     @property
     def test_accuracy(self) -> float | None:
@@ -116,7 +136,7 @@ def earlier_record(init_from: str | None, model: str, task: str) -> dict | None:
     try:
         earlier = json.loads((Path(init_from) / FILE).read_text())
         record = RunRecord.of(earlier) if isinstance(earlier, dict) else None
-    except (OSError, ValueError):    # no record, or none of this code's
+    except (OSError, ValueError):  # no record, or none of this code's
         return None
     return earlier if record and record.model == model and record.task == task else None
 

@@ -1,4 +1,5 @@
 """The exponential moving average of the weights that a run evaluates and saves."""
+
 import torch
 import torch.nn as nn
 from torch.optim.swa_utils import AveragedModel
@@ -20,7 +21,7 @@ def update_moving_average(ema: AveragedModel, model: nn.Module, decay: float, up
     current = [p.detach() for p in model.parameters()]
     if updates == 0:
         torch._foreach_copy_(averaged, current)
-    else:      # averaged + (1 - decay) * (current - averaged)
+    else:  # averaged + (1 - decay) * (current - averaged)
         differences = torch._foreach_sub(current, averaged)
         torch._foreach_mul_(differences, 1 - warm_decay(decay, updates))
         torch._foreach_add_(averaged, differences)

@@ -1,5 +1,6 @@
 """What a run writes to its out folder as it goes: the best weights so far with their metrics.json,
 the record of a stop, and, after one, what the folder and the checkpoint hold."""
+
 from pathlib import Path
 
 import torch
@@ -24,8 +25,10 @@ def keep_if_best(run: Run, data: RunData, state: TrainingState, figure: float | 
         if run.processes.is_rank_0:
             atomic_save_pretrained(state.ema.module, state.out)
             state.weights_sha256 = sha256(Path(state.out) / WEIGHTS_FILE)
-            write_record(Path(state.out), run_record(run, data).now(state, state.ema.module,
-                                                                     "training: the test set is read when the run ends"))
+            write_record(
+                Path(state.out),
+                run_record(run, data).now(state, state.ema.module, "training: the test set is read when the run ends"),
+            )
 
 
 def record_stop(run: Run, data: RunData, state: TrainingState, weights: nn.Module, status: str) -> None:
@@ -53,18 +56,36 @@ def what_is_kept(run: Run, state: TrainingState) -> str:
 def run_record(run: Run, data: RunData) -> RunRecord:
     """What metrics.json says of the run before its progress (RunRecord.now)."""
     options, pairs = run.options, run.options.task == "pairs"
-    read_best = ("read exactly (the count and the digits, counting with the rule chosen on them, "
-                 "capsnet.digit_count) the most of the examples as people write them of the" if data.counted else
-                 "read best the pairs of the" if pairs else "read best the")
+    read_best = (
+        "read exactly (the count and the digits, counting with the rule chosen on them, "
+        "capsnet.digit_count) the most of the examples as people write them of the"
+        if data.counted
+        else "read best the pairs of the"
+        if pairs
+        else "read best the"
+    )
     test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
     return RunRecord(
-        model=options.model, task=options.task, examples=options.examples, val_size=options.val_size,
+        model=options.model,
+        task=options.task,
+        examples=options.examples,
+        val_size=options.val_size,
         single_share=run.single_share,
-        selection=(f"the epoch whose moving average {read_best} {options.val_size} training images "
-                   f"held out by seed {options.seed}; {test_ones} read once, at the end, on those weights"
-                   if data.validation else f"the last epoch (no validation split); {test_ones} read once, at the end"),
+        selection=(
+            f"the epoch whose moving average {read_best} {options.val_size} training images "
+            f"held out by seed {options.seed}; {test_ones} read once, at the end, on those weights"
+            if data.validation
+            else f"the last epoch (no validation split); {test_ones} read once, at the end"
+        ),
         train_images=data.train_images,
         pairs_per_epoch=data.training.pairs_from_shard * run.processes.world if pairs else None,
-        global_batch=options.batch_size, processes=run.processes.world, device=run.device.type,
-        data_on_device=options.device_data == "on", bf16_autocast=run.bf16, torch_version=torch.__version__,
-        command=portable_command(run.argv), init_from=options.init_from, start_epoch=options.start_epoch)
+        global_batch=options.batch_size,
+        processes=run.processes.world,
+        device=run.device.type,
+        data_on_device=options.device_data == "on",
+        bf16_autocast=run.bf16,
+        torch_version=torch.__version__,
+        command=portable_command(run.argv),
+        init_from=options.init_from,
+        start_epoch=options.start_epoch,
+    )

@@ -1,5 +1,6 @@
 """Where a train.py process stands among torchrun's, what the processes agree on, and the device
 it trains on (and whether in bf16)."""
+
 import math
 import os
 from dataclasses import dataclass, replace
@@ -15,10 +16,11 @@ class DeviceError(RuntimeError):
 @dataclass(frozen=True)
 class Processes:
     """Where this process stands among torchrun's: rank 0 of 1 for plain `python train.py`."""
+
     rank: int = 0
     world: int = 1
     local_rank: int = 0
-    host: dist.ProcessGroup | None = None   # every process, over gloo: agreements on the host, no wait for a GPU
+    host: dist.ProcessGroup | None = None  # every process, over gloo: agreements on the host, no wait for a GPU
 
     @property
     def is_rank_0(self) -> bool:
@@ -102,8 +104,10 @@ def pick_device(name: str, local_rank: int = 0) -> torch.device:
     if visible == 1:
         return torch.device("cuda", 0)
     if local_rank >= visible:
-        raise DeviceError(f"process {local_rank} of this machine (LOCAL_RANK) has no GPU of its own: it sees "
-                          f"{visible}; start at most {visible} processes a machine (--nproc_per_node)")
+        raise DeviceError(
+            f"process {local_rank} of this machine (LOCAL_RANK) has no GPU of its own: it sees "
+            f"{visible}; start at most {visible} processes a machine (--nproc_per_node)"
+        )
     return torch.device("cuda", local_rank)
 
 
@@ -112,7 +116,7 @@ def use_bf16(amp: str, device: torch.device) -> bool:
     if amp != "auto":
         return amp == "bf16"
     if device.type == "cuda":
-        return torch.cuda.is_bf16_supported(including_emulation=False)   # Ampere and later
+        return torch.cuda.is_bf16_supported(including_emulation=False)  # Ampere and later
     if device.type == "cpu":
         return torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()
     return False

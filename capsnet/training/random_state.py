@@ -1,5 +1,6 @@
 """What is random in a run, drawn so that a resumed run draws what an uninterrupted one drew: each
 epoch's seed, and a process's random state kept in the checkpoint of an unfinished epoch."""
+
 import torch
 
 

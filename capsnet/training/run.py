@@ -1,6 +1,7 @@
 """A train.py run as its steps share it: its options, the command line that gave them, its process
 among torchrun's, its device, bf16 autocast and the signals that stop it; and the one-line error
 of flags (or a checkpoint) it cannot go on with."""
+
 import sys
 import time
 from contextlib import nullcontext
@@ -26,13 +27,14 @@ class UsageError(Exception):
 @dataclass
 class Run:
     """A run's options, the command line that gave them, its process among torchrun's and its device."""
+
     options: RunOptions
     argv: list[str]
     processes: Processes
     device: torch.device
-    bf16: bool                         # bf16 autocast
-    signals: StopSignals               # what stops the epochs and the final read
-    wrote_weights: bool = False        # whether this process has written weights to the out folder
+    bf16: bool  # bf16 autocast
+    signals: StopSignals  # what stops the epochs and the final read
+    wrote_weights: bool = False  # whether this process has written weights to the out folder
 
     @property
     def checkpoint(self) -> Path:
@@ -53,13 +55,20 @@ class Run:
 
     def progress_bar(self, steps, description: str, **options) -> tqdm:
         """``steps`` with a progress bar that rank 0 shows on stdout while they run."""
-        return tqdm(steps, desc=description, leave=False, file=sys.stdout, disable=not self.processes.is_rank_0,
-                    **options)
+        return tqdm(
+            steps, desc=description, leave=False, file=sys.stdout, disable=not self.processes.is_rank_0, **options
+        )
 
     def read_validation(self, model: nn.Module, data: RunData) -> ValidationRead:
         """``model`` on every process's share of the held-out images (capsnet.training.validation)."""
-        return validation_read(model, self.progress_bar(data.validation, "validation", delay=2), data.counted,
-                               data.right, self.processes, self.device)
+        return validation_read(
+            model,
+            self.progress_bar(data.validation, "validation", delay=2),
+            data.counted,
+            data.right,
+            self.processes,
+            self.device,
+        )
 
     def new_out_folder(self) -> str:
         """runs/MODEL-TASK-DATE, the folder of a run given no --out: the second it began, in UTC (the

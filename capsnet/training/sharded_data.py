@@ -2,6 +2,7 @@
 per batch, the paper's overlapping pairs, or examples as people write them, all drawn from the seed
 and the epoch (so that 1 and N processes, and a resumed run, see the same ones); and each process's
 share of the held-out images, pairs or examples that choose the epoch."""
+
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,20 +34,33 @@ class TrainingData:
     number of processes.
     """
 
-    def __init__(self, data_dir: str, indices: torch.Tensor, batch_size: int, seed: int,
-                 processes: Processes, device: torch.device, on_device: bool):
+    def __init__(
+        self,
+        data_dir: str,
+        indices: torch.Tensor,
+        batch_size: int,
+        seed: int,
+        processes: Processes,
+        device: torch.device,
+        on_device: bool,
+    ):
         self.seed, self.device, self.on_device, self.batch_size = seed, device, on_device, batch_size
-        self.sampler = DistributedSampler(range(len(indices)), num_replicas=processes.world,
-                                          rank=processes.rank, shuffle=True, seed=seed)
+        self.sampler = DistributedSampler(
+            range(len(indices)), num_replicas=processes.world, rank=processes.rank, shuffle=True, seed=seed
+        )
         if on_device:
             full = mnist(data_dir, train=True)
             # In [0, 1] as ToTensor makes them, here on the CPU: CUDA divides by a number as a
             # multiplication by its reciprocal, one ulp off for some pixels.
-            self.images = (full.data[indices].float() / 255).to(device)   # [N, 28, 28]
-            self.labels = full.targets[indices].to(device)    # int64 [N]
+            self.images = (full.data[indices].float() / 255).to(device)  # [N, 28, 28]
+            self.labels = full.targets[indices].to(device)  # int64 [N]
         else:
-            self.loader = batches(Subset(mnist(data_dir, train=True, augment=True), indices.tolist()), batch_size,
-                                  sampler=self.sampler, device=device)
+            self.loader = batches(
+                Subset(mnist(data_dir, train=True, augment=True), indices.tolist()),
+                batch_size,
+                sampler=self.sampler,
+                device=device,
+            )
 
     def __len__(self) -> int:
         """Steps per epoch."""
@@ -73,15 +87,27 @@ class PairTrainingData:
     see the same pairs. They are made on the CPU (capsnet.data.pairs.render), on CUDA by PAIR_WORKERS
     worker processes while the GPU trains, and moved to the device."""
 
-    def __init__(self, data_dir: str, indices: torch.Tensor, batch_size: int, seed: int,
-                 processes: Processes, device: torch.device, pairs_per_epoch: int | None = None):
+    def __init__(
+        self,
+        data_dir: str,
+        indices: torch.Tensor,
+        batch_size: int,
+        seed: int,
+        processes: Processes,
+        device: torch.device,
+        pairs_per_epoch: int | None = None,
+    ):
         self.seed, self.device, self.batch_size = seed, device, batch_size
-        self.sampler = DistributedSampler(range(len(indices)), num_replicas=processes.world,
-                                          rank=processes.rank, shuffle=True, seed=seed)
-        self.pairs_from_shard = len(self.sampler) if pairs_per_epoch is None else \
-            min(len(self.sampler), -(-pairs_per_epoch // processes.world))   # this process's pairs an epoch
+        self.sampler = DistributedSampler(
+            range(len(indices)), num_replicas=processes.world, rank=processes.rank, shuffle=True, seed=seed
+        )
+        self.pairs_from_shard = (
+            len(self.sampler)
+            if pairs_per_epoch is None
+            else min(len(self.sampler), -(-pairs_per_epoch // processes.world))
+        )  # this process's pairs an epoch
         full = mnist(data_dir, train=True)
-        self.images, self.labels = full.data[indices], full.targets[indices]   # uint8 [N, 28, 28], [N]
+        self.images, self.labels = full.data[indices], full.targets[indices]  # uint8 [N, 28, 28], [N]
 
     def __len__(self) -> int:
         """Steps per epoch."""
@@ -91,14 +117,18 @@ class PairTrainingData:
         """(inputs [b, 1, 28, 28], (the two classes [b, 2], each digit alone [b, 2, 1, 28, 28]))
         on the device for each step of ``epoch``."""
         self.sampler.set_epoch(epoch)
-        pairs = draw_pairs(self.labels, torch.arange(len(self.labels)),
-                           torch.Generator().manual_seed(epoch_seed(self.seed, epoch)))
-        order = torch.tensor(list(self.sampler)[:self.pairs_from_shard]).split(self.batch_size)
-        rendered = batches(RenderedBatches(self.images, self.labels, pairs, order), None, device=self.device,
-                           cuda_workers=PAIR_WORKERS)
+        pairs = draw_pairs(
+            self.labels, torch.arange(len(self.labels)), torch.Generator().manual_seed(epoch_seed(self.seed, epoch))
+        )
+        order = torch.tensor(list(self.sampler)[: self.pairs_from_shard]).split(self.batch_size)
+        rendered = batches(
+            RenderedBatches(self.images, self.labels, pairs, order), None, device=self.device, cuda_workers=PAIR_WORKERS
+        )
         for inputs, labels, digits in rendered:
-            yield inputs.to(self.device, non_blocking=True), (labels.to(self.device, non_blocking=True),
-                                                              digits.to(self.device, non_blocking=True))
+            yield (
+                inputs.to(self.device, non_blocking=True),
+                (labels.to(self.device, non_blocking=True), digits.to(self.device, non_blocking=True)),
+            )
 
 
 class WrittenTrainingData:
@@ -109,14 +139,26 @@ class WrittenTrainingData:
     (a GPU draws a batch in a fraction of its step; no worker processes). ``single_share`` of them
     hold one digit alone."""
 
-    def __init__(self, data_dir: str, indices: torch.Tensor, batch_size: int, seed: int,
-                 processes: Processes, device: torch.device, pairs_per_epoch: int | None = None,
-                 single_share: float = SINGLE_SHARE):
+    def __init__(
+        self,
+        data_dir: str,
+        indices: torch.Tensor,
+        batch_size: int,
+        seed: int,
+        processes: Processes,
+        device: torch.device,
+        pairs_per_epoch: int | None = None,
+        single_share: float = SINGLE_SHARE,
+    ):
         self.seed, self.batch_size, self.single_share = seed, batch_size, single_share
-        self.sampler = DistributedSampler(range(len(indices)), num_replicas=processes.world,
-                                          rank=processes.rank, shuffle=True, seed=seed)
-        self.pairs_from_shard = len(self.sampler) if pairs_per_epoch is None else \
-            min(len(self.sampler), -(-pairs_per_epoch // processes.world))   # this process's examples an epoch
+        self.sampler = DistributedSampler(
+            range(len(indices)), num_replicas=processes.world, rank=processes.rank, shuffle=True, seed=seed
+        )
+        self.pairs_from_shard = (
+            len(self.sampler)
+            if pairs_per_epoch is None
+            else min(len(self.sampler), -(-pairs_per_epoch // processes.world))
+        )  # this process's examples an epoch
         full = mnist(data_dir, train=True)
         self.digits = DigitSet.of(full.data[indices], full.targets[indices], device)
 
@@ -128,21 +170,29 @@ class WrittenTrainingData:
         """(inputs [b, 1, 28, 28], (the classes [b, 2], each digit alone [b, 2, 1, 28, 28])) on the
         device for each step of ``epoch``."""
         self.sampler.set_epoch(epoch)
-        examples = draw_examples(self.digits.labels, torch.arange(len(self.digits.labels)),
-                                 torch.Generator().manual_seed(epoch_seed(self.seed, epoch)), self.single_share)
-        for chosen in torch.tensor(list(self.sampler)[:self.pairs_from_shard]).split(self.batch_size):
+        examples = draw_examples(
+            self.digits.labels,
+            torch.arange(len(self.digits.labels)),
+            torch.Generator().manual_seed(epoch_seed(self.seed, epoch)),
+            self.single_share,
+        )
+        for chosen in torch.tensor(list(self.sampler)[: self.pairs_from_shard]).split(self.batch_size):
             inputs, labels, digits = render(self.digits, examples[chosen])
             yield inputs, (labels, digits)
 
 
 def held_out(data_dir: str, indices: torch.Tensor, processes: Processes, device: torch.device) -> DataLoader:
     """This process's share of ``indices`` of MNIST's training images, unshifted."""
-    return batches(Subset(mnist(data_dir, train=True), indices[processes.rank::processes.world].tolist()),
-                   EVAL_BATCH, device=device)
+    return batches(
+        Subset(mnist(data_dir, train=True), indices[processes.rank :: processes.world].tolist()),
+        EVAL_BATCH,
+        device=device,
+    )
 
 
-def pair_batches(images: torch.Tensor, labels: torch.Tensor, seed: int, processes: Processes,
-                 device: torch.device) -> DataLoader:
+def pair_batches(
+    images: torch.Tensor, labels: torch.Tensor, seed: int, processes: Processes, device: torch.device
+) -> DataLoader:
     """This process's share of one fixed overlapping pair for each digit (capsnet.data.pairs.fixed_pairs):
     inputs and their two classes."""
     inputs, _, pair_labels, _ = fixed_pairs(images, labels, seed)
@@ -150,8 +200,9 @@ def pair_batches(images: torch.Tensor, labels: torch.Tensor, seed: int, processe
     return batches(TensorDataset(inputs[share], pair_labels[share]), EVAL_BATCH, device=device)
 
 
-def written_batches(images: torch.Tensor, labels: torch.Tensor, seed: int, processes: Processes,
-                    device: torch.device) -> DataLoader:
+def written_batches(
+    images: torch.Tensor, labels: torch.Tensor, seed: int, processes: Processes, device: torch.device
+) -> DataLoader:
     """This process's share of one fixed example as people write them for each digit
     (capsnet.data.written.fixed_examples): inputs and their classes ((d, d) for a single digit d)."""
     inputs, example_labels, _ = fixed_examples(DigitSet.of(images, labels, device), seed)
@@ -163,18 +214,30 @@ def written_batches(images: torch.Tensor, labels: torch.Tensor, seed: int, proce
 class RunData:
     """What a run reads: this process's shard of the training data, its share of the held-out
     images that choose the epoch (None without a validation split), and what reading one right means."""
+
     training: TrainingData | PairTrainingData | WrittenTrainingData
     validation: DataLoader | None
     train_images: int
     val_images: int
     right: Callable
-    counted: bool = False         # the held-out ones are written examples, read exactly with a count rule chosen on them
-    recorded_reads: dict = field(default_factory=dict)   # name: held-out pairs read each epoch, not chosen on
+    counted: bool = False  # the held-out ones are written examples, read exactly with a count rule chosen on them
+    recorded_reads: dict = field(default_factory=dict)  # name: held-out pairs read each epoch, not chosen on
 
 
-def run_data(data_dir: str, train_indices: torch.Tensor, val_indices: torch.Tensor, task: str, examples: str,
-             batch_size: int, seed: int, processes: Processes, device: torch.device, on_device: bool,
-             pairs_per_epoch: int | None, single_share: float = SINGLE_SHARE) -> RunData:
+def run_data(
+    data_dir: str,
+    train_indices: torch.Tensor,
+    val_indices: torch.Tensor,
+    task: str,
+    examples: str,
+    batch_size: int,
+    seed: int,
+    processes: Processes,
+    device: torch.device,
+    on_device: bool,
+    pairs_per_epoch: int | None,
+    single_share: float = SINGLE_SHARE,
+) -> RunData:
     """This process's shard of the training images (``task`` digits; TrainingData, on the device or
     not) or of the pairs (``task`` pairs; ``examples`` written or mnist-pairs, ``single_share`` of
     the written ones a digit alone), ``batch_size`` of them a step, and its share of the held-out
@@ -186,18 +249,29 @@ def run_data(data_dir: str, train_indices: torch.Tensor, val_indices: torch.Tens
         return RunData(training, validation, len(train_indices), len(val_indices), read_right)
     written, recorded_reads = examples == "written", {}
     if written:
-        training = WrittenTrainingData(data_dir, train_indices, batch_size, seed, processes, device, pairs_per_epoch,
-                                       single_share)
+        training = WrittenTrainingData(
+            data_dir, train_indices, batch_size, seed, processes, device, pairs_per_epoch, single_share
+        )
     else:
         training = PairTrainingData(data_dir, train_indices, batch_size, seed, processes, device, pairs_per_epoch)
     digits = mnist(data_dir, train=True)
     held_images, held_labels = digits.data[val_indices], digits.targets[val_indices]
-    validation = (written_batches if written else pair_batches)(held_images, held_labels, seed, processes, device) \
-        if len(val_indices) else None
-    if written and len(val_indices):     # the MNIST validation pairs the runs before --examples chose on
+    validation = (
+        (written_batches if written else pair_batches)(held_images, held_labels, seed, processes, device)
+        if len(val_indices)
+        else None
+    )
+    if written and len(val_indices):  # the MNIST validation pairs the runs before --examples chose on
         recorded_reads["val_mnist_pairs"] = pair_batches(held_images, held_labels, seed, processes, device)
-    return RunData(training, validation, len(train_indices), len(val_indices), digits_right,
-                   written and validation is not None, recorded_reads)
+    return RunData(
+        training,
+        validation,
+        len(train_indices),
+        len(val_indices),
+        digits_right,
+        written and validation is not None,
+        recorded_reads,
+    )
 
 
 def test_batches(data_dir: str, task: str, device: torch.device, written: bool = False) -> DataLoader:
@@ -207,5 +281,6 @@ def test_batches(data_dir: str, task: str, device: torch.device, written: bool =
     test_set = mnist(data_dir, train=False)
     if task == "digits":
         return batches(test_set, EVAL_BATCH, device=device)
-    return (written_batches if written else pair_batches)(test_set.data, test_set.targets, TEST_SEED, Processes(),
-                                                          device)
+    return (written_batches if written else pair_batches)(
+        test_set.data, test_set.targets, TEST_SEED, Processes(), device
+    )

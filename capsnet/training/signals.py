@@ -1,4 +1,5 @@
 """SIGINT and SIGTERM while a run trains: recorded, so that the run stops where it can go on from."""
+
 import signal
 import threading
 

@@ -2,6 +2,7 @@
 fields (the network, its moving average, Adam and the schedule as their state_dicts, the rest as
 they are), written atomically, read back without pickle and checked before --resume goes on from
 it. A checkpoint is temporary: one written by other code (other fields) is refused, not converted."""
+
 import dataclasses
 import types
 import typing
@@ -23,13 +24,14 @@ OTHER_CODE = "start a new run (without --resume), or resume it with the train.py
 class UnfinishedEpoch:
     """An epoch's steps so far; in a checkpoint, those of an epoch a signal stopped, where --resume
     goes on at the next step."""
+
     epoch: int
-    steps: int = 0                     # steps done
-    loss: float = 0.0                  # the steps' losses times their images, summed (in a checkpoint:
-    correct: float = 0.0               # images (pairs) read right                  over every process)
-    seen: float = 0.0                  # images (pairs)
-    seconds: float = 0.0               # wall time
-    rng: list[torch.Tensor] = field(default_factory=list)   # in a checkpoint: each process's random state, by rank
+    steps: int = 0  # steps done
+    loss: float = 0.0  # the steps' losses times their images, summed (in a checkpoint:
+    correct: float = 0.0  # images (pairs) read right                  over every process)
+    seen: float = 0.0  # images (pairs)
+    seconds: float = 0.0  # wall time
+    rng: list[torch.Tensor] = field(default_factory=list)  # in a checkpoint: each process's random state, by rank
 
     def in_process(self, rank: int) -> tuple["UnfinishedEpoch", torch.Tensor]:
         """The steps so far as process ``rank`` goes on from them (rank 0 carries the sums), and its
@@ -41,21 +43,22 @@ class UnfinishedEpoch:
 @dataclass(kw_only=True)
 class TrainingState:
     """Where a run stands; its checkpoint holds each field under the field's name."""
-    model: nn.Module                   # the network being trained
-    ema: AveragedModel                 # the moving average of its weights: what is evaluated and saved
-    optimizer: torch.optim.Optimizer   # Adam
-    schedule: torch.optim.lr_scheduler.LRScheduler   # the learning rate's decay per epoch
-    epoch: int                         # the last finished epoch (--start-epoch - 1 before the first)
-    recipe: dict                       # what shapes the run (train.py's recipe)
-    out: str                           # the folder the run writes its weights to
-    best_accuracy: float = -1.0        # the validation figure of the weights in out (with --init-from: of those)
-    seconds: float = 0.0               # wall time of the finished epochs
-    history: list[dict] = field(default_factory=list)   # each finished epoch's lr, loss, accuracies, seconds
-    best_epoch: int | None = None      # the epoch whose weights this run wrote to out; None: none yet
-    saved_any: bool = False            # whether this run has written weights to out
-    earlier: dict | None = None        # metrics.json of the run whose weights --init-from goes on from
+
+    model: nn.Module  # the network being trained
+    ema: AveragedModel  # the moving average of its weights: what is evaluated and saved
+    optimizer: torch.optim.Optimizer  # Adam
+    schedule: torch.optim.lr_scheduler.LRScheduler  # the learning rate's decay per epoch
+    epoch: int  # the last finished epoch (--start-epoch - 1 before the first)
+    recipe: dict  # what shapes the run (train.py's recipe)
+    out: str  # the folder the run writes its weights to
+    best_accuracy: float = -1.0  # the validation figure of the weights in out (with --init-from: of those)
+    seconds: float = 0.0  # wall time of the finished epochs
+    history: list[dict] = field(default_factory=list)  # each finished epoch's lr, loss, accuracies, seconds
+    best_epoch: int | None = None  # the epoch whose weights this run wrote to out; None: none yet
+    saved_any: bool = False  # whether this run has written weights to out
+    earlier: dict | None = None  # metrics.json of the run whose weights --init-from goes on from
     weights_sha256: str | None = None  # of the model.safetensors this run wrote last
-    partial: UnfinishedEpoch | None = None   # the epoch a signal stopped, where --resume goes on
+    partial: UnfinishedEpoch | None = None  # the epoch a signal stopped, where --resume goes on
 
     def holds_its_weights(self) -> bool | None:
         """Whether the out folder holds the weights this run wrote last; None where it holds none."""
@@ -134,8 +137,11 @@ def holds(value, kind) -> bool:
         return isinstance(value, list) and all(holds(item, typing.get_args(kind)[0]) for item in value)
     if dataclasses.is_dataclass(kind):
         members = {f.name: f.type for f in fields(kind)}
-        return isinstance(value, dict) and value.keys() == members.keys() and \
-            all(holds(value[name], member) for name, member in members.items())
+        return (
+            isinstance(value, dict)
+            and value.keys() == members.keys()
+            and all(holds(value[name], member) for name, member in members.items())
+        )
     if kind is float:
         return isinstance(value, (int, float))
     return isinstance(value, kind)
@@ -147,7 +153,8 @@ def check_recipe(path: Path, made_with: dict, wanted: dict) -> None:
         raise RuntimeError(
             f"checkpoint {path} was made with {', '.join(f'{n}={made_with[n]}' for n in changed)}, this run "
             f"asks for {', '.join(f'{n}={wanted[n]}' for n in changed)}: resume with the same flags, "
-            "or train afresh without --resume (the checkpoint is then overwritten)")
+            "or train afresh without --resume (the checkpoint is then overwritten)"
+        )
 
 
 def restore_state_dict(path: Path, part, state_dict: dict) -> None:
@@ -156,5 +163,6 @@ def restore_state_dict(path: Path, part, state_dict: dict) -> None:
         part.load_state_dict(state_dict)
     except (KeyError, RuntimeError, TypeError, ValueError) as error:
         first_line = str(error).splitlines()[0] if str(error) else ""
-        raise RuntimeError(f"checkpoint {path} does not fit this network ({error.__class__.__name__}: "
-                           f"{first_line}); {START_AFRESH}") from error
+        raise RuntimeError(
+            f"checkpoint {path} does not fit this network ({error.__class__.__name__}: {first_line}); {START_AFRESH}"
+        ) from error

@@ -3,6 +3,7 @@ over every process's share of them. MNIST's digits and the paper's pairs are rea
 written examples (one digit or two, as people write them) are read exactly or not, as the page
 shows them: the count and the digits, counting with the rule chosen on these same examples
 (`capsnet.digit_count`, as capsnet.studies.pairs_measurement chooses it)."""
+
 import dataclasses
 from dataclasses import dataclass
 
@@ -18,8 +19,9 @@ from capsnet.training.processes import Processes
 @dataclass(frozen=True)
 class ValidationRead:
     """An epoch's moving average on the held-out images."""
-    accuracy: float                      # read right: a digit; a pair both right; a written example, its strongest digits
-    read_exactly: float | None = None    # written examples: the count and the digits right, counting with count_rule
+
+    accuracy: float  # read right: a digit; a pair both right; a written example, its strongest digits
+    read_exactly: float | None = None  # written examples: the count and the digits right, counting with count_rule
     count_rule: CountRule | None = None  # the rule that counts these examples best
 
     @property
@@ -38,12 +40,16 @@ class ValidationRead:
         val_read_exactly and val_count_rule."""
         if self.read_exactly is None:
             return {"val_accuracy": self.accuracy}
-        return {"val_accuracy": self.accuracy, "val_read_exactly": self.read_exactly,
-                "val_count_rule": dataclasses.asdict(self.count_rule)}
+        return {
+            "val_accuracy": self.accuracy,
+            "val_read_exactly": self.read_exactly,
+            "val_count_rule": dataclasses.asdict(self.count_rule),
+        }
 
 
-def validation_read(model: torch.nn.Module, loader: DataLoader, counted: bool, right, processes: Processes,
-                    device: torch.device) -> ValidationRead:
+def validation_read(
+    model: torch.nn.Module, loader: DataLoader, counted: bool, right, processes: Processes, device: torch.device
+) -> ValidationRead:
     """``model`` on this process's share ``loader`` of the held-out images, summed over every
     process: each read right (``right``: what that means), or, ``counted`` (written examples,
     labels (d, d) for one digit d), read exactly with the count rule chosen on them all."""
@@ -55,11 +61,12 @@ def validation_read(model: torch.nn.Module, loader: DataLoader, counted: bool, r
 
     def inputs():
         for images, batch_labels in loader:
-            labels.append(batch_labels)                          # [b, 2]
-            yield images.to(device, non_blocking=True)           # [b, 1, 28, 28]
+            labels.append(batch_labels)  # [b, 2]
+            yield images.to(device, non_blocking=True)  # [b, 1, 28, 28]
+
     scores, ink = count_readings(model, inputs())
     scores, ink, labels = scores.cpu(), None if ink is None else ink.cpu(), torch.cat(labels)
-    table = rule_tallies(scores, ink, labels).as_table()         # [R, 5]: summed over the processes below
+    table = rule_tallies(scores, ink, labels).as_table()  # [R, 5]: summed over the processes below
     strongest = strongest_right(scores, labels).sum().item()
     *summed, strongest = processes.sum(*table.flatten().tolist(), strongest, device=device)
     tallies = Tallies.of_table(torch.tensor(summed, dtype=torch.float64).view_as(table))

@@ -5,6 +5,7 @@ Each session reads a digit (/predict), then mostly drags the sliders (/perturb, 
 decoder alone), reading another digit every few requests. Sessions run in threads, one client
 each, all starting together; every call is bounded in time and recorded with its answer.
 """
+
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -19,20 +20,21 @@ from PIL import Image
 from bench.support.gradio_clients import api_client, temp_folder
 from tests.support.examples import EXAMPLES
 
-OFFSET_SETS = 4      # the sessions cycle through this many slider settings
-WINNER = "winner"    # decode the winning capsule
+OFFSET_SETS = 4  # the sessions cycle through this many slider settings
+WINNER = "winner"  # decode the winning capsule
 HTTP_TIMEOUT = 300.0  # seconds for one HTTP exchange: a server on a busy machine answers slowly
 
 
 @dataclass(frozen=True)
 class Call:
     """One request of one session, and what came back."""
+
     session: int
-    endpoint: str            # "/predict" or "/perturb"
-    example: int             # index into EXAMPLES of the digit read last in this session
-    offsets: int             # index into the offset sets (a /perturb), else -1
-    seconds: float           # from submitting to having the answer (files downloaded)
-    answer: Any              # /predict: (reading dict, uint8 reconstruction); /perturb: uint8 image
+    endpoint: str  # "/predict" or "/perturb"
+    example: int  # index into EXAMPLES of the digit read last in this session
+    offsets: int  # index into the offset sets (a /perturb), else -1
+    seconds: float  # from submitting to having the answer (files downloaded)
+    answer: Any  # /predict: (reading dict, uint8 reconstruction); /perturb: uint8 image
     error: str | None = None
 
 
@@ -69,8 +71,9 @@ def pixels(path: str) -> np.ndarray:
     return np.asarray(Image.open(path))
 
 
-def run_sessions(url: str, sessions: int, requests: int, download_dir: Path,
-                 timeout: float, predict_every: int = 5) -> list[Call]:
+def run_sessions(
+    url: str, sessions: int, requests: int, download_dir: Path, timeout: float, predict_every: int = 5
+) -> list[Call]:
     """Every call of ``sessions`` concurrent sessions of ``requests`` requests each.
 
     Args:
@@ -107,8 +110,17 @@ def run_sessions(url: str, sessions: int, requests: int, download_dir: Path,
                         answer = pixels(job.result(timeout=max(deadline - time.monotonic(), 0)))
                     calls.append(Call(index, endpoint, example, offsets, time.perf_counter() - start, answer))
                 except Exception as error:  # recorded, and the test or the benchmark reports it
-                    calls.append(Call(index, endpoint, example, offsets, time.perf_counter() - start,
-                                      None, f"{type(error).__name__}: {error}"))
+                    calls.append(
+                        Call(
+                            index,
+                            endpoint,
+                            example,
+                            offsets,
+                            time.perf_counter() - start,
+                            None,
+                            f"{type(error).__name__}: {error}",
+                        )
+                    )
             return calls
 
     # every session's client sets the temp folder to download_dir: kept so until the last one ends

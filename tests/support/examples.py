@@ -1,4 +1,5 @@
 """The app's examples (assets/examples/): ten MNIST test digits, one of each, saved 10x as black on white."""
+
 import re
 from pathlib import Path
 

@@ -6,6 +6,7 @@ sees it (tests/test_distributed.py):
 
 Each process prints what train.train returned before it leaves torchrun's group.
 """
+
 import os
 import sys
 
@@ -22,6 +23,7 @@ def main() -> None:
     def nan_in_one_process(*args):
         calls.append(1)
         return loss(*args) + (float("nan") if rank == nan_rank and len(calls) >= nan_step else 0.0)
+
     losses.capsule_loss = nan_in_one_process
     returned = train.train(train.parse_args(argv), argv)
     print(f"rank {rank}: train.py returned {returned}", flush=True)
