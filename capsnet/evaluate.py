@@ -65,7 +65,8 @@ def misreadings(labels: torch.Tensor, read: torch.Tensor) -> Misreadings:
     """The accuracy of the digits ``read`` (int [N]) against their ``labels`` (int [N]), and the
     (true, read) pairs of the mistakes."""
     wrong = read != labels
-    return Misreadings((~wrong).sum().item() / len(labels), Counter(zip(labels[wrong].tolist(), read[wrong].tolist())))
+    mistakes = Counter(zip(labels[wrong].tolist(), read[wrong].tolist(), strict=True))
+    return Misreadings((~wrong).sum().item() / len(labels), mistakes)
 
 
 @torch.inference_mode()

@@ -24,13 +24,10 @@ from playground.reading import WINNER, Reading, ReadingSection
 PAPER, SPREAD = "paper", "spread"  # the sliders' two ranges
 # Decode as, or the range, changed: the page's decoder (playground/decoder.js) redraws the chosen
 # capsule at zero offsets, as the server's answer will show it; nothing where it cannot.
-REDRAW_JS = (
-    """(decodeAs) => {
-  const digit = decodeAs === "%s" ? null : Number(decodeAs);
+REDRAW_JS = """(decodeAs) => {
+  const digit = decodeAs === "WINNER" ? null : Number(decodeAs);
   document.dispatchEvent(new CustomEvent("capsule-redraw", {cancelable: true, detail: {offsets: null, digit}}));
-}"""
-    % WINNER
-)  # noqa: UP031 (JavaScript, whose braces str.format would need doubled)
+}""".replace("WINNER", WINNER)
 
 
 class DecodingError(ValueError):

@@ -284,7 +284,7 @@ def inks(drawing: Drawing, pens: int = 1) -> np.ndarray:
                 / 255
             )
         mask = np.zeros((SIDE, SIDE), dtype=bool)
-        for stroke, stroke_pen in zip(drawing.strokes, drawing.pens):
+        for stroke, stroke_pen in zip(drawing.strokes, drawing.pens, strict=True):
             if stroke_pen == pen:
                 stroke_mask(mask, stroke)
         layers.append(np.where(mask, np.float32(1), layer))

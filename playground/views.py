@@ -133,7 +133,8 @@ def reading_panel(
         else (
             f'<figure class="runner-up"><figcaption>What else it could be: {runner_up}, capsule length '
             f"{float(lengths[runner_up]):.3f}</figcaption>"
-            f"{picture_html(runner_up_reconstruction, f'reconstruction from capsule {runner_up}, the runner-up')}</figure>"
+            f"{picture_html(runner_up_reconstruction, f'reconstruction from capsule {runner_up}, the runner-up')}"
+            "</figure>"
         )
     )
     return (

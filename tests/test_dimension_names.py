@@ -250,12 +250,15 @@ def names_folder(tmp_path: Path, sha: str | None = None) -> Path:
     folder = tmp_path / "weights"
     folder.mkdir()
     (folder / "model.safetensors").write_bytes(b"stand-in weights")
-    entry = lambda d, effect: {
-        "dimension": d,
-        "sd": (0.1, 0.2, 0.3)[d],
-        "paper": {"name": f"name {d}", "effect": effect},
-        "spread": {"name": f"spread name {d}", "effect": 1.0 - d / 10},
-    }
+
+    def entry(d: int, effect: float) -> dict:
+        return {
+            "dimension": d,
+            "sd": (0.1, 0.2, 0.3)[d],
+            "paper": {"name": f"name {d}", "effect": effect},
+            "spread": {"name": f"spread name {d}", "effect": 1.0 - d / 10},
+        }
+
     names = {
         "weights_sha256": {"capsnet": sha or sha256(folder / "model.safetensors")},
         "spread_range_sd": 3.0,
@@ -301,7 +304,8 @@ def test_names_without_weights_to_check_them_against_are_an_error(tmp_path):
             "in order",
         ),
         (
-            '{"weights_sha256": {"capsnet": "SHA"}, "spread_range_sd": 3, "classes": {"0": [{"dimension": 0, "sd": 1}]}}',
+            '{"weights_sha256": {"capsnet": "SHA"}, "spread_range_sd": 3, '
+            '"classes": {"0": [{"dimension": 0, "sd": 1}]}}',
             "KeyError: 'paper'",
         ),
     ],

@@ -37,7 +37,7 @@ def test_the_graph_reads_as_the_network_does(trained, graph, mnist_test):
     session = ort.InferenceSession(graph)
     with torch.inference_mode():
         expected = trained(images)
-    for image, capsules, lengths in zip(images, expected.capsules, expected.lengths):
+    for image, capsules, lengths in zip(images, expected.capsules, expected.lengths, strict=True):
         v, v_lengths = session.run(None, {"images": image[None].numpy()})
         assert v.shape == (1, 10, 16) and v_lengths.shape == (1, 10)
         assert np.abs(v_lengths[0] - lengths.numpy()).max() < 2e-3  # its weights in float16

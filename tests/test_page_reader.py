@@ -127,7 +127,7 @@ def test_the_page_reads_every_drawing_as_the_server_does(app, url, page, data_di
     values = drawings(data_dir)
     readings = page.evaluate(READ_IN_PAGE, [in_page_form(value) for value in values])
     worst = {"input": 0, "length": 0.0, "reconstruction": 0}
-    for value, in_page in zip(values, readings):
+    for value, in_page in zip(values, readings, strict=True):
         image = ink_to_mnist(drawing_pad.ink(drawing_pad.parse(value)))
         assert (in_page is None) == (image is None)
         if image is None:

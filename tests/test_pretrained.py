@@ -260,7 +260,7 @@ def test_a_fix_names_the_commands_that_train_the_page_its_networks(tmp_path, mon
     monkeypatch.chdir(tmp_path)
     commands = re.findall(r"`python train\.py ([^`]*)`", served_fix(*networks))
     assert len(commands) == len(networks)
-    for (model, task), command in zip(networks, commands):
+    for (model, task), command in zip(networks, commands, strict=True):
         options = train.parse_args(shlex.split(command))
         train.check_flags(options, world=1)
         assert (options.model, options.task, options.out) == (model, task, SERVED_BY[model, task].folder)

@@ -21,7 +21,7 @@ names a few by eye. Here every class's 16 dimensions are named from measurements
 Two ranges: the paper's +-0.25 for every dimension, and +-3 standard deviations of the dimension
 over the class's digits (SPREAD_RANGE), since the dimensions' spreads differ up to tenfold within a class.
 
-    python -m capsnet.studies.dimension_names --weights weights --data-dir ../shared/data  # writes weights/dimensions.json
+    python -m capsnet.studies.dimension_names --weights weights --data-dir DATA   # writes weights/dimensions.json
 
 What the names say of the shipped weights, beside the paper's: docs/dimensions.md.
 """
@@ -218,7 +218,10 @@ def name_dimension(changes: dict[str, float], explained: torch.Tensor, effect: f
     visible = [i for i, k in enumerate(MEASURES) if abs(changes[k]) >= VISIBLE[k]]
     explanations = [(i,) for i in visible] + [(i, j) for i in visible for j in visible if i < j]
     if explanations:
-        fraction = lambda e: explained[e[0], e[-1]].item()  # a single measure is on the diagonal
+
+        def fraction(e: tuple[int, ...]) -> float:  # a single measure is on the diagonal
+            return explained[e[0], e[-1]].item()
+
         best = max(explanations, key=lambda e: fraction(e) - JOINS * (len(e) - 1))  # a pair must gain JOINS
         if fraction(best) >= EXPLAINS:
             chosen = sorted(best, key=lambda i: -explained[i, i])  # the better one first

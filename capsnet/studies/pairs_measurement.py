@@ -19,9 +19,10 @@ sigmoids) are its two classes, as in the paper. Also:
   error against that digit alone, beside the error of the whole overlay against it;
 - how many digits each network says are there (`capsnet.digit_count`: two where its second-strongest
   score, and for the CapsNet the ink only that capsule's redrawing covers, reach lines chosen on
-  written validation examples of the held-out training digits, train.py's); and with that count, how each reads other people's digits (Semeion, pairs and
-  singles, evaluation only), MNIST's single test digits, and written test examples
-  (`capsnet.data.written`), how often it names a digit that is not there, and a 1 where there is none.
+  written validation examples of the held-out training digits, train.py's); and with that count,
+  how each reads other people's digits (Semeion, pairs and singles, evaluation only), MNIST's
+  single test digits, and written test examples (`capsnet.data.written`), how often it names a
+  digit that is not there, and a 1 where there is none.
 
 The results go to pairs.json beside the pairs CapsNet's weights, tied to both networks' weights by
 their sha256; the command reproduces it byte for byte.
@@ -33,6 +34,7 @@ The results and what they show: docs/pairs.md.
 """
 
 import argparse
+import itertools
 import time
 from pathlib import Path
 
@@ -98,7 +100,9 @@ def redraw_errors(
 ) -> dict[str, float]:
     """Each digit redrawn from its own (true) capsule alone, against that digit alone: mean pixel
     error as a fraction of the digit's ink, and correlation; the same for the whole overlay."""
-    redrawn = torch.cat([capsnet.decode(c, l) for c, l in zip(capsules.split(BATCH), labels.split(BATCH))])
+    redrawn = torch.cat(
+        [capsnet.decode(v, label) for v, label in zip(capsules.split(BATCH), labels.split(BATCH), strict=True)]
+    )
     each, alone = redrawn.flatten(0, 1), digits.flatten(0, 1)  # [2N, 1, 28, 28]
     overlay = inputs.repeat_interleave(2, dim=0)
     return {
@@ -113,7 +117,7 @@ def banded(right: torch.Tensor, values: np.ndarray, edges: tuple[float, ...]) ->
     """Both right among the pairs whose value lies in each band [low, high) of ``edges`` (the last
     band closed: [low, high])."""
     bands = []
-    for low, high in zip(edges, edges[1:]):
+    for low, high in itertools.pairwise(edges):
         inside = torch.from_numpy((values >= low) & ((values < high) | ((values == high) & (high == edges[-1]))))
         bands.append(
             {
@@ -153,7 +157,7 @@ def by_routing_iterations(
             else torch.cat(
                 [
                     pair_right(out, batch)
-                    for out, batch in zip(readings(capsnet, inputs, progress, r), labels.split(BATCH))
+                    for out, batch in zip(readings(capsnet, inputs, progress, r), labels.split(BATCH), strict=True)
                 ]
             )
         )
@@ -166,7 +170,7 @@ def worst_class_pairs(labels: torch.Tensor, capsnet_right: torch.Tensor, cnn_rig
     """The WORST_CLASS_PAIRS pairs of classes (in either order) the CapsNet read worst, with the CNN beside."""
     low, high = labels.min(dim=1).values, labels.max(dim=1).values
     rows = []
-    for a, b in sorted(set(zip(low.tolist(), high.tolist()))):
+    for a, b in sorted(set(zip(low.tolist(), high.tolist(), strict=True))):
         these = (low == a) & (high == b)
         rows.append(
             {
@@ -369,19 +373,20 @@ def table(results: dict) -> str:
         *(
             f"| both right, ink boxes {100 * b['low']:.0f}-{100 * b['high']:.0f}% covered ({b['pairs']:,} pairs) | "
             f"{percent(cb['both_right'])} | {percent(b['both_right'])} |"
-            for cb, b in zip(c["by_overlap"], n["by_overlap"])
+            for cb, b in zip(c["by_overlap"], n["by_overlap"], strict=True)
             if b["pairs"]
         ),
         *(
             f"| both right, the pair scaled by {b['low']:.2f}-{b['high']:.2f} into 20x20 ({b['pairs']:,} pairs) | "
             f"{percent(cb['both_right'])} | {percent(b['both_right'])} |"
-            for cb, b in zip(c["by_scale"], n["by_scale"])
+            for cb, b in zip(c["by_scale"], n["by_scale"], strict=True)
             if b["pairs"]
         ),
         *(
             f"| both right, capsules routed with {row['iterations']} iteration{'s' * (row['iterations'] > 1)}"
             f"{' (as trained)' if row['iterations'] == c['routing_iterations'] else ''} | "
-            f"{percent(row['both_right'])}{'' if row['iterations'] == c['routing_iterations'] else ' ' + points(row['gain'])} | |"
+            f"{percent(row['both_right'])}"
+            f"{'' if row['iterations'] == c['routing_iterations'] else ' ' + points(row['gain'])} | |"
             for row in c["by_routing_iterations"]
         ),
         f"| single MNIST test digits | {percent(c['mnist_single_digit_accuracy'])} | "

@@ -82,13 +82,16 @@ AFFNIST = {  # AffineChange field: (low, high), each drawn uniformly and indepen
     "shift_y": (-4.0, 4.0),
 }
 MEASURES = {
-    "accuracy": "fraction of the changed digits read as their true digit (CapsNet: longest capsule; CNN: most probable class)",
+    "accuracy": "fraction of the changed digits read as their true digit "
+    "(CapsNet: longest capsule; CNN: most probable class)",
     "winner_length": "CapsNet: mean length of the longest digit capsule",
     "true_length": "CapsNet: mean length of the true digit's capsule",
     "pose_error": "CapsNet: sum over pixels of |decoder(changed digit's winner) - change(decoder(digit's winner))| "
     "/ ink of the latter, mean over the digits: 0 when the pose follows the change exactly",
-    "pose_correlation": "CapsNet: correlation over pixels of the same two images, mean over the digits: 1 when it follows",
-    "unmoved_error": "CapsNet: pose_error of the unchanged digit's reconstruction, what a pose that did not follow would score",
+    "pose_correlation": "CapsNet: correlation over pixels of the same two images, mean over the digits: "
+    "1 when it follows",
+    "unmoved_error": "CapsNet: pose_error of the unchanged digit's reconstruction, "
+    "what a pose that did not follow would score",
     "unmoved_correlation": "CapsNet: pose_correlation of the unchanged digit's reconstruction, likewise",
     "winner_probability": "CNN: mean softmax probability of the most probable class",
     "true_probability": "CNN: mean softmax probability of the true digit",

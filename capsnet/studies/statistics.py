@@ -105,7 +105,8 @@ def points(measured: dict) -> str:
 
 
 def to_json(results: dict) -> str:
-    """A results file's text (robustness.json, pairs.json): keys sorted, two-space nesting, each sweep step on one line."""
+    """A results file's text (robustness.json, pairs.json): keys sorted, two-space nesting, each
+    sweep step on one line."""
 
     def render(value, depth: int) -> str:
         pad = " " * depth

@@ -54,7 +54,7 @@ class UnreadLosses:
             step, value, rank = first
             where = f" in process {rank} of {processes.world}" if processes.world > 1 else ""
             raise NonFiniteLossError(f"epoch {so_far.epoch}, step {step}: the loss became {value}{where}")
-        for value, right, (_, _, size) in zip(losses, rights, self.unread):
+        for value, right, (_, _, size) in zip(losses, rights, self.unread, strict=True):
             so_far.loss += value * size
             so_far.correct += right
             so_far.seen += size

@@ -42,7 +42,8 @@ class Run:
 
     @property
     def single_share(self) -> float:
-        """The share of the written training examples that hold one digit alone: --single-share, or the examples' own."""
+        """The share of the written training examples that hold one digit alone: --single-share, or
+        the examples' own."""
         return SINGLE_SHARE if self.options.single_share is None else self.options.single_share
 
     def autocast(self):
