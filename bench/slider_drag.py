@@ -85,24 +85,36 @@ def visit(browser, url: str, milliseconds: float, download_mbps: float | None, m
         page.wait_for_function(DECODER_DRAWS_SCRIPT, timeout=DECODER_TIMEOUT * 1000, polling=20)
         decoder_ready = page.evaluate("() => performance.now()")
     loaded = page.evaluate(PAGE_BYTES)
+    dragged = drag(page, person, moves, requests)
+    context.close()
+    return {
+        "round trip": milliseconds,
+        **dragged,
+        "pad shown": pad_shown,
+        "reading": reading_ms,
+        "decoder ready": decoder_ready,
+        **loaded,
+    }
+
+
+def drag(page, person: SliderDriver, moves: int, requests: list[float]) -> dict:
+    """Drag the first dimension slider across in ``moves`` moves (`SliderDriver.drag_across`) and
+    wait SETTLE_SECONDS: the slider's moves ("changed": those that changed its value), the new
+    pictures of the reconstruction from the first move on ("updates"), the first after the first
+    move and the last after the last move (ms), and the requests sent from the press on
+    (``requests``: the time.perf_counter() of each request the caller counts)."""
     pressed = time.perf_counter()
     person.drag_across(moves)
     page.wait_for_timeout(SETTLE_SECONDS * 1000)
     timed = page.evaluate("() => ({moves: [...window.sliderMoves], pictures: [...window.reconstructions]})")
-    context.close()
     changes, pictures = timed["moves"], [t for t in timed["pictures"] if t >= timed["moves"][0]]
     return {
-        "round trip": milliseconds,
         "moves": moves,
         "changed": len(changes),
         "updates": len(pictures),
         "first": pictures[0] - changes[0] if pictures else None,
         "last": pictures[-1] - changes[-1] if pictures else None,
         "requests": sum(sent >= pressed for sent in requests),
-        "pad shown": pad_shown,
-        "reading": reading_ms,
-        "decoder ready": decoder_ready,
-        **loaded,
     }
 
 

@@ -2,9 +2,9 @@
 by Playwright, strokes at a hand's pace with a mouse or a finger, and the page itself timing how
 long each stroke's reading takes to show. The same on the Two-digits section's pad of two pens
 (PairDriver), the Turn-it section's sliders dragged (TurnDriver), and the 16 dimension sliders
-dragged or set (SliderDriver), over a network as slow as DevTools makes it (`round_trip`). Shared
-by tests/test_browser.py, tests/test_browser_decoder.py, bench/browser_latency.py and
-bench/slider_drag.py.
+dragged or set (SliderDriver), any slider dragged across (`drag_across`), over a network as slow as
+DevTools makes it (`round_trip`). Shared by tests/test_browser.py, tests/test_browser_decoder.py,
+bench/browser_latency.py, bench/slider_drag.py and bench/round_trip.py.
 """
 
 import base64
@@ -503,27 +503,31 @@ class SliderDriver:
         return grey_picture(self.page.get_attribute("#reading-panel .reconstruction img", "src"))
 
     def drag_across(self, moves: int, inset: float = 8.0) -> dict:
-        """Press on the first slider's thumb (at 0, the middle), drag it to the left end and across
-        to the right end in ``moves`` mouse moves, evenly along the way and MOVE_SECONDS apart,
-        and let go; the track's ends are taken ``inset`` CSS pixels in from the slider's box,
-        where the thumb's centre stops. Returns the page's times (ms) of the slider's moves (its
-        input events: the moves that changed its value) and of the new pictures since the press."""
-        slider = self.page.locator("#sliders input[type=range]").first
-        slider.scroll_into_view_if_needed()
-        box = slider.bounding_box()
-        y, middle = box["y"] + box["height"] / 2, box["x"] + box["width"] / 2
-        left, right = box["x"] + inset, box["x"] + box["width"] - inset
-        way = np.linspace(0, (middle - left) + (right - left), moves + 1)[1:]  # along the path
-        xs = np.where(way <= middle - left, middle - way, left + way - (middle - left))
+        """Drag the first slider across (`drag_across`); returns the page's times (ms) of the slider's
+        moves (its input events: the moves that changed its value) and of the new pictures since the press."""
         self.page.evaluate("() => { window.sliderMoves.length = 0; window.reconstructions.length = 0; }")
-        self.page.mouse.move(middle, y)
-        self.page.mouse.down()
-        for x in xs:
-            moved = time.perf_counter()
-            self.page.mouse.move(float(x), y)
-            time.sleep(max(0.0, MOVE_SECONDS - (time.perf_counter() - moved)))
-        self.page.mouse.up()
+        drag_across(self.page, self.page.locator("#sliders input[type=range]").first, moves, inset)
         return self.page.evaluate("() => ({moves: [...window.sliderMoves], pictures: [...window.reconstructions]})")
+
+
+def drag_across(page, slider, moves: int, inset: float = 8.0) -> None:
+    """Press with the mouse on the middle of ``slider`` (a Playwright locator of a range input whose
+    thumb is there), drag it to the left end and across to the right end in ``moves`` mouse moves,
+    evenly along the way and MOVE_SECONDS apart, and let go; the track's ends are taken ``inset``
+    CSS pixels in from the slider's box, where the thumb's centre stops."""
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    y, middle = box["y"] + box["height"] / 2, box["x"] + box["width"] / 2
+    left, right = box["x"] + inset, box["x"] + box["width"] - inset
+    way = np.linspace(0, (middle - left) + (right - left), moves + 1)[1:]  # along the path
+    xs = np.where(way <= middle - left, middle - way, left + way - (middle - left))
+    page.mouse.move(middle, y)
+    page.mouse.down()
+    for x in xs:
+        moved = time.perf_counter()
+        page.mouse.move(float(x), y)
+        time.sleep(max(0.0, MOVE_SECONDS - (time.perf_counter() - moved)))
+    page.mouse.up()
 
 
 def picture(source: str) -> np.ndarray:
