@@ -1,4 +1,4 @@
-"""What a person gets far from the server: the playground used in a real browser with every byte delayed.
+"""What a person gets far from the server: the playground in a real browser, every byte delayed.
 
 Starts `python app.py` on 127.0.0.1 and, with --against REV, the app of git revision REV (today's
 code before a change, say) beside it; the two are measured alternately, one visit each per round
@@ -277,7 +277,7 @@ def report(name: str, visits: list[dict], moves: int) -> None:
     print(f"\n{name}")
     print("| what a person does | " + " | ".join(f"{v['round trip']:g} ms round trip" for v in visits) + " |")
     print("| --- " * (len(visits) + 1) + "|")
-    for row, figures in zip(rows, zip(*(cells(v) for v in visits))):
+    for row, figures in zip(rows, zip(*(cells(v) for v in visits), strict=True), strict=True):
         print(f"| {row} | " + " | ".join(figures) + " |")
 
 
