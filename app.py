@@ -5,14 +5,15 @@ in docs/playground.md), then each section in the page's order, laid out and wire
 playground/ (their map: playground/__init__.py). `python app.py` serves it on 127.0.0.1:7860; its
 API (/predict, /perturb, /predict_pair): docs/api.md. Beside Gradio's routes it serves the
 CapsNet's decoder for the page to redraw with (GET /decoder/NAME.safetensors: page_decoder.py), and
-its graph and ONNX Runtime Web for the page to read drawings with (GET /network/NAME.onnx and
-/onnxruntime-web/VERSION/FILE: page_network.py).
+the graphs and ONNX Runtime Web for the page to read and turn drawings with (GET /network/NAME.onnx
+and /onnxruntime-web/VERSION/FILE: page_network.py).
 """
 
 from pathlib import Path
 
 import gradio as gr
 
+from capsnet import onnx_file
 from playground import (
     dimensions,
     networks,
@@ -25,16 +26,26 @@ from playground import (
     two_digits,
     views,
 )
+from playground.page_network import PageGraph
 from playground.reading import WINNER, Reading
 
 serving.configure_process()
 NETWORKS = networks.load()
 READING = reading.ReadingSection(
-    NETWORKS.capsnet, page_decoder.PageDecoder.of(NETWORKS.capsnet), page_network.PageNetwork.of(NETWORKS.capsnet)
+    NETWORKS.capsnet,
+    page_decoder.PageDecoder.of(NETWORKS.capsnet),
+    PageGraph.of(onnx_file.capsules_graph(NETWORKS.capsnet)),
 )
 CAPSULE_DIMENSIONS = dimensions.DimensionsSection(READING, NETWORKS.names)
 ROUTING = routing.RoutingSection(NETWORKS.capsnet.config)
-TURN_IT = turn_it.TurnItSection(NETWORKS.capsnet, NETWORKS.cnn, NETWORKS.names, NETWORKS.robustness)
+TURN_IT = turn_it.TurnItSection(
+    NETWORKS.capsnet,
+    NETWORKS.cnn,
+    NETWORKS.names,
+    NETWORKS.robustness,
+    PageGraph.of(onnx_file.probabilities_graph(NETWORKS.cnn)),
+    PageGraph.of(onnx_file.turn_graph(NETWORKS.capsnet.config.image_size)),
+)
 TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
 
 
@@ -88,5 +99,13 @@ if __name__ == "__main__":
     demo.launch(
         css=CSS,
         theme=gr.themes.Soft(),
-        **serving.launch_options(routes=[READING.decoder.route(), *READING.page_network.routes()]),
+        **serving.launch_options(
+            routes=[
+                READING.decoder.route(),
+                READING.page_network.route(),
+                TURN_IT.cnn_graph.route(),
+                TURN_IT.turn_graph.route(),
+                *page_network.runtime_routes(),
+            ]
+        ),
     )

@@ -1,30 +1,38 @@
-"""The CapsNet as one ONNX graph another program can run: a 28x28 image in, the ten digit capsules
-and their lengths out, the weights stored in float16 and cast to float32 as the graph loads.
+"""The networks and the turn of a digit as ONNX graphs another program can run, each exported from
+the library's own modules (`torch.onnx.export`), never from a second copy of them:
 
-The playground's page runs it with ONNX Runtime Web, so the reading follows the pen without a
-request to the server (playground/page_reader.js); it draws the reconstruction with the decoder
-file (`capsnet.decoder_file`), so the graph leaves the decoder out and the page fetches its weights
-once. The graph is exported from the loaded network's own modules (`torch.onnx.export`), never
-from a second copy of its architecture, and known by its hash (`capsnet.decoder_file.file_name`),
-so the page never reads with other weights than the server's. float16 halves the file; how far it
-moves the lengths: docs/playground.md.
+- `capsules_graph`: the CapsNet up to its digit capsules, a 28x28 image in, the ten capsules and
+  their lengths out (the decoder left out: it is a file of its own, `capsnet.decoder_file`);
+- `probabilities_graph`: the CNN baseline, a 28x28 image in, its ten probabilities out;
+- `turn_graph`: `capsnet.data.affine.transform` of a 28x28 image by an `AffineChange`'s seven
+  numbers, in float64 as the library computes the change.
+
+The playground's page runs them with ONNX Runtime Web, so a reading follows the pen and Turn it
+the slider without a request to the server (playground/page_reader.js, turn_reader.js). The
+networks' weights are stored in float16 and cast to float32 as a graph loads: half the bytes; how
+far that moves a reading: docs/playground.md. A graph's bytes are the same at every export of the
+same weights, so the page knows it by its hash (`capsnet.decoder_file.file_name`) and never reads
+with other weights than the server's.
 """
 
 import io
+from dataclasses import fields
 
 import numpy as np
 import onnx
 import torch
 from onnx import TensorProto, helper, numpy_helper
 
+from capsnet.baseline import BaselineCNN
+from capsnet.data.affine import AffineChange, affine_matrices, transform
 from capsnet.model import CapsNet
 
-OPSET = 18  # ONNX Runtime Web 1.30 runs opsets up to 23
-INPUT, OUTPUTS = "images", ("capsules", "lengths")
+OPSET = 20  # GridSample's bilinear form; ONNX Runtime Web 1.30 runs opsets up to 23
+CHANGE = tuple(field.name for field in fields(AffineChange))  # the turn graph's "change", in order
 
 
 class _Capsules(torch.nn.Module):
-    """The network up to its digit capsules: [1, 1, 28, 28] -> v [1, 10, 16] and |v_j| [1, 10]."""
+    """The CapsNet up to its digit capsules: [1, 1, 28, 28] -> v [1, 10, 16] and |v_j| [1, 10]."""
 
     def __init__(self, network: CapsNet):
         super().__init__()
@@ -35,28 +43,59 @@ class _Capsules(torch.nn.Module):
         return v, v.norm(dim=-1)
 
 
+class _Probabilities(torch.nn.Module):
+    """The CNN baseline's softmax: [1, 1, 28, 28] -> [1, 10]."""
+
+    def __init__(self, network: BaselineCNN):
+        super().__init__()
+        self.network = network
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        return self.network(images).probabilities
+
+
+class _Turn(torch.nn.Module):
+    """One image changed by an AffineChange's numbers: [1, 1, 28, 28] and [7] (float64, CHANGE's
+    order) -> [1, 1, 28, 28]."""
+
+    def forward(self, images: torch.Tensor, change: torch.Tensor) -> torch.Tensor:
+        return transform(images, affine_matrices(*change.unbind(-1)))
+
+
 def capsules_graph(network: CapsNet) -> bytes:
-    """The bytes of ``network``'s graph (one image a run), its weights in float16."""
+    """``network``'s capsules of one image a run: "images" in, "capsules" and "lengths" out."""
     side = network.config.image_size
-    was_training = network.training
-    capsules = _Capsules(network)
+    return _exported(_Capsules(network), (torch.zeros(1, 1, side, side),), ["images"], ["capsules", "lengths"])
+
+
+def probabilities_graph(network: BaselineCNN) -> bytes:
+    """``network``'s probabilities of one image a run: "images" in, "probabilities" out."""
+    side = network.config.image_size
+    return _exported(_Probabilities(network), (torch.zeros(1, 1, side, side),), ["images"], ["probabilities"])
+
+
+def turn_graph(side: int) -> bytes:
+    """One ``side`` x ``side`` image turned: "images" and "change" (CHANGE's numbers) in, "turned" out."""
+    change = torch.tensor([getattr(AffineChange(), name) for name in CHANGE], dtype=torch.float64)
+    return _exported(_Turn(), (torch.zeros(1, 1, side, side), change), ["images", "change"], ["turned"])
+
+
+def _exported(module: torch.nn.Module, inputs: tuple, input_names: list[str], output_names: list[str]) -> bytes:
+    """``module``'s graph for ``inputs``' shapes, its parameters stored in float16, as bytes that
+    depend on nothing but the module's weights: each node's trace (this machine's paths and
+    counters that differ from one export to the next) is left out."""
+    modes = {part: part.training for part in module.modules()}  # the network's, given back after
     try:
-        exported = torch.onnx.export(
-            capsules.eval(),
-            (torch.zeros(1, 1, side, side),),
-            input_names=[INPUT],
-            output_names=list(OUTPUTS),
-            opset_version=OPSET,
-            dynamo=True,
-            verbose=False,
-        )
+        exported = torch.onnx.export(module.eval(), inputs, input_names=input_names, output_names=output_names,
+                                     opset_version=OPSET, dynamo=True, verbose=False)  # fmt: skip
     finally:
-        network.train(was_training)
+        for part, training in modes.items():
+            part.training = training
     model = exported.model_proto
-    for node in model.graph.node:  # where each node was traced from: this machine's paths, and
-        node.ClearField("metadata_props")  # counters that differ from one export to the next
+    for node in model.graph.node:
+        node.ClearField("metadata_props")
         node.ClearField("doc_string")
-    _store_in_float16(model.graph, {name for name, _ in capsules.named_parameters()})
+    _store_in_float16(model.graph, {name for name, _ in module.named_parameters()})
     onnx.checker.check_model(model)
     buffer = io.BytesIO()
     onnx.save_model(model, buffer)

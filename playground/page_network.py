@@ -1,11 +1,13 @@
-"""The network in the page: the CapsNet's graph (`capsnet.onnx_file`) served at an address named by
-its hash, and ONNX Runtime Web, which runs it there (playground/onnxruntime-web/, pinned), so the
-page reads a drawing while it is drawn with no request to the server (page_reader.js).
+"""The networks in the page: their graphs (`capsnet.onnx_file`: the CapsNet's capsules, the CNN's
+probabilities, the turn of a digit) served at addresses named by their hashes, and ONNX Runtime
+Web, which runs them there (playground/onnxruntime-web/, pinned), so the page reads a drawing
+while it is drawn (page_reader.js) and turns it (turn_reader.js) with no request to the server.
 
-The graph is made from the network the server reads with (CAPSNET_WEIGHTS), once, as the app
-starts; its address changes with its bytes, so a browser keeps it for good, and the page reads
-only with the graph of the network whose panel it fills. The runtime's files are served under
-their version, kept for good too; its WebAssembly is stored and sent gzipped (3.7 MB for 14.2).
+The graphs are made from the networks the server reads with (CAPSNET_WEIGHTS, CAPSNET_CNN_WEIGHTS),
+once, as the app starts; an address changes with the bytes, so a browser keeps each for good and
+the page reads only with the graphs of the networks whose panels it fills. The runtime's files are
+served under their version, kept for good too; its WebAssembly is stored and sent gzipped (3.7 MB
+for 14.2).
 """
 
 import gzip
@@ -17,14 +19,15 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from capsnet.decoder_file import file_name
-from capsnet.model import CapsNet
-from capsnet.onnx_file import capsules_graph
 
-SCRIPT = (Path(__file__).parent / "page_reader.js").read_text(encoding="utf-8")
-FOLDER = "network"  # the graph at /network/NAME.onnx
+_HERE = Path(__file__).parent
+FILL_SCRIPT = (_HERE / "panel_fill.js").read_text(encoding="utf-8")  # the one way the page fills a panel
+SCRIPT = FILL_SCRIPT + (_HERE / "page_reader.js").read_text(encoding="utf-8")  # the reading panel's reader
+TURN_SCRIPT = FILL_SCRIPT + (_HERE / "turn_reader.js").read_text(encoding="utf-8")  # the turn panel's
+FOLDER = "network"  # each graph at /network/NAME.onnx
 CACHED = "public, max-age=31536000, immutable"  # a file's bytes never change under its name
 VERSION = "1.30.0"  # onnxruntime-web, as in onnxruntime-web/README.md
-RUNTIME_FOLDER = Path(__file__).parent / "onnxruntime-web"
+RUNTIME_FOLDER = _HERE / "onnxruntime-web"
 RUNTIME = f"onnxruntime-web/{VERSION}"  # served at /onnxruntime-web/1.30.0/FILE
 RUNTIME_FILES = {
     "ort.wasm.min.js": "text/javascript",
@@ -47,20 +50,19 @@ def cached_route(url: str, body: bytes, media_type: str, gzipped: bytes | None =
 
 
 @dataclass(frozen=True)
-class PageNetwork:
-    """A network's graph for the page, with its address relative to the page."""
+class PageGraph:
+    """A graph for the page (`capsnet.onnx_file`), with its address relative to the page."""
 
-    graph: bytes
+    data: bytes
     url: str  # "network/<the first 16 hex digits of its SHA-256>.onnx"
 
     @classmethod
-    def of(cls, network: CapsNet) -> "PageNetwork":
-        graph = capsules_graph(network)
-        return cls(graph, f"{FOLDER}/{file_name(graph)}.onnx")
+    def of(cls, data: bytes) -> "PageGraph":
+        return cls(data, f"{FOLDER}/{file_name(data)}.onnx")
 
-    def routes(self) -> list[Route]:
-        """The graph and the runtime's files."""
-        return [cached_route(self.url, self.graph, "application/octet-stream"), *runtime_routes()]
+    def route(self) -> Route:
+        """GET /<url>: the graph, for the browser to keep."""
+        return cached_route(self.url, self.data, "application/octet-stream")
 
 
 def runtime_routes() -> list[Route]:

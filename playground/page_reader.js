@@ -177,47 +177,22 @@
     return field;
   }
 
-  // The panel's layout as the server writes it, its numbers replaced by this reading's.
+  // The reading panel's layout (props.panel_template), filled with this reading.
   function filledPanel(image, capsules, lengths, revision) {
-    const order = [...lengths.keys()].sort((a, b) => lengths[b] - lengths[a]);
-    const [winner, runnerUp] = order;
-    const holder = document.createElement("div");
-    holder.innerHTML = props.panel_template;
-    const panel = holder.firstElementChild;
+    const [winner, runnerUp] = [...lengths.keys()].sort((a, b) => lengths[b] - lengths[a]);
+    const panel = fromTemplate(props.panel_template);
     Object.assign(panel.dataset, {revision, decoded: winner, winner, decoder: props.decoder_url,
                                   capsules: btoa(String.fromCharCode(...new Uint8Array(capsules.buffer)))});
     panel.querySelector(".reading .digit").textContent = winner;
-    const numbered = (selector, ...values) => {        // "capsule length 0.000": each number in turn
-      const node = panel.querySelector(selector);
-      let k = 0;
-      node.textContent = node.textContent.replace(/\d+(\.\d+)?/g, (number) => {
-        const value = values[k++];
-        return number.includes(".") ? value.toFixed(number.split(".")[1].length) : String(value);
-      });
-    };
-    numbered(".reading .caption", lengths[winner]);
-    numbered(".reconstruction figcaption", winner);
-    numbered(".runner-up figcaption", runnerUp, lengths[runnerUp]);
-    const picture = (selector, ink, digit) => {
-      const img = panel.querySelector(`${selector} img.picture`);
-      img.src = element.pictureUrl(ink);
-      if (digit !== undefined) img.alt = img.alt.replace(/\d+/, digit);
-    };
-    picture(".input", image);
-    picture(".reconstruction", element.reconstruction(capsules, winner), winner);
-    picture(".runner-up", element.reconstruction(capsules, runnerUp), runnerUp);
-    // The bars: the template's are full (every length 1), so each is drawn at its share of that.
-    panel.querySelectorAll("svg.lengths rect").forEach((bar, digit) => {
-      const full = Number(bar.getAttribute("height")), bottom = Number(bar.getAttribute("y")) + full;
-      bar.setAttribute("height", (full * lengths[digit]).toFixed(1));
-      bar.setAttribute("y", (bottom - full * lengths[digit]).toFixed(1));
-      bar.classList.toggle("winner", digit === winner);
-    });
-    panel.querySelectorAll("svg.lengths text.value").forEach((label, digit) => {
-      const full = Number(panel.querySelectorAll("svg.lengths rect")[digit].getAttribute("height")) / lengths[digit];
-      label.setAttribute("y", (Number(label.getAttribute("y")) + full * (1 - lengths[digit])).toFixed(1));
-      label.textContent = lengths[digit].toFixed(2);
-    });
+    numbered(panel.querySelector(".reading .caption"), lengths[winner]);
+    numbered(panel.querySelector(".reconstruction figcaption"), winner);
+    numbered(panel.querySelector(".runner-up figcaption"), runnerUp, lengths[runnerUp]);
+    pictureSet(panel.querySelector(".input img.picture"), element.pictureUrl(image));
+    pictureSet(panel.querySelector(".reconstruction img.picture"),
+               element.pictureUrl(element.reconstruction(capsules, winner)), winner);
+    pictureSet(panel.querySelector(".runner-up img.picture"),
+               element.pictureUrl(element.reconstruction(capsules, runnerUp)), runnerUp);
+    barsFilled(panel.querySelector("svg.lengths"), lengths, winner);
     return panel;
   }
 
@@ -225,10 +200,18 @@
   // or null for too little ink. Also the tests' way in (tests/test_page_reader.py).
   element.pageReading = async (drawing) => {
     const image = mnistField(padInk(drawing.strokes, drawing.background), SIDE);
-    if (image === null) return null;
-    const outputs = await session.run({images: new ort.Tensor("float32", image, [1, 1, FIELD, FIELD])});
-    return {image, capsules: outputs.capsules.data, lengths: Array.from(outputs.lengths.data)};
+    return image === null ? null : {image, ...(await element.readImage(image))};
   };
+
+  // The network on a 28x28 image: {capsules: v [10 * 16], lengths: |v_j| [10]}. Turn it reads its
+  // turned digit with it too (turn_reader.js).
+  element.readImage = async (image) => {
+    const outputs = await session.run({images: new ort.Tensor("float32", image, [1, 1, FIELD, FIELD])});
+    return {capsules: outputs.capsules.data, lengths: Array.from(outputs.lengths.data)};
+  };
+
+  // What the panel shows when it was read here: {revision, image, capsules, lengths}, or null.
+  element.shownReading = null;
 
   async function read(drawing) {
     const found = await element.pageReading(drawing);
@@ -237,6 +220,7 @@
     if (found === null) holder.innerHTML = props.empty_panel;
     else holder.replaceChildren(filledPanel(found.image, found.capsules, found.lengths, drawing.revision));
     shown = drawing.revision;
+    element.shownReading = found && {revision: String(drawing.revision), ...found};
   }
 
   function readLatest() {

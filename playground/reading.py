@@ -28,7 +28,7 @@ from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
 from playground import drawing_pad, serving, views
 from playground.page_decoder import SCRIPT as DECODER_SCRIPT, PageDecoder
-from playground.page_network import RUNTIME, SCRIPT as READER_SCRIPT, PageNetwork
+from playground.page_network import RUNTIME, SCRIPT as READER_SCRIPT, PageGraph
 
 WINNER = "winner"  # Decode as: the longest capsule
 API_PIXEL = 10  # /predict and /perturb give 280x280 pictures
@@ -104,7 +104,7 @@ class ReadingSection:
 
     network: CapsNet
     decoder: PageDecoder  # the network's decoder, for the page
-    page_network: PageNetwork  # the network up to its capsules, for the page to read drawings with
+    page_network: PageGraph  # the network up to its capsules, for the page to read drawings with
 
     @property
     def decode_choices(self) -> list[str]:

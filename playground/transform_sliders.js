@@ -1,7 +1,8 @@
 // The transform sliders' page side (gr.HTML's js_on_load: `element`, `props`, `trigger` and
 // `watch` are given). props.value = {rotation, scale, shear, stretch_x, stretch_y, shift_x,
 // shift_y, revision}: moving a slider sets its field, counts the revision and fires the
-// component's "input" event, one small value per move; "Straighten" puts every slider back.
+// component's "input" event, one small value per move, unless the page turns the digit itself;
+// "Straighten" puts every slider back.
 const inputs = [...element.querySelectorAll("input[type=range]")];
 
 function show(input) {
@@ -21,12 +22,16 @@ function render() {
   }
 }
 
+// The turn panel's script (turn_reader.js) may turn the digit itself: it cancels the "turn-change"
+// event, and the value is kept without a request (the next event that sends it, Turn it's
+// refresh, takes it along). Otherwise the move goes to the server.
 function moved() {
   const value = {revision: ((props.value || {}).revision || 0) + 1};
   for (const input of inputs) value[input.name] = Number(input.value);
   element.dataset.revision = value.revision;
   props.value = value;
-  trigger("input");
+  const turnedHere = !element.dispatchEvent(new CustomEvent("turn-change", {bubbles: true, cancelable: true, detail: {value}}));
+  if (!turnedHere) trigger("input");
 }
 
 element.addEventListener("input", (event) => {

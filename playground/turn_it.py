@@ -18,11 +18,13 @@ from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import SWEEPS, AffineChange, transform
 from capsnet.dimensions import PAPER_RANGE
 from capsnet.model import CapsNet
+from capsnet.onnx_file import CHANGE
 from capsnet.studies.dimension_names_file import DimensionNames
 from capsnet.studies.robustness_file import RESULTS_FILE
 from capsnet.studies.statistics import Difference, percent
 from playground import serving, turn_views
 from playground.networks import Measurement
+from playground.page_network import TURN_SCRIPT, PageGraph
 from playground.transform_sliders import TransformSliders, TurnError, change_of
 
 SWEEP_ANGLES = np.array(SWEEPS["rotation"][0])  # degrees: a drawing's rotation sweep, the measurement's steps
@@ -83,6 +85,8 @@ class TurnItSection:
     cnn: BaselineCNN
     names: DimensionNames | None  # the measured names of each digit's dimensions, or None
     robustness: InitVar[Measurement]  # robustness.json for both networks, or why there is none
+    cnn_graph: PageGraph  # the CNN's probabilities, for the page to read a turned digit with
+    turn_graph: PageGraph  # capsnet.data.affine.transform, for the page to turn a digit with
     curve: turn_views.Curve | None = field(init=False)  # MNIST's test digits turned, measured; None where not
     finding: str = field(init=False)  # what the measurement found, or why there is none (Markdown)
 
@@ -163,6 +167,16 @@ class TurnItSection:
         asks): the turn panel and the sweep for the current one."""
         return self.follow(reading, sliders), self.sweep_view(reading)
 
+    def panel_template(self, drawn: int) -> str:
+        """The turn panel the page's turner (turn_reader.js) fills with a turn of its own: every
+        length and probability 1, every dimension moved by POSE_LIMIT; the drawn digit (0) still
+        read when ``drawn`` is 0, no longer when it is 1."""
+        config = self.capsnet.config
+        blank, ones = np.zeros((config.image_size, config.image_size)), np.ones(config.num_classes)
+        moved = np.full(config.digit_capsule_dim, POSE_LIMIT)
+        full = turn_views.Turned(blank, ones, 0, blank, moved, ones, 0)
+        return turn_views.turn_panel(full, drawn, 1.0, self.labels(0), POSE_LIMIT, 0)
+
     def layout(self, reading: gr.State, reading_view: gr.HTML, page_event: dict) -> None:
         """The section, laid out where it is called inside the app's Blocks, its events wired:
         a slider's move updates the turn panel alone; a new reading of ``reading_view``'s brings
@@ -172,7 +186,19 @@ class TurnItSection:
             with gr.Column(scale=4, min_width=300):
                 sliders = TransformSliders(elem_id="turn-sliders")
             with gr.Column(scale=5, min_width=300):
-                panel = gr.HTML(turn_views.empty_turn_panel(PROMPT), elem_id="turn-panel")
+                panel = gr.HTML(
+                    turn_views.empty_turn_panel(PROMPT),
+                    elem_id="turn-panel",
+                    js_on_load=TURN_SCRIPT,
+                    reading_panel=f"#{reading_view.elem_id}",
+                    turn_url=self.turn_graph.url,
+                    cnn_url=self.cnn_graph.url,
+                    change_fields=list(CHANGE),
+                    labels=[self.labels(digit) for digit in range(self.capsnet.config.num_classes)],
+                    pose_limit=POSE_LIMIT,
+                    kept_template=self.panel_template(0),
+                    lost_template=self.panel_template(1),
+                )
         sweep = gr.HTML(
             self.sweep_view(None), elem_id="turn-sweep", js_on_load=FOLLOW_JS, reading_panel=f"#{reading_view.elem_id}"
         )

@@ -19,10 +19,11 @@ from bench.support.digit_strokes import random_box, strokes
 from bench.support.page_clients import PAIR_SHARE, SLIDER_STEPS, Page, draws_pairs, use_the_page
 from bench.support.paths import REPO
 from capsnet import load_model
+from capsnet.onnx_file import capsules_graph
 from playground import serving
 from playground.drawing_pad import SIDE
 from playground.page_decoder import PageDecoder
-from playground.page_network import PageNetwork
+from playground.page_network import PageGraph
 from playground.reading import ReadingSection
 from tests.support.concurrent_clients import WINNER, offset_sets, run_sessions, sketch
 from tests.support.examples import EXAMPLES, example_pixels, label_of
@@ -81,7 +82,7 @@ def answers_of(section: ReadingSection) -> dict[int, tuple]:
 def expected(weights) -> dict[int, tuple]:
     """answers_of the Reading section over the snapshot, the network the served app reads with."""
     snapshot = load_model(weights)
-    return answers_of(ReadingSection(snapshot, PageDecoder.of(snapshot), PageNetwork.of(snapshot)))
+    return answers_of(ReadingSection(snapshot, PageDecoder.of(snapshot), PageGraph.of(capsules_graph(snapshot))))
 
 
 def assert_same_picture(served: np.ndarray, computed: np.ndarray) -> None:

@@ -1,7 +1,9 @@
-"""The network for the page: the graph capsnet/onnx_file.py exports reads as the network does
-(ONNX Runtime, the runtime the page runs in WebAssembly), its weights stored in float16, named by
-its hash; ONNX Runtime Web's files are the npm package's, served gzipped to a browser that takes
-it, and every file is kept for good (tests/test_page_reader.py runs them in Chromium)."""
+"""The graphs for the page: each that capsnet/onnx_file.py exports computes what the library does
+(ONNX Runtime, the runtime the page runs in WebAssembly: the CapsNet's capsules, the CNN's
+probabilities, the turn of a digit), the networks' weights stored in float16, the same bytes at
+every export, named by their hash, the network left in its mode; ONNX Runtime Web's files are the
+npm package's, served gzipped to a browser that takes it, and every file is kept for good
+(tests/test_page_reader.py and tests/test_turn_reader.py run them in Chromium)."""
 
 import gzip
 import hashlib
@@ -14,10 +16,13 @@ import torch
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from bench.support.paths import WEIGHTS
+from capsnet.baseline import BaselineCNN
+from capsnet.data.affine import AffineChange, transform
 from capsnet.model import CapsNet, CapsNetConfig
-from capsnet.onnx_file import capsules_graph
+from capsnet.onnx_file import CHANGE, capsules_graph, probabilities_graph, turn_graph
 from playground import page_network
-from playground.page_network import CACHED, RUNTIME, RUNTIME_FILES, RUNTIME_FOLDER, PageNetwork
+from playground.page_network import CACHED, RUNTIME, RUNTIME_FILES, RUNTIME_FOLDER, PageGraph, runtime_routes
 
 ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev.txt")
 
@@ -58,11 +63,37 @@ def test_the_graph_stores_its_weights_in_float16_and_leaves_the_decoder_out(trai
     assert len(graph) < 2.1 * parameters  # two bytes a weight
 
 
-def test_a_graph_is_named_by_its_bytes(trained, graph):
-    served = PageNetwork(graph, f"network/{hashlib.sha256(graph).hexdigest()[:16]}.onnx")
-    assert PageNetwork.of(trained) == served
-    other = PageNetwork.of(CapsNet(CapsNetConfig()))
+def test_a_graph_is_named_by_its_bytes_which_are_the_same_at_every_export(trained, graph):
+    served = PageGraph(graph, f"network/{hashlib.sha256(graph).hexdigest()[:16]}.onnx")
+    assert PageGraph.of(capsules_graph(trained)) == served
+    other = PageGraph.of(capsules_graph(CapsNet(CapsNetConfig())))
     assert other.url != served.url and re.fullmatch(r"network/[0-9a-f]{16}\.onnx", other.url)
+
+
+def test_the_cnn_s_graph_reads_as_the_cnn_does_and_leaves_it_in_its_mode(mnist_test):
+    cnn = BaselineCNN.from_pretrained(WEIGHTS / "cnn").eval() if (WEIGHTS / "cnn").exists() else None
+    if cnn is None:
+        pytest.skip("no trained CNN baseline in weights/cnn")
+    session = ort.InferenceSession(probabilities_graph(cnn))
+    assert not cnn.training  # its dropout still off
+    images = mnist_test.data[:64, None].float() / 255
+    with torch.inference_mode():
+        expected = cnn(images).probabilities.numpy()
+    read = np.concatenate([session.run(None, {"images": image[None].numpy()})[0] for image in images])
+    assert np.abs(read - expected).max() < 2e-3 and (read.argmax(1) == expected.argmax(1)).all()
+    cnn.train()
+    probabilities_graph(cnn)
+    assert cnn.training
+
+
+def test_the_turn_s_graph_turns_as_the_library_does(mnist_test):
+    session = ort.InferenceSession(turn_graph(28))
+    image = mnist_test.data[7:8, None].float() / 255
+    for change in (AffineChange(), AffineChange(rotation=-180), AffineChange(rotation=35, scale=1.4, shear=-0.6),
+                   AffineChange(stretch_x=0.5, stretch_y=1.5, shift_x=-6, shift_y=6)):  # fmt: skip
+        numbers = np.array([getattr(change, name) for name in CHANGE], dtype=np.float64)
+        turned = session.run(None, {"images": image.numpy(), "change": numbers})[0]
+        assert np.abs(turned - transform(image, change).numpy()).max() < 1e-5, change
 
 
 def test_the_runtime_is_the_npm_package_s_files():
@@ -71,13 +102,16 @@ def test_the_runtime_is_the_npm_package_s_files():
     assert recorded.keys() == RUNTIME_FILES.keys()
     for name, digest in recorded.items():
         stored = RUNTIME_FOLDER / name
-        data = stored.read_bytes() if stored.exists() else gzip.decompress((RUNTIME_FOLDER / f"{name}.gz").read_bytes())
+        zipped = RUNTIME_FOLDER / f"{name}.gz"
+        data = stored.read_bytes() if stored.exists() else gzip.decompress(zipped.read_bytes())
         assert hashlib.sha256(data).hexdigest() == digest, name
     assert f"onnxruntime-web@{page_network.VERSION}" in (RUNTIME_FOLDER / "README.md").read_text()
 
 
 def test_every_file_is_served_for_good_and_the_runtime_gzipped(graph):
-    client = TestClient(Starlette(routes=PageNetwork(graph, "network/0123456789abcdef.onnx").routes()))
+    client = TestClient(
+        Starlette(routes=[PageGraph(graph, "network/0123456789abcdef.onnx").route(), *runtime_routes()])
+    )
     answer = client.get("/network/0123456789abcdef.onnx")
     assert answer.status_code == 200 and answer.content == graph and answer.headers["cache-control"] == CACHED
     wasm = f"/{RUNTIME}/ort-wasm-simd-threaded.wasm"

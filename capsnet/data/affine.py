@@ -128,6 +128,15 @@ def affine_matrices(
     return torch.cat([a, t.expand_as(a[..., :1])], -1)  # [..., 2, 3]
 
 
+def inverse_2x2(a: torch.Tensor) -> torch.Tensor:
+    """The inverse of each [[p, q], [r, s]] in ``a`` [..., 2, 2]: [[s, -q], [-r, p]] / (ps - qr),
+    written out so that the page's graph of the turn (capsnet/onnx_file.py) can hold it: ONNX has
+    no matrix inverse."""
+    (p, q), (r, s) = (row.unbind(-1) for row in a.unbind(-2))
+    adjugate = torch.stack([torch.stack([s, -q], -1), torch.stack([-r, p], -1)], -2)
+    return adjugate / (p * s - q * r)[..., None, None]
+
+
 def transform(images: torch.Tensor, change: AffineChange | torch.Tensor) -> torch.Tensor:
     """``images`` changed by ``change`` about their centre: bilinear, zero from outside the frame.
 
@@ -152,7 +161,7 @@ def transform(images: torch.Tensor, change: AffineChange | torch.Tensor) -> torc
     # normalised to [-1, 1] across the frame (align_corners=False): p = D n with D = diag(W/2, H/2),
     # so the inverse of p' = A p + t is n = (D^-1 A^-1 D) n' - D^-1 A^-1 t =: theta [n'; 1].
     half = torch.tensor([width / 2, height / 2], dtype=torch.float64)  # [2]
-    inverse = torch.linalg.inv(matrix[:, :, :2])  # [B, 2, 2]
+    inverse = inverse_2x2(matrix[:, :, :2])  # [B, 2, 2]
     theta = torch.cat(
         [inverse * half[None, :] / half[:, None], -(inverse @ matrix[:, :, 2:]) / half[:, None]], -1
     )  # [B, 2, 3]

@@ -1,0 +1,118 @@
+// Turn it in the page: the turn panel's js_on_load (`element` and `props` are given), after
+// panel_fill.js. When a transform slider moves, it turns the digit the reading panel shows and
+// reads it with both networks here, once a frame at most, and fills the turn panel: the turned
+// digit, the CapsNet's reading and reconstruction, the CNN's, and how far each of the drawn digit's
+// 16 dimensions moved. The server hears nothing of the drag.
+//
+// The turn is capsnet.data.affine.transform itself, exported as a graph (props.turn_url); the CNN
+// baseline's graph (props.cnn_url) loads only once the section comes near the screen; the CapsNet,
+// the decoder and ONNX Runtime Web are the reading panel's (page_reader.js, decoder.js). The panel is
+// the server's layout (turn_views.turn_panel: props.kept_template, the drawn digit still read,
+// props.lost_template, another), filled with the numbers read here.
+//
+// The transform sliders offer each move as a cancelable "turn-change" event, detail {value: the
+// sliders' value, as transform_sliders.py describes it}. The turner cancels it where it turns the
+// digit itself: its graphs loaded, and the reading panel showing a reading made in the page (of
+// the drawing the server keeps, for the same revision). Otherwise the move goes to the server as
+// before, and the console says why once, as information.
+{
+  const FIELD = 28;
+  let turn = null, cnn = null;  // ONNX Runtime's sessions, once loaded
+  let latest = null;            // the newest move offered, not yet drawn
+  let turning = false;          // a turn is under way
+  let toldWhy = false;
+
+  function reader() {
+    const found = document.querySelector(`${props.reading_panel} [data-page-reader="ready"]`);
+    const panel = document.querySelector(`${props.reading_panel} .panel`);
+    const shown = found?.shownReading;
+    return shown && panel?.dataset.revision === shown.revision ? {found, shown} : null;
+  }
+
+  // The reading panel's digit turned as `value` says, read by both networks: the turn panel.
+  async function turned(value, {found, shown}) {
+    const image = new ort.Tensor("float32", shown.image, [1, 1, FIELD, FIELD]);
+    const change = new ort.Tensor("float64", Float64Array.from(props.change_fields, (name) => value[name]), [7]);
+    const turnedImage = (await turn.run({images: image, change})).turned.data;
+    const {capsules, lengths} = await found.readImage(turnedImage);
+    const probabilities = Array.from((await cnn.run({images: new ort.Tensor("float32", turnedImage, [1, 1, FIELD, FIELD])})).probabilities.data);
+    const drawn = argmax(shown.lengths), winner = argmax(lengths), cnnWinner = argmax(probabilities);
+    const dimensions = capsules.length / lengths.length;
+    const moved = Array.from({length: dimensions}, (_, d) => capsules[drawn * dimensions + d] - shown.capsules[drawn * dimensions + d]);
+
+    const panel = fromTemplate(winner === drawn ? props.kept_template : props.lost_template);
+    panel.dataset.revision = value.revision;
+    pictureSet(panel.querySelector(".turned img.picture"), found.pictureUrl(turnedImage));
+    numbered(panel.querySelector(".redrawn figcaption"), winner);
+    pictureSet(panel.querySelector(".redrawn img.picture"), found.pictureUrl(found.reconstruction(capsules, winner)), winner);
+    panel.querySelector(".verdict.capsnet b").textContent = winner;
+    numbered(panel.querySelector(".verdict.capsnet small"), lengths[winner]);
+    barsFilled(panel.querySelector(".capsnet-reading svg.lengths"), lengths, winner);
+    panel.querySelector(".verdict.cnn b").textContent = cnnWinner;
+    numbered(panel.querySelector(".verdict.cnn small"), probabilities[cnnWinner]);
+    barsFilled(panel.querySelector(".cnn-reading svg.lengths"), probabilities, cnnWinner);
+    numbered(panel.querySelector(".pose figcaption"), drawn, dimensions, props.pose_limit,
+             Math.hypot(...moved), shown.lengths[drawn], lengths[drawn]);
+    // turn_views.pose_bars: a bar from the middle of its track, right for up and left for down,
+    // its half full at ±pose_limit, marked beyond it.
+    panel.querySelectorAll(".dimension-move").forEach((row, d) => {
+      const name = props.labels[drawn][d], fraction = Math.min(Math.abs(moved[d]) / props.pose_limit, 1);
+      Object.assign(row.querySelector(".name"), {textContent: name, title: name});
+      const bar = row.querySelector(".bar");
+      bar.style.left = moved[d] >= 0 ? "50%" : `${(50 - 50 * fraction).toFixed(1)}%`;
+      bar.style.width = `${(50 * fraction).toFixed(1)}%`;
+      bar.classList.toggle("beyond", Math.abs(moved[d]) > props.pose_limit);
+      row.querySelector(".value").textContent = `${moved[d] >= 0 ? "+" : "-"}${Math.abs(moved[d]).toFixed(3)}`;
+    });
+    return panel;
+  }
+
+  function turnLatest() {
+    if (turning || latest === null) return;
+    const [value, from] = latest;
+    latest = null;
+    turning = true;
+    requestAnimationFrame(() => {
+      turned(value, from)
+        .then((panel) => element.querySelector(".turn")?.replaceWith(panel))
+        .catch((error) => giveUp(`turning the digit in the page failed (${error.message})`))
+        .finally(() => { turning = false; turnLatest(); });
+    });
+  }
+
+  function giveUp(why) {
+    if (!toldWhy) console.info(`The server turns the digit: ${why}.`);
+    toldWhy = true;
+    turn = cnn = null;
+  }
+
+  document.addEventListener("turn-change", (event) => {
+    const from = reader();
+    if (turn === null || cnn === null || from === null || !element.isConnected) return;
+    event.preventDefault();
+    latest = [event.detail.value, from];
+    turnLatest();
+  });
+
+  // The graphs load once the section is near the screen and the reading panel's reader is ready
+  // (it has loaded ONNX Runtime Web): a person who never scrolls here never fetches the CNN.
+  let loading = false;
+  function load() {
+    if (loading || !document.querySelector(`${props.reading_panel} [data-page-reader="ready"]`)) return;
+    loading = true;
+    const absolute = (url) => new URL(url, document.baseURI).href;
+    Promise.all([props.turn_url, props.cnn_url].map((url) => ort.InferenceSession.create(absolute(url), {executionProviders: ["wasm"]})))
+      .then(([turnSession, cnnSession]) => {
+        [turn, cnn] = [turnSession, cnnSession];
+        element.dataset.turnReader = "ready";
+      })
+      .catch((error) => giveUp(`its networks did not load in the page (${error.message})`));
+  }
+  const near = new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) load();
+  }, {rootMargin: "600px 0px"});
+  near.observe(element);
+  new MutationObserver(() => {
+    if (!loading && element.getBoundingClientRect().top < window.innerHeight + 600) load();
+  }).observe(document.querySelector(props.reading_panel) ?? document.body, {attributes: true, subtree: true});
+}
