@@ -18,6 +18,10 @@ What they stand on:
     page_decoder, decoder.js
                   the decoder in the page: the CapsNet's decoder file served under its hash, and
                   the reading panel's script that redraws the reconstruction with it, no request
+    page_network, page_reader.js, turn_reader.js, panel_fill.js, onnxruntime-web/
+                  the networks in the page: their graphs served under their hashes beside ONNX
+                  Runtime Web, the reading panel's script that reads a drawing as it is drawn, the
+                  turn panel's that turns it, and the one way both fill the server's panel layout
     views, turn_views, two_digit_views
                   what the sections show, drawn from plain arrays as one piece of HTML each
     serving       process settings, the request-size cap, turns at the network, what an error

@@ -11,16 +11,14 @@ and the page draws only where that is the decoder it has loaded (the server othe
 from dataclasses import dataclass
 from pathlib import Path
 
-from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import Route
 
 from capsnet.decoder_file import decoder_file, file_name
 from capsnet.model import CapsNet
+from playground.page_network import cached_route
 
 SCRIPT = (Path(__file__).parent / "decoder.js").read_text(encoding="utf-8")
 FOLDER = "decoder"  # served at /decoder/NAME.safetensors
-CACHED = "public, max-age=31536000, immutable"  # a file's bytes never change under its name
 
 
 @dataclass(frozen=True)
@@ -37,8 +35,4 @@ class PageDecoder:
 
     def route(self) -> Route:
         """GET /<url>: the file, for the browser to keep."""
-
-        async def answer(request: Request) -> Response:
-            return Response(self.data, media_type="application/octet-stream", headers={"Cache-Control": CACHED})
-
-        return Route(f"/{self.url}", answer, methods=["GET"])
+        return cached_route(self.url, self.data, "application/octet-stream")

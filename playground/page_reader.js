@@ -235,8 +235,10 @@
     });
   }
 
+  let toldWhy = false;
   function giveUp(why) {
-    if (session !== null || props.network_url) console.info(`The server reads each drawing: ${why}.`);
+    if (!toldWhy) console.info(`The server reads each drawing: ${why}.`);
+    toldWhy = true;
     session = null;
   }
 

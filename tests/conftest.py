@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from bench.support.app_server import serving_app
+from bench.support.browser_drawing import chromium
 from bench.support.gradio_clients import api_client
 from bench.support.paths import REPO, WEIGHTS
 from capsnet import CapsNet
@@ -141,3 +142,11 @@ def trained_model() -> CapsNet:
 def model() -> CapsNet:
     torch.manual_seed(0)
     return CapsNet()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, driven by Playwright, once a test module that drives the page."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+    with sync_api.sync_playwright() as playwright, chromium(playwright) as launched:
+        yield launched

@@ -16,36 +16,26 @@ import numpy as np
 import pytest
 
 from bench.support.app_server import call_perturb
-from bench.support.browser_drawing import CHROMIUM, DESKTOP, SliderDriver, chromium, grey_picture, round_trip
+from bench.support.browser_drawing import CHROMIUM, SliderDriver, grey_picture, round_trip
 from bench.support.page_clients import outputs_of, page_event
 from playground.reading import EXAMPLES
+from tests.support.playground_pages import no_alarm, playground_page
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 
-TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
 GREY_LEVELS = 1  # the page's picture against the server's: at most one grey level of 255 apart
 SLOW_ROUND_TRIP_MS = 1500  # a server answer this late shows only after what the page drew at once
 RECONSTRUCTION = re.compile(r'<figure class="reconstruction">.*?src="(data:image/png;base64,[^"]+)"', re.S)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright, chromium(playwright) as launched:
-        yield launched
-
-
 @pytest.fixture
-def page(browser, url):
-    """The playground in a page of its own, with the session hash it sends its events in
-    (``page.session``) and every message it wrote to its console (``page.messages``)."""
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.messages = []
-    page.on("console", lambda message: page.messages.append((message.type, message.text)))
+def page(browser):
+    """The playground in a page of its own (``playground_page``), with the session hash it sends
+    its events in (``page.session``)."""
+    page = playground_page(browser)
     page.on(
         "request",
         lambda request: (
@@ -55,7 +45,7 @@ def page(browser, url):
         ),
     )
     yield page
-    context.close()
+    page.context.close()
 
 
 def loaded(page, url: str) -> SliderDriver:
@@ -230,17 +220,6 @@ def one_moved(person: SliderDriver, offset: float) -> list[float]:
     server draws it (answers to several may come back in any order); returns the offsets."""
     dimension = int(person.page.locator("#sliders input[type=range]").first.get_attribute("data-dimension"))
     return person.set_offsets([offset if d == dimension else 0.0 for d in range(len(person.limits()))])
-
-
-def no_alarm(page) -> None:
-    """The page wrote no error or warning to its console but the browser's own line for a file not
-    found (which a page cannot keep from it)."""
-    alarming = [
-        text
-        for kind, text in page.messages
-        if kind in ("error", "warning") and not text.startswith("Failed to load resource")
-    ]
-    assert alarming == []
 
 
 def test_without_its_weights_the_sliders_ask_the_server(app, url, page):

@@ -1,6 +1,7 @@
 """The library's rooms (capsnet/__init__.py): the network at the top imports nothing from the rooms
-below it (evaluate and model_card read MNIST through capsnet.data, and model_card a run's
-metrics.json through capsnet.training.metrics), data/ nothing from training/ or
+below it (evaluate and model_card read MNIST through capsnet.data, model_card a run's
+metrics.json through capsnet.training.metrics, and onnx_file exports capsnet.data.affine's turn
+for the page), data/ nothing from training/ or
 studies/, training/ nothing from studies/ nor from a module that imports training/, no study
 from another study (statistics, shape_measures and results_file are what they share), and no
 module imports itself round a cycle. The page's modules that read and draw every stroke
@@ -12,7 +13,11 @@ import ast
 from bench.support.paths import REPO
 
 ROOMS = ("data", "training", "studies")
-READERS = {"capsnet.evaluate": {"data"}, "capsnet.model_card": {"data", "training"}}  # the top level's readers
+READERS = {  # the top level's readers of the rooms
+    "capsnet.evaluate": {"data"},
+    "capsnet.model_card": {"data", "training"},
+    "capsnet.onnx_file": {"data"},
+}
 SHARED = {"capsnet.studies.statistics", "capsnet.studies.shape_measures", "capsnet.studies.results_file"}
 LIVE = ("playground.reading", "playground.views", "playground.routing")  # every stroke's reading, drawn
 

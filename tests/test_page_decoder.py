@@ -15,7 +15,8 @@ from bench.support.app_server import serving_app
 from bench.support.paths import WEIGHTS
 from capsnet import load_model
 from capsnet.decoder_file import decoder_file, file_name
-from playground.page_decoder import CACHED, PageDecoder
+from playground.page_decoder import PageDecoder
+from playground.page_network import CACHED
 
 PAIRS_WEIGHTS = WEIGHTS / "pairs"  # a CapsNet of the same shape, trained on other examples
 

@@ -14,18 +14,18 @@ import numpy as np
 import pytest
 
 from bench.drawn_pairs import stroke_source
-from bench.support.browser_drawing import CHROMIUM, DESKTOP, PadDriver, chromium, grey_picture, round_trip
+from bench.support.browser_drawing import CHROMIUM, PadDriver, grey_picture, round_trip
 from bench.support.digit_strokes import pad_value, random_box, strokes
 from capsnet.data.preprocess import ink_to_mnist
 from playground import drawing_pad, views
 from playground.reading import EXAMPLES, example_ink, read
+from tests.support.playground_pages import no_alarm, playground_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 
-TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
 GREY_LEVELS = 2  # a picture of the page's against the server's, in levels of 255
 LENGTH = 0.01  # a capsule's length, the page's against the server's
 SLOW_ROUND_TRIP_MS = 1500  # a server answer this late shows only after what the page drew at once
@@ -49,24 +49,11 @@ async (drawings) => {
 """
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright, chromium(playwright) as launched:
-        yield launched
-
-
 @pytest.fixture
-def page(browser, url):
-    """The playground in a page of its own, with every message it wrote to its console
-    (``page.messages``) and every request it sent to the server (``page.sent``)."""
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.messages, page.sent = [], []
-    page.on("console", lambda message: page.messages.append((message.type, message.text)))
-    page.on("request", lambda request: page.sent.append(request.url) if "/gradio_api/run/" in request.url else None)
+def page(browser):
+    page = playground_page(browser)
     yield page
-    context.close()
+    page.context.close()
 
 
 def with_reader(page, url: str) -> PadDriver:
@@ -192,16 +179,6 @@ def test_a_tapped_example_shows_before_the_server_answers(app, url, page):
     page.wait_for_function("() => document.querySelector('#reading-panel .digit').textContent === '7'")
     assert page.evaluate("(started) => performance.now() - started", started) < SLOW_ROUND_TRIP_MS
     assert page.locator("#reading-panel .panel[data-settled]").count() == 0  # the server has not answered
-
-
-def no_alarm(page) -> None:
-    """No error or warning in the console but the browser's own line for a file not found."""
-    alarming = [
-        text
-        for kind, text in page.messages
-        if kind in ("error", "warning") and not text.startswith("Failed to load resource")
-    ]
-    assert alarming == []
 
 
 @pytest.mark.parametrize("missing", ["WebAssembly", "the graph"])

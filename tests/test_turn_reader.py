@@ -11,19 +11,19 @@ import base64
 import numpy as np
 import pytest
 
-from bench.support.browser_drawing import CHROMIUM, DESKTOP, TurnDriver, chromium, grey_picture
+from bench.support.browser_drawing import CHROMIUM, TurnDriver, grey_picture
 from bench.support.digit_strokes import pad_value
 from capsnet.data.preprocess import ink_to_mnist
 from playground import drawing_pad
 from playground.reading import EXAMPLES, example_ink, read
 from playground.transform_sliders import SLIDERS, UNCHANGED
+from tests.support.playground_pages import no_alarm, playground_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 
-TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
 GREY_LEVELS = 2  # a picture of the page's against the server's, in levels of 255
 NUMBER = 0.01  # a length, a probability or a dimension's move, the page's against the server's
 EXAMPLES_TURNED = (1, 3, 7)  # the pad's examples turned: MNIST test digits 1, 3 and 7
@@ -69,25 +69,11 @@ SET_SLIDERS = """
 """
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright, chromium(playwright) as launched:
-        yield launched
-
-
 @pytest.fixture
-def page(browser, url):
-    """The playground in a page of its own, with what it wrote to its console (``page.messages``),
-    the events it sent to the server (``page.sent``) and the graphs it fetched (``page.graphs``)."""
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.messages, page.sent, page.graphs = [], [], []
-    page.on("console", lambda message: page.messages.append((message.type, message.text)))
-    page.on("request", lambda request: page.sent.append(request.url) if "/gradio_api/run/" in request.url else None)
-    page.on("request", lambda request: page.graphs.append(request.url) if "/network/" in request.url else None)
+def page(browser):
+    page = playground_page(browser)
     yield page
-    context.close()
+    page.context.close()
 
 
 def tapped(page, url: str, example: int) -> TurnDriver:
@@ -159,16 +145,6 @@ def test_a_drag_is_turned_in_the_page_with_no_request_and_the_cnn_loads_near_the
     sent = len(page.sent)
     latencies = person.drag("rotation", [0.55, 0.6, 0.65, 0.7, 0.75, 0.8])
     assert len(latencies) >= 5 and page.sent[sent:] == []
-
-
-def no_alarm(page) -> None:
-    """No error or warning in the console but the browser's own line for a file not found."""
-    alarming = [
-        text
-        for kind, text in page.messages
-        if kind in ("error", "warning") and not text.startswith("Failed to load resource")
-    ]
-    assert alarming == []
 
 
 def test_without_its_graphs_the_sliders_ask_the_server(app, url, page):

@@ -1,0 +1,30 @@
+"""What the tests of the page in Chromium share: a page of the playground of its own, with what it
+wrote to its console and the requests it sent, and the check that it wrote nothing alarming."""
+
+from bench.support.browser_drawing import DESKTOP
+
+TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
+
+
+def playground_page(browser, viewport: dict = DESKTOP):
+    """A new page in a context of its own (nothing cached) that keeps every message it writes to
+    its console (``page.messages``, (type, text)), the events it sends to the server
+    (``page.sent``, their URLs) and the graphs it fetches (``page.graphs``). Close its context."""
+    page = browser.new_context(viewport=viewport).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.messages, page.sent, page.graphs = [], [], []
+    page.on("console", lambda message: page.messages.append((message.type, message.text)))
+    page.on("request", lambda request: page.sent.append(request.url) if "/gradio_api/run/" in request.url else None)
+    page.on("request", lambda request: page.graphs.append(request.url) if "/network/" in request.url else None)
+    return page
+
+
+def no_alarm(page) -> None:
+    """The page wrote no error or warning to its console but the browser's own line for a file not
+    found (which a page cannot keep from it)."""
+    alarming = [
+        text
+        for kind, text in page.messages
+        if kind in ("error", "warning") and not text.startswith("Failed to load resource")
+    ]
+    assert alarming == []
