@@ -13,7 +13,12 @@ from bench.support.paths import REPO
 
 ROOMS = ("data", "training", "studies")
 READERS = {"capsnet.evaluate": {"data"}, "capsnet.model_card": {"data", "training"}}  # the top level's readers
-SHARED = {"capsnet.studies.statistics", "capsnet.studies.shape_measures", "capsnet.studies.results_file"}
+SHARED = {  # the studies' common parts
+    "capsnet.studies.statistics",
+    "capsnet.studies.shape_measures",
+    "capsnet.studies.results_file",
+    "capsnet.studies.study_flags",
+}
 LIVE = ("playground.reading", "playground.views", "playground.routing")  # every stroke's reading, drawn
 
 
