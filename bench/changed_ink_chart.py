@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from bench.robustness_chart import CAPSNET, CNN, GRID, INK, PAPER, font
+from bench.robustness_chart import CAPSNET, CNN, GRID, INK, font, titled_canvas
 from bench.support.paths import REPO
 from capsnet.studies.changed_ink import CHANGES, RESULTS_FILE
 from capsnet.studies.statistics import percent, points
@@ -41,13 +41,11 @@ def bar(draw: ImageDraw.ImageDraw, top: float, measured: dict, colour: str) -> N
 
 def changed_ink_chart(results: dict) -> Image.Image:
     changes = [name for name in CHANGES if name in results["changes"]]
-    picture = Image.new("RGB", (WIDTH, HEADER + ROW * len(changes) + FOOTER), PAPER)
-    draw = ImageDraw.Draw(picture)
-    draw.text(
-        (LABELS, 16),
+    picture, draw = titled_canvas(
+        (WIDTH, HEADER + ROW * len(changes) + FOOTER),
         "Two overlapping MNIST test digits, both read right, with the ink changed",
-        fill=INK,
-        font=font(26),
+        (LABELS, 16),
+        26,
     )
     draw.rectangle([LABELS, 62, LABELS + 24, 80], fill=CAPSNET)
     draw.text((LABELS + 32, 60), "pairs CapsNet", fill=INK, font=font(20))

@@ -17,14 +17,14 @@ import json
 import math
 import re
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
+from bench.robustness_chart import GRID, INK, font, titled_canvas
 from bench.support.paths import REPO
 
 OUT = REPO / "assets" / "pairs_learning_curve.png"
 NETWORKS = {"CapsNet": ("weights/pairs", "#6366f1"), "CNN": ("weights/pairs-cnn", "#d95f02")}
 WRITTEN = "#9ca3af"  # the written validation examples, both networks
-INK, GRID, PAPER = "#1f2937", "#e5e7eb", "#ffffff"
 WIDTH, HEIGHT = 1000, 560
 LEFT, RIGHT, TOP, BOTTOM = 90, 960, 90, 480  # the plot, in pixels
 LOW, HIGH = 0.55, 0.90  # the share of pairs both right shown
@@ -57,10 +57,6 @@ def curve(folder: str) -> list[tuple[int, float, bool, float | None]]:
     return points
 
 
-def font(size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.load_default(size=size)
-
-
 def at(seen: float, share: float, first: float, last: float) -> tuple[float, float]:
     """The pixel of (pairs seen, share) on the log-scaled x axis from ``first`` to ``last``."""
     x = LEFT + (RIGHT - LEFT) * (math.log10(seen) - math.log10(first)) / (math.log10(last) - math.log10(first))
@@ -78,13 +74,11 @@ def draw_curves(curves: dict) -> Image.Image:
     first = min(c[0][0] for c in curves.values())
     last = max(c[-1][0] for c in curves.values())
     first, last = 10 ** math.floor(math.log10(first)), 10 ** math.ceil(math.log10(last))
-    picture = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
-    draw = ImageDraw.Draw(picture)
-    draw.text(
-        (LEFT, 18),
+    picture, draw = titled_canvas(
+        (WIDTH, HEIGHT),
         "Pairs networks: MNIST validation pairs, both digits right, against pairs trained on",
-        fill=INK,
-        font=font(22),
+        (LEFT, 18),
+        22,
     )
     draw.text(
         (LEFT, 50),

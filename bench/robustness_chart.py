@@ -41,6 +41,16 @@ def font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.load_default(size=size)
 
 
+def titled_canvas(
+    size: tuple[int, int], title: str, at: tuple[int, int], title_size: int
+) -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    """A blank chart of ``size`` pixels on PAPER with ``title`` in INK at ``at``, and its drawing context."""
+    picture = Image.new("RGB", size, PAPER)
+    draw = ImageDraw.Draw(picture)
+    draw.text(at, title, fill=INK, font=font(title_size))
+    return picture, draw
+
+
 def tick(value: float, unit: str) -> str:
     """ "-90°", "6px", "0", and a factor as "x1.5" (the page's "×1.5")."""
     return f"x{value:g}" if unit == "×" else f"{value:g}{unit}"
@@ -121,13 +131,11 @@ def affnist_chart(draw: ImageDraw.ImageDraw, index: int, affnist: dict) -> None:
 
 def robustness_chart(results: dict) -> Image.Image:
     """robustness.json's sweeps, each network's accuracy at every step, and the affNIST-range changes."""
-    picture = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
-    draw = ImageDraw.Draw(picture)
-    draw.text(
-        (16, 16),
+    picture, draw = titled_canvas(
+        (WIDTH, HEIGHT),
         f"Both networks read the same {results['digit_count']} MNIST test digits, changed: accuracy",
-        fill=INK,
-        font=font(30),
+        (16, 16),
+        30,
     )
     for key_x, network, colour in ((16, "CapsNet", CAPSNET), (260, "CNN baseline", CNN)):
         line = [(key_x, 86), (key_x + 56, 86)]

@@ -21,6 +21,7 @@ from capsnet.training import sharded_data
 from capsnet.training.metrics import portable_command
 from capsnet.training.processes import Processes
 from capsnet.training.sharded_data import TrainingData
+from tests.support.train_flags import train_flags
 
 OFFSETS = [(top, left) for top in range(2 * MAX_SHIFT + 1) for left in range(2 * MAX_SHIFT + 1)]  # 25
 
@@ -140,27 +141,7 @@ def reads(monkeypatch) -> list[bool]:
 @pytest.mark.slow
 def test_val_size_0_keeps_the_last_epoch_and_reads_the_test_set_once(tiny_mnist, tmp_path, reads):
     run = tmp_path / "run"
-    assert (
-        train.main(
-            [
-                "--data-dir",
-                str(tiny_mnist),
-                "--out",
-                str(run),
-                "--checkpoint",
-                str(run / "last.pt"),
-                "--val-size",
-                "0",
-                "--epochs",
-                "2",
-                "--batch-size",
-                "32",
-                "--device-data",
-                "on",
-            ]
-        )
-        == 0
-    )
+    assert train.main(train_flags(tiny_mnist, run, val_size=0, epochs=2, batch_size=32, device_data="on")) == 0
     assert reads.count(False) == 1 and reads[-1] is False  # the test set, read once, at the end
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["chosen_epoch"] == 2 and metrics["val_accuracy"] is None and metrics["val_size"] == 0
@@ -175,27 +156,7 @@ def test_val_size_0_keeps_the_last_epoch_and_reads_the_test_set_once(tiny_mnist,
 @pytest.mark.slow
 def test_the_epoch_is_chosen_on_validation_and_metrics_record_the_protocol(tiny_mnist, tmp_path, reads):
     run = tmp_path / "run"
-    assert (
-        train.main(
-            [
-                "--data-dir",
-                str(tiny_mnist),
-                "--out",
-                str(run),
-                "--checkpoint",
-                str(run / "last.pt"),
-                "--val-size",
-                "16",
-                "--epochs",
-                "3",
-                "--batch-size",
-                "16",
-                "--model",
-                "cnn",
-            ]
-        )
-        == 0
-    )
+    assert train.main(train_flags(tiny_mnist, run, val_size=16, epochs=3, batch_size=16, model="cnn")) == 0
     assert reads.count(False) == 1 and reads[-1] is False
     metrics = json.loads((run / "metrics.json").read_text())
     history = metrics["history"]
@@ -232,27 +193,7 @@ def test_on_device_batches_on_cuda_equal_those_on_the_cpu(small_mnist):
 @pytest.mark.parametrize("model", ["capsnet", "cnn"])
 def test_a_cuda_run_trains_and_saves(small_mnist, tmp_path, model):
     run = tmp_path / model
-    assert (
-        train.main(
-            [
-                "--data-dir",
-                str(small_mnist),
-                "--out",
-                str(run),
-                "--checkpoint",
-                str(run / "last.pt"),
-                "--val-size",
-                "64",
-                "--epochs",
-                "1",
-                "--model",
-                model,
-                "--device",
-                "cuda",
-            ]
-        )
-        == 0
-    )
+    assert train.main(train_flags(small_mnist, run, val_size=64, epochs=1, model=model, device="cuda")) == 0
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["device"] == "cuda" and metrics["data_on_device"] is True
 

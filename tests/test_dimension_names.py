@@ -72,21 +72,22 @@ def synthetic_capsules() -> torch.Tensor:
     return 0.05 * torch.randn(20, 10, 16, generator=torch.Generator().manual_seed(0))
 
 
+NAMES = (  # each measure, and its name for a dimension that grows it and for one that shrinks it
+    ("width", "wider →", "narrower →"),
+    ("ink", "thicker strokes →", "thinner strokes →"),
+    ("x", "moves right →", "moves left →"),
+    ("y", "moves down →", "moves up →"),
+    ("slant", "slants right →", "slants left →"),
+    ("local", "local change: top-left", "local change: top-left"),
+)
+
+
 @pytest.mark.parametrize(
     "what, sign, name",
     [  # each measure's names in the fast tier, the second sign in the slow
-        ("width", 1, "wider →"),
-        pytest.param("width", -1, "narrower →", marks=pytest.mark.slow),
-        ("ink", 1, "thicker strokes →"),
-        pytest.param("ink", -1, "thinner strokes →", marks=pytest.mark.slow),
-        ("x", 1, "moves right →"),
-        pytest.param("x", -1, "moves left →", marks=pytest.mark.slow),
-        ("y", 1, "moves down →"),
-        pytest.param("y", -1, "moves up →", marks=pytest.mark.slow),
-        ("slant", 1, "slants right →"),
-        pytest.param("slant", -1, "slants left →", marks=pytest.mark.slow),
-        ("local", 1, "local change: top-left"),
-        pytest.param("local", -1, "local change: top-left", marks=pytest.mark.slow),
+        case
+        for what, growing, shrinking in NAMES
+        for case in ((what, 1, growing), pytest.param(what, -1, shrinking, marks=pytest.mark.slow))
     ],
 )
 def test_a_synthetic_decoder_gets_its_dimension_named_and_the_others_inert(what, sign, name):

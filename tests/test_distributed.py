@@ -17,6 +17,7 @@ import torch
 
 from bench.support.paths import REPO
 from capsnet.saving import load_checkpoint
+from tests.support.train_flags import train_flags
 
 pytestmark = pytest.mark.slow
 
@@ -31,26 +32,18 @@ FP32_TOLERANCE = 1e-5
 
 def flags(data: Path, run: Path, train_images: int, epochs: int, *extra: str) -> list[str]:
     return [
-        "--data-dir",
-        str(data),
-        "--out",
-        str(run / "weights"),
-        "--checkpoint",
-        str(run / "last.pt"),
-        "--limit",
-        str(train_images),
-        "--val-size",
-        str(VAL_IMAGES),
-        "--batch-size",
-        str(BATCH_SIZE),
-        "--epochs",
-        str(epochs),
-        "--device",
-        "cpu",
-        "--device-data",
-        "on",
-        "--amp",
-        "off",
+        *train_flags(
+            data,
+            run / "weights",
+            run / "last.pt",
+            limit=train_images,
+            val_size=VAL_IMAGES,
+            batch_size=BATCH_SIZE,
+            epochs=epochs,
+            device="cpu",
+            device_data="on",
+            amp="off",
+        ),
         *extra,
     ]
 

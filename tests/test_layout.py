@@ -18,7 +18,12 @@ READERS = {  # the top level's readers of the rooms
     "capsnet.model_card": {"data", "training"},
     "capsnet.onnx_file": {"data"},
 }
-SHARED = {"capsnet.studies.statistics", "capsnet.studies.shape_measures", "capsnet.studies.results_file"}
+SHARED = {  # the studies' common parts
+    "capsnet.studies.statistics",
+    "capsnet.studies.shape_measures",
+    "capsnet.studies.results_file",
+    "capsnet.studies.study_flags",
+}
 LIVE = ("playground.reading", "playground.views", "playground.routing")  # every stroke's reading, drawn
 
 

@@ -40,6 +40,7 @@ from capsnet.studies.statistics import share
 from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed
 from capsnet.training.sharded_data import PairTrainingData
+from tests.support.train_flags import train_flags
 
 PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS = WEIGHTS / "pairs", WEIGHTS / "pairs-cnn"
 
@@ -209,26 +210,17 @@ def test_train_py_trains_on_pairs_chooses_on_validation_pairs_and_resumes(tiny_m
     import train
 
     out, checkpoint = tmp_path / "weights", tmp_path / "last.pt"
-    flags = [
-        "--task",
-        "pairs",
-        "--examples",
-        "mnist-pairs",
-        "--model",
-        network,
-        "--data-dir",
-        str(tiny_mnist),
-        "--val-size",
-        "16",
-        "--batch-size",
-        "16",
-        "--out",
-        str(out),
-        "--checkpoint",
-        str(checkpoint),
-        "--amp",
-        "off",
-    ]
+    flags = train_flags(
+        tiny_mnist,
+        out,
+        checkpoint,
+        task="pairs",
+        examples="mnist-pairs",
+        model=network,
+        val_size=16,
+        batch_size=16,
+        amp="off",
+    )
     assert train.main([*flags, "--epochs", "1"]) == 0
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["task"] == "pairs" and 0 <= metrics["pairs_test_both_right"] <= 1
@@ -249,22 +241,16 @@ def test_a_run_that_goes_on_from_an_earlier_ones_weights_sees_new_pairs_and_keep
     monkeypatch.setattr(
         PairTrainingData, "epoch", lambda self, epoch: drawn.append(epoch) or epoch_of_pairs(self, epoch)
     )
-    flags = [
-        "--task",
-        "pairs",
-        "--examples",
-        "mnist-pairs",
-        "--data-dir",
-        str(tiny_mnist),
-        "--val-size",
-        "0",
-        "--batch-size",
-        "16",
-        "--amp",
-        "off",
-        "--checkpoint",
-        str(tmp_path / "last.pt"),
-    ]  # no validation: the last epoch is kept
+    flags = train_flags(
+        tiny_mnist,
+        None,
+        tmp_path / "last.pt",
+        task="pairs",
+        examples="mnist-pairs",
+        val_size=0,
+        batch_size=16,
+        amp="off",
+    )  # no validation: the last epoch is kept
     first, second = tmp_path / "first", tmp_path / "second"
     assert train.main([*flags, "--out", str(first), "--epochs", "2"]) == 0
     assert (
@@ -488,16 +474,21 @@ def test_recomputing_part_of_the_shipped_measurement_reproduces_it(shipped, mnis
         assert json.loads((folder / "metrics.json").read_text())["task"] == "pairs"
 
 
-def test_pairs_rendered_by_worker_processes_are_the_pairs_rendered_in_the_main_process(tiny_mnist):
-    data = PairTrainingData(
+def first_64_pairs(tiny_mnist: Path, pairs_per_epoch: int, device: str = "cpu") -> PairTrainingData:
+    """The pairs train.py trains on, one process's, from the first 64 tiny-MNIST digits, 8 a step, seed 1."""
+    return PairTrainingData(
         str(tiny_mnist),
         torch.arange(64),
         8,
         seed=1,
         processes=Processes(),
-        device=torch.device("cpu"),
-        pairs_per_epoch=40,
+        device=torch.device(device),
+        pairs_per_epoch=pairs_per_epoch,
     )
+
+
+def test_pairs_rendered_by_worker_processes_are_the_pairs_rendered_in_the_main_process(tiny_mnist):
+    data = first_64_pairs(tiny_mnist, 40)
     in_process = list(data.epoch(2))
     pairs = draw_pairs(data.labels, torch.arange(64), torch.Generator().manual_seed(epoch_seed(1, 2)))
     data.sampler.set_epoch(2)
@@ -519,15 +510,7 @@ def test_pairs_rendered_by_worker_processes_are_the_pairs_rendered_in_the_main_p
 def test_pairs_on_cuda_are_rendered_by_workers_and_equal_those_on_the_cpu(tiny_mnist):
     batches = {}
     for device in ("cpu", "cuda"):
-        data = PairTrainingData(
-            str(tiny_mnist),
-            torch.arange(64),
-            8,
-            seed=1,
-            processes=Processes(),
-            device=torch.device(device),
-            pairs_per_epoch=40,
-        )
+        data = first_64_pairs(tiny_mnist, 40, device=device)
         batches[device] = [(inputs.cpu(), labels.cpu(), alone.cpu()) for inputs, (labels, alone) in data.epoch(3)]
     assert len(batches["cuda"]) == 5
     for on_cpu, on_cuda in zip(batches["cpu"], batches["cuda"], strict=True):
@@ -537,15 +520,7 @@ def test_pairs_on_cuda_are_rendered_by_workers_and_equal_those_on_the_cpu(tiny_m
 def test_pairs_per_epoch_shortens_an_epoch_to_a_fresh_choice_of_first_digits(tiny_mnist):
     import train
 
-    data = PairTrainingData(
-        str(tiny_mnist),
-        torch.arange(64),
-        8,
-        seed=1,
-        processes=Processes(),
-        device=torch.device("cpu"),
-        pairs_per_epoch=10,
-    )
+    data = first_64_pairs(tiny_mnist, 10)
     epoch = list(data.epoch(1))
     assert len(data) == 2 and [len(inputs) for inputs, _ in epoch] == [8, 2]
     assert not torch.equal(epoch[0][0], next(iter(data.epoch(2)))[0])

@@ -16,6 +16,7 @@ from capsnet.digit_count import CountRule
 from capsnet.saving import atomic_save_pretrained
 from capsnet.training.moving_average import update_moving_average, warm_decay
 from capsnet.training.validation import ValidationRead
+from tests.support.train_flags import train_flags
 
 
 @pytest.mark.slow
@@ -90,22 +91,7 @@ def test_dry_run_runs_one_batch_and_overwrites_nothing(tiny_mnist, tmp_path):
     import train
 
     out, checkpoint = tmp_path / "weights", tmp_path / "last.pt"
-    assert (
-        train.main(
-            [
-                "--dry-run",
-                "--data-dir",
-                str(tiny_mnist),
-                "--val-size",
-                "16",
-                "--out",
-                str(out),
-                "--checkpoint",
-                str(checkpoint),
-            ]
-        )
-        == 0
-    )
+    assert train.main(train_flags(tiny_mnist, out, checkpoint, dry_run=True, val_size=16)) == 0
     assert not out.exists() and not checkpoint.exists()
 
 
@@ -123,20 +109,7 @@ def test_routing_iterations_trains_with_that_routing_saves_it_and_resume_must_re
             capsnet.model, name, lambda *args, routing=routing: routed.append(args[-1]) or routing(*args)
         )
     first, second = tmp_path / "first", tmp_path / "second"
-    flags = [
-        "--data-dir",
-        str(tiny_mnist),
-        "--val-size",
-        "16",
-        "--batch-size",
-        "16",
-        "--amp",
-        "off",
-        "--checkpoint",
-        str(tmp_path / "last.pt"),
-        "--epochs",
-        "1",
-    ]
+    flags = train_flags(tiny_mnist, None, tmp_path / "last.pt", val_size=16, batch_size=16, amp="off", epochs=1)
     assert train.main([*flags, "--out", str(first)]) == 0
     assert json.loads((first / "config.json").read_text())["routing_iterations"] == 3 and set(routed) == {3}
     routed.clear()
@@ -214,27 +187,7 @@ def test_amp_flag_decides_bf16_and_metrics_record_it(tiny_mnist, tmp_path):
     for amp, expected in (("bf16", True), ("off", False)):
         run = tmp_path / amp
         assert (
-            train.main(
-                [
-                    "--data-dir",
-                    str(tiny_mnist),
-                    "--out",
-                    str(run),
-                    "--checkpoint",
-                    str(run / "last.pt"),
-                    "--epochs",
-                    "1",
-                    "--batch-size",
-                    "32",
-                    "--val-size",
-                    "16",
-                    "--device",
-                    "cpu",
-                    "--amp",
-                    amp,
-                ]
-            )
-            == 0
+            train.main(train_flags(tiny_mnist, run, epochs=1, batch_size=32, val_size=16, device="cpu", amp=amp)) == 0
         )
         assert json.loads((run / "metrics.json").read_text())["bf16_autocast"] is expected
 
@@ -279,20 +232,7 @@ def test_a_run_into_a_folder_that_holds_another_runs_weights_is_refused_in_one_l
     atomic_save_pretrained(CapsNet(), out)
     before = {file.name: file.read_bytes() for file in out.iterdir()}
     argv = [
-        "--data-dir",
-        str(tiny_mnist),
-        "--out",
-        str(out),
-        "--checkpoint",
-        str(tmp_path / "last.pt"),
-        "--val-size",
-        "16",
-        "--batch-size",
-        "16",
-        "--epochs",
-        "1",
-        "--amp",
-        "off",
+        *train_flags(tiny_mnist, out, tmp_path / "last.pt", val_size=16, batch_size=16, epochs=1, amp="off"),
         *[flag.format(out=out) for flag in start],
     ]
     assert train.main(argv) == 2
@@ -309,18 +249,7 @@ def test_resume_writes_to_the_folder_its_run_wrote_to(tiny_mnist, tmp_path):
     import train
 
     out = tmp_path / "run"
-    flags = [
-        "--data-dir",
-        str(tiny_mnist),
-        "--checkpoint",
-        str(tmp_path / "last.pt"),
-        "--val-size",
-        "16",
-        "--batch-size",
-        "16",
-        "--amp",
-        "off",
-    ]
+    flags = train_flags(tiny_mnist, None, tmp_path / "last.pt", val_size=16, batch_size=16, amp="off")
     assert train.main([*flags, "--out", str(out), "--epochs", "1"]) == 0
     assert train.main([*flags, "--epochs", "2", "--resume"]) == 0  # no --out: the checkpoint's
     assert json.loads((out / "metrics.json").read_text())["epochs"] == 2
@@ -347,26 +276,17 @@ def test_a_written_pairs_run_chooses_the_epoch_read_exactly_not_the_one_whose_st
     out = tmp_path / "weights"
     assert (
         train.main(
-            [
-                "--task",
-                "pairs",
-                "--model",
-                "cnn",
-                "--data-dir",
-                str(tiny_mnist),
-                "--val-size",
-                "16",
-                "--batch-size",
-                "16",
-                "--epochs",
-                "3",
-                "--out",
-                str(out),
-                "--checkpoint",
-                str(tmp_path / "last.pt"),
-                "--amp",
-                "off",
-            ]
+            train_flags(
+                tiny_mnist,
+                out,
+                tmp_path / "last.pt",
+                task="pairs",
+                model="cnn",
+                val_size=16,
+                batch_size=16,
+                epochs=3,
+                amp="off",
+            )
         )
         == 0
     )

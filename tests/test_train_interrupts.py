@@ -24,6 +24,7 @@ from capsnet.training import final_reads, losses
 from capsnet.training.processes import use_bf16
 from tests.support.interrupted_runs import kill_9_during_epoch_2, nan_after, send_during_epoch_2
 from tests.support.mnist_files import TINY_MNIST_IMAGES
+from tests.support.train_flags import train_flags
 
 BATCH_SIZE, EPOCHS = 16, 2
 VAL_IMAGES = 16
@@ -33,22 +34,16 @@ STEPS_PER_EPOCH = TRAIN_IMAGES // BATCH_SIZE
 
 def flags(data: Path, run: Path, *extra: str) -> list[str]:
     return [
-        "--data-dir",
-        str(data),
-        "--out",
-        str(run / "weights"),
-        "--checkpoint",
-        str(run / "checkpoints" / "last.pt"),
-        "--limit",
-        str(TRAIN_IMAGES),
-        "--val-size",
-        str(VAL_IMAGES),
-        "--batch-size",
-        str(BATCH_SIZE),
-        "--epochs",
-        str(EPOCHS),
-        "--device",
-        "cpu",
+        *train_flags(
+            data,
+            run / "weights",
+            run / "checkpoints" / "last.pt",
+            limit=TRAIN_IMAGES,
+            val_size=VAL_IMAGES,
+            batch_size=BATCH_SIZE,
+            epochs=EPOCHS,
+            device="cpu",
+        ),
         *extra,
     ]
 
@@ -488,19 +483,7 @@ def test_missing_data_is_a_clear_error(tmp_path, capsys, monkeypatch):
         raise RuntimeError("no network")
 
     monkeypatch.setattr("torchvision.datasets.MNIST.download", offline)
-    assert (
-        train.main(
-            [
-                "--data-dir",
-                str(tmp_path / "nothing"),
-                "--out",
-                str(tmp_path / "w"),
-                "--checkpoint",
-                str(tmp_path / "c.pt"),
-            ]
-        )
-        == 2
-    )
+    assert train.main(train_flags(tmp_path / "nothing", tmp_path / "w", tmp_path / "c.pt")) == 2
     error = capsys.readouterr().err
     assert "MNIST is not in" in error and "--data-dir" in error
 

@@ -32,6 +32,7 @@ from capsnet.training.losses import capsnet_pairs_loss
 from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed
 from capsnet.training.sharded_data import WrittenTrainingData, run_data
+from tests.support.train_flags import train_flags
 
 
 def neighbours(skeleton: torch.Tensor) -> torch.Tensor:
@@ -382,24 +383,9 @@ def test_train_py_trains_on_written_examples_chooses_on_them_and_reads_mnist_pai
     import train
 
     out = tmp_path / "weights"
-    flags = [
-        "--task",
-        "pairs",
-        "--model",
-        network,
-        "--data-dir",
-        str(tiny_mnist),
-        "--val-size",
-        "16",
-        "--batch-size",
-        "16",
-        "--out",
-        str(out),
-        "--checkpoint",
-        str(tmp_path / "last.pt"),
-        "--amp",
-        "off",
-    ]
+    flags = train_flags(
+        tiny_mnist, out, tmp_path / "last.pt", task="pairs", model=network, val_size=16, batch_size=16, amp="off"
+    )
     assert train.main([*flags, "--epochs", "1"]) == 0
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["examples"] == "written" and "as people write them" in metrics["selection"]

@@ -30,9 +30,10 @@ from capsnet.data.datasets import mnist
 from capsnet.data.ink import bilevel, coarse, squaring, thickness_changed
 from capsnet.data.pairs import TEST_SEED, both_right, fixed_pairs, scores, top_two
 from capsnet.data.preprocess import INK_THRESHOLD, ink_to_mnist
-from capsnet.pretrained import SERVED_BY, WeightsError, load_pair_networks
+from capsnet.pretrained import WeightsError, load_pair_networks
 from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.statistics import in_interval, paired, percent, points, share, to_json
+from capsnet.studies.study_flags import study_flags
 
 RESULTS_FILE = "changed_ink.json"
 COUNT = 2000  # the first 2,000 test digits, each first in one pair
@@ -151,19 +152,11 @@ def main(argv: list[str] | None = None) -> None:
         f"test digits with the ink changed one way at a time; writes {RESULTS_FILE} "
         "beside the CapsNet's weights (docs/pairs.md)."
     )
-    p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
-    p.add_argument(
-        "--capsnet",
-        default=SERVED_BY["capsnet", "pairs"].folder,
-        help="the pairs CapsNet's folder (default: %(default)s)",
-    )
-    p.add_argument(
-        "--cnn", default=SERVED_BY["cnn", "pairs"].folder, help="the pairs CNN's folder (default: %(default)s)"
-    )
+    for flag, settings in study_flags("pairs", RESULTS_FILE).items():
+        p.add_argument(flag, **settings)
     p.add_argument(
         "--count", type=int, default=COUNT, help=f"the first N test digits, each first in a pair (default: {COUNT})"
     )
-    p.add_argument("--out", default=None, help=f"the JSON file to write (default: CAPSNET/{RESULTS_FILE})")
     p.add_argument("--show", action="store_true", help="print the table from OUT instead of measuring")
     args = p.parse_args(argv)
     out = Path(args.out) if args.out else Path(args.capsnet) / RESULTS_FILE

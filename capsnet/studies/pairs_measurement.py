@@ -58,7 +58,7 @@ from capsnet.data.pairs import (
 from capsnet.data.preprocess import ink_to_mnist
 from capsnet.data.written import DigitSet, fixed_examples
 from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, names_absent, read_exactly
-from capsnet.pretrained import SERVED_BY, WeightsError, load_pair_networks
+from capsnet.pretrained import WeightsError, load_pair_networks
 from capsnet.studies.pairs_measurement_file import PAPER, RESULTS_FILE, load_results
 from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.statistics import (
@@ -73,6 +73,7 @@ from capsnet.studies.statistics import (
     share,
     to_json,
 )
+from capsnet.studies.study_flags import study_flags
 
 BATCH = 250  # the same batches every run, so the same sums
 OVERLAP_BANDS = (0.0, 0.25, 0.5, 0.75, 1.0)  # the share of each ink box the other covers
@@ -409,16 +410,8 @@ def main(argv: list[str] | None = None) -> None:
         description="Measure the pairs CapsNet and the pairs CNN on the same overlapping "
         f"test pairs and write {RESULTS_FILE} beside the CapsNet's weights."
     )
-    p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
-    p.add_argument(
-        "--capsnet",
-        default=SERVED_BY["capsnet", "pairs"].folder,
-        help="the pairs CapsNet's folder (default: %(default)s)",
-    )
-    p.add_argument(
-        "--cnn", default=SERVED_BY["cnn", "pairs"].folder, help="the pairs CNN's folder (default: %(default)s)"
-    )
-    p.add_argument("--out", default=None, help=f"the JSON file to write (default: CAPSNET/{RESULTS_FILE})")
+    for flag, settings in study_flags("pairs", RESULTS_FILE).items():
+        p.add_argument(flag, **settings)
     p.add_argument(
         "--semeion",
         default=None,

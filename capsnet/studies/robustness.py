@@ -53,7 +53,7 @@ from tqdm import tqdm
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import SWEEPS, AffineChange, affine_matrices, transform
 from capsnet.data.datasets import mnist
-from capsnet.pretrained import SERVED_BY, WEIGHTS_FILE, load_model
+from capsnet.pretrained import WEIGHTS_FILE, load_model
 from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import (
@@ -66,6 +66,7 @@ from capsnet.studies.statistics import (
     points,
     to_json,
 )
+from capsnet.studies.study_flags import study_flags
 
 DIGITS_PER_CLASS = 50  # 500 test digits, so that the whole measurement stays short (docs/benchmarks.md)
 BATCH = 250  # images per forward pass: the same batches every run, so the same sums
@@ -339,16 +340,8 @@ def main(argv: list[str] | None = None) -> None:
         f"under affine changes, and write {RESULTS_FILE} beside the CapsNet's weights "
         "(the results: docs/robustness.md)."
     )
-    p.add_argument("--data-dir", default="./data", help="torchvision's MNIST folder (default: ./data)")
-    p.add_argument(
-        "--capsnet",
-        default=SERVED_BY["capsnet", "digits"].folder,
-        help=f"the CapsNet's folder, holding {WEIGHTS_FILE} (default: %(default)s)",
-    )
-    p.add_argument(
-        "--cnn", default=SERVED_BY["cnn", "digits"].folder, help="the CNN baseline's folder (default: %(default)s)"
-    )
-    p.add_argument("--out", default=None, help=f"the JSON file to write (default: CAPSNET/{RESULTS_FILE})")
+    for flag, settings in study_flags("digits", RESULTS_FILE).items():
+        p.add_argument(flag, **settings)
     p.add_argument(
         "--show",
         action="store_true",

@@ -24,6 +24,35 @@ USABLE_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") 
 PAIR_WORKERS = max(1, min(12, USABLE_CORES - 2))
 
 
+def shuffled_shard(count: int, seed: int, processes: Processes) -> DistributedSampler:
+    """This process's shard of ``count`` training digits, shuffled from the seed and the epoch."""
+    return DistributedSampler(range(count), num_replicas=processes.world, rank=processes.rank, shuffle=True, seed=seed)
+
+
+class FirstDigitsShard:
+    """The training digits that come first in one example each in an epoch: this process's shard of
+    ``count`` of them, shuffled from the seed and the epoch, all of it or (``pairs_per_epoch``) its
+    share of that many, in batches of ``batch_size``."""
+
+    def __init__(self, count: int, batch_size: int, seed: int, processes: Processes, pairs_per_epoch: int | None):
+        self.seed, self.batch_size = seed, batch_size
+        self.sampler = shuffled_shard(count, seed, processes)
+        self.pairs_from_shard = (
+            len(self.sampler)
+            if pairs_per_epoch is None
+            else min(len(self.sampler), -(-pairs_per_epoch // processes.world))
+        )  # this process's examples an epoch
+
+    def __len__(self) -> int:
+        """Steps per epoch."""
+        return -(-self.pairs_from_shard // self.batch_size)
+
+    def order(self, epoch: int) -> tuple[torch.Tensor, ...]:
+        """The indices of the first digits of ``epoch``'s examples, a tensor a step."""
+        self.sampler.set_epoch(epoch)
+        return torch.tensor(list(self.sampler)[: self.pairs_from_shard]).split(self.batch_size)
+
+
 class TrainingData:
     """The training images of one epoch, this process's shard, in batches of this process's share.
 
@@ -45,9 +74,7 @@ class TrainingData:
         on_device: bool,
     ):
         self.seed, self.device, self.on_device, self.batch_size = seed, device, on_device, batch_size
-        self.sampler = DistributedSampler(
-            range(len(indices)), num_replicas=processes.world, rank=processes.rank, shuffle=True, seed=seed
-        )
+        self.sampler = shuffled_shard(len(indices), seed, processes)
         if on_device:
             full = mnist(data_dir, train=True)
             # In [0, 1] as ToTensor makes them, here on the CPU: CUDA divides by a number as a
@@ -80,7 +107,7 @@ class TrainingData:
             yield shift(self.images[batch].unsqueeze(1), offsets[batch]), self.labels[batch]
 
 
-class PairTrainingData:
+class PairTrainingData(FirstDigitsShard):
     """The overlapping pairs of one epoch, this process's shard, in batches of this process's
     share: each training digit comes first in one pair, its partner (of another class) and both
     digits' shifts drawn from the seed and the epoch, so that 1 and N processes, and a resumed run,
@@ -97,32 +124,22 @@ class PairTrainingData:
         device: torch.device,
         pairs_per_epoch: int | None = None,
     ):
-        self.seed, self.device, self.batch_size = seed, device, batch_size
-        self.sampler = DistributedSampler(
-            range(len(indices)), num_replicas=processes.world, rank=processes.rank, shuffle=True, seed=seed
-        )
-        self.pairs_from_shard = (
-            len(self.sampler)
-            if pairs_per_epoch is None
-            else min(len(self.sampler), -(-pairs_per_epoch // processes.world))
-        )  # this process's pairs an epoch
+        super().__init__(len(indices), batch_size, seed, processes, pairs_per_epoch)
+        self.device = device
         full = mnist(data_dir, train=True)
         self.images, self.labels = full.data[indices], full.targets[indices]  # uint8 [N, 28, 28], [N]
-
-    def __len__(self) -> int:
-        """Steps per epoch."""
-        return -(-self.pairs_from_shard // self.batch_size)
 
     def epoch(self, epoch: int):
         """(inputs [b, 1, 28, 28], (the two classes [b, 2], each digit alone [b, 2, 1, 28, 28]))
         on the device for each step of ``epoch``."""
-        self.sampler.set_epoch(epoch)
         pairs = draw_pairs(
             self.labels, torch.arange(len(self.labels)), torch.Generator().manual_seed(epoch_seed(self.seed, epoch))
         )
-        order = torch.tensor(list(self.sampler)[: self.pairs_from_shard]).split(self.batch_size)
         rendered = batches(
-            RenderedBatches(self.images, self.labels, pairs, order), None, device=self.device, cuda_workers=PAIR_WORKERS
+            RenderedBatches(self.images, self.labels, pairs, self.order(epoch)),
+            None,
+            device=self.device,
+            cuda_workers=PAIR_WORKERS,
         )
         for inputs, labels, digits in rendered:
             yield (
@@ -131,7 +148,7 @@ class PairTrainingData:
             )
 
 
-class WrittenTrainingData:
+class WrittenTrainingData(FirstDigitsShard):
     """The examples of one epoch as people write them (capsnet.data.written), this process's shard, in
     batches of this process's share: each training digit comes first in one example, everything
     else about it drawn from the seed and the epoch on the CPU (so that 1 and N processes, and a
@@ -150,33 +167,21 @@ class WrittenTrainingData:
         pairs_per_epoch: int | None = None,
         single_share: float = SINGLE_SHARE,
     ):
-        self.seed, self.batch_size, self.single_share = seed, batch_size, single_share
-        self.sampler = DistributedSampler(
-            range(len(indices)), num_replicas=processes.world, rank=processes.rank, shuffle=True, seed=seed
-        )
-        self.pairs_from_shard = (
-            len(self.sampler)
-            if pairs_per_epoch is None
-            else min(len(self.sampler), -(-pairs_per_epoch // processes.world))
-        )  # this process's examples an epoch
+        super().__init__(len(indices), batch_size, seed, processes, pairs_per_epoch)
+        self.single_share = single_share
         full = mnist(data_dir, train=True)
         self.digits = DigitSet.of(full.data[indices], full.targets[indices], device)
-
-    def __len__(self) -> int:
-        """Steps per epoch."""
-        return -(-self.pairs_from_shard // self.batch_size)
 
     def epoch(self, epoch: int):
         """(inputs [b, 1, 28, 28], (the classes [b, 2], each digit alone [b, 2, 1, 28, 28])) on the
         device for each step of ``epoch``."""
-        self.sampler.set_epoch(epoch)
         examples = draw_examples(
             self.digits.labels,
             torch.arange(len(self.digits.labels)),
             torch.Generator().manual_seed(epoch_seed(self.seed, epoch)),
             self.single_share,
         )
-        for chosen in torch.tensor(list(self.sampler)[: self.pairs_from_shard]).split(self.batch_size):
+        for chosen in self.order(epoch):
             inputs, labels, digits = render(self.digits, examples[chosen])
             yield inputs, (labels, digits)
 
