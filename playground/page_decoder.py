@@ -8,31 +8,20 @@ another network's decoder: a panel names the address of the decoder of the netwo
 and the page draws only where that is the decoder it has loaded (the server otherwise).
 """
 
-from dataclasses import dataclass
 from pathlib import Path
-
-from starlette.routing import Route
 
 from capsnet.decoder_file import decoder_file, file_name
 from capsnet.model import CapsNet
-from playground.page_network import cached_route
+from playground.page_network import PageFile
 
 SCRIPT = (Path(__file__).parent / "decoder.js").read_text(encoding="utf-8")
 FOLDER = "decoder"  # served at /decoder/NAME.safetensors
 
 
-@dataclass(frozen=True)
-class PageDecoder:
-    """A network's decoder file and its address, relative to the page."""
-
-    data: bytes
-    url: str  # "decoder/<the first 16 hex digits of its SHA-256>.safetensors"
+class PageDecoder(PageFile):
+    """A network's decoder file for the page, at decoder/NAME.safetensors."""
 
     @classmethod
     def of(cls, network: CapsNet) -> "PageDecoder":
         data = decoder_file(network)
         return cls(data, f"{FOLDER}/{file_name(data)}.safetensors")
-
-    def route(self) -> Route:
-        """GET /<url>: the file, for the browser to keep."""
-        return cached_route(self.url, self.data, "application/octet-stream")

@@ -50,19 +50,23 @@ def cached_route(url: str, body: bytes, media_type: str, gzipped: bytes | None =
 
 
 @dataclass(frozen=True)
-class PageGraph:
-    """A graph for the page (`capsnet.onnx_file`), with its address relative to the page."""
+class PageFile:
+    """A file for the page, and its address relative to the page, named by its bytes' hash."""
 
     data: bytes
-    url: str  # "network/<the first 16 hex digits of its SHA-256>.onnx"
+    url: str  # "FOLDER/<the first 16 hex digits of its SHA-256>.SUFFIX"
+
+    def route(self) -> Route:
+        """GET /<url>: the file, for the browser to keep."""
+        return cached_route(self.url, self.data, "application/octet-stream")
+
+
+class PageGraph(PageFile):
+    """A graph for the page (`capsnet.onnx_file`), at network/NAME.onnx."""
 
     @classmethod
     def of(cls, data: bytes) -> "PageGraph":
         return cls(data, f"{FOLDER}/{file_name(data)}.onnx")
-
-    def route(self) -> Route:
-        """GET /<url>: the graph, for the browser to keep."""
-        return cached_route(self.url, self.data, "application/octet-stream")
 
 
 def runtime_routes() -> list[Route]:

@@ -1,12 +1,12 @@
 """The library's rooms (capsnet/__init__.py): the network at the top imports nothing from the rooms
-below it (evaluate and model_card read MNIST through capsnet.data, model_card a run's
-metrics.json through capsnet.training.metrics, and onnx_file exports capsnet.data.affine's turn
-for the page), data/ nothing from training/ or
-studies/, training/ nothing from studies/ nor from a module that imports training/, no study
-from another study (statistics, shape_measures and results_file are what they share), and no
-module imports itself round a cycle. The page's modules that read and draw every stroke
-(playground's reading, views and routing) reach no study, however far their imports are followed;
-and the library and the page import at the top of a module, never inside a function."""
+below it (evaluate and model_card read MNIST through capsnet.data, model_card a run's metrics.json
+through capsnet.training.metrics, and onnx_file exports capsnet.data.affine's turn for the page),
+data/ nothing from training/ or studies/, training/ nothing from studies/ nor from a module that
+imports training/, no study from another study (statistics, shape_measures, results_file and
+study_flags are what they share), and no module imports itself round a cycle. The page's modules
+that read and draw every stroke (playground's reading, views and routing) reach no study, however
+far their imports are followed; and the library and the page import at the top of a module, never
+inside a function."""
 
 import ast
 
