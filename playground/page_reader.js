@@ -46,50 +46,41 @@
     });
   }
 
-  // Pillow's resize of a float ("F") picture: rows first, then columns, each sum in float64 stored
-  // in float32.
-  function resizeFloat(pixels, side, outSide, filter) {
-    const taps = coefficients(side, outSide, filter);
-    const across = new Float32Array(side * outSide), out = new Float32Array(outSide * outSide);
-    for (let y = 0; y < side; y++) {
-      taps.forEach(({first, weights}, x) => {
-        let sum = 0;
-        weights.forEach((w, k) => { sum += pixels[y * side + first + k] * w; });
-        across[y * outSide + x] = sum;
-      });
-    }
-    taps.forEach(({first, weights}, y) => {
-      for (let x = 0; x < outSide; x++) {
-        let sum = 0;
-        weights.forEach((w, k) => { sum += across[(first + k) * outSide + x] * w; });
-        out[y * outSide + x] = sum;
+  // One pass of Pillow's resampling along rows (`across`) or columns: each output pixel the sum of
+  // its inputs times their weights, then `stored` (float32 for "F" pictures, 8 bits for "L").
+  function resampled(pixels, width, height, taps, across, start, stored, out) {
+    const outWidth = across ? taps.length : width, outHeight = across ? height : taps.length;
+    for (let y = 0; y < outHeight; y++) {
+      for (let x = 0; x < outWidth; x++) {
+        const {first, weights} = taps[across ? x : y];
+        let sum = start;
+        for (let k = 0; k < weights.length; k++) {
+          sum += weights[k] * (across ? pixels[y * width + first + k] : pixels[(first + k) * width + x]);
+        }
+        out[y * outWidth + x] = stored(sum);
       }
-    });
+    }
     return out;
   }
 
-  // Pillow's bilinear enlargement of an 8-bit picture: weights in fixed point, rounded, clipped.
+  // Pillow's resize of a square float ("F") picture: rows first, then columns, each sum in float64
+  // stored in float32.
+  function resizeFloat(pixels, side, outSide, filter) {
+    const taps = coefficients(side, outSide, filter), keep = (sum) => sum;
+    const across = resampled(pixels, side, side, taps, true, 0, keep, new Float32Array(side * outSide));
+    return resampled(across, outSide, side, taps, false, 0, keep, new Float32Array(outSide * outSide));
+  }
+
+  // Pillow's bilinear enlargement of a square 8-bit picture: weights in fixed point, the sums
+  // rounded and clipped to 0..255 after each pass.
   function enlargeBytes(pixels, side, outSide) {
+    const scale = 2 ** PRECISION_BITS;
     const taps = coefficients(side, outSide, FILTERS.bilinear).map(({first, weights}) => ({
-      first, weights: weights.map((w) => Math.trunc(w < 0 ? -0.5 + w * 2 ** PRECISION_BITS : 0.5 + w * 2 ** PRECISION_BITS)),
+      first, weights: weights.map((w) => Math.trunc(w < 0 ? -0.5 + w * scale : 0.5 + w * scale)),
     }));
-    const clip = (sum) => (sum >= 2 ** (PRECISION_BITS + 8) ? 255 : sum <= 0 ? 0 : Math.floor(sum / 2 ** PRECISION_BITS));
-    const across = new Uint8Array(side * outSide), out = new Uint8Array(outSide * outSide);
-    for (let y = 0; y < side; y++) {
-      taps.forEach(({first, weights}, x) => {
-        let sum = 2 ** (PRECISION_BITS - 1);
-        weights.forEach((w, k) => { sum += pixels[y * side + first + k] * w; });
-        across[y * outSide + x] = clip(sum);
-      });
-    }
-    taps.forEach(({first, weights}, y) => {
-      for (let x = 0; x < outSide; x++) {
-        let sum = 2 ** (PRECISION_BITS - 1);
-        weights.forEach((w, k) => { sum += across[(first + k) * outSide + x] * w; });
-        out[y * outSide + x] = clip(sum);
-      }
-    });
-    return out;
+    const clip = (sum) => (sum >= scale * 256 ? 255 : sum <= 0 ? 0 : Math.floor(sum / scale));
+    const across = resampled(pixels, side, side, taps, true, scale / 2, clip, new Uint8Array(side * outSide));
+    return resampled(across, outSide, side, taps, false, scale / 2, clip, new Uint8Array(outSide * outSide));
   }
 
   // drawing_pad.inks for a pad of one pen: the background enlarged, then every pixel whose centre
@@ -130,15 +121,19 @@
   // into BOX x BOX keeping its aspect ratio, its centre of mass on (CENTRE, CENTRE) by whole pixels.
   // float32 [FIELD * FIELD] in [0, 1], or null for too little ink.
   function mnistField(ink, side) {
-    const strongest = ink.reduce((a, b) => Math.max(a, b), -Infinity);
+    let strongest = -Infinity;
+    for (let k = 0; k < ink.length; k++) strongest = Math.max(strongest, ink[k]);
     if (!(strongest >= MIN_CONTRAST)) return null;
-    const scaled = ink.map((v) => Math.max(v, 0) / strongest);
+    const scaled = new Float32Array(ink.length);
     let top = side, bottom = -1, left = side, right = -1;
-    scaled.forEach((v, k) => {
-      if (v < INK_THRESHOLD) return;
-      const row = Math.floor(k / side), column = k % side;
-      top = Math.min(top, row); bottom = Math.max(bottom, row); left = Math.min(left, column); right = Math.max(right, column);
-    });
+    for (let row = 0, k = 0; row < side; row++) {
+      for (let column = 0; column < side; column++, k++) {
+        scaled[k] = Math.max(ink[k], 0) / strongest;
+        if (scaled[k] < INK_THRESHOLD) continue;
+        top = Math.min(top, row); bottom = Math.max(bottom, row);
+        left = Math.min(left, column); right = Math.max(right, column);
+      }
+    }
     const height = bottom - top + 1, width = right - left + 1, square = Math.max(height, width);
     const inSquare = new Float32Array(square * square);
     const down = Math.floor((square - height) / 2), across = Math.floor((square - width) / 2);
@@ -223,16 +218,18 @@
     element.shownReading = found && {revision: String(drawing.revision), ...found};
   }
 
+  // The newest drawing read: a finished one (a tap, a stroke's end) at once, one being drawn at the
+  // next frame, so that a frame reads the last of the moves it saw.
   function readLatest() {
     if (reading || latest === null) return;
     const drawing = latest;
     latest = null;
     reading = true;
-    requestAnimationFrame(() => {
-      read(drawing)
-        .catch((error) => giveUp(`the page's reading failed (${error.message})`))
-        .finally(() => { reading = false; readLatest(); });
-    });
+    const readIt = () => read(drawing)
+      .catch((error) => giveUp(`the page's reading failed (${error.message})`))
+      .finally(() => { reading = false; readLatest(); });
+    if (drawing.drawing) requestAnimationFrame(readIt);
+    else readIt();
   }
 
   let toldWhy = false;

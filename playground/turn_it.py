@@ -25,7 +25,7 @@ from capsnet.studies.statistics import Difference, percent
 from playground import serving, turn_views
 from playground.networks import Measurement
 from playground.page_network import TURN_SCRIPT, PageGraph
-from playground.transform_sliders import TransformSliders, TurnError, change_of
+from playground.transform_sliders import UNCHANGED, TransformSliders, TurnError, change_of
 
 SWEEP_ANGLES = np.array(SWEEPS["rotation"][0])  # degrees: a drawing's rotation sweep, the measurement's steps
 POSE_LIMIT = PAPER_RANGE  # a dimension's move that fills its bar: the paper's slider range
@@ -194,6 +194,7 @@ class TurnItSection:
                     turn_url=self.turn_graph.url,
                     cnn_url=self.cnn_graph.url,
                     change_fields=list(CHANGE),
+                    unchanged=UNCHANGED,
                     labels=[self.labels(digit) for digit in range(self.capsnet.config.num_classes)],
                     pose_limit=POSE_LIMIT,
                     kept_template=self.panel_template(0),

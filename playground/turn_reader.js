@@ -32,7 +32,8 @@
   // The reading panel's digit turned as `value` says, read by both networks: the turn panel.
   async function turned(value, {found, shown}) {
     const image = new ort.Tensor("float32", shown.image, [1, 1, FIELD, FIELD]);
-    const change = new ort.Tensor("float64", Float64Array.from(props.change_fields, (name) => value[name]), [7]);
+    const numbers = Float64Array.from(props.change_fields, (name) => value[name]);
+    const change = new ort.Tensor("float64", numbers, [numbers.length]);
     const turnedImage = (await turn.run({images: image, change})).turned.data;
     const {capsules, lengths} = await found.readImage(turnedImage);
     const probabilities = Array.from((await cnn.run({images: new ort.Tensor("float32", turnedImage, [1, 1, FIELD, FIELD])})).probabilities.data);
@@ -102,7 +103,13 @@
     loading = true;
     const absolute = (url) => new URL(url, document.baseURI).href;
     Promise.all([props.turn_url, props.cnn_url].map((url) => ort.InferenceSession.create(absolute(url), {executionProviders: ["wasm"]})))
-      .then(([turnSession, cnnSession]) => {
+      .then(async ([turnSession, cnnSession]) => {
+        // Each run once, unseen: the first run of a session prepares its kernels, so a slider's
+        // first move is drawn as fast as its later ones.
+        const blank = new ort.Tensor("float32", new Float32Array(FIELD * FIELD), [1, 1, FIELD, FIELD]);
+        const unchanged = Float64Array.from(props.change_fields, (name) => props.unchanged[name]);
+        await turnSession.run({images: blank, change: new ort.Tensor("float64", unchanged, [unchanged.length])});
+        await cnnSession.run({images: blank});
         [turn, cnn] = [turnSession, cnnSession];
         element.dataset.turnReader = "ready";
       })
