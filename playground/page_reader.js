@@ -1,8 +1,9 @@
 // The network in the page: part of the reading panel's js_on_load, after decoder.js (`element`
 // and `props` are given). While a stroke is drawn on the pad props.reader_pad, it reads the drawing
-// here, once a frame at most, and fills the reading panel: the digit, the ten lengths, what the
-// network sees, the reconstruction and the runner-up's. The server hears of the drawing only once
-// the stroke ends, and its settled panel (the same numbers) brings Figure 4 and the routing view.
+// here, as often as it can (the newest drawing each time), and fills the reading panel: the digit,
+// the ten lengths, what the network sees, the reconstruction and the runner-up's. The server hears of
+// the drawing only once the stroke ends, and its settled panel (the same numbers) brings Figure 4
+// and the routing view.
 //
 // The drawing becomes the network's 28x28 input exactly as the server makes it: the pad's ink as
 // playground/drawing_pad.py `inks` draws it, then capsnet/data/preprocess.py `ink_to_mnist`,
@@ -218,18 +219,16 @@
     element.shownReading = found && {revision: String(drawing.revision), ...found};
   }
 
-  // The newest drawing read: a finished one (a tap, a stroke's end) at once, one being drawn at the
-  // next frame, so that a frame reads the last of the moves it saw.
+  // The newest drawing read at once; while a reading is under way the moves made meanwhile wait,
+  // and only the last of them is read next.
   function readLatest() {
     if (reading || latest === null) return;
     const drawing = latest;
     latest = null;
     reading = true;
-    const readIt = () => read(drawing)
+    read(drawing)
       .catch((error) => giveUp(`the page's reading failed (${error.message})`))
       .finally(() => { reading = false; readLatest(); });
-    if (drawing.drawing) requestAnimationFrame(readIt);
-    else readIt();
   }
 
   let toldWhy = false;

@@ -1,6 +1,6 @@
 // Turn it in the page: the turn panel's js_on_load (`element` and `props` are given), after
 // panel_fill.js. When a transform slider moves, it turns the digit the reading panel shows and
-// reads it with both networks here, once a frame at most, and fills the turn panel: the turned
+// reads it with both networks here, as often as it can, and fills the turn panel: the turned
 // digit, the CapsNet's reading and reconstruction, the CNN's, and how far each of the drawn digit's
 // 16 dimensions moved. The server hears nothing of the drag.
 //
@@ -73,12 +73,10 @@
     const [value, from] = latest;
     latest = null;
     turning = true;
-    requestAnimationFrame(() => {
-      turned(value, from)
-        .then((panel) => element.querySelector(".turn")?.replaceWith(panel))
-        .catch((error) => giveUp(`turning the digit in the page failed (${error.message})`))
-        .finally(() => { turning = false; turnLatest(); });
-    });
+    turned(value, from)
+      .then((panel) => element.querySelector(".turn")?.replaceWith(panel))
+      .catch((error) => giveUp(`turning the digit in the page failed (${error.message})`))
+      .finally(() => { turning = false; turnLatest(); });
   }
 
   function giveUp(why) {

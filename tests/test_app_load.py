@@ -96,12 +96,12 @@ def test_people_at_the_page_at_once_each_get_their_own_digit(app, served, drawin
     is answered with what that person's page needs: live readings, the drawn digit at the last
     stroke's end and while its slider moves, the details, the turn panel of each move and the sweep
     of the drawn digit, the empty pad after Clear (bench/support/page_clients.py checks each). Their
-    pages cannot run the decoder or the network in the page, so every slider move and the strokes
-    being drawn go to the server (the next test's pages can). None of them draws pairs: the next
-    test has people who do."""
+    pages cannot run the decoder or the networks in the page, so every slider move, the strokes being
+    drawn and every transform move go to the server (the next test's pages can). None of them
+    draws pairs: the next test has people who do."""
     exchanges = use_the_page(
         served,
-        dataclasses.replace(Page.of(app), decoder=None, network=None),
+        dataclasses.replace(Page.of(app), decoder=None, network=None, turn_graphs=()),
         PEOPLE,
         drawings,
         lambda digits, _: digits >= DIGITS_EACH,
@@ -125,8 +125,8 @@ def test_people_drawing_pairs_too_get_each_pair_read(app, served, drawings):
     changing Decode as, then pressing that pad's Clear: every answer is what their page needs, the
     pair panel of each value sent, two digits named once both are drawn, the capsule Decode as
     names redrawn besides the two where it is not one of them, the empty panel after Clear. Their
-    pages load the decoder and the network once, redraw the sliders' moves and read the digit pad's
-    strokes as they are drawn, sending none of them."""
+    pages load the decoder and the networks once, redraw the sliders' moves, read the digit pad's
+    strokes as they are drawn and turn the digit in Turn it, sending none of them."""
     if app.TWO_DIGITS.problem is not None:
         pytest.skip(f"the Two-digits section has no networks: {app.TWO_DIGITS.problem}")
     exchanges = use_the_page(served, Page.of(app), PAIR_PEOPLE, drawings, lambda digits, _: digits >= 1)
@@ -139,7 +139,8 @@ def test_people_drawing_pairs_too_get_each_pair_read(app, served, drawings):
         pairs = int(person in pair_people)
         assert events[person, "final"] >= 1 and events[person, "clear"] == 2  # the digit, as above
         assert events[person, "decoder"] == events[person, "network"] == 1 and events[person, "slider"] == 0
-        assert events[person, "live"] == 0
+        assert events[person, "live"] == events[person, "turn"] == 0
+        assert events[person, "turn-graphs"] == (events[person, "turn-refresh"] > 0)  # once, where it turned
         assert events[person, "pair-clear"] == pairs
         assert events[person, "pair-final"] >= 2 * pairs  # two digits, a stroke each at least
         assert events[person, "pair-live"] >= events[person, "pair-final"]

@@ -9,7 +9,8 @@ last is answered; the whole stroke at pen-up), and each finished stroke's readin
 `show_details`; then drags a slider in a few steps, which the page's decoder redraws with no
 request (a page without one, as before the decoder was in the page, sends each step); after
 one digit in TURN_SHARE scrolls down to Turn it (its refresh: the turn panel and the rotation sweep)
-and drags the rotation slider in a few steps; looks at the result for PAUSE_SECONDS, presses Clear
+and drags the rotation slider in a few steps (a page that turns the digit itself fetches Turn it's
+graphs the first time and sends no move); looks at the result for PAUSE_SECONDS, presses Clear
 (a reading of the empty pad, and its details). PAIR_SHARE of the people then scroll down to Two
 digits and draw a pair on its pad of two pens: a digit with pen 1, then another digit with pen 2
 moved over it, stroke by stroke as on the first pad; in DECODE_SHARE of the pairs they change
@@ -64,6 +65,7 @@ EVENTS = {  # what each event of a person is, as the reports name it
     "slider": "slider move (decoder, reading panel)",
     "turn-refresh": "Turn it: refresh for a reading (panel, sweep)",
     "turn": "Turn it: a transform slider's move",
+    "turn-graphs": "Turn it's graphs (the CNN, the turn), once a page (GET)",
     "clear": "Clear, and the empty pad's details",
     "pair-final": "Two digits: reading at a stroke's end -> shown",
     "pair-live": "Two digits: reading while a stroke is drawn",
@@ -116,6 +118,8 @@ class Page:
     network: str | None = None  # the address of the graph the page reads drawings with, where it has
     # one: None, a page that sends each stroke while it is drawn
     runtime: tuple[str, ...] = ()  # the addresses of ONNX Runtime Web's files, which run the graph
+    turn_graphs: tuple[str, ...] = ()  # the CNN's and the turn's graphs, with which the page turns the
+    # digit itself once Turn it is near the screen: empty, a page that sends each transform move
 
     @classmethod
     def of(cls, app) -> "Page":
@@ -138,6 +142,7 @@ class Page:
             app.READING.decoder.url,
             app.READING.page_network.url,
             tuple(f"{page_network.RUNTIME}/{name}" for name in page_network.RUNTIME_FILES),
+            (app.TURN_IT.cnn_graph.url, app.TURN_IT.turn_graph.url),
         )
 
 
@@ -308,6 +313,7 @@ class Person:
         self.pair_decode_as = two_digits.TWO_READ
         self.sliders = page.sliders  # the sliders' value on the page
         self.details: asyncio.Task | None = None
+        self.turned_before = False  # whether this page has Turn it's graphs already
         self.exchanges: list[Exchange] = []
 
     async def send(
@@ -469,15 +475,22 @@ class Person:
             await asyncio.sleep(max(0.0, sent + STEP_SECONDS - time.perf_counter()))
 
     async def turn(self, digit: int) -> None:
-        """Scroll down to Turn it, which brings its panel and sweep for this reading, and drag the
-        rotation slider to a random angle in SLIDER_STEPS moves."""
+        """Scroll down to Turn it, which brings its panel and sweep for this reading (and, the first
+        time, the page's graphs for it, where it has them), and drag the rotation slider to a random
+        angle in SLIDER_STEPS moves: turned in the page with no request, or each move sent."""
         if self.details is not None:
             await self.details
         transforms = self.page.transforms
         await self.send(
             "turn-refresh", self.page.turn_refresh, [None, transforms], turn_problem(transforms["revision"], digit)
         )
-        target = self.rng.uniform(-90, 90)
+        target = self.rng.uniform(-90, 90)  # drawn either way: the people choose alike
+        if self.page.turn_graphs:
+            if not self.turned_before:
+                await self.load("turn-graphs", list(self.page.turn_graphs), lambda content: len(content) > 0)
+                self.turned_before = True
+            await asyncio.sleep(SLIDER_STEPS * STEP_SECONDS)
+            return
         for step in range(1, SLIDER_STEPS + 1):
             transforms = {
                 **transforms,
