@@ -31,12 +31,13 @@ function points() {
 // event, and the server then hears of the stroke being drawn only when it ends. Otherwise the
 // stroke goes to the server at most every props.live_ms.
 function send(drawing = false) {
-  revision += 1;
-  element.dataset.revision = revision;
   const all = stroke ? [...strokes, stroke] : strokes;
   const readHere = !element.dispatchEvent(new CustomEvent("pad-drawing", {
-    bubbles: true, cancelable: true, detail: {strokes: all, background, revision, drawing}}));
-  if (drawing && (readHere || performance.now() - sentAt < props.live_ms)) return;
+    bubbles: true, cancelable: true, detail: {strokes: all, background, revision: revision + 1, drawing}}));
+  if (drawing && !readHere && performance.now() - sentAt < props.live_ms) return;   // neither read nor sent
+  revision += 1;
+  element.dataset.revision = revision;
+  if (drawing && readHere) return;
   sentAt = performance.now();
   const value = {strokes: all.map((s) => s.join(" ")), background: encoded(background), revision, drawing};
   if (colours.length > 1) value.pens = (stroke ? [...pens, pen] : pens).join("");

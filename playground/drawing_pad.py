@@ -9,7 +9,7 @@ when it ends. Its value:
 
     {"strokes": ["x0 y0 x1 y1 ...", ...],       # pad units, 0..SIDE, each stroke BRUSH wide
      "background": base64 or null,              # an example under the strokes: 28x28 ink, 784 bytes a pen
-     "revision": n,                              # counts the values the page has sent
+     "revision": n,                              # counts the drawings the page has read or sent
      "drawing": true or false,                   # whether a stroke is still being drawn
      "pens": "0110"}                             # a pad of several pens only: each stroke's pen
 

@@ -272,24 +272,35 @@
     if (document.readyState === "complete") done();
     else window.addEventListener("load", done, {once: true});
   });
+  const absolute = (url) => new URL(url, document.baseURI).href;
+
+  // The session of the graph at `url` (relative to the page), run once on `inputs`, unseen: a
+  // session's first run prepares its kernels, so the first reading is as fast as the later ones.
+  // Turn it loads its graphs through it too (turn_reader.js), once the reader is ready.
+  element.loadGraph = async (url, inputs) => {
+    const created = await ort.InferenceSession.create(absolute(url), {executionProviders: ["wasm"]});
+    await created.run(inputs);
+    return created;
+  };
+
   if (typeof WebAssembly !== "object") {
     giveUp("this browser has no WebAssembly");
   } else if (navigator.connection?.saveData) {
     giveUp("the browser asks to save data, and the network's files are 17 MB");
   } else {
-    const absolute = (url) => new URL(url, document.baseURI).href;
     pageLoaded.then(whenIdle)
       .then(() => loadScript(absolute(`${props.runtime_url}/ort.wasm.min.js`)))
       .then(() => {
         ort.env.wasm.numThreads = 1;
         ort.env.wasm.wasmPaths = {mjs: absolute(`${props.runtime_url}/ort-wasm-simd-threaded.mjs`),
                                   wasm: absolute(`${props.runtime_url}/ort-wasm-simd-threaded.wasm`)};
-        return ort.InferenceSession.create(absolute(props.network_url), {executionProviders: ["wasm"]});
+        const blank = new ort.Tensor("float32", new Float32Array(FIELD * FIELD), [1, 1, FIELD, FIELD]);
+        return element.loadGraph(props.network_url, {images: blank});
       })
-      .then(async (created) => {
-        await created.run({images: new ort.Tensor("float32", new Float32Array(FIELD * FIELD), [1, 1, FIELD, FIELD])});
+      .then((created) => {
         session = created;
         element.dataset.pageReader = "ready";
+        document.dispatchEvent(new CustomEvent("page-reader-ready"));
       })
       .catch((error) => giveUp(`the network did not load in the page (${error.message})`));
   }

@@ -93,31 +93,29 @@
     turnLatest();
   });
 
-  // The graphs load once the section is near the screen and the reading panel's reader is ready
-  // (it has loaded ONNX Runtime Web): a person who never scrolls here never fetches the CNN.
-  let loading = false;
+  // The graphs load, through the reading panel's reader (which has loaded ONNX Runtime Web), once
+  // the section is near the screen and the reader is ready, whichever comes last: a person who
+  // never scrolls here never fetches the CNN.
+  let near = false, loading = false;
   function load() {
-    if (loading || !document.querySelector(`${props.reading_panel} [data-page-reader="ready"]`)) return;
+    const found = document.querySelector(`${props.reading_panel} [data-page-reader="ready"]`);
+    if (loading || !near || !found) return;
     loading = true;
-    const absolute = (url) => new URL(url, document.baseURI).href;
-    Promise.all([props.turn_url, props.cnn_url].map((url) => ort.InferenceSession.create(absolute(url), {executionProviders: ["wasm"]})))
-      .then(async ([turnSession, cnnSession]) => {
-        // Each run once, unseen: the first run of a session prepares its kernels, so a slider's
-        // first move is drawn as fast as its later ones.
-        const blank = new ort.Tensor("float32", new Float32Array(FIELD * FIELD), [1, 1, FIELD, FIELD]);
-        const unchanged = Float64Array.from(props.change_fields, (name) => props.unchanged[name]);
-        await turnSession.run({images: blank, change: new ort.Tensor("float64", unchanged, [unchanged.length])});
-        await cnnSession.run({images: blank});
+    const blank = new ort.Tensor("float32", new Float32Array(FIELD * FIELD), [1, 1, FIELD, FIELD]);
+    const unchanged = Float64Array.from(props.change_fields, (name) => props.unchanged[name]);
+    Promise.all([
+      found.loadGraph(props.turn_url, {images: blank, change: new ort.Tensor("float64", unchanged, [unchanged.length])}),
+      found.loadGraph(props.cnn_url, {images: blank}),
+    ])
+      .then(([turnSession, cnnSession]) => {
         [turn, cnn] = [turnSession, cnnSession];
         element.dataset.turnReader = "ready";
       })
       .catch((error) => giveUp(`its networks did not load in the page (${error.message})`));
   }
-  const near = new IntersectionObserver((entries) => {
-    if (entries.some((entry) => entry.isIntersecting)) load();
-  }, {rootMargin: "600px 0px"});
-  near.observe(element);
-  new MutationObserver(() => {
-    if (!loading && element.getBoundingClientRect().top < window.innerHeight + 600) load();
-  }).observe(document.querySelector(props.reading_panel) ?? document.body, {attributes: true, subtree: true});
+  new IntersectionObserver((entries) => {
+    near = entries.some((entry) => entry.isIntersecting);
+    load();
+  }, {rootMargin: "600px 0px"}).observe(element);
+  document.addEventListener("page-reader-ready", load);
 }
