@@ -19,7 +19,7 @@ from bench.support.app_server import call_perturb
 from bench.support.browser_drawing import CHROMIUM, SliderDriver, grey_picture, round_trip
 from bench.support.page_clients import outputs_of, page_event
 from playground.reading import EXAMPLES
-from tests.support.playground_pages import no_alarm, playground_page
+from tests.support.playground_pages import grey_levels_apart, no_alarm, playground_page
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():
@@ -87,7 +87,7 @@ def shows(person: SliderDriver, expected: np.ndarray, timeout: float = 60.0) -> 
     """Wait until the reconstruction on the page is ``expected`` (the server's answers to a few
     moves arrive in turn), and fail if it never is."""
     deadline = time.monotonic() + timeout
-    while apart(person.reconstruction(), expected) > 0:
+    while grey_levels_apart(person.reconstruction(), expected) > 0:
         assert time.monotonic() < deadline, "the page never showed the server's picture"
         person.page.wait_for_timeout(50)
 
@@ -106,10 +106,6 @@ def perturb_picture(url: str, session: str, decode_as: str, offsets: list[float]
     assert event == "complete", data
     with urllib.request.urlopen(data[0]["url"], timeout=60) as response:
         return grey_picture("data:image/png;base64," + base64.b64encode(response.read()).decode())[::10, ::10]
-
-
-def apart(a: np.ndarray, b: np.ndarray) -> int:
-    return int(np.abs(a.astype(int) - b.astype(int)).max())
 
 
 def offset_sets(limits: list[float], rng: np.random.Generator) -> dict[str, list[float]]:
@@ -145,7 +141,7 @@ def test_the_page_draws_what_the_server_draws(app, url, page):
                 person.choose(f'input[type=radio][value="{decode_as}"]:not(#pair-decode-as input)')
                 at_once = drawn_here(page)
                 assert at_once, f"Decode as {decode_as} drew nothing in the page"
-                assert apart(grey_picture(at_once[0]), person.reconstruction()) <= GREY_LEVELS, (
+                assert grey_levels_apart(grey_picture(at_once[0]), person.reconstruction()) <= GREY_LEVELS, (
                     example,
                     scale,
                     decode_as,
@@ -156,10 +152,10 @@ def test_the_page_draws_what_the_server_draws(app, url, page):
                     shown = person.reconstruction()
                     assert person.answers == requests, "a slider move went to the server"
                     server = servers_panel_picture(app, url, page.session, decode_as, scale, offsets)
-                    difference = apart(shown, server)
+                    difference = grey_levels_apart(shown, server)
                     if scale == "paper":
                         perturbed = perturb_picture(url, page.session, decode_as, offsets)
-                        difference = max(difference, apart(shown, perturbed))
+                        difference = max(difference, grey_levels_apart(shown, perturbed))
                     assert difference <= GREY_LEVELS, f"example {example}, {scale} range, {decode_as}, {name}"
                     compared, worst = compared + 1, max(worst, difference)
             if scale != "paper":
@@ -191,7 +187,7 @@ def test_a_drag_redraws_at_every_move_with_no_request(app, url, page):
         )
     )
     server = servers_panel_picture(app, url, page.session, "winner", "paper", offsets)
-    assert apart(person.reconstruction(), server) <= GREY_LEVELS
+    assert grey_levels_apart(person.reconstruction(), server) <= GREY_LEVELS
 
 
 def test_decode_as_redraws_before_the_server_answers(app, url, page):
@@ -208,9 +204,9 @@ def test_decode_as_redraws_before_the_server_answers(app, url, page):
     )
     drawn_at_once = person.reconstruction()
     assert person.answers == answers  # drawn before any answer
-    assert apart(drawn_at_once, before) > 10
+    assert grey_levels_apart(drawn_at_once, before) > 10
     person.answered(answers, 1)  # the server's answer
-    assert apart(person.reconstruction(), drawn_at_once) <= GREY_LEVELS
+    assert grey_levels_apart(person.reconstruction(), drawn_at_once) <= GREY_LEVELS
     assert page.locator("#reading-panel .reconstruction figcaption").inner_text() == caption
     assert page.locator("#sliders output").first.inner_text().strip() == "0.00"
 

@@ -19,7 +19,7 @@ from bench.support.digit_strokes import pad_value, random_box, strokes
 from capsnet.data.preprocess import ink_to_mnist
 from playground import drawing_pad, views
 from playground.reading import EXAMPLES, example_ink, read
-from tests.support.playground_pages import no_alarm, playground_page
+from tests.support.playground_pages import grey_levels_apart, no_alarm, playground_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 if not CHROMIUM.exists():
@@ -106,7 +106,7 @@ def in_page_form(value: dict) -> dict:
 
 def apart(a: np.ndarray, b: np.ndarray) -> int:
     """The largest difference of two pictures of ink in [0, 1], in grey levels of 255 as shown."""
-    return int(np.abs(views.paper(a).astype(int) - views.paper(b).astype(int)).max())
+    return grey_levels_apart(views.paper(a), views.paper(b))
 
 
 def test_the_page_reads_every_drawing_as_the_server_does(app, url, page, data_dir, semeion_path):

@@ -17,7 +17,7 @@ from capsnet.data.preprocess import ink_to_mnist
 from playground import drawing_pad
 from playground.reading import EXAMPLES, example_ink, read
 from playground.transform_sliders import SLIDERS, UNCHANGED
-from tests.support.playground_pages import no_alarm, playground_page
+from tests.support.playground_pages import grey_levels_apart, no_alarm, playground_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 if not CHROMIUM.exists():
@@ -99,11 +99,6 @@ def servers_reading(example: int):
     return ink_to_mnist(drawing_pad.ink(drawing_pad.parse(pad_value([], background=background))))
 
 
-def apart(a: str, b: str) -> int:
-    """Two pictures' largest difference, in grey levels."""
-    return int(np.abs(grey_picture(a).astype(int) - grey_picture(b).astype(int)).max())
-
-
 def test_the_page_turns_as_the_server_does(app, url, page):
     worst = {"number": 0.0, "grey levels": 0}
     for example in EXAMPLES_TURNED:
@@ -124,7 +119,9 @@ def test_the_page_turns_as_the_server_does(app, url, page):
             for key in ("capsnet_length", "probability", "lengths", "probabilities", "moves"):
                 worst["number"] = max(worst["number"], float(np.abs(np.subtract(in_page[key], server[key])).max()))
             for key in ("turned", "redrawn"):
-                worst["grey levels"] = max(worst["grey levels"], apart(in_page[key], server[key]))
+                worst["grey levels"] = max(
+                    worst["grey levels"], grey_levels_apart(grey_picture(in_page[key]), grey_picture(server[key]))
+                )
         assert page.sent[sent:] == []  # every move turned in the page
     print(f"{len(EXAMPLES_TURNED) * len(settings())} turns, the page against the server at worst: {worst}")
     assert worst["number"] <= NUMBER and worst["grey levels"] <= GREY_LEVELS, worst

@@ -1,5 +1,8 @@
 """What the tests of the page in Chromium share: a page of the playground of its own, with what it
-wrote to its console and the requests it sent, and the check that it wrote nothing alarming."""
+wrote to its console and the requests it sent, the check that it wrote nothing alarming, and how
+far apart two of its pictures are."""
+
+import numpy as np
 
 from bench.support.browser_drawing import DESKTOP
 
@@ -28,3 +31,8 @@ def no_alarm(page) -> None:
         if kind in ("error", "warning") and not text.startswith("Failed to load resource")
     ]
     assert alarming == []
+
+
+def grey_levels_apart(a: np.ndarray, b: np.ndarray) -> int:
+    """The largest difference of two uint8 pictures, in grey levels of 255."""
+    return int(np.abs(a.astype(int) - b.astype(int)).max())
