@@ -19,7 +19,6 @@ anything is drawn.
 
 import base64
 import html
-import math
 import numbers
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,8 @@ BRUSH = 20  # stroke width in pad units, a fourteenth of the pad, like a pen on 
 LIVE_MS = 100  # the page sends the stroke being drawn at most this often
 MAX_STROKES = 500  # far beyond any digit: a 4 takes 2 strokes, a scribble a few dozen
 MAX_POINTS = 20_000  # over all strokes; a digit drawn slowly takes a few hundred
-SEGMENTS_AT_ONCE = 32  # a stroke's segments inked together, over the box that holds them
+WINDOW_STEP = 4  # `stroke_mask` rounds a segment's window up to a multiple of this, to weigh those of a size together
+PAIRS_AT_ONCE = 2**15  # (pixel, segment) pairs `stroke_mask` weighs at once: float64 arrays of 256 KiB
 MAX_REVISION = 2**53  # the largest integer a page's JavaScript counts exactly
 BACKGROUND_SIDE = 28  # an example digit is an MNIST image
 KEYS = {"strokes", "background", "revision", "drawing", "pens"}
@@ -293,27 +293,34 @@ def inks(drawing: Drawing, pens: int = 1) -> np.ndarray:
 
 def stroke_mask(mask: np.ndarray, stroke: np.ndarray) -> None:
     """Mark in ``mask`` [SIDE, SIDE] the pixels whose centre (column + 0.5, row + 0.5) lies within
-    BRUSH / 2 of ``stroke`` [n, 2] (a dot for one point), SEGMENTS_AT_ONCE segments at a time over
-    the box that holds them."""
+    BRUSH / 2 of ``stroke`` [n, 2] (a dot for one point). Each segment is weighed, as page_reader.js
+    weighs it, over its window: its box widened by BRUSH / 2. The windows are rounded up to a
+    multiple of WINDOW_STEP, those of one size weighed together, PAIRS_AT_ONCE (pixel, segment)
+    pairs at a time; a pixel a window gains so lies at least BRUSH / 2 + 0.5 from its segment."""
     radius = BRUSH / 2
     points = stroke.astype(np.float64)
-    starts, ends = (points[:-1], points[1:]) if len(points) > 1 else (points, points)
-    for first in range(0, len(starts), SEGMENTS_AT_ONCE):
-        a, b = (
-            starts[first : first + SEGMENTS_AT_ONCE, :, None, None],
-            ends[first : first + SEGMENTS_AT_ONCE, :, None, None],
-        )
-        low, high = np.minimum(a, b).min(axis=0).ravel() - radius, np.maximum(a, b).max(axis=0).ravel() + radius
-        left, top = max(math.floor(low[0]), 0), max(math.floor(low[1]), 0)
-        right, bottom = min(math.ceil(high[0]) + 1, SIDE), min(math.ceil(high[1]) + 1, SIDE)
-        x = np.arange(left, right, dtype=np.float64)[None, None, :] + 0.5  # [1, 1, w] pixel centres
-        y = np.arange(top, bottom, dtype=np.float64)[None, :, None] + 0.5  # [1, h, 1]
-        (ax, ay), (dx, dy) = (a[:, 0], a[:, 1]), ((b - a)[:, 0], (b - a)[:, 1])  # each [k, 1, 1]
-        squared_length = dx * dx + dy * dy
-        along = ((x - ax) * dx + (y - ay) * dy) / np.where(squared_length == 0, 1, squared_length)
-        t = np.where(squared_length == 0, 0, np.clip(along, 0, 1))  # the nearest point's place
-        ex, ey = x - (ax + t * dx), y - (ay + t * dy)  # [k, h, w] from it
-        mask[top:bottom, left:right] |= (ex * ex + ey * ey <= radius * radius).any(axis=0)
+    starts, ends = (points[:-1], points[1:]) if len(points) > 1 else (points, points)  # [k, 2] (x, y)
+    first = np.clip(np.floor(np.minimum(starts, ends) - radius), 0, SIDE).astype(int)  # [k, 2] window's column, row
+    end = np.clip(np.ceil(np.maximum(starts, ends) + radius) + 1, 0, SIDE).astype(int)  # [k, 2] those past it
+    size = np.minimum(-(-(end - first) // WINDOW_STEP) * WINDOW_STEP, SIDE)  # [k, 2] rounded-up width, height
+    corner = np.minimum(first, SIDE - size)  # [k, 2] the rounded-up window's column, row, on the pad
+    on_pad = (end > first).all(axis=1)  # [k]
+    for width, height in set(map(tuple, size[on_pad].tolist())):
+        group = np.flatnonzero(on_pad & (size == (width, height)).all(axis=1))
+        at_once = max(PAIRS_AT_ONCE // (width * height), 1)
+        for chunk in np.split(group, range(at_once, len(group), at_once)):
+            (ax, ay), (bx, by) = starts[chunk].T[..., None, None], ends[chunk].T[..., None, None]  # each [k, 1, 1]
+            dx, dy = bx - ax, by - ay
+            columns = corner[chunk, 0, None, None] + np.arange(width)  # [k, 1, w]
+            rows = corner[chunk, 1, None, None] + np.arange(height)[:, None]  # [k, h, 1]
+            x, y = columns + 0.5, rows + 0.5  # pixel centres
+            squared_length = dx * dx + dy * dy
+            along = ((x - ax) * dx + (y - ay) * dy) / np.where(squared_length == 0, 1, squared_length)  # [k, h, w]
+            t = np.clip(along, 0, 1, out=along)  # the nearest point's place on the segment
+            t[squared_length.ravel() == 0] = 0  # a zero-length segment's: its one point
+            ex, ey = x - (ax + t * dx), y - (ay + t * dy)  # [k, h, w] from it
+            inside = ex * ex + ey * ey <= radius * radius  # [k, h, w]
+            np.put(mask, (rows * SIDE + columns)[inside], True)
 
 
 def ink(drawing: Drawing) -> np.ndarray:

@@ -36,6 +36,42 @@ def test_a_stroke_is_inked_brush_wide_with_round_ends():
     assert abs(dot.sum() - np.pi * (BRUSH / 2) ** 2) < 0.15 * np.pi * (BRUSH / 2) ** 2
 
 
+def every_pixel_against_every_segment(stroke: np.ndarray) -> np.ndarray:
+    """The pixels of the whole pad whose centre lies within BRUSH / 2 of a segment of ``stroke``
+    [n, 2], each pixel weighed against each segment by stroke_mask's formula: bool [SIDE, SIDE]."""
+    radius, points = BRUSH / 2, stroke.astype(np.float64)
+    x, y = np.arange(SIDE) + 0.5, np.arange(SIDE)[:, None] + 0.5  # [SIDE], [SIDE, 1] pixel centres
+    mask = np.zeros((SIDE, SIDE), dtype=bool)
+    starts, ends = (points[:-1], points[1:]) if len(points) > 1 else (points, points)  # one point: a dot
+    for (ax, ay), (bx, by) in zip(starts, ends, strict=True):
+        dx, dy = bx - ax, by - ay
+        squared_length = dx * dx + dy * dy
+        t = 0 if squared_length == 0 else np.clip(((x - ax) * dx + (y - ay) * dy) / squared_length, 0, 1)
+        ex, ey = x - (ax + t * dx), y - (ay + t * dy)  # [SIDE, SIDE]
+        mask |= ex * ex + ey * ey <= radius * radius
+    return mask
+
+
+REFERENCE_STROKES = {
+    "a-digit": " ".join(f"{x:g}" for x in strokes(8, 70.3, 20.7, 150.1, 240.9)[0]),
+    "a-dot": "140.3 139.7",
+    "a-corner-twice-then-across": "0 0 0 0 280 280",
+    "across-the-pad": "0 0 280 280 3.5 276.5 279.9 0.1",
+    "along-the-edges": "0 0 280 0 280 280 0 280 0 0",
+    "repeated-points": "50 60 50 60 50.1 60 50.1 60 70 80",
+    "long-and-short": "10 140 11.5 141 270 141.3 271 139.9 272.5 140",
+}
+
+
+@pytest.mark.parametrize("stroke", REFERENCE_STROKES.values(), ids=REFERENCE_STROKES.keys())
+def test_a_stroke_inks_the_pixels_every_pixel_against_every_segment_finds(stroke):
+    """stroke_mask weighs each segment over its window only; that misses no pixel of the pad."""
+    (points,) = parse({"strokes": [stroke]}).strokes
+    mask = np.zeros((SIDE, SIDE), dtype=bool)
+    drawing_pad.stroke_mask(mask, points)
+    np.testing.assert_array_equal(mask, every_pixel_against_every_segment(points))
+
+
 def test_the_background_is_an_example_scaled_up_under_the_strokes():
     digit = np.zeros((28, 28), np.uint8)
     digit[4:24, 13:15] = 255  # a "1"
