@@ -65,7 +65,9 @@ const watcher = new IntersectionObserver((entries) => {
 for (const part of [document.querySelector("#turn-sliders"), document.querySelector("#turn-panel"), element]) {
   if (part) watcher.observe(part);
 }
-new MutationObserver(follow).observe(readingPanel, {childList: true, subtree: true});
+// Gradio lays the server's settled panel over the page's of the same revision attribute by
+// attribute: its data-settled is all that may change.
+new MutationObserver(follow).observe(readingPanel, {childList: true, subtree: true, attributeFilter: ["data-settled"]});
 watch("value", follow);
 follow();
 """
