@@ -119,13 +119,16 @@
     turnLatest();
   });
 
-  // The browser's turn: what waits (a paint, a slider's move, a tap) goes first.
-  const yielded = () => (globalThis.scheduler?.yield ? scheduler.yield() : new Promise((done) => setTimeout(done)));
+  // The browser's turn: whatever waits (a paint, a slider's move, a tap, the server's answers)
+  // goes first. (scheduler.yield would put the sweep before the server's answers and the page's
+  // other tasks, which then waited for the whole sweep.)
+  const yielded = () => new Promise((done) => setTimeout(done));
 
-  // The sweep of the reading `from` in `into` (the sweep's element), read angle by angle out from
-  // 0° (0, -10, +10, -20, ...), shown after each; it stops where `job` is no longer the sweep
-  // under way or the reading panel shows another reading.
-  async function sweep(job, from, reading, into) {
+  // Turn it's refresh of the reading `from` in the page: the sweep shown at once as not read yet,
+  // the turn panel at the sliders' value, then the sweep into `into` (the sweep's element) angle
+  // by angle out from 0° (0, -10, +10, -20, ...), shown after each, each after a yield. It stops
+  // where `job` is no longer the sweep under way or the reading panel shows another reading.
+  async function refresh(job, from, reading, into) {
     const angles = props.sweep_angles, count = angles.length;
     const middle = unturned(angles);
     const order = [...angles.keys()].sort((a, b) => Math.abs(a - middle) - Math.abs(b - middle) || a - b);
@@ -134,6 +137,10 @@
                    probabilities: Array(count), cnnReadings: Array(count)};
     const show = () => into.querySelector(".sweep")?.replaceWith(sweepFilled(props.sweep_template, swept, props.sweep_y));
     show();
+    await yielded();
+    if (sweeping !== job || reader()?.shown !== from.shown) return;
+    latest = [sliders, from];
+    turnLatest();
     for (const k of order) {
       await yielded();
       if (sweeping !== job || reader()?.shown !== from.shown) return;
@@ -145,16 +152,14 @@
     }
   }
 
-  // Turn it's refresh for the reading the panel shows, done here where the turner can: the turn
-  // panel at the sliders' value, then the sweep. Where the sweep fails, the server is asked.
+  // Turn it's refresh for the reading the panel shows, made here where the turner can; where the
+  // sweep fails, the server is asked.
   document.addEventListener("turn-refresh", (event) => {
     const from = reader(), {reading, sweep: into, server} = event.detail;
     if (turn === null || cnn === null || from?.shown.revision !== reading || !element.isConnected) return;
     event.preventDefault();
-    latest = [sliders, from];
-    turnLatest();
     const job = (sweeping = {});
-    sweep(job, from, reading, into).catch((error) => {
+    refresh(job, from, reading, into).catch((error) => {
       giveUp(`sweeping the digit in the page failed (${error.message})`);
       server();
     });
