@@ -17,7 +17,11 @@ delays every byte between Chromium and the app by half the round trip each way, 
 - scrolls to the Turn-it section, waits until it shows the digit turned, and drags its rotation
   slider across in --moves mouse moves, 16 ms apart (`drag_across`): the frames in which the turn
   panel (#turn-panel) changed from the first move on, the first after the first move, the last
-  after the last move (SETTLE_SECONDS allowed), and the requests sent during the drag.
+  after the last move (SETTLE_SECONDS allowed), and the requests sent during the drag;
+- with the section still on the screen, taps another example (its button clicked where it is, the
+  page not scrolled): from the tap to the rotation sweep (#turn-sweep) of the new reading read at
+  every angle, how long it took from its first sight, the longest task of the page's main thread
+  meanwhile (Chromium's trace), and the requests sent.
 
 Every figure is read from the page's DOM (a MutationObserver per panel, the frames in which its
 content changed, Gradio's status tracker aside), whichever side computes the panel; the requests
@@ -29,6 +33,7 @@ The figures it measures belong in docs/benchmarks.md, with the machine.
 """
 
 import argparse
+import json
 import os
 import time
 from contextlib import ExitStack
@@ -56,6 +61,7 @@ from playground.drawing_pad import SIDE
 TIMEOUT = 120.0  # seconds for any one wait on the page: its load, its answers, a reading
 QUIET_SECONDS = 0.5  # no request open this long: the page has settled
 EXAMPLE_TAPS = (1, 4, 7, 2)  # the pad's examples tapped in turn (MNIST test digits 1, 4, 7, 2)
+SWEEP_TAP = 3  # the example tapped with Turn it on the screen (MNIST test digit 3)
 
 # In the page: watch ``panel`` under ``name`` (window.watched[name]): the time of each frame in
 # which its content changed (mutations inside Gradio's status tracker aside), the input events of
@@ -97,6 +103,53 @@ TAP_SCRIPT = """
   document.querySelectorAll('#pad button.example')[index].click();
 })
 """
+
+
+# In the page: tap the pad's example ``index`` where it is and time the rotation sweep of its reading:
+# {ms: from the tap to the sweep read at every angle (no aria-busy), filling: from the sweep's
+# first sight, busy or not}, null if it is not done within ``timeout`` ms. Its first sight and its
+# end are marked in Chromium's trace ("sweep-seen", "sweep-done").
+SWEEP_SCRIPT = """
+([index, timeout]) => new Promise((done) => {
+  const sweep = document.querySelector('#turn-sweep');
+  const before = sweep.querySelector('.sweep')?.dataset.reading, start = performance.now();
+  let seen = null;
+  const observer = new MutationObserver(() => {
+    const shown = sweep.querySelector('.sweep');
+    if (!shown || shown.dataset.reading === before) return;
+    if (seen === null) { seen = performance.now(); console.timeStamp('sweep-seen'); }
+    if (shown.hasAttribute('aria-busy')) return;
+    observer.disconnect();
+    console.timeStamp('sweep-done');
+    const end = performance.now();
+    done({ms: end - start, filling: end - seen});
+  });
+  observer.observe(sweep, {subtree: true, childList: true, attributes: true});
+  setTimeout(() => { observer.disconnect(); done(null); }, timeout);
+  document.querySelectorAll('#pad button.example')[index].click();
+})
+"""
+
+
+def longest_task(trace: bytes, since: str, until: str) -> float | None:
+    """The longest task (ms) of the page's main thread in a Chromium trace between its
+    console.timeStamp marks ``since`` and ``until``; None without them."""
+    events = json.loads(trace)["traceEvents"]
+    main = {
+        (e["pid"], e["tid"]) for e in events if e["name"] == "thread_name" and e["args"]["name"] == "CrRendererMain"
+    }
+    on_main = [e for e in events if (e["pid"], e["tid"]) in main]
+    marks = {e["args"]["data"]["message"]: e["ts"] for e in on_main if e["name"] == "TimeStamp"}  # µs
+    if since not in marks or until not in marks:
+        return None
+    tasks = [
+        e["dur"] / 1000
+        for e in on_main
+        if e["name"] == "ThreadControllerImpl::RunTask"
+        and e["ts"] <= marks[until]
+        and e["ts"] + e["dur"] >= marks[since]
+    ]
+    return max(tasks, default=0.0)
 
 
 class AppRequests:
@@ -219,6 +272,19 @@ def drag_rotation(page, network: AppRequests, moves: int) -> dict:
     }
 
 
+def sweep_after_tap(browser, page, network: AppRequests) -> dict:
+    """With Turn it on the screen, tap SWEEP_TAP: the sweep of its reading timed (SWEEP_SCRIPT), the
+    longest task of the main thread while it filled in, and the requests sent until it was done."""
+    network.quiet()
+    browser.start_tracing(page=page, categories=["devtools.timeline", "toplevel"])
+    tapped = time.perf_counter()
+    timed = page.evaluate(SWEEP_SCRIPT, [SWEEP_TAP, TIMEOUT * 1000])
+    done = time.perf_counter()
+    longest = longest_task(browser.stop_tracing(), "sweep-seen", "sweep-done")
+    network.quiet()
+    return {**(timed or {"ms": None, "filling": None}), "longest": longest, "requests": network.between(tapped, done)}
+
+
 def visit(
     browser, app_url: str, round_trip_ms: float, moves: int, stroke: list[list[float]], stroke_seconds: float
 ) -> dict:
@@ -241,6 +307,7 @@ def visit(
                 "dimension": drag_dimension(page, network, moves),
                 "stroke": draw_slowly(page, network, stroke, stroke_seconds),
                 "turn": drag_rotation(page, network, moves),
+                "sweep": sweep_after_tap(browser, page, network),
             }
         finally:
             context.close()
@@ -249,6 +316,7 @@ def visit(
 def cells(visit: dict) -> list[str]:
     """The table's cells of one visit, a row each."""
     turn, taps, stroke, dimension = visit["turn"], visit["taps"], visit["stroke"], visit["dimension"]
+    sweep = visit["sweep"]
     shown = [tap["ms"] for tap in taps if tap]
     tapped = (
         f"{min(shown):.0f}–{max(shown):.0f} ms ({len(shown)} of {len(taps)}: "
@@ -264,6 +332,8 @@ def cells(visit: dict) -> list[str]:
         f"{stroke['seconds']:.1f} s); {stroke['requests']} requests while the pen was down",
         f"{dimension['updates']} of {dimension['moves']} ({dimension['changed']} changed it), first after "
         f"{ms(dimension['first'])}, last {ms(dimension['last'])} after; {dimension['requests']} requests",
+        f"{ms(sweep['ms'])} (filling in {ms(sweep['filling'])}, the longest task meanwhile {ms(sweep['longest'])}); "
+        f"{sweep['requests']} requests",
     ]
 
 
@@ -273,6 +343,7 @@ def report(name: str, visits: list[dict], moves: int) -> None:
         "taps an MNIST example: its digit shown",
         "draws one slow stroke: reading panel changed while the pen is down",
         f"drags a dimension slider ({moves} mouse moves): reconstruction redrawn",
+        "taps an example with Turn it on the screen: its rotation sweep read at every angle",
     ]
     print(f"\n{name}")
     print("| what a person does | " + " | ".join(f"{v['round trip']:g} ms round trip" for v in visits) + " |")

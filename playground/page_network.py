@@ -23,7 +23,8 @@ from capsnet.decoder_file import file_name
 _HERE = Path(__file__).parent
 FILL_SCRIPT = (_HERE / "panel_fill.js").read_text(encoding="utf-8")  # the one way the page fills a panel
 SCRIPT = FILL_SCRIPT + (_HERE / "page_reader.js").read_text(encoding="utf-8")  # the reading panel's reader
-TURN_SCRIPT = FILL_SCRIPT + (_HERE / "turn_reader.js").read_text(encoding="utf-8")  # the turn panel's
+SWEEP_FILL_SCRIPT = (_HERE / "sweep_fill.js").read_text(encoding="utf-8")  # the rotation sweep's filling
+TURN_SCRIPT = FILL_SCRIPT + SWEEP_FILL_SCRIPT + (_HERE / "turn_reader.js").read_text(encoding="utf-8")  # Turn it's
 FOLDER = "network"  # each graph at /network/NAME.onnx
 CACHED = "public, max-age=31536000, immutable"  # a file's bytes never change under its name
 VERSION = "1.30.0"  # onnxruntime-web, as in onnxruntime-web/README.md

@@ -38,16 +38,26 @@ NO_READING = (
 
 # The sweep's js_on_load (props.reading_panel: the reading panel's selector). The section follows
 # the reading only while it is on the screen, or about to be: when the last settled reading the
-# panel showed is not the one the section shows, it fires "refresh", which brings the turn panel
-# and the sweep for it (the sweep runs both networks on every angle). A person drawing while the
-# section is off the screen costs the server nothing more. Nothing here reads the layout: an
-# IntersectionObserver says when the section is on the screen, the panels' data attributes which
-# reading each shows.
+# panel showed is not the one the section shows, it refreshes the turn panel and the sweep for it.
+# It offers the refresh to the page's turner (turn_reader.js) as a cancelable "turn-refresh" event,
+# detail {reading: the settled revision, sweep: this element, server(): ask the server after all};
+# the turner cancels it where it turns the digit itself and fills both here. Otherwise it fires
+# "refresh", and the server brings both (the sweep runs both networks on every angle); while a
+# refresh asked of the server is unanswered the next one goes there too, so that its answer, which
+# replaces both panels, is never older than what the page drew. A person drawing while the section
+# is off the screen costs nothing more. Nothing here reads the layout: an IntersectionObserver says
+# when the section is on the screen, the panels' data attributes which reading each shows.
 FOLLOW_JS = """
 let settled = "";        // the revision of the last settled reading shown ("": none)
 let asked = null;        // the revision last asked for
+let serverAsked = false; // a refresh asked of the server, not answered yet
 const onScreen = new Set();
 const readingPanel = document.querySelector(props.reading_panel) ?? document.body;
+
+function server() {
+  serverAsked = true;
+  trigger("refresh");
+}
 
 function follow() {
   const panel = readingPanel.querySelector(".panel[data-settled]");
@@ -55,7 +65,9 @@ function follow() {
   const shown = element.querySelector(".sweep")?.dataset.reading ?? "";
   if (onScreen.size === 0 || settled === shown || settled === asked) return;
   asked = settled;
-  trigger("refresh");
+  const offer = new CustomEvent("turn-refresh", {bubbles: true, cancelable: true,
+                                                 detail: {reading: settled, sweep: element, server}});
+  if (serverAsked || element.dispatchEvent(offer)) server();
 }
 
 const watcher = new IntersectionObserver((entries) => {
@@ -65,8 +77,13 @@ const watcher = new IntersectionObserver((entries) => {
 for (const part of [document.querySelector("#turn-sliders"), document.querySelector("#turn-panel"), element]) {
   if (part) watcher.observe(part);
 }
-new MutationObserver(follow).observe(readingPanel, {childList: true, subtree: true});
-watch("value", follow);
+// Gradio lays the server's settled panel over the page's of the same revision attribute by
+// attribute: its data-settled is all that may change.
+new MutationObserver(follow).observe(readingPanel, {childList: true, subtree: true, attributeFilter: ["data-settled"]});
+watch("value", () => {
+  serverAsked = false;
+  follow();
+});
 follow();
 """
 
@@ -177,10 +194,19 @@ class TurnItSection:
         full = turn_views.Turned(blank, ones, 0, blank, moved, ones, 0)
         return turn_views.turn_panel(full, drawn, 1.0, self.labels(0), POSE_LIMIT, 0)
 
+    def sweep_template(self) -> str:
+        """The sweep the page's turner (turn_reader.js, sweep_fill.js) fills with a sweep of its own:
+        digit 0 read as 1 by both networks at every angle (every misread mark there, and a
+        first-misread line of each network to copy), every length and probability 1."""
+        ones, misread = np.ones(len(SWEEP_ANGLES)), np.ones(len(SWEEP_ANGLES), dtype=int)
+        full = turn_views.Sweep(0, SWEEP_ANGLES, ones, misread, ones, misread)
+        return turn_views.sweep_html(full, self.curve, NO_CURVE, "")
+
     def layout(self, reading: gr.State, reading_view: gr.HTML, page_event: dict) -> None:
         """The section, laid out where it is called inside the app's Blocks, its events wired:
         a slider's move updates the turn panel alone; a new reading of ``reading_view``'s brings
-        the panel and the sweep for it once the section is on the screen."""
+        the panel and the sweep for it once the section is on the screen (made in the page where
+        it turns the digit itself, else by ``show``)."""
         gr.Markdown(INTRODUCTION.format(claim=PAPER_CLAIM, ours=self.finding), elem_id="turn-it")
         with gr.Row(equal_height=False):
             with gr.Column(scale=4, min_width=300):
@@ -199,6 +225,9 @@ class TurnItSection:
                     pose_limit=POSE_LIMIT,
                     kept_template=self.panel_template(0),
                     lost_template=self.panel_template(1),
+                    sweep_template=self.sweep_template(),
+                    sweep_angles=SWEEP_ANGLES.tolist(),
+                    sweep_y={"zero": turn_views.BOTTOM, "one": turn_views.TOP},
                 )
         sweep = gr.HTML(
             self.sweep_view(None), elem_id="turn-sweep", js_on_load=FOLLOW_JS, reading_panel=f"#{reading_view.elem_id}"

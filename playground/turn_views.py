@@ -183,7 +183,10 @@ def _line(angles: np.ndarray, values: np.ndarray, network: str, title: str) -> s
 def sweep_svg(sweep: Sweep) -> str:
     """Your digit turned: the CapsNet's length of the drawn digit's capsule and the CNN's
     probability of that digit at each angle, a dashed line where each first reads another digit,
-    and under the chart a row of each network's readings, the other digits marked."""
+    and under the chart a row of each network's readings, the other digits marked.
+
+    The page fills this layout with a sweep of its own (playground/sweep_fill.js): a curve's
+    points, one per angle, and each network's marks, a rect then its digit, in the angles' order."""
     angles = sweep.angles
     parts = [
         _frame(angles, BOTTOM + 20 + READING_ROWS, f"your {sweep.digit}, turned"),

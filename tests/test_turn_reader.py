@@ -3,18 +3,24 @@ real browser (Debian's Chromium driven by Playwright): for MNIST examples turned
 stretched and moved to every slider's ends, the page's turn panel shows what the server's shows
 (both networks' readings, every length and probability within 0.01, every dimension's move within
 0.01, every picture within 2 grey levels of 255); a drag sends nothing; the CNN's graph is fetched
-only once the section is near the screen; where the page cannot turn (its graphs not to be had),
-the sliders ask the server as before and the page says nothing alarming."""
+only once the section is near the screen; the section's refresh for a new reading is done in the
+page with no request, its rotation sweep the server's own (sweep_fill.js fills its layout: the
+same caption, marks, lines and sentence, every value within 0.01) for examples and drawn digits
+misread when turned; where the page cannot turn (its graphs not to be had), the sliders and the
+refresh ask the server as before and the page says nothing alarming."""
 
 import base64
+import json
 
 import numpy as np
 import pytest
 
-from bench.support.browser_drawing import CHROMIUM, TurnDriver, grey_picture
-from bench.support.digit_strokes import pad_value
+from bench.support.browser_drawing import CHROMIUM, PadDriver, TurnDriver, grey_picture
+from bench.support.digit_strokes import pad_value, strokes
+from bench.support.page_clients import event_index
 from capsnet.data.preprocess import ink_to_mnist
-from playground import drawing_pad
+from playground import drawing_pad, turn_it, turn_views
+from playground.page_network import FILL_SCRIPT, SWEEP_FILL_SCRIPT
 from playground.reading import EXAMPLES, example_ink, read
 from playground.transform_sliders import SLIDERS, UNCHANGED
 from tests.support.playground_pages import grey_levels_apart, no_alarm, playground_page
@@ -27,6 +33,7 @@ pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 GREY_LEVELS = 2  # a picture of the page's against the server's, in levels of 255
 NUMBER = 0.01  # a length, a probability or a dimension's move, the page's against the server's
 EXAMPLES_TURNED = (1, 3, 7)  # the pad's examples turned: MNIST test digits 1, 3 and 7
+DRAWN = ((4, 70, 40, 130, 200), (7, 60, 30, 150, 220), (2, 50, 50, 170, 170))  # digits drawn, in their boxes
 
 # In the page: what a turn panel shows, as numbers (the page's own, or the server's HTML laid out
 # in a detached element). The bars' heights are their values (a full bar is 100 high).
@@ -69,9 +76,62 @@ SET_SLIDERS = """
 """
 
 
+# In the page: an element described, every element under it in document order, itself first, as
+# [tag, attributes, its own text].
+DESCRIBED = """
+(root) => [root, ...root.querySelectorAll('*')].map((node) => [
+  node.tagName.toLowerCase(),
+  Object.fromEntries([...node.attributes].map((attribute) => [attribute.name, attribute.value])),
+  [...node.childNodes].filter((child) => child.nodeType === 3).map((child) => child.textContent).join(''),
+])
+"""
+
+# In the page: the rotation sweep described, the page's (html null) or the server's HTML laid out in
+# a detached element.
+DESCRIBE_SWEEP = f"""
+(html) => {{
+  const holder = document.createElement('div');
+  holder.innerHTML = html ?? '';
+  return ({DESCRIBED})(html === null ? document.querySelector('#turn-sweep .sweep') : holder.firstElementChild);
+}}
+"""
+
+# In the page: the sweep template filled by sweep_fill.js with each of `sweeps` (null where an angle
+# is not read yet), described.
+FILL_SWEEPS = f"""
+([template, sweeps, y]) => {{
+  {FILL_SCRIPT}
+  {SWEEP_FILL_SCRIPT}
+  const unread = (values) => values.map((value) => value ?? undefined);
+  return sweeps.map((sweep) => ({DESCRIBED})(sweepFilled(template, {{
+    ...sweep, readings: unread(sweep.readings), cnnReadings: unread(sweep.cnnReadings),
+  }}, y)));
+}}
+"""
+
+# In the page: sweep_fill.js's degrees, firstMisreads and misreadText on each case.
+SWEEP_WORDS = f"""
+(cases) => {{
+  {SWEEP_FILL_SCRIPT}
+  return cases.map(([angles, readings, digit]) => ({{
+    degrees: angles.map(degrees),
+    first: firstMisreads(angles, readings, digit),
+    text: misreadText(angles, readings, digit),
+  }}));
+}}
+"""
+
+
 @pytest.fixture
 def page(browser):
+    """A playground page (tests/support/playground_pages.py) that also keeps the body of each event it
+    sends to the server (``page.asked``, {data, fn_index, ...})."""
     page = playground_page(browser)
+    page.asked = []
+    page.on(
+        "request",
+        lambda request: page.asked.append(json.loads(request.post_data)) if "/gradio_api/run/" in request.url else None,
+    )
     yield page
     page.context.close()
 
@@ -144,9 +204,12 @@ def test_a_drag_is_turned_in_the_page_with_no_request_and_the_cnn_loads_near_the
     assert len(latencies) >= 5 and page.sent[sent:] == []
 
 
-def test_without_its_graphs_the_sliders_ask_the_server(app, url, page):
+def test_without_its_graphs_the_sliders_and_the_refresh_ask_the_server(app, url, page):
     page.route(f"**/{app.TURN_IT.cnn_graph.url}", lambda route: route.fulfill(status=404))
     person = tapped(page, url, 2)
+    revision = settled(page, None)
+    page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]', state="attached")
+    assert sum(body["fn_index"] == event_index(app, app.TURN_IT.show) for body in page.asked) == 1
     page.wait_for_timeout(2000)
     assert page.locator("#turn-panel [data-turn-reader=ready]").count() == 0
     sent = len(page.sent)
@@ -154,3 +217,226 @@ def test_without_its_graphs_the_sliders_ask_the_server(app, url, page):
     assert len(page.sent) - sent >= 2
     no_alarm(page)
     assert sum("The server turns the digit" in text for kind, text in page.messages if kind == "info") == 1
+
+
+# The rotation sweep: sweep_fill.js against turn_views.sweep_html, then the page's own sweeps.
+
+
+def value_of(y: float) -> float:
+    """A point's height in the sweep's chart as the value it shows, in [0, 1]."""
+    return (turn_views.BOTTOM - y) / (turn_views.BOTTOM - turn_views.TOP)
+
+
+def values_apart(in_page: list, server: list) -> float:
+    """Two described sweeps (DESCRIBE_SWEEP) the same in every element, attribute and text but the
+    curves' points' heights: how far apart those are at worst, as values."""
+    assert [node[0] for node in in_page] == [node[0] for node in server]  # the same elements in turn
+    worst = 0.0
+    for (tag, attributes, text), (_, server_attributes, server_text) in zip(in_page, server, strict=True):
+        assert (text, attributes.keys()) == (server_text, server_attributes.keys()), tag
+        for name, value in attributes.items():
+            if tag != "polyline" or name != "points":
+                assert value == server_attributes[name], (tag, name)
+                continue
+            points, server_points = (
+                np.array([p.split(",") for p in v.split()], float) for v in (value, server_attributes[name])
+            )
+            assert (
+                points.shape == server_points.shape and (points[:, 0] == server_points[:, 0]).all()
+            )  # the same angles
+            worst = max(worst, float(np.abs(value_of(points[:, 1]) - value_of(server_points[:, 1])).max()))
+    return worst
+
+
+def in_page_form(sweep: turn_views.Sweep, reading: str) -> dict:
+    """A sweep as sweep_fill.js takes it."""
+    return {
+        "reading": reading,
+        "digit": sweep.digit,
+        "angles": sweep.angles.tolist(),
+        "lengths": sweep.lengths.tolist(),
+        "readings": sweep.readings.tolist(),
+        "probabilities": sweep.probabilities.tolist(),
+        "cnnReadings": sweep.cnn_readings.tolist(),
+    }
+
+
+def made_up_sweeps() -> list[turn_views.Sweep]:
+    """Sweeps over SWEEP_ANGLES: read at every angle; misread far out either way; the CNN misreading
+    the unturned digit; readings at random; lengths and probabilities beyond [0, 1] too."""
+    angles = turn_it.SWEEP_ANGLES
+    rng = np.random.default_rng(61)
+    middle = int(np.argmin(np.abs(angles)))
+
+    def values() -> np.ndarray:
+        return rng.uniform(-0.1, 1.1, len(angles))
+
+    steady = np.full(len(angles), 7)
+    either_way = np.where(angles < -50, 1, np.where(angles > 60, 4, 7))
+    cnn_unturned = np.where(np.abs(angles) < 15, 2, np.where(angles > 40, 1, 7))
+    sweeps = [
+        turn_views.Sweep(7, angles, values(), steady, values(), steady),
+        turn_views.Sweep(7, angles, values(), either_way, values(), cnn_unturned),
+        turn_views.Sweep(7, angles, values(), cnn_unturned, values(), either_way),
+    ]
+    for digit in (0, 3, 9):
+        capsnet, cnn = rng.integers(0, 10, len(angles)), rng.integers(0, 10, len(angles))
+        capsnet[middle - 2 : middle + 3] = digit  # the unturned digit read as drawn, and near it
+        sweeps.append(turn_views.Sweep(digit, angles, values(), capsnet, values(), cnn))
+    return sweeps
+
+
+def test_the_page_fills_the_sweep_as_the_server_draws_it(app, page):
+    sweeps = made_up_sweeps()
+    y = {"zero": turn_views.BOTTOM, "one": turn_views.TOP}
+    filled = page.evaluate(
+        FILL_SWEEPS, [app.TURN_IT.sweep_template(), [in_page_form(s, str(k)) for k, s in enumerate(sweeps)], y]
+    )
+    worst, marks = 0.0, 0
+    for k, (sweep, in_page) in enumerate(zip(sweeps, filled, strict=True)):
+        server = page.evaluate(
+            DESCRIBE_SWEEP, turn_views.sweep_html(sweep, app.TURN_IT.curve, turn_it.NO_CURVE, str(k))
+        )
+        worst = max(worst, values_apart(in_page, server))
+        marks += sum(node[0] == "rect" for node in in_page)
+    assert worst <= 0.001 and marks > 50, (worst, marks)  # a tenth of a unit of 120: 0.0008
+
+    # Read at 0° and the three angles either side of it so far: busy, its curves and marks there alone.
+    partial = in_page_form(sweeps[1], "9")
+    far = np.abs(turn_it.SWEEP_ANGLES) > 30
+    for key in ("lengths", "readings", "probabilities", "cnnReadings"):
+        partial[key] = [None if out else v for out, v in zip(far, partial[key], strict=True)]
+    busy = page.evaluate(FILL_SWEEPS, [app.TURN_IT.sweep_template(), [partial], y])[0]
+    assert busy[0][1]["aria-busy"] == "true" and busy[0][1]["data-reading"] == "9"
+    curves = [node[1]["points"].split() for node in busy if node[0] == "polyline"][:2]
+    assert [len(points) for points in curves] == [7, 7]
+    cnn_marks = [node for node in busy if node[0] == "rect" and node[1]["class"] == "misread cnn"]
+    assert len(cnn_marks) == 3  # the CNN reads 2 within 15° of 0°: at −10°, 0°, +10°
+
+
+def test_the_page_s_words_for_the_sweep_are_the_server_s(page):
+    angles = turn_it.SWEEP_ANGLES
+    rng = np.random.default_rng(7)
+    cases = [([-20, -10, 0, 10, 20], readings, 7) for readings in
+             ([7, 7, 7, 7, 7], [1, 7, 7, 7, 7], [1, 2, 7, 7, 4], [7, 7, 3, 7, 7], [3, 7, 7, 7, 3])]  # fmt: skip
+    cases += [(angles.tolist(), rng.integers(0, 3, len(angles)).tolist(), 1) for _ in range(20)]
+    cases += [(list(range(-180, 181, 5)), [0] * 73, 0), ([-35, 5, 40], [4, 8, 1], 8)]
+    in_page = page.evaluate(SWEEP_WORDS, cases)
+    for (case_angles, readings, digit), words in zip(cases, in_page, strict=True):
+        sweep = turn_views.Sweep(digit, np.array(case_angles), None, np.array(readings), None, np.array(readings))
+        assert words["degrees"] == [turn_views.degrees(angle) for angle in case_angles]
+        assert words["first"] == turn_views.first_misreads(sweep.angles, sweep.readings, digit)
+        assert words["text"] == turn_views.misread_text(sweep, sweep.readings, turn_views.CAPSNET)
+
+
+def settled(page, before: str | None) -> str:
+    """The revision of the reading panel's settled reading once it is another than ``before``."""
+    return page.wait_for_function(
+        "(before) => { const panel = document.querySelector('#reading-panel .panel[data-settled]');"
+        " return panel && panel.dataset.revision !== before && panel.dataset.revision; }",
+        arg=before,
+    ).json_value()
+
+
+def servers_reading_of(app, page, revision: str):
+    """The server's reading of the pad's value of ``revision`` as the page sent it."""
+    read_drawing = event_index(app, app.READING.read_drawing)
+    values = [body["data"][0] for body in page.asked if body["fn_index"] == read_drawing]
+    value = next(value for value in values if str(value["revision"]) == revision)
+    return read(app.READING.network, ink_to_mnist(drawing_pad.ink(drawing_pad.parse(value))), int(revision))
+
+
+def compared_sweep(app, page, revision: str) -> tuple[float, int]:
+    """The page's sweep once it is that of the settled ``revision``, read at every angle, against
+    the server's of the same drawing: how far apart their values are, and how many misread marks
+    it shows."""
+    page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]:not([aria-busy])', state="attached")
+    in_page = page.evaluate(DESCRIBE_SWEEP, None)
+    server = page.evaluate(DESCRIBE_SWEEP, app.TURN_IT.sweep_view(servers_reading_of(app, page, revision)))
+    return values_apart(in_page, server), sum(node[0] == "rect" for node in in_page)
+
+
+def compared_panel(app, page, revision: str, sliders: dict) -> float:
+    """The turn panel the page's refresh drew for the reading of ``revision`` at the sliders'
+    value against the server's: how far apart their numbers are; the rest the same."""
+    in_page = page.evaluate(READ_PANEL, None)
+    server = page.evaluate(READ_PANEL, app.TURN_IT.panel(servers_reading_of(app, page, revision), sliders))
+    for key in ("revision", "capsnet", "cnn", "names"):
+        assert in_page[key] == server[key], key
+    keys = ("capsnet_length", "probability", "lengths", "probabilities", "moves")
+    return max(float(np.abs(np.subtract(in_page[key], server[key])).max()) for key in keys)
+
+
+# In the page: tap example `first`, and as soon as the sweep of its reading is under way, example
+# `then`: the revision of the first's reading (null if its sweep did not start within a minute).
+# window.sweepsDone: the revisions of the sweeps shown read at every angle, from then on.
+TAP_WHILE_SWEEPING = """
+([first, then]) => new Promise((done) => {
+  const sweep = document.querySelector('#turn-sweep');
+  const before = sweep.querySelector('.sweep').dataset.reading;
+  window.sweepsDone = [];
+  new MutationObserver(() => {
+    const shown = sweep.querySelector('.sweep:not([aria-busy])')?.dataset.reading;
+    if (shown !== undefined && shown !== window.sweepsDone.at(-1)) window.sweepsDone.push(shown);
+  }).observe(sweep, {subtree: true, childList: true, attributes: true});
+  const tap = (k) => document.querySelectorAll('#pad button.example')[k].click();
+  const observer = new MutationObserver(() => {
+    const busy = sweep.querySelector('.sweep[aria-busy]');
+    if (!busy || busy.dataset.reading === before) return;
+    observer.disconnect();
+    tap(then);
+    done(busy.dataset.reading);
+  });
+  observer.observe(sweep, {subtree: true, childList: true, attributes: true});
+  tap(first);
+  setTimeout(() => done(null), 60000);
+})
+"""
+
+
+def tapped_here(page, example: int, before: str | None) -> str:
+    """Tap the pad's ``example`` where it is, the page not scrolled, and once its reading is settled
+    scroll back to Turn it should the details drawn above have pushed it off the screen: the
+    revision of its reading."""
+    page.evaluate("(k) => document.querySelectorAll('#pad button.example')[k].click()", example)
+    revision = settled(page, before)
+    page.locator("#turn-sweep").scroll_into_view_if_needed()
+    return revision
+
+
+def test_the_page_sweeps_as_the_server_does_with_no_request(app, url, page):
+    page.goto(url)
+    page.wait_for_selector("[data-page-reader=ready]", state="attached")
+    page.locator("#turn-panel").scroll_into_view_if_needed()
+    page.wait_for_selector("#turn-panel [data-turn-reader=ready]", state="attached")
+    worst, marks, revision = 0.0, [], None
+    for example in EXAMPLES_TURNED[:-1]:  # tapped with Turn it on the screen
+        revision = tapped_here(page, example, revision)
+        apart, shown = compared_sweep(app, page, revision)
+        worst, marks = max(worst, apart), [*marks, shown]
+    dropped = page.evaluate(TAP_WHILE_SWEEPING, [0, EXAMPLES_TURNED[-1]])  # the last tapped during another's sweep
+    revision = settled(page, dropped)
+    page.locator("#turn-sweep").scroll_into_view_if_needed()
+    apart, shown = compared_sweep(app, page, revision)
+    assert dropped is not None and dropped not in page.evaluate("() => window.sweepsDone")
+    worst, marks = max(worst, apart), [*marks, shown]
+    sliders = {**UNCHANGED, "rotation": -25, "scale": 0.9}
+    sliders["revision"] = page.evaluate(SET_SLIDERS, sliders)  # the panel then turns each new drawing so
+    pad, panel = PadDriver(page), 0.0
+    for digit, *box in DRAWN:  # drawn with the section off the screen, then scrolled to
+        pad.clear()
+        pad.draw(strokes(digit, *box))
+        revision = pad.revisions()[0]
+        page.wait_for_selector(f'#reading-panel .panel[data-settled][data-revision="{revision}"]', state="attached")
+        TurnDriver(page).shown()
+        apart, shown = compared_sweep(app, page, revision)
+        worst, marks = max(worst, apart), [*marks, shown]
+        panel = max(panel, compared_panel(app, page, revision, sliders))
+    refresh = event_index(app, app.TURN_IT.show)
+    print(
+        f"{len(marks)} sweeps in the page, its values against the server's at worst {worst:.5f}, misread marks "
+        f"{marks}; the turn panels' numbers at worst {panel:.4f}"
+    )
+    assert worst <= NUMBER and panel <= NUMBER and sum(shown > 0 for shown in marks) >= 4, (worst, panel, marks)
+    assert [body for body in page.asked if body["fn_index"] == refresh] == []
+    no_alarm(page)

@@ -10,7 +10,8 @@ last is answered; the whole stroke at pen-up), and each finished stroke's readin
 request (a page without one, as before the decoder was in the page, sends each step); after
 one digit in TURN_SHARE scrolls down to Turn it (its refresh: the turn panel and the rotation sweep)
 and drags the rotation slider in a few steps (a page that turns the digit itself fetches Turn it's
-graphs the first time and sends no move); looks at the result for PAUSE_SECONDS, presses Clear
+graphs the first time and sends no move, nor, once it has them, a refresh: it sweeps the digit
+itself); looks at the result for PAUSE_SECONDS, presses Clear
 (a reading of the empty pad, and its details). PAIR_SHARE of the people then scroll down to Two
 digits and draw a pair on its pad of two pens: a digit with pen 1, then another digit with pen 2
 moved over it, stroke by stroke as on the first pad; in DECODE_SHARE of the pairs they change
@@ -120,6 +121,8 @@ class Page:
     runtime: tuple[str, ...] = ()  # the addresses of ONNX Runtime Web's files, which run the graph
     turn_graphs: tuple[str, ...] = ()  # the CNN's and the turn's graphs, with which the page turns the
     # digit itself once Turn it is near the screen: empty, a page that sends each transform move
+    sweeps_in_page: bool = False  # whether a page with those graphs also refreshes Turn it itself (the
+    # turn panel and the rotation sweep): False, a page that asks the server for every refresh
 
     @classmethod
     def of(cls, app) -> "Page":
@@ -143,6 +146,7 @@ class Page:
             app.READING.page_network.url,
             tuple(f"{page_network.RUNTIME}/{name}" for name in page_network.RUNTIME_FILES),
             (app.TURN_IT.cnn_graph.url, app.TURN_IT.turn_graph.url),
+            sweeps_in_page=True,
         )
 
 
@@ -477,13 +481,16 @@ class Person:
     async def turn(self, digit: int) -> None:
         """Scroll down to Turn it, which brings its panel and sweep for this reading (and, the first
         time, the page's graphs for it, where it has them), and drag the rotation slider to a random
-        angle in SLIDER_STEPS moves: turned in the page with no request, or each move sent."""
+        angle in SLIDER_STEPS moves: turned in the page with no request, or each move sent. A page
+        that sweeps the digit itself asks for the refresh only the first time, its graphs still
+        loading."""
         if self.details is not None:
             await self.details
         transforms = self.page.transforms
-        await self.send(
-            "turn-refresh", self.page.turn_refresh, [None, transforms], turn_problem(transforms["revision"], digit)
-        )
+        if not (self.page.sweeps_in_page and self.turned_before):
+            await self.send(
+                "turn-refresh", self.page.turn_refresh, [None, transforms], turn_problem(transforms["revision"], digit)
+            )
         target = self.rng.uniform(-90, 90)  # drawn either way: the people choose alike
         if self.page.turn_graphs:
             if not self.turned_before:
