@@ -283,6 +283,15 @@
     return created;
   };
 
+  // A drawing over a background read once and its panel filled, unseen, as the reader gets ready:
+  // the first drawing a person makes or taps then finds this code compiled.
+  async function warmUp() {
+    const background = new Uint8Array(BACKGROUND_SIDE * BACKGROUND_SIDE);
+    background[(BACKGROUND_SIDE / 2) * BACKGROUND_SIDE + BACKGROUND_SIDE / 2] = 255;
+    const found = await element.pageReading({strokes: [[SIDE / 2 - 20, SIDE / 2, SIDE / 2 + 20, SIDE / 2]], background});
+    if (found !== null && element.decoderLoaded()) filledPanel(found.image, found.capsules, found.lengths, 0);
+  }
+
   if (typeof WebAssembly !== "object") {
     giveUp("this browser has no WebAssembly");
   } else if (navigator.connection?.saveData) {
@@ -297,8 +306,9 @@
         const blank = new ort.Tensor("float32", new Float32Array(FIELD * FIELD), [1, 1, FIELD, FIELD]);
         return element.loadGraph(props.network_url, {images: blank});
       })
-      .then((created) => {
+      .then(async (created) => {
         session = created;
+        await warmUp();
         element.dataset.pageReader = "ready";
         document.dispatchEvent(new CustomEvent("page-reader-ready"));
       })
