@@ -1,7 +1,9 @@
 """Single-image inference latency of CapsNet, p50 and p95, under torch.inference_mode(): the model
-run eagerly, as the playground runs it, then compiled by capsnet.compiled.
+run eagerly, as the playground runs it, then compiled by capsnet.compiled; then eagerly on each of
+--batches (what several drawings read together cost: playground/batches.py), per batch and per image.
 
     python -m bench.inference_latency --weights weights --runs 200
+    python -m bench.inference_latency --threads 1 --batches 1 2 4 8
     python -m bench.inference_latency --random-init        # no trained weights needed
 
 The figures it measured, with the machine: docs/benchmarks.md.
@@ -38,6 +40,7 @@ def main(argv: list[str] | None = None) -> None:
         default=torch.get_num_threads(),
         help=f"torch intra-op threads (default: {torch.get_num_threads()})",
     )
+    p.add_argument("--batches", type=int, nargs="*", default=[], help="batch sizes timed eagerly (default: none)")
     args = p.parse_args(argv)
 
     torch.set_num_threads(args.threads)
@@ -51,19 +54,28 @@ def main(argv: list[str] | None = None) -> None:
     model.eval()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU: {cpu_model()}, weights: {source}")
 
-    image = torch.rand(1, 1, 28, 28, generator=torch.Generator().manual_seed(0))
+    images = torch.rand(max([1, *args.batches]), 1, 28, 28, generator=torch.Generator().manual_seed(0))
     for name, forward in [("eager", model), ("compiled", compile_for_one_image(model))]:
-        latencies = []
-        with torch.inference_mode():
-            for run in range(args.warmup + args.runs):
-                start = time.perf_counter()
-                forward(image)
-                if run >= args.warmup:
-                    latencies.append(1000 * (time.perf_counter() - start))
+        latencies = timed(forward, images[:1], args.warmup, args.runs)
         print(
             f"{name:>8}: {args.runs} runs after {args.warmup} warm-up: p50 {percentile(latencies, 50):.2f} ms, "
             f"p95 {percentile(latencies, 95):.2f} ms"
         )
+    for size in args.batches:
+        p50 = percentile(timed(model, images[:size], args.warmup, args.runs), 50)
+        print(f"eager, a batch of {size}: p50 {p50:.2f} ms, {p50 / size:.2f} ms an image")
+
+
+def timed(forward, images: torch.Tensor, warmup: int, runs: int) -> list[float]:
+    """Milliseconds of each of ``runs`` calls of ``forward(images)`` after ``warmup`` untimed ones."""
+    latencies = []
+    with torch.inference_mode():
+        for run in range(warmup + runs):
+            start = time.perf_counter()
+            forward(images)
+            if run >= warmup:
+                latencies.append(1000 * (time.perf_counter() - start))
+    return latencies
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ and not drawn over is read from its 28x28 ink as it is, as the measurement reads
 import dataclasses
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 
@@ -37,7 +38,7 @@ from capsnet.digit_count import CountRule, counted, second_ink
 from capsnet.model import CapsNet
 from capsnet.studies.pairs_measurement_file import PAPER, RESULTS_FILE
 from capsnet.studies.statistics import Difference, percent
-from playground import drawing_pad, serving, views
+from playground import batches, drawing_pad, serving, views
 from playground.networks import Measurement, PairNetworks
 from playground.two_digit_views import PairView, figure5, pair_panel, tinted
 
@@ -54,6 +55,7 @@ PROMPT = (
     "Draw a digit with pen 1, then another over it with pen 2, or one digit alone (or tap an MNIST test "
     "pair): each capsule redraws its own."
 )
+READINGS_AT_ONCE = 8  # the most drawings one batch reads (`batches`): Gradio runs at most serving.MAX_THREADS events
 UNMEASURED_THRESHOLD = 0.5  # without pairs.json's count: halfway between the margin loss's m+ and m- (eq. 4)
 
 
@@ -76,6 +78,17 @@ class PairReading:
     probabilities: np.ndarray  # the pairs CNN's ten sigmoids, [10]
     cnn_read: tuple[int, ...]  # the digits it read, the more probable first
     revision: int
+
+
+@dataclass(frozen=True, eq=False)
+class NetworksOutput:
+    """Both pairs networks' outputs for one image."""
+
+    capsules: torch.Tensor  # the CapsNet's v_j, [10, 16]
+    lengths: torch.Tensor  # [10]
+    both: torch.Tensor  # its two longest capsules, each redrawn alone, [2, 1, 28, 28]
+    second_ink: torch.Tensor  # [], `capsnet.digit_count.second_ink`
+    probabilities: torch.Tensor  # the CNN's ten sigmoids, [10]
 
 
 def pens_of(redrawn: np.ndarray, layers: np.ndarray) -> tuple[int, ...]:
@@ -135,10 +148,12 @@ class TwoDigitsSection:
     finding: str = field(init=False)  # what pairs.json found, or why there is none (Markdown)
     rule: CountRule = field(init=False)  # where the CapsNet reads a second digit
     cnn_rule: CountRule = field(init=False)  # where the CNN does
+    _run_together: batches.Batched = field(init=False, repr=False)  # `_run` of the drawings read at once
 
     def __post_init__(self, pairs: PairNetworks):
         self.capsnet, self.cnn, self.problem = pairs.capsnet, pairs.cnn, pairs.problem
         self.rule = self.cnn_rule = CountRule(UNMEASURED_THRESHOLD)
+        self._run_together = batches.Batched(self._run, READINGS_AT_ONCE)
         if pairs.problem is not None:
             self.finding = "Nothing to measure without the networks."
             return
@@ -154,29 +169,35 @@ class TwoDigitsSection:
         return None if fields is None else self.read_fields(fields, revision)
 
     def read_fields(self, fields: np.ndarray, revision: int = 0) -> PairReading:
-        """Both networks on the 28x28 input fields[0] whose pens' ink is fields[1:] ([3, 28, 28])."""
-        image = torch.from_numpy(fields[0])[None, None]  # [1, 1, 28, 28]
-        with serving.model_turn(), torch.inference_mode():
-            out, cnn = self.capsnet(image), self.cnn(image)
-            both = self.capsnet.decode(out.capsules, top_two(out.lengths))  # [1, 2, 1, 28, 28]: each capsule alone
-            ink = second_ink(image, both)  # [1]
-            strongest, two = counted(out.lengths, self.rule, ink)  # [1, 2], [1]
+        """Both networks on the 28x28 input fields[0] whose pens' ink is fields[1:] ([3, 28, 28]);
+        the networks run in one batch with whatever other drawings are read at the same moment."""
+        out = self._run_together(fields[0])
+        strongest, two = counted(out.lengths[None], self.rule, out.second_ink[None])  # [1, 2], [1]
         read = strongest[0, : 1 + int(two)]  # [1 or 2]
-        probabilities = scores(cnn)  # [1, 10]
-        cnn_strongest, cnn_two = counted(probabilities, self.cnn_rule)
+        cnn_strongest, cnn_two = counted(out.probabilities[None], self.cnn_rule)
         return PairReading(
             fields[0],
             fields[1:],
-            out.capsules[0],
-            out.lengths[0].numpy(),
+            out.capsules,
+            out.lengths.numpy(),
             tuple(read.tolist()),
             int(strongest[0, 1]),
-            float(ink[0]),
-            both[0, : len(read), 0].numpy(),
-            probabilities[0].numpy(),
+            float(out.second_ink),
+            out.both[: len(read), 0].numpy(),
+            out.probabilities.numpy(),
             tuple(cnn_strongest[0, : 1 + int(cnn_two)].tolist()),
             revision,
         )
+
+    def _run(self, images: Sequence[np.ndarray]) -> list[NetworksOutput]:
+        """Both networks on each 28x28 image, as one batch."""
+        batch = torch.from_numpy(np.stack(images))[:, None]  # [N, 1, 28, 28]
+        with torch.inference_mode():
+            out, cnn = self.capsnet(batch), self.cnn(batch)
+            both = self.capsnet.decode(out.capsules, top_two(out.lengths))  # [N, 2, 1, 28, 28]: each capsule alone
+            ink, probabilities = second_ink(batch, both), scores(cnn)  # [N], [N, 10]
+        parts = (out.capsules, out.lengths, both, ink, probabilities)
+        return [NetworksOutput(*each) for each in zip(*parts, strict=True)]
 
     def redraw(self, reading: PairReading, digit: int) -> np.ndarray:
         """Capsule ``digit`` of the reading redrawn alone, [28, 28]."""

@@ -11,6 +11,7 @@ import html
 import io
 import json
 import re
+import threading
 from pathlib import Path
 
 import gradio as gr
@@ -291,6 +292,37 @@ def test_drawn_strokes_of_each_pen_are_read_as_the_pen_s_ink(section):
     np.testing.assert_array_equal(inks[0], alone[0][0])  # pen 1's layer: the 3 only
     np.testing.assert_array_equal(inks[1], alone[1][1])  # pen 2's layer: the 5 only
     assert read_of(panel) == (8, {3, 5}) and len(reading.read) == 2
+
+
+def test_pairs_read_at_the_same_moment_are_read_in_one_batch_each_as_alone(section, monkeypatch):
+    fields = [two_digits.example_fields(example.ink) for example in two_digits.examples()]
+    alone = [section.read_fields(each, revision) for revision, each in enumerate(fields)]
+    batches, run = [], section._run_together.compute
+    monkeypatch.setattr(section._run_together, "compute", lambda images: batches.append(len(images)) or run(images))
+    together = [None] * len(fields)
+    started = threading.Barrier(len(fields))
+
+    def read(revision):
+        started.wait()
+        together[revision] = section.read_fields(fields[revision], revision)
+
+    threads = [threading.Thread(target=read, args=(revision,)) for revision in range(len(fields))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert max(batches) > 1 and sum(batches) == len(fields)
+    assert len({each.read for each in alone}) > 4  # pairs read as different digits: a mix-up shows
+    for one, other in zip(alone, together, strict=True):
+        assert (other.read, other.cnn_read, other.second, other.revision) == (
+            one.read,
+            one.cnn_read,
+            one.second,
+            one.revision,
+        )
+        np.testing.assert_allclose(other.lengths, one.lengths, atol=1e-5)
+        np.testing.assert_allclose(other.redrawn, one.redrawn, atol=1e-5)
+        np.testing.assert_allclose(other.probabilities, one.probabilities, atol=1e-5)
 
 
 def test_an_empty_drawing_asks_for_two_digits(section):

@@ -1,0 +1,63 @@
+"""Readings asked for at the same moment, computed as one batch.
+
+At batch size 1 a CapsNet's forward pass spends most of its time on the PrimaryCaps convolution's
+21 MB of weights, packed for oneDNN again at every call (`capsnet.compiled` says more), so a batch
+costs far less than its images one by one: on the 2 cores of an AMD EPYC family 26, one thread,
+10.4 ms for one image, 18.6 ms for four, 35.3 ms for eight
+(`python -m bench.inference_latency --threads 1 --batches 1 2 4 8`). A crowd drawing on the
+Two-digits pad asks for many readings at once; `Batched` lets them share that work, the way serving
+frameworks batch requests dynamically, with no wait added: whoever asks while a batch is computed
+waits for it to end, and the next batch is everyone who asked meanwhile. A reading asked alone is
+computed at once, alone."""
+
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from typing import Generic, TypeVar
+
+from playground import serving
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+class Batched(Generic[Item, Result]):
+    """``compute`` (items -> their results, in order) called with one item a call, items asked for
+    together computed together, at most ``largest`` at a time, each holding one model turn
+    (`serving.model_turn`). The caller whose item waits computes the next batch itself: no thread
+    of its own. An exception of ``compute`` is raised to every caller of that batch."""
+
+    def __init__(self, compute: Callable[[Sequence[Item]], Sequence[Result]], largest: int):
+        self.compute, self.largest = compute, largest
+        self._waiting: list[tuple[Item, Future]] = []
+        self._computing = False
+        self._turn = threading.Condition()
+
+    def __call__(self, item: Item) -> Result:
+        future: Future = Future()
+        with self._turn:
+            self._waiting.append((item, future))
+        while not future.done():
+            with self._turn:
+                while self._computing and not future.done():
+                    self._turn.wait()
+                if future.done():
+                    break
+                self._computing = True
+                batch, self._waiting = self._waiting[: self.largest], self._waiting[self.largest :]
+            try:
+                with serving.model_turn():
+                    results = list(self.compute([asked for asked, _ in batch]))
+                if len(results) != len(batch):
+                    raise ValueError(f"computed {len(results)} results for {len(batch)} items")
+            except BaseException as error:  # every caller of the batch gets it
+                for _, waiting in batch:
+                    waiting.set_exception(error)
+            else:
+                for (_, waiting), result in zip(batch, results, strict=True):
+                    waiting.set_result(result)
+            finally:
+                with self._turn:
+                    self._computing = False
+                    self._turn.notify_all()
+        return future.result()
