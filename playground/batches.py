@@ -17,6 +17,9 @@ from typing import Generic, TypeVar
 
 from playground import serving
 
+# The most readings one batch computes. Gradio runs at most serving.MAX_THREADS events at once, so
+# no more wait at a time.
+LARGEST = serving.MAX_THREADS
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
@@ -27,7 +30,7 @@ class Batched(Generic[Item, Result]):
     (`serving.model_turn`). The caller whose item waits computes the next batch itself: no thread
     of its own. An exception of ``compute`` is raised to every caller of that batch."""
 
-    def __init__(self, compute: Callable[[Sequence[Item]], Sequence[Result]], largest: int):
+    def __init__(self, compute: Callable[[Sequence[Item]], Sequence[Result]], largest: int = LARGEST):
         self.compute, self.largest = compute, largest
         self._waiting: list[tuple[Item, Future]] = []
         self._computing = False

@@ -11,6 +11,7 @@ its script holds the decoder in the page (`page_decoder`), which redraws the rec
 slider moves or *Decode as* changes.
 """
 
+import functools
 import numbers
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -26,7 +27,7 @@ from capsnet.digit_count import top_two
 from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
 from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
-from playground import drawing_pad, serving, views
+from playground import batches, drawing_pad, serving, views
 from playground.page_decoder import SCRIPT as DECODER_SCRIPT, PageDecoder
 from playground.page_network import RUNTIME, SCRIPT as READER_SCRIPT, PageGraph
 
@@ -92,10 +93,17 @@ class Reading:
 
 
 def read(network: CapsNet, image: np.ndarray, revision: int = 0) -> Reading:
-    """Run the network on a 28x28 image: the convolutions once, routing for every r shown."""
-    with serving.model_turn():
-        trace = network.routing_trace(torch.from_numpy(image)[None, None], MAX_ITERATIONS)
+    """Run the network on a 28x28 image: the convolutions once, routing for every r shown; the
+    convolutions in one batch with the other drawings read at the same moment (`batches`)."""
+    trace = traced_together(network)(torch.from_numpy(image)[None])  # [1, 28, 28]
     return Reading(image, trace, revision, network)
+
+
+@functools.cache
+def traced_together(network: CapsNet) -> batches.Batched:
+    """``network``'s routing traces (r = 1 .. MAX_ITERATIONS) of images [1, 28, 28] asked for at the
+    same moment, computed as one batch."""
+    return batches.Batched(lambda images: network.routing_traces(torch.stack(images), MAX_ITERATIONS))
 
 
 @dataclass(frozen=True, eq=False)

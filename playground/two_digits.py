@@ -55,7 +55,6 @@ PROMPT = (
     "Draw a digit with pen 1, then another over it with pen 2, or one digit alone (or tap an MNIST test "
     "pair): each capsule redraws its own."
 )
-READINGS_AT_ONCE = 8  # the most drawings one batch reads (`batches`): Gradio runs at most serving.MAX_THREADS events
 UNMEASURED_THRESHOLD = 0.5  # without pairs.json's count: halfway between the margin loss's m+ and m- (eq. 4)
 
 
@@ -153,7 +152,7 @@ class TwoDigitsSection:
     def __post_init__(self, pairs: PairNetworks):
         self.capsnet, self.cnn, self.problem = pairs.capsnet, pairs.cnn, pairs.problem
         self.rule = self.cnn_rule = CountRule(UNMEASURED_THRESHOLD)
-        self._run_together = batches.Batched(self._run, READINGS_AT_ONCE)
+        self._run_together = batches.Batched(self._run)
         if pairs.problem is not None:
             self.finding = "Nothing to measure without the networks."
             return

@@ -192,3 +192,14 @@ def test_the_receptive_field_is_read_from_the_network_s_config(row, col):
     field[config.receptive_field_of(row, col)] = True
     assert field.sum() == 9 * 9
     np.testing.assert_array_equal(image.grad[0, 0].abs().numpy() > 0, field)
+
+
+def test_routing_traces_of_a_batch_are_each_image_s_own_trace(model):
+    images = example_digits()[0][:6]  # six different digits, [6, 1, 28, 28]
+    together = model.routing_traces(images, max_iterations=5)
+    assert len(together) == len(images) and len({int(trace.predictions[2]) for trace in together}) == len(images)
+    for image, trace in zip(images, together, strict=True):
+        alone = model.routing_trace(image[None], max_iterations=5)
+        assert torch.equal(trace.predictions, alone.predictions)
+        for part in ("u_hat", "capsules", "couplings", "lengths"):
+            torch.testing.assert_close(getattr(trace, part), getattr(alone, part), atol=1e-5, rtol=1e-4)

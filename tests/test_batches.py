@@ -1,11 +1,13 @@
 """playground.batches: what is asked for together is computed together, each caller given its own
-result, and nothing waits that is asked for alone."""
+result, and nothing waits that is asked for alone; the digit pad's readings so batched."""
 
 import threading
 import time
 
+import numpy as np
 import pytest
 
+from playground import reading
 from playground.batches import Batched
 
 WAIT = 10.0  # seconds a step of these tests may take before it counts as hung
@@ -94,3 +96,28 @@ def test_a_compute_that_loses_results_is_an_error_not_a_hang():
     batched = Batched(lambda items: items[:-1], largest=8)
     with pytest.raises(ValueError, match="0 results for 1 items"):
         batched(1)
+
+
+def test_digits_read_at_the_same_moment_are_read_in_one_batch_each_as_alone(trained_model, mnist_test, monkeypatch):
+    images = [mnist_test.data[n].float().numpy() / 255 for n in range(8)]  # 7 2 1 0 4 1 4 9
+    alone = [reading.read(trained_model, image, revision) for revision, image in enumerate(images)]
+    batched = reading.traced_together(trained_model)
+    sizes, compute = [], batched.compute
+    monkeypatch.setattr(batched, "compute", lambda asked: sizes.append(len(asked)) or compute(asked))
+    together = [None] * len(images)
+    started = threading.Barrier(len(images))
+
+    def read(revision):
+        started.wait()
+        together[revision] = reading.read(trained_model, images[revision], revision)
+
+    threads = [threading.Thread(target=read, args=(revision,)) for revision in range(len(images))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WAIT)
+    assert max(sizes) > 1 and sum(sizes) == len(images)
+    assert [each.winner for each in together] == [each.winner for each in alone] == [7, 2, 1, 0, 4, 1, 4, 9]
+    for one, other in zip(alone, together, strict=True):
+        assert other.revision == one.revision
+        np.testing.assert_allclose(other.trace.lengths, one.trace.lengths, atol=1e-5)
