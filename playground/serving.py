@@ -31,11 +31,13 @@ MAX_REQUEST_BYTES = 1024 * 1024  # any other request: four times the drawing pad
 MALLOC_ARENAS = 2
 MODEL_TURNS = 2  # readings computed at once; more wait their turn
 # Gradio's worker threads, for every event and the API alike (Gradio's default is 40). The server
-# is bound by Python's GIL at about one core, so more threads only make more requests wait on it
-# at once: with 4, more people drawing together get their readings sooner (measured by
-# bench/app_load.py; so was leaving torch its default of one thread per core, which served more
-# than one thread did; the figures: docs/benchmarks.md, "People at once").
-MAX_THREADS = 4
+# is bound by Python's GIL at about one core, so more threads make more requests wait on it at
+# once; but readings that wait together are computed as one batch (playground/batches.py), which
+# costs far less than one by one. 8 served 40 people drawing together with less CPU per reading
+# and sooner than 4 (measured by bench/app_load.py; so was leaving torch its default of one
+# thread per core, which served more than one thread did; the figures: docs/benchmarks.md,
+# "People at once").
+MAX_THREADS = 8
 API_WORKERS = MAX_THREADS  # API requests handled at once (each waits for a turn at the network)
 # Sessions whose state Gradio keeps, the longest unused dropped first. A session's reading keeps its
 # routing for the sliders and the routing view, about 1 MB; Gradio's default of 10,000 sessions
