@@ -191,6 +191,12 @@ class CapsNet(
         side = self.config.image_size
         return pixels.view(*labels.shape, 1, side, side)
 
+    def capsules(self, images: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The digit capsules v_j [B, 10, 16] of images [B, 1, 28, 28] and their lengths [B, 10],
+        routed as the config says: the forward pass without the decoder."""
+        v, _ = self.digits(self.primary_capsules(images), self.config.routing_iterations)
+        return v, v.norm(dim=-1)
+
     def forward(
         self, images: torch.Tensor, labels: torch.Tensor | None = None, routing_iterations: int | None = None
     ) -> CapsNetOutput:

@@ -39,8 +39,7 @@ class _Capsules(torch.nn.Module):
         self.network = network
 
     def forward(self, images: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        v, _ = self.network.digits(self.network.primary_capsules(images), self.network.config.routing_iterations)
-        return v, v.norm(dim=-1)
+        return self.network.capsules(images)
 
 
 class _Probabilities(torch.nn.Module):

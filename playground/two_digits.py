@@ -192,10 +192,10 @@ class TwoDigitsSection:
         """Both networks on each 28x28 image, as one batch."""
         batch = torch.from_numpy(np.stack(images))[:, None]  # [N, 1, 28, 28]
         with torch.inference_mode():
-            out, cnn = self.capsnet(batch), self.cnn(batch)
-            both = self.capsnet.decode(out.capsules, top_two(out.lengths))  # [N, 2, 1, 28, 28]: each capsule alone
+            (capsules, lengths), cnn = self.capsnet.capsules(batch), self.cnn(batch)
+            both = self.capsnet.decode(capsules, top_two(lengths))  # [N, 2, 1, 28, 28]: each capsule alone
             ink, probabilities = second_ink(batch, both), scores(cnn)  # [N], [N, 10]
-        parts = (out.capsules, out.lengths, both, ink, probabilities)
+        parts = (capsules, lengths, both, ink, probabilities)
         return [NetworksOutput(*each) for each in zip(*parts, strict=True)]
 
     def redraw(self, reading: PairReading, digit: int) -> np.ndarray:

@@ -65,6 +65,16 @@ def test_a_digit_reads_the_same_alone_as_in_a_batch(trained_model, mnist_test):
     assert together.couplings.amax() > 0.2  # routing moved away from a uniform 0.1
 
 
+def test_capsules_are_the_forward_pass_s_capsules_and_lengths(trained_model):
+    images = example_digits()[0][:4]
+    with torch.inference_mode():
+        (capsules, lengths), out = trained_model.capsules(images), trained_model(images)
+        twice = trained_model(images, routing_iterations=2)
+    torch.testing.assert_close(capsules, out.capsules)
+    torch.testing.assert_close(lengths, out.lengths)
+    assert (twice.lengths - out.lengths).abs().max() > 0.01  # a routing iteration short would show
+
+
 def test_backward_reaches_every_parameter(model):
     images, labels = torch.rand(2, 1, 28, 28), torch.tensor([3, 7])
     out = model(images, labels)
