@@ -9,8 +9,7 @@ import pytest
 
 from playground import reading
 from playground.batches import Batched
-
-WAIT = 10.0  # seconds a step of these tests may take before it counts as hung
+from tests.support.batched_calls import WAIT, called_at_once
 
 
 class Doubling:
@@ -98,24 +97,14 @@ def test_a_compute_that_loses_results_is_an_error_not_a_hang():
         batched(1)
 
 
-def test_digits_read_at_the_same_moment_are_read_in_one_batch_each_as_alone(trained_model, mnist_test, monkeypatch):
+def test_digits_read_at_the_same_moment_are_read_in_one_batch_each_as_alone(trained_model, mnist_test):
     images = [mnist_test.data[n].float().numpy() / 255 for n in range(8)]  # 7 2 1 0 4 1 4 9
     alone = [reading.read(trained_model, image, revision) for revision, image in enumerate(images)]
-    batched = reading.traced_together(trained_model)
-    sizes, compute = [], batched.compute
-    monkeypatch.setattr(batched, "compute", lambda asked: sizes.append(len(asked)) or compute(asked))
-    together = [None] * len(images)
-    started = threading.Barrier(len(images))
-
-    def read(revision):
-        started.wait()
-        together[revision] = reading.read(trained_model, images[revision], revision)
-
-    threads = [threading.Thread(target=read, args=(revision,)) for revision in range(len(images))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(WAIT)
+    together, sizes = called_at_once(
+        reading.traced_together(trained_model),
+        lambda revision: reading.read(trained_model, images[revision], revision),
+        len(images),
+    )
     assert max(sizes) > 1 and sum(sizes) == len(images)
     assert [each.winner for each in together] == [each.winner for each in alone] == [7, 2, 1, 0, 4, 1, 4, 9]
     for one, other in zip(alone, together, strict=True):

@@ -11,7 +11,6 @@ import html
 import io
 import json
 import re
-import threading
 from pathlib import Path
 
 import gradio as gr
@@ -29,6 +28,7 @@ from capsnet.saving import sha256
 from capsnet.studies.statistics import points
 from playground import drawing_pad, networks, two_digits
 from playground.two_digit_views import PairView, beside_its_line, count_note, tinted
+from tests.support.batched_calls import called_at_once
 
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
 EXAMPLES = sorted(two_digits.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))
@@ -294,23 +294,12 @@ def test_drawn_strokes_of_each_pen_are_read_as_the_pen_s_ink(section):
     assert read_of(panel) == (8, {3, 5}) and len(reading.read) == 2
 
 
-def test_pairs_read_at_the_same_moment_are_read_in_one_batch_each_as_alone(section, monkeypatch):
+def test_pairs_read_at_the_same_moment_are_read_in_one_batch_each_as_alone(section):
     fields = [two_digits.example_fields(example.ink) for example in two_digits.examples()]
     alone = [section.read_fields(each, revision) for revision, each in enumerate(fields)]
-    batches, run = [], section._run_together.compute
-    monkeypatch.setattr(section._run_together, "compute", lambda images: batches.append(len(images)) or run(images))
-    together = [None] * len(fields)
-    started = threading.Barrier(len(fields))
-
-    def read(revision):
-        started.wait()
-        together[revision] = section.read_fields(fields[revision], revision)
-
-    threads = [threading.Thread(target=read, args=(revision,)) for revision in range(len(fields))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    together, batches = called_at_once(
+        section._run_together, lambda revision: section.read_fields(fields[revision], revision), len(fields)
+    )
     assert max(batches) > 1 and sum(batches) == len(fields)
     assert len({each.read for each in alone}) > 4  # pairs read as different digits: a mix-up shows
     for one, other in zip(alone, together, strict=True):
