@@ -1,6 +1,7 @@
 """Single-image inference latency of CapsNet, p50 and p95, under torch.inference_mode(): the model
-run eagerly, as the playground runs it, then compiled by capsnet.compiled; then eagerly on each of
---batches (what several drawings read together cost: playground/batches.py), per batch and per image.
+run eagerly, then with its convolutions packed by capsnet.packed (as the playground runs it), then
+compiled by capsnet.compiled; then both eager and packed on each of --batches (what several
+drawings read together cost: playground/batches.py), per batch and per image.
 
     python -m bench.inference_latency --weights weights --runs 200
     python -m bench.inference_latency --threads 1 --batches 1 2 4 8
@@ -10,6 +11,7 @@ The figures it measured, with the machine: docs/benchmarks.md.
 """
 
 import argparse
+import copy
 import statistics
 import time
 from pathlib import Path
@@ -19,6 +21,7 @@ import torch
 from bench.train_throughput import cpu_model
 from capsnet import CapsNet, WeightsError, load_model
 from capsnet.compiled import compile_for_one_image
+from capsnet.packed import pack_convolutions
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -55,15 +58,17 @@ def main(argv: list[str] | None = None) -> None:
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU: {cpu_model()}, weights: {source}")
 
     images = torch.rand(max([1, *args.batches]), 1, 28, 28, generator=torch.Generator().manual_seed(0))
-    for name, forward in [("eager", model), ("compiled", compile_for_one_image(model))]:
+    packed = pack_convolutions(copy.deepcopy(model))
+    for name, forward in [("eager", model), ("packed", packed), ("compiled", compile_for_one_image(model))]:
         latencies = timed(forward, images[:1], args.warmup, args.runs)
         print(
             f"{name:>8}: {args.runs} runs after {args.warmup} warm-up: p50 {percentile(latencies, 50):.2f} ms, "
             f"p95 {percentile(latencies, 95):.2f} ms"
         )
     for size in args.batches:
-        p50 = percentile(timed(model, images[:size], args.warmup, args.runs), 50)
-        print(f"eager, a batch of {size}: p50 {p50:.2f} ms, {p50 / size:.2f} ms an image")
+        for name, forward in [("eager", model), ("packed", packed)]:
+            p50 = percentile(timed(forward, images[:size], args.warmup, args.runs), 50)
+            print(f"{name}, a batch of {size}: p50 {p50:.2f} ms, {p50 / size:.2f} ms an image")
 
 
 def timed(forward, images: torch.Tensor, warmup: int, runs: int) -> list[float]:

@@ -4,7 +4,8 @@ The paper's network is this folder's top level, read in this order: squash (eq. 
 (Procedure 1, and its trace for one image), model (Conv1, PrimaryCaps, DigitCaps, the decoder),
 loss (eq. 4 and the reconstruction), dimensions (Figure 4's perturbed capsules), digit_count (one
 digit or two, from the capsules of a network trained on pairs); beside it the CNN baseline
-(baseline), the network compiled for one image (compiled), its saving and loading (saving,
+(baseline), the network compiled for one image (compiled), its convolutions' weights packed once
+for reading on the CPU (packed), its saving and loading (saving,
 pretrained, model_card; for a browser, decoder_file, the decoder alone, and onnx_file, the networks
 and the turn of a digit as graphs) and its test accuracy (evaluate). Nothing here imports from the
 rooms below it, but evaluate and model_card, which read MNIST (and the card a run's metrics.json),

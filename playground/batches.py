@@ -1,9 +1,9 @@
 """Readings asked for at the same moment, computed as one batch.
 
-At batch size 1 a CapsNet's forward pass spends most of its time on the PrimaryCaps convolution's
-21 MB of weights, packed for oneDNN again at every call (`capsnet.compiled` says more), so a batch
-costs far less than its images one by one: on the 2 cores of an AMD EPYC family 26, one thread,
-10.4 ms for one image, 18.6 ms for four, 35.3 ms for eight
+A batch costs less than its images one by one: its operations run once for all of them. With the
+convolutions' weights packed once (capsnet/packed.py, as the app loads its networks), on the 2 cores
+of an AMD EPYC family 26, one thread, the CapsNet reads one image in 4.1 ms and four in 13.8 ms
+(3.4 an image); unpacked it took 9.4 and 16.9 ms
 (`python -m bench.inference_latency --threads 1 --batches 1 2 4 8`). A crowd drawing on the
 Two-digits pad asks for many readings at once; `Batched` lets them share that work, the way serving
 frameworks batch requests dynamically, with no wait added: whoever asks while a batch is computed

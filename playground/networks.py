@@ -1,5 +1,6 @@
 """Every network the page reads with, and what was measured about them, loaded in one place as the
-app starts (`load`), each through the library.
+app starts (`load`), each through the library, its convolutions packed for reading on the CPU
+(capsnet/packed.py: a reading takes about half the time).
 
 The environment names where each comes from, a folder (or a Hugging Face Hub repo id):
 
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from capsnet.baseline import BaselineCNN
 from capsnet.model import CapsNet
+from capsnet.packed import pack_convolutions
 from capsnet.pretrained import WeightsError, load_model, load_pair_networks, served_fix, served_weights
 from capsnet.studies import pairs_measurement_file, robustness_file
 from capsnet.studies.dimension_names_file import DimensionNames, load_dimension_names
@@ -119,7 +121,7 @@ def pair_networks(capsnet_weights: str, cnn_weights: str) -> PairNetworks:
     except WeightsError as error:
         log.warning("The Two-digits section cannot read: %s", error)
         return PairNetworks(None, None, None, str(error))
-    return PairNetworks(capsnet, cnn, pairs_results(capsnet_weights, cnn_weights))
+    return PairNetworks(pack_convolutions(capsnet), pack_convolutions(cnn), pairs_results(capsnet_weights, cnn_weights))
 
 
 def load() -> Networks:
@@ -131,9 +133,9 @@ def load() -> Networks:
     weights, cnn_weights = served_weights("capsnet", "digits"), served_weights("cnn", "digits")
     return Networks(
         weights,
-        load_model(weights),
+        pack_convolutions(load_model(weights)),
         cnn_weights,
-        load_cnn(cnn_weights),
+        pack_convolutions(load_cnn(cnn_weights)),
         dimension_names(weights),
         robustness_results(weights, cnn_weights),
         pair_networks(served_weights("capsnet", "pairs"), served_weights("cnn", "pairs")),
