@@ -58,8 +58,17 @@ BAD_INPUT = "This request's value for a {component} input is not one that input 
 # POST each, no event stream, less of the page's own work per reading (`model_turn` limits how many
 # run the network at once). They take their inputs as sent (no preprocessing): Gradio's own checks
 # of a slider's or a radio's value answer a forged one with HTTP 500, which a page shows nowhere; the
-# event functions check every value themselves and say in the page what is wrong.
-PAGE_EVENT = {"api_visibility": "private", "show_progress": "hidden", "queue": False, "preprocess": False}
+# event functions check every value themselves and say in the page what is wrong. Their outputs go as
+# returned (no postprocessing): every output of theirs is HTML, a Radio or State, whose postprocessing
+# returns the value as it is, yet Gradio runs it in a worker thread of its own per output, so each
+# answer would wait its turn for a worker again per output behind every request waiting for one.
+PAGE_EVENT = {
+    "api_visibility": "private",
+    "show_progress": "hidden",
+    "queue": False,
+    "preprocess": False,
+    "postprocess": False,
+}
 # Gradio 6.31.0 keeps 32 px of margin either side of the page, and prefixes the app's own CSS so
 # that it cannot reach that element (.app); on a phone the drawing pad wants the width.
 PAGE_HEAD = (

@@ -13,7 +13,7 @@ import pytest
 from gradio.exceptions import ComponentProcessingError, InvalidPathError
 from PIL import Image, UnidentifiedImageError
 
-from playground import serving
+from playground import dimensions, routing, serving
 from playground.serving import RequestSizeLimit
 
 
@@ -140,3 +140,37 @@ def test_what_a_bad_request_raises_inside_gradio_is_answered_in_our_words(cause,
             ) from error
     except ComponentProcessingError as wrapped:
         assert serving.error_payload_in_our_words(wrapped, True)["error"] == message
+
+
+def test_each_page_event_takes_one_worker_thread_and_answers_what_its_function_returned(app, monkeypatch):
+    """A page event runs its function in one of Gradio's worker threads and sends its outputs as
+    returned: no second turn at the workers per output (postprocessing), which would make every
+    answer wait behind every request waiting for a worker again."""
+    import anyio.to_thread
+    from gradio.state_holder import SessionState
+
+    from bench.support.digit_strokes import pad_value, strokes
+
+    hops = []
+    run_sync = anyio.to_thread.run_sync
+
+    async def counted(function, *args, **kwargs):
+        hops.append(function.__name__)
+        return await run_sync(function, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    read = next(block_fn for block_fn in app.demo.fns.values() if block_fn.fn == app.READING.read_drawing)
+    details = next(block_fn for block_fn in app.demo.fns.values() if block_fn.fn == app.show_details)
+    state = SessionState(app.demo)
+    value = pad_value(strokes(7, 60, 40, 120, 180))
+    answer = asyncio.run(app.demo.process_api(read, [value], state))
+    expected = app.READING.read_drawing(value)[1]
+    assert hops == ["read_drawing"] and answer["data"][1] == expected and "7" in expected
+
+    hops.clear()
+    reading = state[read.outputs[0]._id]  # the Reading the answer kept in the session
+    assert reading.winner == 7
+    inputs = [reading, "winner", dimensions.PAPER, None, 3, routing.ALL_TYPES]
+    answer = asyncio.run(app.demo.process_api(details, inputs, state))
+    assert hops == ["show_details"]
+    assert answer["data"][2:] == list(app.show_details(*inputs)[2:])

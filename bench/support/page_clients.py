@@ -54,6 +54,11 @@ PAIR_OFFSET = 40.0  # pad units: the second digit's centre within this of the fi
 # (4 of the pad's 28 pixels: MultiMNIST shifts each digit by up to 4)
 DECODE_SHARE = 0.5  # of the pairs drawn, those after which Decode as is changed
 HTTP_TIMEOUT = 60.0  # seconds for one request; longer is recorded as an error
+# An idle connection is used again for at most this long. The server (uvicorn) closes one after 5 s
+# idle, as httpx's own default does: a request sent on it as it closes fails with a ReadError,
+# where a browser would send it again on a new connection (Chromium resends a request that fails
+# on a connection it reused). So the clients let connections go first, as a browser's retry would.
+KEEPALIVE_SECONDS = 2.0
 DIGIT = re.compile(r'<div class="digit">(\d)</div>')
 PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
 PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="data:image/png;base64,([^"]+)"', re.S)
@@ -548,7 +553,7 @@ def draws_pairs(index: int, pair_share: float) -> bool:
 async def _use_the_page(
     url: str, page: Page, people: int, drawings: list, seed: int, done: Callable[[int, int], bool], pair_share: float
 ) -> list[Exchange]:
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None, keepalive_expiry=KEEPALIVE_SECONDS)
     async with httpx.AsyncClient(base_url=f"{url}gradio_api/", timeout=HTTP_TIMEOUT, limits=limits) as client:
         crowd = [
             Person(client, page, index, seed, page.read_pair is not None and draws_pairs(index, pair_share))
