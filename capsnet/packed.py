@@ -44,11 +44,17 @@ class PackedConv2d(nn.Conv2d):
             and not torch.compiler.is_compiling()  # torch.compile and torch.export alike
         )
 
+    @property
+    def geometry(self) -> tuple[list[int], list[int], list[int], int]:
+        """padding, stride, dilation and groups, as both oneDNN operators take them."""
+        return list(self.padding), list(self.stride), list(self.dilation), self.groups
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not self.packs(x):
             return super().forward(x)
-        geometry = (list(self.padding), list(self.stride), list(self.dilation), self.groups)
-        return torch.ops.mkldnn._convolution_pointwise(x, self.packed_weight(x), self.bias, *geometry, "none", [], "")
+        return torch.ops.mkldnn._convolution_pointwise(
+            x, self.packed_weight(x), self.bias, *self.geometry, "none", [], ""
+        )
 
     def packed_weight(self, x: torch.Tensor) -> torch.Tensor:
         """The weights in oneDNN's layout for inputs shaped as ``x`` but for the batch, packed at
@@ -56,9 +62,11 @@ class PackedConv2d(nn.Conv2d):
         made_for = (self.weight._version, self.weight.data_ptr(), tuple(x.shape[1:]))
         if self._packed is None or self._packed[0] != made_for:
             one_image = [1, *x.shape[1:]]
-            geometry = (list(self.padding), list(self.stride), list(self.dilation), self.groups)
             # One tuple assigned at once: threads reading together see an old packing or a new one.
-            self._packed = made_for, torch.ops.mkldnn._reorder_convolution_weight(self.weight, *geometry, one_image)
+            self._packed = (
+                made_for,
+                torch.ops.mkldnn._reorder_convolution_weight(self.weight, *self.geometry, one_image),
+            )
         return self._packed[1]
 
 

@@ -33,7 +33,7 @@ MODEL_TURNS = 2  # readings computed at once; more wait their turn
 # Gradio's worker threads, for every event and the API alike (Gradio's default is 40). More threads
 # make more requests contend for the two cores and the GIL at once (with 40, fewer people were
 # served); but readings that wait together are computed as one batch (playground/batches.py), which
-# costs far less than one by one. 8 served 40 people drawing together with less CPU per reading
+# costs less than one by one. 8 served 40 people drawing together with less CPU per reading
 # and sooner than 4 (measured by bench/app_load.py; so was leaving torch its default of one
 # thread per core, which served more than one thread did; the figures: docs/benchmarks.md,
 # "People at once").

@@ -7,12 +7,15 @@ import threading
 import time
 from pathlib import Path
 
+import anyio.to_thread
 import gradio as gr
 import numpy as np
 import pytest
 from gradio.exceptions import ComponentProcessingError, InvalidPathError
+from gradio.state_holder import SessionState
 from PIL import Image, UnidentifiedImageError
 
+from bench.support.digit_strokes import pad_value, strokes
 from playground import dimensions, routing, serving
 from playground.serving import RequestSizeLimit
 
@@ -146,11 +149,6 @@ def test_each_page_event_takes_one_worker_thread_and_answers_what_its_function_r
     """A page event runs its function in one of Gradio's worker threads and sends its outputs as
     returned: no second turn at the workers per output (postprocessing), which would make every
     answer wait behind every request waiting for a worker again."""
-    import anyio.to_thread
-    from gradio.state_holder import SessionState
-
-    from bench.support.digit_strokes import pad_value, strokes
-
     hops = []
     run_sync = anyio.to_thread.run_sync
 
