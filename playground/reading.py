@@ -166,6 +166,8 @@ class ReadingSection:
             drawing = drawing_pad.parse(value)
         except drawing_pad.DrawingError as error:
             return gr.skip(), views.message_panel(f"Cannot read this drawing: {error}")
+        if drawing.drawing and serving.crowded():  # a stroke still being drawn: let go first (serving.crowded)
+            return gr.skip(), gr.skip()
         image = ink_to_mnist(drawing_pad.ink(drawing))
         reading = None if image is None else read(self.network, image, drawing.revision)
         if drawing.drawing:

@@ -1,11 +1,13 @@
-"""How the playground is served: process settings, a cap on what one request may carry, what an
-error answer may say, and workarounds for the pinned Gradio (6.31.0).
+"""How the playground is served: process settings, a cap on what one request may carry, what a
+crowded server lets go, what an error answer may say, and workarounds for the pinned Gradio (6.31.0).
 
 `configure_process()` applies the process settings and the workarounds; `launch_options()` are
-the keyword arguments of `demo.launch`; `PAGE_EVENT` those of every event the page sends.
+the keyword arguments of `demo.launch`; `freeze_what_is_loaded()` follows it; `PAGE_EVENT` are
+the keyword arguments of every event the page sends, whose readings ask `crowded()`.
 """
 
 import ctypes
+import gc
 import logging
 import os
 import re
@@ -174,6 +176,44 @@ def configure_process() -> None:
     utils.error_payload = queueing.error_payload = error_payload_in_our_words  # routes.py reads utils'
 
 
+def freeze_what_is_loaded() -> None:
+    """Everything loaded by now (torch, Gradio, the networks, the started server) lives as long as
+    the server: out of the garbage collector's reach (gc.freeze), a full collection then looks only
+    at what the requests since made. Otherwise each one held every thread of the server for
+    0.36-0.44 s with 100 people drawing (bench.app_load; docs/benchmarks.md)."""
+    gc.collect()
+    gc.freeze()
+
+
+_posts_in_flight = 0  # POST requests (the page's events, the API) arrived and not yet answered
+
+
+def crowded() -> bool:
+    """More requests are in the server than it has worker threads, so some wait for one. A reading
+    asked while a stroke is still being drawn is then let go unread (the panel stays as it is until
+    the next): the readings a person waits for, at each stroke's end, come sooner. Work that the
+    next request makes stale goes first, as servers under load shed it; bench.app_load measures it."""
+    return _posts_in_flight > MAX_THREADS
+
+
+class RequestsInFlight:
+    """ASGI middleware: counts the POST requests in the server, from their arrival to their answer,
+    for `crowded`. Only the event loop's thread changes the count."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return await self.app(scope, receive, send)
+        global _posts_in_flight
+        _posts_in_flight += 1
+        try:
+            return await self.app(scope, receive, send)
+        finally:
+            _posts_in_flight -= 1
+
+
 class RequestSizeLimit:
     """ASGI middleware: a request whose body is larger than ``max_bytes`` (an upload, to
     Gradio's /gradio_api/upload: ``max_upload_bytes``) gets 413 and a message, before anything
@@ -244,5 +284,8 @@ def launch_options(routes: Sequence[Route] = ()) -> dict:
         "show_error": True,
         "footer_links": ["api"],
         "head": PAGE_HEAD,
-        "app_kwargs": {"middleware": [Middleware(RequestSizeLimit)], "routes": list(routes)},
+        "app_kwargs": {
+            "middleware": [Middleware(RequestsInFlight), Middleware(RequestSizeLimit)],
+            "routes": list(routes),
+        },
     }

@@ -236,6 +236,8 @@ class TwoDigitsSection:
             digit = checked_decode_as(decode_as)
         except (drawing_pad.DrawingError, PairInputError) as error:
             return gr.skip(), views.message_panel(f"Cannot read these two digits: {error}")
+        if drawing.drawing and serving.crowded():  # a stroke still being drawn: let go first (serving.crowded)
+            return gr.skip(), gr.skip()
         if drawing.background is not None and not drawing.strokes:  # an example tapped, not drawn over
             fields = example_fields(drawing.background)
             reading = None if fields is None else self.read_fields(fields, drawing.revision)

@@ -186,8 +186,8 @@ def test_launch_creates_no_share_link_and_caps_uploads_requests_and_sessions():
     options = serving.launch_options()
     assert not options.get("share") and options["max_file_size"] == MAX_UPLOAD
     assert options["state_session_capacity"] == serving.SESSIONS_KEPT < 10_000  # Gradio's default
-    (middleware,) = options["app_kwargs"]["middleware"]
-    assert middleware.cls is serving.RequestSizeLimit
+    middleware = [each.cls for each in options["app_kwargs"]["middleware"]]
+    assert middleware == [serving.RequestsInFlight, serving.RequestSizeLimit]
     assert "demo.launch(" in (REPO / "app.py").read_text() and "share=" not in (REPO / "app.py").read_text()
 
 

@@ -1,5 +1,5 @@
-"""How the playground is served: the request-size cap, the atomic image cache, the turns at the
-network, what an error answer may say."""
+"""How the playground is served: the request-size cap, the requests in flight and what a crowded
+server lets go, the atomic image cache, the turns at the network, what an error answer may say."""
 
 import asyncio
 import logging
@@ -15,9 +15,10 @@ from gradio.exceptions import ComponentProcessingError, InvalidPathError
 from gradio.state_holder import SessionState
 from PIL import Image, UnidentifiedImageError
 
+from bench.support import page_clients
 from bench.support.digit_strokes import pad_value, strokes
-from playground import dimensions, routing, serving
-from playground.serving import RequestSizeLimit
+from playground import dimensions, routing, serving, two_digits
+from playground.serving import RequestsInFlight, RequestSizeLimit
 
 
 def call(limit: RequestSizeLimit, path: str, chunks: list[bytes], declared: bool = True) -> tuple[int, bytes]:
@@ -65,6 +66,45 @@ def test_an_upload_request_has_a_cap_of_its_own_on_the_whole_body():
         status, body = call(limit, "/gradio_api/upload", [b"x" * 60, b"x" * 60], declared=declared)
         assert status == 413 and b"at most 100 bytes" in body
     assert call(limit, "/gradio_api/run/predict", [b"x" * 50, b"x" * 50])[0] == 413
+
+
+def test_posts_are_counted_from_arrival_to_answer_and_crowd_the_server_past_its_workers(monkeypatch):
+    seen = []
+
+    async def app(scope, receive, send):
+        seen.append((scope["method"], serving._posts_in_flight, serving.crowded()))
+
+    counted = RequestsInFlight(app)
+    for waiting in (serving.MAX_THREADS - 1, serving.MAX_THREADS):  # requests already in the server
+        monkeypatch.setattr(serving, "_posts_in_flight", waiting)
+        for method in ("POST", "GET"):
+            asyncio.run(counted({"type": "http", "method": method, "path": "/", "headers": []}, None, None))
+            assert serving._posts_in_flight == waiting  # an answered request is counted out again
+    last = serving.MAX_THREADS
+    assert seen == [("POST", last, False), ("GET", last - 1, False), ("POST", last + 1, True), ("GET", last, False)]
+
+
+def test_a_crowded_server_lets_go_of_readings_while_a_stroke_is_drawn_never_at_its_end(app, monkeypatch):
+    """Both pads: a reading asked while a stroke is drawn is answered with nothing new (the panel
+    stays) when the server is crowded, read when it is not; a stroke's end is always read."""
+    digit, other = strokes(3, 60, 40, 120, 180), strokes(5, 90, 60, 120, 180)
+    pair = {**pad_value(digit + other, drawing=True), "pens": "0" * len(digit) + "1" * len(other)}
+    pads = [
+        (lambda value: app.READING.read_drawing(value), pad_value(digit, drawing=True)),
+        (lambda value: app.TWO_DIGITS.read_drawing(value, two_digits.TWO_READ), pair),
+    ]
+    for read, live in pads:
+        final = {**live, "drawing": False}
+        monkeypatch.setattr(serving, "crowded", lambda: False)
+        assert all(isinstance(output, str) for output in read(live)[1:])
+        monkeypatch.setattr(serving, "crowded", lambda: True)
+        assert all(output == gr.skip() for output in read(live))
+        kept, panel = read(final)
+        assert kept is not None and 'data-revision="1"' in panel
+    # As the page (and bench.app_load's people) get such an answer: every output skipped.
+    event = next(block_fn for block_fn in app.demo.fns.values() if block_fn.fn == app.TWO_DIGITS.read_drawing)
+    answer = asyncio.run(app.demo.process_api(event, [pair, two_digits.TWO_READ], SessionState(app.demo)))
+    assert len(answer["data"]) == 2 and all(map(page_clients.skipped, answer["data"]))
 
 
 def test_an_image_returned_again_is_never_read_half_written(tmp_path):
