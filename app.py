@@ -99,6 +99,7 @@ if __name__ == "__main__":
     demo.launch(
         css=CSS,
         theme=gr.themes.Soft(),
+        prevent_thread_lock=True,  # to settle the memory of a started server first
         **serving.launch_options(
             routes=[
                 READING.decoder.route(),
@@ -109,3 +110,5 @@ if __name__ == "__main__":
             ]
         ),
     )
+    serving.freeze_what_is_loaded()
+    demo.block_thread()
