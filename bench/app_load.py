@@ -22,7 +22,10 @@ it prints:
 - the server's RSS (from /proc/<pid>/status): when started, after the warm-up, its peak sampled
   during the run, after the run, and the growth over the run, with samples along it (the people
   of the warm-up come back as the same sessions, so the growth is that of the readings, not of
-  the per-session state of new visitors: about 1 MB each, the routing kept for the sliders).
+  the per-session state of new visitors: about 1 MB each, the routing kept for the sliders), and
+  their browsers keep the files fetched in the warm-up, as a browser caches the page's immutable
+  files; with --arriving they open the page afresh instead, all at once, fetching everything again
+  (a crowd arriving together: about 26 MB a person, all in the measured run's first seconds).
 N serves everyone when the final readings' p95 is at most 1 s on both pads with no error; the ramp
 stops at the first N that does not, and names the largest that did. (Without the pairs networks
 the page has no Two-digits pad: nobody draws pairs, and the digit pad's readings alone decide.)
@@ -41,6 +44,7 @@ The figures it measured, with the machine: docs/benchmarks.md.
 
 import argparse
 import dataclasses
+import gc
 import json
 import os
 import statistics
@@ -58,7 +62,7 @@ import app
 from bench.inference_latency import percentile
 from bench.support.app_server import checkout, serving_app
 from bench.support.digit_strokes import random_box, strokes
-from bench.support.page_clients import EVENTS, Exchange, Page, use_the_page
+from bench.support.page_clients import EVENTS, Browser, Exchange, Page, use_the_page
 from bench.support.paths import REPO
 from bench.train_throughput import cpu_model
 from playground import serving
@@ -147,17 +151,30 @@ def latency_line(exchanges: list[Exchange], event: str) -> tuple[str, float | No
 
 
 def measure(
-    url: str, page: Page, pid: int, people: int, readings: int, seed: int
+    url: str, page: Page, pid: int, people: int, readings: int, seed: int, arriving: bool = False
 ) -> tuple[dict[str, float | None], int]:
     """Warm up, run ``people`` until ``readings`` final readings, print the figures; return each
-    event's p95 in seconds (None for too few answers) and the number of errors."""
+    event's p95 in seconds (None for too few answers) and the number of errors. The people come
+    back from the warm-up with the files their browsers fetched then; ``arriving``: they open the
+    page afresh, all of them at once, fetching everything again."""
     pool = drawings(seed)
-    warmup = use_the_page(url, page, people, pool, lambda digits, _: digits >= WARMUP_DIGITS, seed=seed)
+    browsers = [Browser() for _ in range(people)]
+    warmup = use_the_page(
+        url, page, people, pool, lambda digits, _: digits >= WARMUP_DIGITS, seed=seed, browsers=browsers
+    )
     time.sleep(SETTLE_SECONDS)
     warm_mb = memory_mb(pid, "VmRSS")
     server_start, client_start, start = cpu_seconds(pid), time.process_time(), time.perf_counter()
     with RssSampler(pid) as rss:
-        exchanges = use_the_page(url, page, people, pool, lambda _, finals: finals >= readings, seed=seed + 1)
+        exchanges = use_the_page(
+            url,
+            page,
+            people,
+            pool,
+            lambda _, finals: finals >= readings,
+            seed=seed + 1,
+            browsers=None if arriving else browsers,
+        )
         seconds = time.perf_counter() - start
         server_cpu, client_cpu = cpu_seconds(pid) - server_start, time.process_time() - client_start
         time.sleep(SETTLE_SECONDS)
@@ -210,7 +227,9 @@ def page_of(code: Path) -> Page:
     return Page(**{field.name: fields[field.name] for field in dataclasses.fields(Page) if field.name in fields})
 
 
-def ramp(url: str, page: Page, people: list[int], readings: int, seed: int) -> tuple[dict, dict]:
+def ramp(
+    url: str, page: Page, people: list[int], readings: int, seed: int, arriving: bool = False
+) -> tuple[dict, dict]:
     """Each N of ``people`` in turn until one is not served: whether each was, and its final
     readings' p95 (None for too few answers)."""
     limited = ["final"] + (["pair-final"] if page.read_pair is not None else [])  # the p95s that decide
@@ -218,7 +237,7 @@ def ramp(url: str, page: Page, people: list[int], readings: int, seed: int) -> t
     pid = server_pid()
     print(f"server RSS when started: {memory_mb(pid, 'VmRSS'):.1f} MB")
     for n in people:
-        p95, errors = measure(url, page, pid, n, readings, seed)
+        p95, errors = measure(url, page, pid, n, readings, seed, arriving)
         served[n] = errors == 0 and all(p95[event] is not None and p95[event] <= P95_LIMIT_SECONDS for event in limited)
         final_p95[n] = p95["final"]
         if not served[n]:
@@ -255,6 +274,12 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="the drawings and the people's choices (default 0)")
     parser.add_argument(
+        "--arriving",
+        action="store_true",
+        help="the people open the page afresh for each measured run, all at once, fetching its files "
+        "again (a crowd arriving together); by default they come back from the warm-up with them",
+    )
+    parser.add_argument(
         "--against",
         default=None,
         metavar="REV",
@@ -269,6 +294,11 @@ def main() -> None:
         "the order REV, this, this, REV, ... (default 1)",
     )
     args = parser.parse_args()
+    # This process holds the app's modules and networks too (to know its page): out of the garbage
+    # collector's reach, so that no full collection (0.4 s) pauses every person at once, as no set of
+    # browsers would.
+    gc.collect()
+    gc.freeze()
 
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; torch {torch.__version__}")
     if app.TWO_DIGITS.problem is not None:
@@ -290,7 +320,7 @@ def main() -> None:
             sends = "loads the decoder once and sends no slider move" if page.decoder else "sends every slider move"
             print(f"\n== {name}: its page {sends}")
             with serving_app(start_timeout=600, code=codes[name]) as url:
-                final_p95[name].append(ramp(url, page, args.people, args.readings, args.seed)[1])
+                final_p95[name].append(ramp(url, page, args.people, args.readings, args.seed, args.arriving)[1])
     if args.against:
         (new, new_runs), (old, old_runs) = final_p95.items()
         print(f"\nfinal readings' p95, {new} against {old}, run by run:")

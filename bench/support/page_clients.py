@@ -19,8 +19,11 @@ Decode as; they look, press that pad's Clear, and draw another digit. Every answ
 reading panel for every reading, the drawn digit once the digit is finished and while its sliders
 move, Figure 4 and the routing view in the details, the turn panel of the move sent and the sweep
 of the drawn digit in Turn it, the pair panel of the value sent for every pair reading (two digits
-once both are drawn) with the capsule Decode as names redrawn where it is not one of the two.
-All the people run as asyncio tasks in one process, sharing one httpx client.
+once both are drawn) with the capsule Decode as names redrawn where it is not one of the two;
+a reading asked while a stroke is drawn may instead be let go by a crowded server (every output
+gr.skip(): the page leaves its panel), recorded as such. Each person's `Browser` keeps the files
+fetched once for the next use of the page. All the people run as asyncio tasks in one process,
+sharing one httpx client.
 """
 
 import asyncio
@@ -59,6 +62,9 @@ HTTP_TIMEOUT = 60.0  # seconds for one request; longer is recorded as an error
 # where a browser would send it again on a new connection (Chromium resends a request that fails
 # on a connection it reused). So the clients let connections go first, as a browser's retry would.
 KEEPALIVE_SECONDS = 2.0
+# A reading asked while a stroke is drawn may be let go by a crowded server (playground/serving.py
+# `crowded`): its answer is gr.skip() for every output, and the page leaves its panel as it is.
+LET_GO = {"live": "let-go", "pair-live": "pair-let-go"}
 DIGIT = re.compile(r'<div class="digit">(\d)</div>')
 PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
 PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="data:image/png;base64,([^"]+)"', re.S)
@@ -67,6 +73,7 @@ EVENTS = {  # what each event of a person is, as the reports name it
     "network": "the page's network and ONNX Runtime Web, once a page (GET)",
     "final": "reading at a stroke's end, pen up -> shown",
     "live": "reading while a stroke is drawn",
+    "let-go": "... let go by a crowded server",
     "details": "details after a reading (Figure 4, routing)",
     "slider": "slider move (decoder, reading panel)",
     "turn-refresh": "Turn it: refresh for a reading (panel, sweep)",
@@ -75,6 +82,7 @@ EVENTS = {  # what each event of a person is, as the reports name it
     "clear": "Clear, and the empty pad's details",
     "pair-final": "Two digits: reading at a stroke's end -> shown",
     "pair-live": "Two digits: reading while a stroke is drawn",
+    "pair-let-go": "Two digits: ... let go by a crowded server",
     "pair-decode": "Two digits: Decode as changed",
     "pair-clear": "Two digits: Clear",
 }
@@ -164,6 +172,12 @@ class Exchange:
     seconds: float  # from sending the request to having its answer
     waited: float  # what the person waited: from pen-up for a final reading, else seconds
     error: str | None = None
+
+
+def skipped(output) -> bool:
+    """Whether an answer's output is gr.skip(): a component's {"__type__": "update", ...}, or a
+    State's None."""
+    return output is None or (isinstance(output, dict) and output.get("__type__") == "update")
 
 
 def reading_problem(digit: int | None) -> Callable[[list], str | None]:
@@ -308,13 +322,24 @@ def details_problem(reading: bool) -> Callable[[list], str | None]:
     return problem
 
 
+@dataclass
+class Browser:
+    """What a person's browser keeps from one use of the page to the next: the files the page
+    fetches once and then has cached (served immutable)."""
+
+    has_files: bool = False  # the decoder, the network and ONNX Runtime Web
+    has_turn_graphs: bool = False  # Turn it's graphs (the CNN, the turn)
+
+
 class Person:
     """One person at the page: a session of their own (person ``index``'s, the same in every run,
     so that people warmed up come back to their own session), the page's values as the page holds
     them."""
 
-    def __init__(self, client: httpx.AsyncClient, page: Page, index: int, seed: int, draws_pairs: bool):
-        self.client, self.page, self.index, self.draws_pairs = client, page, index, draws_pairs
+    def __init__(
+        self, client: httpx.AsyncClient, page: Page, index: int, seed: int, draws_pairs: bool, browser: Browser
+    ):
+        self.client, self.page, self.index, self.draws_pairs, self.browser = client, page, index, draws_pairs, browser
         self.session = f"person-{index}"
         self.rng = np.random.default_rng((seed, index))
         self.revision = 0  # the pad counts the values it sends
@@ -322,7 +347,6 @@ class Person:
         self.pair_decode_as = two_digits.TWO_READ
         self.sliders = page.sliders  # the sliders' value on the page
         self.details: asyncio.Task | None = None
-        self.turned_before = False  # whether this page has Turn it's graphs already
         self.exchanges: list[Exchange] = []
 
     async def send(
@@ -336,7 +360,10 @@ class Person:
             )
             response.raise_for_status()
             outputs = response.json()["data"]
-            error = problem(outputs)
+            if event in LET_GO and all(map(skipped, outputs)):  # the panel stays
+                event, error = LET_GO[event], None
+            else:
+                error = problem(outputs)
         except Exception as failure:  # recorded: the benchmark and the test report every error
             outputs, error = None, f"{type(failure).__name__}: {str(failure)[:200]}"
         end = time.perf_counter()
@@ -372,7 +399,7 @@ class Person:
             [None, page.decode_as, page.scale, self.sliders, page.iterations, page.capsule_type],
             details_problem(reading),
         )
-        if outputs is not None and outputs[1].get("__type__") != "update":  # gr.skip(): as they are
+        if outputs is not None and not skipped(outputs[1]):  # gr.skip(): as they are
             self.sliders = outputs[1]
 
     async def draw(self, digit: int, strokes: list[list[float]]) -> None:
@@ -492,15 +519,15 @@ class Person:
         if self.details is not None:
             await self.details
         transforms = self.page.transforms
-        if not (self.page.sweeps_in_page and self.turned_before):
+        if not (self.page.sweeps_in_page and self.browser.has_turn_graphs):
             await self.send(
                 "turn-refresh", self.page.turn_refresh, [None, transforms], turn_problem(transforms["revision"], digit)
             )
         target = self.rng.uniform(-90, 90)  # drawn either way: the people choose alike
         if self.page.turn_graphs:
-            if not self.turned_before:
+            if not self.browser.has_turn_graphs:
                 await self.load("turn-graphs", list(self.page.turn_graphs), lambda content: len(content) > 0)
-                self.turned_before = True
+                self.browser.has_turn_graphs = True
             await asyncio.sleep(SLIDER_STEPS * STEP_SECONDS)
             return
         for step in range(1, SLIDER_STEPS + 1):
@@ -526,10 +553,11 @@ class Person:
         digits if this person does: again and again, drawings of ``drawings`` picked at random each
         time, until ``done(digits drawn so far)``."""
         await asyncio.sleep(start_delay)
-        if self.page.decoder is not None:
+        if self.page.decoder is not None and not self.browser.has_files:
             await self.load_the_decoder()
             if self.page.network is not None:
                 await self.load_the_network()
+            self.browser.has_files = True
         digits = 0
         while not done(digits):
             digit, strokes = drawings[self.rng.integers(len(drawings))]
@@ -551,13 +579,20 @@ def draws_pairs(index: int, pair_share: float) -> bool:
 
 
 async def _use_the_page(
-    url: str, page: Page, people: int, drawings: list, seed: int, done: Callable[[int, int], bool], pair_share: float
+    url: str,
+    page: Page,
+    people: int,
+    drawings: list,
+    seed: int,
+    done: Callable[[int, int], bool],
+    pair_share: float,
+    browsers: list[Browser],
 ) -> list[Exchange]:
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None, keepalive_expiry=KEEPALIVE_SECONDS)
     async with httpx.AsyncClient(base_url=f"{url}gradio_api/", timeout=HTTP_TIMEOUT, limits=limits) as client:
         crowd = [
-            Person(client, page, index, seed, page.read_pair is not None and draws_pairs(index, pair_share))
-            for index in range(people)
+            Person(client, page, index, seed, page.read_pair is not None and draws_pairs(index, pair_share), browser)
+            for index, browser in zip(range(people), browsers, strict=True)
         ]
 
         def person_done(digits: int) -> bool:
@@ -577,6 +612,7 @@ def use_the_page(
     done: Callable[[int, int], bool],
     seed: int = 0,
     pair_share: float = PAIR_SHARE,
+    browsers: list[Browser] | None = None,
 ) -> list[Exchange]:
     """Every request of ``people`` people using the page served at ``url`` together.
 
@@ -591,5 +627,8 @@ def use_the_page(
         seed: the people's choices (drawings, sliders, arrival) follow from it.
         pair_share: of the people, those who also draw a pair in Two digits after each digit
             (none where the page has no Two-digits pad).
+        browsers: each person's browser, kept from an earlier use of the page (the files fetched
+            then are not fetched again); None: everyone opens the page afresh.
     """
-    return asyncio.run(_use_the_page(url, page, people, drawings, seed, done, pair_share))
+    browsers = browsers if browsers is not None else [Browser() for _ in range(people)]
+    return asyncio.run(_use_the_page(url, page, people, drawings, seed, done, pair_share, browsers))
