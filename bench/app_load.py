@@ -44,7 +44,6 @@ The figures it measured, with the machine: docs/benchmarks.md.
 
 import argparse
 import dataclasses
-import gc
 import json
 import os
 import statistics
@@ -295,10 +294,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     # This process holds the app's modules and networks too (to know its page): out of the garbage
-    # collector's reach, so that no full collection (0.4 s) pauses every person at once, as no set of
-    # browsers would.
-    gc.collect()
-    gc.freeze()
+    # collector's reach as the server's are, so that no full collection (0.4 s) pauses every person
+    # at once, as no set of browsers would.
+    serving.freeze_what_is_loaded()
 
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; torch {torch.__version__}")
     if app.TWO_DIGITS.problem is not None:
