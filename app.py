@@ -6,7 +6,8 @@ playground/ (their map: playground/__init__.py). `python app.py` serves it on 12
 API (/predict, /perturb, /predict_pair): docs/api.md. Beside Gradio's routes it serves the
 CapsNet's decoder for the page to redraw with (GET /decoder/NAME.safetensors: page_decoder.py), and
 the graphs and ONNX Runtime Web for the page to read and turn drawings with (GET /network/NAME.onnx
-and /onnxruntime-web/VERSION/FILE: page_network.py).
+and /onnxruntime-web/VERSION/FILE: page_network.py), and the page's own JavaScript modules
+(GET /page/HASH/NAME.js: page_modules.py).
 """
 
 from pathlib import Path
@@ -18,6 +19,7 @@ from playground import (
     dimensions,
     networks,
     page_decoder,
+    page_modules,
     page_network,
     reading,
     routing,
@@ -107,6 +109,7 @@ if __name__ == "__main__":
                 TURN_IT.cnn_graph.route(),
                 TURN_IT.turn_graph.route(),
                 *page_network.runtime_routes(),
+                *page_modules.routes(),
             ]
         ),
     )

@@ -1,7 +1,7 @@
 """How far the page's decoder draws from the network's, over MNIST's test digits.
 
 The page redraws a moved capsule with the decoder file (capsnet/decoder_file.py): the decoder's
-weights in float16, summed in float64 (playground/decoder.js). Here the same: the network's
+weights in float16, summed in float64 (playground/page/decode.js). Here the same: the network's
 decoder given the file's weights and run in float64. Every test digit's capsules are decoded as
 the winner and as another digit (the next), every dimension moved at once to the right ends, the
 left ends, alternately to either end of each slider range (the paper's ±0.25 and ±3 sd of the

@@ -1,7 +1,7 @@
 """The decoder alone, as one file another program can read: its three layers' weights and biases
 in float16, in safetensors' format, the config they were built from in its metadata.
 
-The playground's page redraws a moved capsule with it (playground/decoder.js), so a slider follows
+The playground's page redraws a moved capsule with it (playground/page/decode.js), so a slider follows
 the hand without a request to the server. float16 halves the file (2.8 MB for the paper's decoder)
 and keeps every picture within one grey level of 255 of the network's own, summed in float64 as the
 page sums (`python -m bench.decoder_precision`; the figures: docs/playground.md). This module is the

@@ -8,7 +8,7 @@ the library's own modules (`torch.onnx.export`), never from a second copy of the
   numbers, in float64 as the library computes the change.
 
 The playground's page runs them with ONNX Runtime Web, so a reading follows the pen and Turn it
-the slider without a request to the server (playground/page_reader.js, turn_reader.js). The
+the slider without a request to the server (playground/page/network_worker.js). The
 networks' weights are stored in float16 and cast to float32 as a graph loads: half the bytes; how
 far that moves a reading: docs/playground.md. A graph's bytes are the same at every export of the
 same weights, so the page knows it by its hash (`capsnet.decoder_file.file_name`) and never reads

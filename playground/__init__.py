@@ -13,15 +13,15 @@ What they stand on:
 
     networks      every network the page reads with, and what was measured about them, loaded once
     drawing_pad, dimension_sliders, transform_sliders
-                  the page's own components, each one gr.HTML (.py, .js, .css): the value it sends
-                  and the server's check of it
-    page_decoder, decoder.js
-                  the decoder in the page: the CapsNet's decoder file served under its hash, and
-                  the reading panel's script that redraws the reconstruction with it, no request
-    page_network, page_reader.js, turn_reader.js, panel_fill.js, onnxruntime-web/
-                  the networks in the page: their graphs served under their hashes beside ONNX
-                  Runtime Web, the reading panel's script that reads a drawing as it is drawn, the
-                  turn panel's that turns it, and the one way both fill the server's panel layout
+                  the page's own components, each one gr.HTML (.py, .css, and a module in page/):
+                  the value it sends and the server's check of it
+    page_decoder, page_network, onnxruntime-web/
+                  what the page's networks load: the CapsNet's decoder file and the graphs, each
+                  served under its hash, and ONNX Runtime Web, pinned
+    page_modules, page/
+                  the page's JavaScript, ES modules served under the folder's hash: the pen and
+                  the panels on the page's thread, the networks in workers (page/page_networks.js),
+                  the ports of the server's preprocessing and decoder each named after its function
     views, turn_views, two_digit_views
                   what the sections show, drawn from plain arrays as one piece of HTML each
     serving       process settings, the request-size cap, turns at the network, what an error

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import gradio as gr
 
+from playground import page_modules
+
 _HERE = Path(__file__).parent
 TEMPLATE = '<div class="dimensions"></div><button type="button" class="reset">Reset sliders</button>'
 
@@ -48,7 +50,7 @@ class DimensionSliders(gr.HTML):
             value=value,
             html_template=TEMPLATE,
             css_template=(_HERE / "dimension_sliders.css").read_text(encoding="utf-8"),
-            js_on_load=(_HERE / "dimension_sliders.js").read_text(encoding="utf-8"),
+            js_on_load=page_modules.mounted("dimension_sliders.js", events=("input",)),
             apply_default_css=False,
             **kwargs,
         )

@@ -18,16 +18,13 @@ import torch
 
 from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
 from capsnet.studies.dimension_names_file import DimensionNames
-from playground import dimension_sliders, serving, views
+from playground import dimension_sliders, page_modules, serving, views
 from playground.reading import WINNER, Reading, ReadingSection
 
 PAPER, SPREAD = "paper", "spread"  # the sliders' two ranges
-# Decode as, or the range, changed: the page's decoder (playground/decoder.js) redraws the chosen
-# capsule at zero offsets, as the server's answer will show it; nothing where it cannot.
-REDRAW_JS = """(decodeAs) => {
-  const digit = decodeAs === "WINNER" ? null : Number(decodeAs);
-  document.dispatchEvent(new CustomEvent("capsule-redraw", {cancelable: true, detail: {offsets: null, digit}}));
-}""".replace("WINNER", WINNER)
+# Decode as, or the range, changed: the page's decoder redraws the chosen capsule at zero offsets,
+# as the server's answer will show it; nothing where it cannot.
+REDRAW_AS = page_modules.called("reading_panel.js", "redrawAs", WINNER)
 
 
 class DecodingError(ValueError):
@@ -183,7 +180,7 @@ class DimensionsSection:
             trigger_mode="always_last",
             **page_event,
         )
-        gr.on([decode_as.input, scale.input], None, inputs=decode_as, js=REDRAW_JS, **page_event)
+        gr.on([decode_as.input, scale.input], None, inputs=decode_as, js=REDRAW_AS, **page_event)
         gr.on(
             [decode_as.input, scale.input],
             self.decode_again,

@@ -1,6 +1,7 @@
 """The decoder in the page: the CapsNet's decoder as one file (`capsnet.decoder_file`), served at
-an address named by its hash, and the script that redraws the reading panel's reconstruction
-with it (decoder.js) when a slider moves or *Decode as* changes, with no request to the server.
+an address named by its hash, with which the page's networks (playground/page/network_worker.js,
+decode.js) draw the reading panel's reconstructions, and redraw them when a slider moves or
+*Decode as* changes, with no request to the server.
 
 The file is made from the network the server reads with (CAPSNET_WEIGHTS), once, as the app
 starts. Its address changes with its bytes, so a browser keeps it for good and never draws with
@@ -8,13 +9,10 @@ another network's decoder: a panel names the address of the decoder of the netwo
 and the page draws only where that is the decoder it has loaded (the server otherwise).
 """
 
-from pathlib import Path
-
 from capsnet.decoder_file import decoder_file, file_name
 from capsnet.model import CapsNet
 from playground.page_network import PageFile
 
-SCRIPT = (Path(__file__).parent / "decoder.js").read_text(encoding="utf-8")
 FOLDER = "decoder"  # served at /decoder/NAME.safetensors
 
 

@@ -1,7 +1,8 @@
 """The networks in the page: their graphs (`capsnet.onnx_file`: the CapsNet's capsules, the CNN's
 probabilities, the turn of a digit) served at addresses named by their hashes, and ONNX Runtime
-Web, which runs them there (playground/onnxruntime-web/, pinned), so the page reads a drawing
-while it is drawn (page_reader.js) and turns it (turn_reader.js) with no request to the server.
+Web, which runs them there (playground/onnxruntime-web/, pinned), in workers of the page's own
+(playground/page/page_networks.js), so the page reads a drawing while it is drawn and turns it with
+no request to the server.
 
 The graphs are made from the networks the server reads with (CAPSNET_WEIGHTS, CAPSNET_CNN_WEIGHTS),
 once, as the app starts; an address changes with the bytes, so a browser keeps each for good and
@@ -21,17 +22,13 @@ from starlette.routing import Route
 from capsnet.decoder_file import file_name
 
 _HERE = Path(__file__).parent
-FILL_SCRIPT = (_HERE / "panel_fill.js").read_text(encoding="utf-8")  # the one way the page fills a panel
-SCRIPT = FILL_SCRIPT + (_HERE / "page_reader.js").read_text(encoding="utf-8")  # the reading panel's reader
-SWEEP_FILL_SCRIPT = (_HERE / "sweep_fill.js").read_text(encoding="utf-8")  # the rotation sweep's filling
-TURN_SCRIPT = FILL_SCRIPT + SWEEP_FILL_SCRIPT + (_HERE / "turn_reader.js").read_text(encoding="utf-8")  # Turn it's
 FOLDER = "network"  # each graph at /network/NAME.onnx
 CACHED = "public, max-age=31536000, immutable"  # a file's bytes never change under its name
 VERSION = "1.30.0"  # onnxruntime-web, as in onnxruntime-web/README.md
 RUNTIME_FOLDER = _HERE / "onnxruntime-web"
 RUNTIME = f"onnxruntime-web/{VERSION}"  # served at /onnxruntime-web/1.30.0/FILE
 RUNTIME_FILES = {
-    "ort.wasm.min.js": "text/javascript",
+    "ort.wasm.min.mjs": "text/javascript",  # the ES module build: it loads in a module worker
     "ort-wasm-simd-threaded.mjs": "text/javascript",
     "ort-wasm-simd-threaded.wasm": "application/wasm",
 }

@@ -7,7 +7,7 @@ image and move the capsules of that reading.
 reading panel is the one component the page updates while a stroke is drawn. The reading of the
 current drawing (`Reading`) is kept per user (gr.State): the other sections decode, route and turn
 it without running the network's convolutions again. The panel carries the reading's capsules, and
-its script holds the decoder in the page (`page_decoder`), which redraws the reconstruction when a
+the page's decoder (`page_decoder`, playground/page/reading_panel.js) redraws the reconstruction when a
 slider moves or *Decode as* changes.
 """
 
@@ -22,18 +22,39 @@ import numpy as np
 import torch
 from PIL import Image
 
-from capsnet.data.preprocess import FIELD, SketchError, ink_to_mnist, sketch_to_mnist
+from capsnet.data.preprocess import (
+    BOX,
+    CENTRE,
+    FIELD,
+    INK_THRESHOLD,
+    MIN_CONTRAST,
+    SketchError,
+    ink_to_mnist,
+    sketch_to_mnist,
+)
 from capsnet.digit_count import top_two
 from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
 from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
-from playground import batches, drawing_pad, serving, views
-from playground.page_decoder import SCRIPT as DECODER_SCRIPT, PageDecoder
-from playground.page_network import RUNTIME, SCRIPT as READER_SCRIPT, PageGraph
+from playground import batches, drawing_pad, page_modules, serving, views
+from playground.page_decoder import PageDecoder
+from playground.page_network import RUNTIME, PageGraph
 
 WINNER = "winner"  # Decode as: the longest capsule
 API_PIXEL = 10  # /predict and /perturb give 280x280 pictures
 MAX_ITERATIONS = 5  # each reading is routed for r = 1 .. 5, for the routing view
+# What the page's modules make a drawing into the network's input with (playground/page/inks.js,
+# ink_to_mnist.js), Python's numbers, so that page and server read alike.
+PREPROCESSING = {
+    "side": drawing_pad.SIDE,
+    "brush": drawing_pad.BRUSH,
+    "background_side": drawing_pad.BACKGROUND_SIDE,
+    "field": FIELD,
+    "box": BOX,
+    "centre": CENTRE,
+    "min_contrast": MIN_CONTRAST,
+    "ink_threshold": INK_THRESHOLD,
+}
 EXAMPLES = sorted(
     Path(__file__).parent.parent.glob("assets/examples/*.png"), key=lambda path: path.stem.rsplit("_", 1)[-1]
 )  # mnist_test_0003_digit_0.png
@@ -140,7 +161,7 @@ class ReadingSection:
         )
 
     def panel_template(self) -> str:
-        """The panel the page's reader (page_reader.js) fills with a reading of its own: a reading's
+        """The panel the page (playground/page/reading_panel.js) fills with a reading of its own: a reading's
         panel, every capsule 1 long, the runner-up shown."""
         config = self.network.config
         blank = np.zeros((config.image_size, config.image_size))
@@ -236,13 +257,14 @@ class ReadingSection:
                 reading_view = gr.HTML(
                     self.panel(None),
                     elem_id="reading-panel",
-                    js_on_load=views.SETTLED_JS + views.STRIP_JS + DECODER_SCRIPT + READER_SCRIPT,
+                    js_on_load=page_modules.mounted("reading_panel.js", events=("settled",)),
                     strip_pad="#pad canvas",
                     strip_height=110,
                     decoder_url=self.decoder.url,
                     network_url=self.page_network.url,
                     runtime_url=RUNTIME,
                     reader_pad="#pad",
+                    facts=PREPROCESSING,
                     panel_template=self.panel_template(),
                     empty_panel=self.panel(None),
                 )

@@ -18,6 +18,7 @@ from pathlib import Path
 import gradio as gr
 
 from capsnet.data.affine import SWEEPS, AffineChange
+from playground import page_modules
 from playground.drawing_pad import MAX_REVISION
 
 _HERE = Path(__file__).parent
@@ -83,7 +84,7 @@ class TransformSliders(gr.HTML):
             html_template=f'<div class="transforms">{rows}</div>'
             '<button type="button" class="straighten">Straighten</button>',
             css_template=(_HERE / "transform_sliders.css").read_text(encoding="utf-8"),
-            js_on_load=(_HERE / "transform_sliders.js").read_text(encoding="utf-8"),
+            js_on_load=page_modules.mounted("transform_sliders.js", events=("input",)),
             apply_default_css=False,
             **kwargs,
         )

@@ -22,9 +22,9 @@ from capsnet.onnx_file import CHANGE
 from capsnet.studies.dimension_names_file import DimensionNames
 from capsnet.studies.robustness_file import RESULTS_FILE
 from capsnet.studies.statistics import Difference, percent
-from playground import serving, turn_views
+from playground import page_modules, serving, turn_views
 from playground.networks import Measurement
-from playground.page_network import TURN_SCRIPT, PageGraph
+from playground.page_network import RUNTIME, PageGraph
 from playground.transform_sliders import UNCHANGED, TransformSliders, TurnError, change_of
 
 SWEEP_ANGLES = np.array(SWEEPS["rotation"][0])  # degrees: a drawing's rotation sweep, the measurement's steps
@@ -35,57 +35,6 @@ NO_READING = (
     "No digit to turn: draw one above (or draw it again: the server keeps the readings of "
     "the pages used most recently)."
 )
-
-# The sweep's js_on_load (props.reading_panel: the reading panel's selector). The section follows
-# the reading only while it is on the screen, or about to be: when the last settled reading the
-# panel showed is not the one the section shows, it refreshes the turn panel and the sweep for it.
-# It offers the refresh to the page's turner (turn_reader.js) as a cancelable "turn-refresh" event,
-# detail {reading: the settled revision, sweep: this element, server(): ask the server after all};
-# the turner cancels it where it turns the digit itself and fills both here. Otherwise it fires
-# "refresh", and the server brings both (the sweep runs both networks on every angle); while a
-# refresh asked of the server is unanswered the next one goes there too, so that its answer, which
-# replaces both panels, is never older than what the page drew. A person drawing while the section
-# is off the screen costs nothing more. Nothing here reads the layout: an IntersectionObserver says
-# when the section is on the screen, the panels' data attributes which reading each shows.
-FOLLOW_JS = """
-let settled = "";        // the revision of the last settled reading shown ("": none)
-let asked = null;        // the revision last asked for
-let serverAsked = false; // a refresh asked of the server, not answered yet
-const onScreen = new Set();
-const readingPanel = document.querySelector(props.reading_panel) ?? document.body;
-
-function server() {
-  serverAsked = true;
-  trigger("refresh");
-}
-
-function follow() {
-  const panel = readingPanel.querySelector(".panel[data-settled]");
-  if (panel) settled = panel.dataset.revision ?? "";
-  const shown = element.querySelector(".sweep")?.dataset.reading ?? "";
-  if (onScreen.size === 0 || settled === shown || settled === asked) return;
-  asked = settled;
-  const offer = new CustomEvent("turn-refresh", {bubbles: true, cancelable: true,
-                                                 detail: {reading: settled, sweep: element, server}});
-  if (serverAsked || element.dispatchEvent(offer)) server();
-}
-
-const watcher = new IntersectionObserver((entries) => {
-  for (const entry of entries) entry.isIntersecting ? onScreen.add(entry.target) : onScreen.delete(entry.target);
-  follow();
-}, {rootMargin: "300px 0px"});   // a section about to scroll into view is refreshed already
-for (const part of [document.querySelector("#turn-sliders"), document.querySelector("#turn-panel"), element]) {
-  if (part) watcher.observe(part);
-}
-// Gradio lays the server's settled panel over the page's of the same revision attribute by
-// attribute: its data-settled is all that may change.
-new MutationObserver(follow).observe(readingPanel, {childList: true, subtree: true, attributeFilter: ["data-settled"]});
-watch("value", () => {
-  serverAsked = false;
-  follow();
-});
-follow();
-"""
 
 
 @dataclass(eq=False)
@@ -180,12 +129,12 @@ class TurnItSection:
         return turn_views.sweep_html(self.sweep(reading), self.curve, NO_CURVE, str(reading.revision))
 
     def show(self, reading, sliders) -> tuple[str, str]:
-        """The section is on the screen and shows another reading than the current one (FOLLOW_JS
+        """The section is on the screen and shows another reading than the current one (turn_sweep.js
         asks): the turn panel and the sweep for the current one."""
         return self.follow(reading, sliders), self.sweep_view(reading)
 
     def panel_template(self, drawn: int) -> str:
-        """The turn panel the page's turner (turn_reader.js) fills with a turn of its own: every
+        """The turn panel the page (playground/page/turn_panel.js) fills with a turn of its own: every
         length and probability 1, every dimension moved by POSE_LIMIT; the drawn digit (0) still
         read when ``drawn`` is 0, no longer when it is 1."""
         config = self.capsnet.config
@@ -195,7 +144,7 @@ class TurnItSection:
         return turn_views.turn_panel(full, drawn, 1.0, self.labels(0), POSE_LIMIT, 0)
 
     def sweep_template(self) -> str:
-        """The sweep the page's turner (turn_reader.js, sweep_fill.js) fills with a sweep of its own:
+        """The sweep the page (playground/page/turn_panel.js, sweep_fill.js) fills with a sweep of its own:
         digit 0 read as 1 by both networks at every angle (every misread mark there, and a
         first-misread line of each network to copy), every length and probability 1."""
         ones, misread = np.ones(len(SWEEP_ANGLES)), np.ones(len(SWEEP_ANGLES), dtype=int)
@@ -215,7 +164,8 @@ class TurnItSection:
                 panel = gr.HTML(
                     turn_views.empty_turn_panel(PROMPT),
                     elem_id="turn-panel",
-                    js_on_load=TURN_SCRIPT,
+                    js_on_load=page_modules.mounted("turn_panel.js"),
+                    runtime_url=RUNTIME,
                     reading_panel=f"#{reading_view.elem_id}",
                     turn_url=self.turn_graph.url,
                     cnn_url=self.cnn_graph.url,
@@ -230,7 +180,10 @@ class TurnItSection:
                     sweep_y={"zero": turn_views.BOTTOM, "one": turn_views.TOP},
                 )
         sweep = gr.HTML(
-            self.sweep_view(None), elem_id="turn-sweep", js_on_load=FOLLOW_JS, reading_panel=f"#{reading_view.elem_id}"
+            self.sweep_view(None),
+            elem_id="turn-sweep",
+            js_on_load=page_modules.mounted("turn_sweep.js", events=("refresh",)),
+            reading_panel=f"#{reading_view.elem_id}",
         )
 
         sliders.input(self.turn, inputs=[reading, sliders], outputs=panel, trigger_mode="always_last", **page_event)

@@ -185,7 +185,7 @@ def sweep_svg(sweep: Sweep) -> str:
     probability of that digit at each angle, a dashed line where each first reads another digit,
     and under the chart a row of each network's readings, the other digits marked.
 
-    The page fills this layout with a sweep of its own (playground/sweep_fill.js): a curve's
+    The page fills this layout with a sweep of its own (playground/page/sweep_fill.js): a curve's
     points, one per angle, and each network's marks, a rect then its digit, in the angles' order."""
     angles = sweep.angles
     parts = [

@@ -38,7 +38,7 @@ from capsnet.digit_count import CountRule, counted, second_ink
 from capsnet.model import CapsNet
 from capsnet.studies.pairs_measurement_file import PAPER, RESULTS_FILE
 from capsnet.studies.statistics import Difference, percent
-from playground import batches, drawing_pad, serving, views
+from playground import batches, drawing_pad, page_modules, serving, views
 from playground.networks import Measurement, PairNetworks
 from playground.two_digit_views import PairView, figure5, pair_panel, tinted
 
@@ -317,7 +317,7 @@ class TwoDigitsSection:
                 panel = gr.HTML(
                     pair_panel(None, PROMPT),
                     elem_id="pair-panel",
-                    js_on_load=views.STRIP_JS,
+                    js_on_load=page_modules.mounted("strip.js"),
                     strip_pad="#pair-pad canvas",
                     strip_height=PAIR_STRIP_HEIGHT,
                 )

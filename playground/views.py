@@ -105,13 +105,13 @@ def reading_panel(
         reconstruction: the decoder's picture, [28, 28] in [0, 1].
         decoded: the capsule it was decoded from.
         revision: the drawing pad's revision this reading is of.
-        settled: the drawing is finished (no stroke is being drawn): the panel's SETTLED_JS
+        settled: the drawing is finished (no stroke is being drawn): the panel's module (reading_panel.js)
             asks for what follows a reading.
         runner_up: the second-longest capsule, shown with its reconstruction when given.
         runner_up_reconstruction: the decoder's picture of it, [28, 28] in [0, 1].
         capsules: the reading's capsules v, [10, 16], and ``decoder`` the address of the decoder
             file of the network that read them: given both, the panel carries them for the
-            page's decoder (playground/decoder.js), which redraws the reconstruction in the page.
+            page's decoder (playground/page/reading_panel.js), which redraws the reconstruction in the page.
     """
     if image is None:
         digit = '<div class="digit empty">?</div><div class="caption">Draw a digit</div>'
@@ -153,40 +153,6 @@ def capsules_base64(capsules: np.ndarray | torch.Tensor) -> str:
     """Capsules as the page's decoder reads them: float32 little-endian, in base64 (exact, and a
     third the length of the numbers written out)."""
     return base64.b64encode(np.asarray(capsules, dtype="<f4").tobytes()).decode("ascii")
-
-
-# The reading panel's js_on_load: when the server shows a settled reading (a finished drawing),
-# fire the panel's "settled" event, which brings what follows a reading (Figure 4, routing).
-SETTLED_JS = """
-watch("value", () => {
-  if (element.querySelector(".panel[data-settled]")) trigger("settled");
-});
-"""
-
-# Also the reading panel's (and the Two-digits panel's): on a narrow screen (a phone), while the
-# drawing pad props.strip_pad is on the screen but the panel's reading (props.strip_height CSS pixels
-# of it) is not, the panel gets the class "strip" and playground.css shows the reading in a strip
-# along the bottom of the screen, so a person drawing sees what is read.
-STRIP_JS = """
-const narrow = window.matchMedia("(max-width: 480px)");
-const digitHeight = props.strip_height;
-let placing = false;
-function placeReading() {
-  placing = false;
-  const pad = document.querySelector(props.strip_pad)?.getBoundingClientRect();
-  const onScreen = pad && pad.bottom > 0 && pad.top < window.innerHeight;
-  const below = element.getBoundingClientRect().top + digitHeight > window.innerHeight;
-  element.classList.toggle("strip", narrow.matches && Boolean(onScreen) && below);
-}
-function place() {   // once a frame at most, where the page lays itself out anyway
-  if (!placing) requestAnimationFrame(placeReading);
-  placing = true;
-}
-window.addEventListener("scroll", place, {passive: true});
-window.addEventListener("resize", place);
-watch("value", place);
-place();
-"""
 
 
 def message_panel(text: str) -> str:

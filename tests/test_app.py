@@ -131,7 +131,7 @@ def test_decode_as_another_digit_renames_the_sliders_and_redraws(app, reading):
 
 
 def test_the_panel_carries_what_the_decoder_in_the_page_redraws_from(app, reading):
-    """playground/decoder.js redraws the reconstruction from the panel: the reading's capsules,
+    """playground/page/decode.js redraws the reconstruction from the panel: the reading's capsules,
     exactly, the address of the decoder of the network that read them, the capsule shown, the winner."""
     other = (reading.winner + 1) % 10
     panel = app.CAPSULE_DIMENSIONS.decode_again(reading, str(other), PAPER, {})[0]

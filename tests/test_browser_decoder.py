@@ -1,4 +1,4 @@
-"""The decoder in the page (playground/decoder.js), in a real browser (Debian's Chromium driven by
+"""The decoder in the page (playground/page/decode.js, in a worker), in a real browser (Debian's Chromium driven by
 Playwright): it draws what the server draws, within one grey level of 255, for the ten MNIST
 examples, every slider at either end of both ranges and elsewhere, decoded as the winner and as
 another digit (against the server's reading panel and /perturb); a drag redraws at every move with
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from bench.support.app_server import call_perturb
-from bench.support.browser_drawing import CHROMIUM, SliderDriver, grey_picture, round_trip
+from bench.support.browser_drawing import CHROMIUM, PANEL_DRAWN, SliderDriver, grey_picture, round_trip
 from bench.support.page_clients import outputs_of, page_event
 from playground.reading import EXAMPLES
 from tests.support.playground_pages import grey_levels_apart, no_alarm, playground_page
@@ -60,6 +60,7 @@ def with_decoder(page, url: str) -> SliderDriver:
     page.wait_for_function(
         "() => !document.dispatchEvent(new CustomEvent('capsule-redraw', {cancelable: true, detail: {offsets: null}}))"
     )
+    page.evaluate(f"() => {PANEL_DRAWN}")  # the redraw that asked drawn
     return person
 
 

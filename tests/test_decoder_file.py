@@ -47,7 +47,7 @@ def test_its_pictures_are_within_one_grey_level_of_the_networks(trained_model):
     """The ten examples' capsules, each decoded as every digit, moved to the ends of both slider
     ranges (every dimension at once, each way, and alternating) and not moved at all."""
     names = load_dimension_names(WEIGHTS)
-    page = copy.deepcopy(trained_model).double()  # as playground/decoder.js computes:
+    page = copy.deepcopy(trained_model).double()  # as playground/page/decode.js computes:
     page.decoder.load_state_dict(read_decoder_file(decoder_file(trained_model))[1])  # float16 weights, float64 sums
     images, _ = example_digits()
     with torch.inference_mode():

@@ -60,16 +60,62 @@ REFERENCE_STROKES = {
     "along-the-edges": "0 0 280 0 280 280 0 280 0 0",
     "repeated-points": "50 60 50 60 50.1 60 50.1 60 70 80",
     "long-and-short": "10 140 11.5 141 270 141.3 271 139.9 272.5 140",
+    "ties": "90.5 100.5 190.5 100.5 190.5 200.5 90.5 100.5 96.5 108.5",  # pixel centres BRUSH / 2 from the edge
+    # sides whose length is whole (15-112-113, 44-117-125 triangles): a pixel centre lies BRUSH / 2
+    # from the side, and only the per-pixel formula's rounding says whether it is ink
+    "close-call": "196.5 0.5 219 168.5",
+    "another-close-call": "221.5 61 177.5 178",
 }
 
 
 @pytest.mark.parametrize("stroke", REFERENCE_STROKES.values(), ids=REFERENCE_STROKES.keys())
 def test_a_stroke_inks_the_pixels_every_pixel_against_every_segment_finds(stroke):
-    """stroke_mask weighs each segment over its window only; that misses no pixel of the pad."""
+    """stroke_mask spans each row a segment covers; its ends are those of the per-pixel formula."""
     (points,) = parse({"strokes": [stroke]}).strokes
     mask = np.zeros((SIDE, SIDE), dtype=bool)
     drawing_pad.stroke_mask(mask, points)
     np.testing.assert_array_equal(mask, every_pixel_against_every_segment(points))
+
+
+def random_strokes(rng: np.random.Generator, count: int) -> dict[str, np.ndarray]:
+    """``count`` strokes of 1 to 5 points of each kind whose ink is easiest to get wrong by a pixel,
+    float32 [n, 2] as `parse` reads them, by name ("ties 3")."""
+    # level, upright, diagonal, and whole lengths: 3-4-5, 5-12-13, 8-15-17, 7-24-25, 20-21-29 triangles
+    steps = np.array([[1, 0], [0, 1], [1, 1], [1, -1], [3, 4], [4, -3], [5, 12], [12, -5], [8, 15], [7, 24], [20, -21]])
+
+    def tenths(n):  # points on the pad's 0.1-unit grid
+        return np.round(rng.uniform(0, SIDE, (n, 2)), 1)
+
+    def stepped(start, n, length):  # each segment a random step's multiple, kept to the pixel centres' range
+        return np.clip(start + np.cumsum(steps[rng.integers(len(steps), size=n)] * length(n), 0), 0.5, SIDE - 0.5)
+
+    kinds = {
+        "tenths": tenths,
+        "anywhere": lambda n: rng.uniform(0, SIDE, (n, 2)),
+        "edges": lambda n: rng.choice([0, 0.1, 0.5, 9.5, 10, SIDE - 10, SIDE - 0.5, SIDE - 0.1, SIDE], (n, 2)),
+        "repeated points": lambda n: np.repeat(tenths(n), rng.integers(1, 3, n), axis=0),
+        "level, upright, diagonal": lambda n: stepped(
+            tenths(1), n, lambda k: np.round(rng.uniform(-20, 20, (k, 1)), 1)
+        ),
+        # points on pixel centres, whole steps apart: pixel centres lie exactly BRUSH / 2 from the
+        # ends' circles (an end at x = 90.5 reaches x = 100.5) and from the sides of whole length
+        "ties": lambda n: stepped(rng.integers(0, SIDE, (1, 2)) + 0.5, n, lambda k: rng.integers(-10, 11, (k, 1))),
+    }
+    return {
+        f"{kind} {k}": make(rng.integers(1, 6)).astype(np.float32) for kind, make in kinds.items() for k in range(count)
+    }
+
+
+def test_random_strokes_ink_the_pixels_every_pixel_against_every_segment_finds():
+    """The pen's shape is that of the per-pixel formula, pixel for pixel, on strokes of every kind
+    whose span ends are close calls: ties, the pad's edges, dots, lines along the grid."""
+    wrong = {}
+    for name, points in random_strokes(np.random.default_rng(70), count=20).items():
+        mask = np.zeros((SIDE, SIDE), dtype=bool)
+        drawing_pad.stroke_mask(mask, points)
+        if (mask != every_pixel_against_every_segment(points)).any():
+            wrong[name] = points.tolist()
+    assert not wrong, f"inked unlike the per-pixel formula: {wrong}"
 
 
 def test_the_background_is_an_example_scaled_up_under_the_strokes():

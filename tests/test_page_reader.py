@@ -1,4 +1,4 @@
-"""The network in the page (playground/page_reader.js, capsnet/onnx_file.py), in a real browser
+"""The network in the page (playground/page/, capsnet/onnx_file.py), in a real browser
 (Debian's Chromium driven by Playwright): it reads a drawing as the server reads it (the same
 28x28 input, the same digit, every capsule's length within 0.01, every picture within 2 grey
 levels of 255) for digits in two stroke sources, Semeion's writers' included, the MNIST examples,
@@ -19,7 +19,14 @@ from bench.support.digit_strokes import pad_value, random_box, strokes
 from capsnet.data.preprocess import ink_to_mnist
 from playground import drawing_pad, views
 from playground.reading import EXAMPLES, example_ink, read
-from tests.support.playground_pages import grey_levels_apart, no_alarm, playground_page
+from tests.support.playground_pages import (
+    grey_levels_apart,
+    networks_state,
+    no_alarm,
+    page_networks,
+    playground_page,
+    wait_for_networks,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 if not CHROMIUM.exists():
@@ -31,18 +38,16 @@ LENGTH = 0.01  # a capsule's length, the page's against the server's
 SLOW_ROUND_TRIP_MS = 1500  # a server answer this late shows only after what the page drew at once
 PICTURES = re.compile(r'<figure class="(input|reconstruction|runner-up)">.*?src="(data:image/png;base64,[^"]+)"', re.S)
 
-# In the page: the reader's reading of each drawing (the pad's own form: strokes as flat arrays,
+# In the page: its networks' reading of each drawing (the pad's own form: strokes as flat arrays,
 # the background as 784 ink values), and the decoder's reconstruction of its winner.
 READ_IN_PAGE = """
 async (drawings) => {
-  const reader = document.querySelector('[data-page-reader=ready]');
+  const networks = await NETWORKS;
   const readings = [];
   for (const drawing of drawings) {
-    const found = await reader.pageReading(drawing);
-    if (found === null) { readings.push(null); continue; }
-    const winner = found.lengths.indexOf(Math.max(...found.lengths));
-    readings.push({image: Array.from(found.image), lengths: found.lengths,
-                   reconstruction: Array.from(reader.reconstruction(found.capsules, winner))});
+    const found = await networks.readDrawing(drawing);
+    readings.push(found && {image: Array.from(found.image), lengths: found.lengths,
+                            reconstruction: Array.from(found.reconstructions.winner)});
   }
   return readings;
 }
@@ -59,7 +64,7 @@ def page(browser):
 def with_reader(page, url: str) -> PadDriver:
     """The page loaded, its network with it."""
     page.goto(url)
-    page.wait_for_selector("[data-page-reader=ready]", state="attached")
+    wait_for_networks(page)
     return PadDriver(page)
 
 
@@ -112,7 +117,7 @@ def apart(a: np.ndarray, b: np.ndarray) -> int:
 def test_the_page_reads_every_drawing_as_the_server_does(app, url, page, data_dir, semeion_path):
     with_reader(page, url)
     values = drawings(data_dir)
-    readings = page.evaluate(READ_IN_PAGE, [in_page_form(value) for value in values])
+    readings = page.evaluate(READ_IN_PAGE.replace("NETWORKS", page_networks(page)), [in_page_form(v) for v in values])
     worst = {"input": 0, "length": 0.0, "reconstruction": 0}
     for value, in_page in zip(values, readings, strict=True):
         image = ink_to_mnist(drawing_pad.ink(drawing_pad.parse(value)))
@@ -191,7 +196,7 @@ def test_where_the_page_cannot_read_the_server_reads_as_before(app, url, page, m
     person = PadDriver(page)
     page.wait_for_function("() => document.readyState === 'complete'")
     page.wait_for_timeout(3000)  # time enough to load what can be
-    assert page.locator("[data-page-reader=ready]").count() == 0
+    assert networks_state(page) == "unavailable"
     person.draw(strokes(4, 60, 40, 160, 200))
     assert person.reading() == "4" and person.drawing()["readings"] >= 1
     no_alarm(page)

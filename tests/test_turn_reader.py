@@ -1,4 +1,4 @@
-"""Turn it in the page (playground/turn_reader.js, capsnet/onnx_file.py's turn and CNN graphs), in a
+"""Turn it in the page (playground/page/turn_panel.js, capsnet/onnx_file.py's turn and CNN graphs), in a
 real browser (Debian's Chromium driven by Playwright): for MNIST examples turned, scaled, sheared,
 stretched and moved to every slider's ends, the page's turn panel shows what the server's shows
 (both networks' readings, every length and probability within 0.01, every dimension's move within
@@ -19,11 +19,16 @@ from bench.support.browser_drawing import CHROMIUM, PadDriver, TurnDriver, grey_
 from bench.support.digit_strokes import pad_value, strokes
 from bench.support.page_clients import event_index
 from capsnet.data.preprocess import ink_to_mnist
-from playground import drawing_pad, turn_it, turn_views
-from playground.page_network import FILL_SCRIPT, SWEEP_FILL_SCRIPT
+from playground import drawing_pad, page_modules, turn_it, turn_views
 from playground.reading import EXAMPLES, example_ink, read
 from playground.transform_sliders import SLIDERS, UNCHANGED
-from tests.support.playground_pages import grey_levels_apart, no_alarm, playground_page
+from tests.support.playground_pages import (
+    grey_levels_apart,
+    networks_state,
+    no_alarm,
+    playground_page,
+    wait_for_networks,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 if not CHROMIUM.exists():
@@ -96,12 +101,13 @@ DESCRIBE_SWEEP = f"""
 }}
 """
 
+SWEEP_FILL = f"import(new URL('{page_modules.URL}/sweep_fill.js', document.baseURI))"  # playground/page/sweep_fill.js
+
 # In the page: the sweep template filled by sweep_fill.js with each of `sweeps` (null where an angle
 # is not read yet), described.
 FILL_SWEEPS = f"""
-([template, sweeps, y]) => {{
-  {FILL_SCRIPT}
-  {SWEEP_FILL_SCRIPT}
+async ([template, sweeps, y]) => {{
+  const {{ sweepFilled }} = await {SWEEP_FILL};
   const unread = (values) => values.map((value) => value ?? undefined);
   return sweeps.map((sweep) => ({DESCRIBED})(sweepFilled(template, {{
     ...sweep, readings: unread(sweep.readings), cnnReadings: unread(sweep.cnnReadings),
@@ -111,8 +117,8 @@ FILL_SWEEPS = f"""
 
 # In the page: sweep_fill.js's degrees, firstMisreads and misreadText on each case.
 SWEEP_WORDS = f"""
-(cases) => {{
-  {SWEEP_FILL_SCRIPT}
+async (cases) => {{
+  const {{ degrees, firstMisreads, misreadText }} = await {SWEEP_FILL};
   return cases.map(([angles, readings, digit]) => ({{
     degrees: angles.map(degrees),
     first: firstMisreads(angles, readings, digit),
@@ -139,7 +145,7 @@ def page(browser):
 def tapped(page, url: str, example: int) -> TurnDriver:
     """The page loaded, its reader ready, ``example`` tapped and read, Turn it on the screen."""
     page.goto(url)
-    page.wait_for_selector("[data-page-reader=ready]", state="attached")
+    wait_for_networks(page)
     page.locator("#pad button.example").nth(example).click()
     page.wait_for_selector("#reading-panel .panel[data-settled]", state="attached")
     person = TurnDriver(page)
@@ -163,7 +169,7 @@ def test_the_page_turns_as_the_server_does(app, url, page):
     worst = {"number": 0.0, "grey levels": 0}
     for example in EXAMPLES_TURNED:
         tapped(page, url, example)
-        page.wait_for_selector("#turn-panel [data-turn-reader=ready]", state="attached")
+        wait_for_networks(page, "turner")
         reading = read(app.READING.network, servers_reading(example))
         sent = len(page.sent)
         for value in settings():
@@ -189,7 +195,7 @@ def test_the_page_turns_as_the_server_does(app, url, page):
 
 def test_a_drag_is_turned_in_the_page_with_no_request_and_the_cnn_loads_near_the_section(app, url, page):
     page.goto(url)
-    page.wait_for_selector("[data-page-reader=ready]", state="attached")
+    wait_for_networks(page)
     page.wait_for_timeout(1000)
     cnn_url = app.TURN_IT.cnn_graph.url
     assert not any(graph.endswith(cnn_url) for graph in page.graphs)  # the section is far below
@@ -197,11 +203,34 @@ def test_a_drag_is_turned_in_the_page_with_no_request_and_the_cnn_loads_near_the
     page.wait_for_selector("#reading-panel .panel[data-settled]", state="attached")
     person = TurnDriver(page)
     person.shown()
-    page.wait_for_selector("#turn-panel [data-turn-reader=ready]", state="attached")
+    wait_for_networks(page, "turner")
     assert sum(graph.endswith(cnn_url) for graph in page.graphs) == 1
     sent = len(page.sent)
     latencies = person.drag("rotation", [0.55, 0.6, 0.65, 0.7, 0.75, 0.8])
     assert len(latencies) >= 5 and page.sent[sent:] == []
+
+
+def test_a_digit_shown_before_the_networks_came_is_turned_in_the_page_once_they_have(app, url, page):
+    """An example tapped while the CapsNet's graph is still on its way is read by the server; once
+    the page's networks are ready, a drag of Turn it turns that same digit in the page, with no
+    request."""
+    held = []
+    page.route(f"**/{app.READING.page_network.url}", lambda route: held.append(route))  # kept back until let go
+    page.goto(url)
+    page.wait_for_selector("#pad [data-revision]", state="attached")  # the pad's module has started
+    page.locator("#pad button.example").nth(3).click()
+    settled(page, None)  # read by the server
+    assert networks_state(page) == "waiting"
+    while not held:
+        page.wait_for_timeout(100)
+    held[0].continue_()
+    wait_for_networks(page)
+    person = TurnDriver(page)
+    person.shown()
+    wait_for_networks(page, "turner")
+    sent = len(page.sent)
+    latencies = person.drag("rotation", [0.55, 0.6, 0.65, 0.7])
+    assert len(latencies) >= 3 and page.sent[sent:] == []
 
 
 def test_without_its_graphs_the_sliders_and_the_refresh_ask_the_server(app, url, page):
@@ -211,7 +240,7 @@ def test_without_its_graphs_the_sliders_and_the_refresh_ask_the_server(app, url,
     page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]', state="attached")
     assert sum(body["fn_index"] == event_index(app, app.TURN_IT.show) for body in page.asked) == 1
     page.wait_for_timeout(2000)
-    assert page.locator("#turn-panel [data-turn-reader=ready]").count() == 0
+    assert networks_state(page, "turner") == "unavailable"
     sent = len(page.sent)
     person.drag("rotation", [0.6, 0.7])
     assert len(page.sent) - sent >= 2
@@ -286,7 +315,8 @@ def made_up_sweeps() -> list[turn_views.Sweep]:
     return sweeps
 
 
-def test_the_page_fills_the_sweep_as_the_server_draws_it(app, page):
+def test_the_page_fills_the_sweep_as_the_server_draws_it(app, url, page):
+    page.goto(url)  # where the page's modules are served
     sweeps = made_up_sweeps()
     y = {"zero": turn_views.BOTTOM, "one": turn_views.TOP}
     filled = page.evaluate(
@@ -314,7 +344,8 @@ def test_the_page_fills_the_sweep_as_the_server_draws_it(app, page):
     assert len(cnn_marks) == 3  # the CNN reads 2 within 15° of 0°: at −10°, 0°, +10°
 
 
-def test_the_page_s_words_for_the_sweep_are_the_server_s(page):
+def test_the_page_s_words_for_the_sweep_are_the_server_s(url, page):
+    page.goto(url)  # where the page's modules are served
     angles = turn_it.SWEEP_ANGLES
     rng = np.random.default_rng(7)
     cases = [([-20, -10, 0, 10, 20], readings, 7) for readings in
@@ -406,9 +437,9 @@ def tapped_here(page, example: int, before: str | None) -> str:
 
 def test_the_page_sweeps_as_the_server_does_with_no_request(app, url, page):
     page.goto(url)
-    page.wait_for_selector("[data-page-reader=ready]", state="attached")
+    wait_for_networks(page)
     page.locator("#turn-panel").scroll_into_view_if_needed()
-    page.wait_for_selector("#turn-panel [data-turn-reader=ready]", state="attached")
+    wait_for_networks(page, "turner")
     worst, marks, revision = 0.0, [], None
     for example in EXAMPLES_TURNED[:-1]:  # tapped with Turn it on the screen
         revision = tapped_here(page, example, revision)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from playground import page_modules
 from playground.drawing_pad import SIDE
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -120,21 +121,37 @@ DRAG_TIMING_SCRIPT = """
 }
 """
 
+# In the page: a promise of the reading panel having drawn all that was asked of it (its module's
+# `drawn`: the page's worker draws after the event that asks); at once on a page without it.
+PANEL_DRAWN = (
+    f"import(new URL('{page_modules.URL}/reading_panel.js', document.baseURI))"
+    ".then((panel) => panel.drawn(), () => undefined)"
+)
+
+# In the page: a promise of the turn panel having drawn all that was asked of it (turn_panel.js's
+# `drawn`); at once on a page without it.
+TURN_DRAWN = (
+    f"import(new URL('{page_modules.URL}/turn_panel.js', document.baseURI))"
+    ".then((panel) => panel.drawn(), () => undefined)"
+)
+
 # In the page: each dimension slider set to the value given for its dimension (the browser snaps it
 # to the slider's range and step), those whose value changed moved as a person's input moves them
-# (an input event each); returns the values taken, in dimension order.
-SET_SLIDERS_SCRIPT = """
-(offsets) => {
+# (an input event each), and what that asks of the reading panel drawn; returns the values taken,
+# in dimension order.
+SET_SLIDERS_SCRIPT = f"""
+async (offsets) => {{
   const inputs = [...document.querySelectorAll('#sliders input[type=range]')];
-  for (const input of inputs) {
+  for (const input of inputs) {{
     const before = input.value;
     input.value = offsets[Number(input.dataset.dimension)];
-    if (input.value !== before) input.dispatchEvent(new Event('input', {bubbles: true}));
-  }
+    if (input.value !== before) input.dispatchEvent(new Event('input', {{bubbles: true}}));
+  }}
   const taken = Array(inputs.length);
   for (const input of inputs) taken[Number(input.dataset.dimension)] = Number(input.value);
+  await {PANEL_DRAWN};
   return taken;
-}
+}}
 """
 
 # In the page: whether the page's decoder has its weights and draws the panel's reading (it
@@ -395,7 +412,8 @@ class TurnDriver:
 
     def shown(self, digit: str | None = None) -> None:
         """Scroll to the turn panel and wait until it shows a turned digit, and where ``digit`` is
-        given, until the sweep is that of the drawn ``digit``."""
+        given, until the sweep is that of the drawn ``digit`` and the turn panel shows what was
+        asked of it."""
         self.page.locator("#turn-panel").scroll_into_view_if_needed()
         self.page.wait_for_selector(f"{TURN_PANEL}[data-revision] .turned img")
         if digit is not None:
@@ -403,6 +421,7 @@ class TurnDriver:
                 "(digit) => document.querySelector('#turn-sweep')?.textContent.includes(`Your ${digit}, turned`)",
                 arg=digit,
             )
+            self.page.evaluate(f"() => {TURN_DRAWN}")
 
     def drag(self, name: str, fractions: list[float], timeout: float = 60.0) -> list[float]:
         """Press on slider ``name``'s thumb and move it to each of ``fractions`` of the slider's
@@ -499,7 +518,9 @@ class SliderDriver:
         )
 
     def reconstruction(self) -> np.ndarray:
-        """The reconstruction the reading panel shows, uint8 grey [28, 28] (black ink on white)."""
+        """The reconstruction the reading panel shows once it has drawn what was asked of it, uint8
+        grey [28, 28] (black ink on white)."""
+        self.page.evaluate(f"() => {PANEL_DRAWN}")
         return grey_picture(self.page.get_attribute("#reading-panel .reconstruction img", "src"))
 
     def drag_across(self, moves: int, inset: float = 8.0) -> dict:

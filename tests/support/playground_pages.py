@@ -1,10 +1,13 @@
 """What the tests of the page in Chromium share: a page of the playground of its own, with what it
 wrote to its console and the requests it sent, the check that it wrote nothing alarming, and how
-far apart two of its pictures are."""
+far apart two of its pictures are, and how far the page's networks have loaded."""
+
+import time
 
 import numpy as np
 
 from bench.support.browser_drawing import DESKTOP
+from playground import page_modules
 
 TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
 
@@ -36,3 +39,24 @@ def no_alarm(page) -> None:
 def grey_levels_apart(a: np.ndarray, b: np.ndarray) -> int:
     """The largest difference of two uint8 pictures, in grey levels of 255."""
     return int(np.abs(a.astype(int) - b.astype(int)).max())
+
+
+def page_networks(page) -> str:
+    """JavaScript that imports the page's networks module (playground/page/page_networks.js), as the
+    page itself imports it: the one instance the page runs."""
+    return f"import(new URL('{page_modules.URL}/page_networks.js', document.baseURI))"
+
+
+def networks_state(page, which: str = "reader") -> str:
+    """Where the page's ``which`` ("reader" or "turner") stands: "waiting", "ready" or
+    "unavailable"."""
+    return page.evaluate(f"async () => (await {page_networks(page)}).{which}State()")
+
+
+def wait_for_networks(page, which: str = "reader", timeout_s: float = TIMEOUT_MS / 1000) -> None:
+    """Wait until the page's ``which`` ("reader" or "turner") is ready; fail where it is unavailable
+    or still waiting after ``timeout_s``."""
+    waited = time.monotonic() + timeout_s
+    while (state := networks_state(page, which)) == "waiting" and time.monotonic() < waited:
+        page.wait_for_timeout(100)
+    assert state == "ready", f"the page's {which} is {state}"

@@ -1,0 +1,113 @@
+// The page's networks in a module worker of their own, off the thread that takes the pen and
+// paints the ink: ONNX Runtime Web runs the graphs (capsnet/onnx_file.py), and the drawing is made
+// into the network's input and the capsules into pictures here too. page_networks.js starts one
+// or two of these and talks to them in messages:
+//
+//   {id, kind, ...} -> {id, result} or {id, error: message}, the kinds being
+//   load     {facts, runtime, graphs: {name: url}, decoder: url or null} -> {loaded: [names]}
+//   read     {drawing: {strokes, background}} -> null for too little ink, or {image, capsules,
+//            lengths, reconstructions: {winner, runnerUp}} (the capsules graph, the decoder)
+//   decode   {capsules, digit, offsets} -> the picture's ink (the decoder)
+//   turn     {image, change, networks: ["capsules" and/or "probabilities"]} -> {turned, and for
+//            "capsules": capsules, lengths, reconstruction; for "probabilities": probabilities}
+//
+// Pictures are ink in [0, 1], Float32Array [field * field]; messages are answered in turn.
+
+import { decode, parseDecoderFile } from "./decode.js";
+import { inkToMnist } from "./ink_to_mnist.js";
+import { inks } from "./inks.js";
+
+let ort = null; // ONNX Runtime Web's module, once imported
+let facts = null; // Python's numbers (playground/reading.py PREPROCESSING)
+const sessions = {}; // ONNX Runtime's session of each graph loaded, by name
+let decoder = null; // the decoder (decode.js), once loaded
+
+const argmax = (values) => values.indexOf(Math.max(...values));
+const imageTensor = (image) => new ort.Tensor("float32", image, [1, 1, facts.field, facts.field]);
+
+// The graph at `url`, run once unseen: a session's first run prepares its kernels, so the first
+// reading is as fast as the later ones. Its inputs: an image, and a change for the turn.
+async function session(url) {
+  const created = await ort.InferenceSession.create(url, { executionProviders: ["wasm"] });
+  const blank = imageTensor(new Float32Array(facts.field * facts.field));
+  const inputs = created.inputNames.includes("change") ? { images: blank, change: unchanged } : { images: blank };
+  await created.run(inputs);
+  return created;
+}
+let unchanged = null; // the turn graph's change that leaves the digit as it is (from load)
+
+async function load(message) {
+  facts = message.facts;
+  if (ort === null) {
+    ort = await import(`${message.runtime}/ort.wasm.min.mjs`);
+    ort.env.wasm.numThreads = 1; // this worker is the thread: one a network
+    ort.env.wasm.wasmPaths = {
+      mjs: `${message.runtime}/ort-wasm-simd-threaded.mjs`,
+      wasm: `${message.runtime}/ort-wasm-simd-threaded.wasm`,
+    };
+  }
+  if (message.unchanged)
+    unchanged = new ort.Tensor("float64", Float64Array.from(message.unchanged), [message.unchanged.length]);
+  if (message.decoder && decoder === null) {
+    const response = await fetch(message.decoder);
+    if (!response.ok) throw new Error(`${message.decoder}: HTTP ${response.status}`);
+    decoder = parseDecoderFile(await response.arrayBuffer());
+    decode(decoder, new Float32Array(decoder.layers[0].inputs), 0, null); // compiled before the first slider moves
+  }
+  for (const [name, url] of Object.entries(message.graphs)) {
+    sessions[name] ??= await session(url);
+  }
+  return { loaded: Object.keys(sessions), decoder: decoder !== null };
+}
+
+// The network's capsules of `image`: {capsules: v [10 * 16], lengths: |v_j| [10]}.
+async function capsulesOf(image) {
+  const outputs = await sessions.capsules.run({ images: imageTensor(image) });
+  return { capsules: outputs.capsules.data, lengths: Array.from(outputs.lengths.data) };
+}
+
+async function read({ drawing }) {
+  const image = inkToMnist(inks(drawing.strokes, drawing.background, facts), facts.side, facts);
+  if (image === null) return null;
+  const { capsules, lengths } = await capsulesOf(image);
+  const [winner, runnerUp] = [...lengths.keys()].sort((a, b) => lengths[b] - lengths[a]);
+  const reconstructions = {
+    winner: decode(decoder, capsules, winner, null),
+    runnerUp: decode(decoder, capsules, runnerUp, null),
+  };
+  return { image, capsules, lengths, reconstructions };
+}
+
+async function turn({ image, change, networks }) {
+  const moved = new ort.Tensor("float64", Float64Array.from(change), [change.length]);
+  const turned = (await sessions.turn.run({ images: imageTensor(image), change: moved })).turned.data;
+  const answer = { turned };
+  if (networks.includes("capsules")) {
+    Object.assign(answer, await capsulesOf(turned));
+    answer.reconstruction = decode(decoder, answer.capsules, argmax(answer.lengths), null);
+  }
+  if (networks.includes("probabilities")) {
+    const outputs = await sessions.probabilities.run({ images: imageTensor(turned) });
+    answer.probabilities = Array.from(outputs.probabilities.data);
+  }
+  return answer;
+}
+
+const KINDS = {
+  load,
+  read,
+  turn,
+  decode: ({ capsules, digit, offsets }) => decode(decoder, capsules, digit, offsets),
+};
+
+// One message at a time, in the order they came: a reading waits for the one before it.
+let queue = Promise.resolve();
+self.addEventListener("message", ({ data }) => {
+  queue = queue.then(async () => {
+    try {
+      self.postMessage({ id: data.id, result: await KINDS[data.kind](data) });
+    } catch (error) {
+      self.postMessage({ id: data.id, error: error.message ?? String(error) });
+    }
+  });
+});

@@ -1,0 +1,169 @@
+// The reading panel's page side (playground/reading.py lays it out; gr.HTML gives `element`,
+// `props`, `watch` and `fire`, the events it fires):
+//
+// - While a stroke is drawn on the pad props.reader_pad, the page's networks (page_networks.js,
+//   in a worker) read the newest drawing each time they are free, and the panel is filled here with
+//   the reading: the digit, the ten lengths, what the network sees, the reconstruction and the
+//   runner-up's. The panel is the server's layout (props.panel_template, views.reading_panel), its
+//   numbers filled in: one renderer, whichever side computed them. The server hears of the drawing
+//   only once the stroke ends, and its settled panel (the same numbers) fires "settled", which
+//   brings Figure 4 and the routing view.
+// - When a slider moves or Decode as changes (a "capsule-redraw" event), the decoder in the worker
+//   redraws the reconstruction from the panel's capsules (data-capsules), with no request.
+//
+// The pad offers each drawing as a cancelable "pad-drawing" event, detail {strokes: flat arrays,
+// background: 784 ink values 0..255 or null, revision, drawing}; the panel cancels it where it reads
+// the drawing itself, and the pad then sends nothing while the stroke goes on. A "capsule-redraw"
+// event, detail {offsets: one number a dimension or null; digit: the capsule to draw, null for the
+// winner, absent for the one shown}, is cancelled where the page redraws. Where the page cannot (no
+// WebAssembly or workers, the visitor saves data, the files not loaded yet or not loadable, an
+// error), the events are left alone and the server is asked as before; the console says why, once,
+// as information: nothing has gone wrong for the person.
+
+import { newestOnly } from "./newest_only.js";
+import { decodeCapsule, readDrawing, readerState, startReader } from "./page_networks.js";
+import { barsFilled, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
+import { showReading } from "./shown_reading.js";
+import { placeStrip } from "./strip.js";
+
+// The capsules of a panel's data-capsules (float32 little-endian in base64, views.capsules_base64).
+function capsulesOf(panel) {
+  const bytes = Uint8Array.from(atob(panel.dataset.capsules), (c) => c.charCodeAt(0));
+  return new Float32Array(bytes.buffer);
+}
+
+const base64 = (floats) => btoa(String.fromCharCode(...new Uint8Array(floats.buffer)));
+
+// The reading panel's layout (`template`) filled with `found`, a reading of drawing `revision`.
+function filledPanel(template, decoderUrl, found, revision) {
+  const { image, capsules, lengths, reconstructions } = found;
+  const [winner, runnerUp] = [...lengths.keys()].sort((a, b) => lengths[b] - lengths[a]);
+  const panel = fromTemplate(template);
+  Object.assign(panel.dataset, { revision, decoded: winner, winner, decoder: decoderUrl, capsules: base64(capsules) });
+  panel.querySelector(".reading .digit").textContent = winner;
+  numbered(panel.querySelector(".reading .caption"), lengths[winner]);
+  numbered(panel.querySelector(".reconstruction figcaption"), winner);
+  numbered(panel.querySelector(".runner-up figcaption"), runnerUp, lengths[runnerUp]);
+  pictureSet(panel.querySelector(".input img.picture"), image);
+  pictureSet(panel.querySelector(".reconstruction img.picture"), reconstructions.winner, winner);
+  pictureSet(panel.querySelector(".runner-up img.picture"), reconstructions.runnerUp, runnerUp);
+  barsFilled(panel.querySelector("svg.lengths"), lengths, winner);
+  return panel;
+}
+
+// Decode as changed to `decodeAs` ("winner", or a digit): the panel's reconstruction redrawn from
+// that capsule at zero offsets, as the server's answer will show it. The Decode-as radio's glue.
+export function redrawAs(decodeAs, winner) {
+  const digit = decodeAs === winner ? null : Number(decodeAs);
+  document.dispatchEvent(new CustomEvent("capsule-redraw", { cancelable: true, detail: { offsets: null, digit } }));
+}
+
+// The reading panel's readings and redraws under way (newest_only.js), for drawn().
+const drawings = new Set();
+
+// A promise of the moment the panel has drawn everything asked of it so far: the readings of the
+// drawings offered and the redraws of the slider moves (the tests' and benchmarks' way to wait).
+export const drawn = () => Promise.all([...drawings].map((drawing) => drawing.done()));
+
+export function mount({ element, props, watch, fire }) {
+  watch("value", () => {
+    if (element.querySelector(".panel[data-settled]")) fire.settled();
+  });
+  placeStrip({ element, props, watch });
+
+  let toldWhy = false;
+  const giveUp = (why) => {
+    if (!toldWhy) console.info(`The server reads each drawing, and the sliders redraw on the server: ${why}.`);
+    toldWhy = true;
+  };
+  let failed = false; // a reading failed here: the server reads from now on
+  let shown = 0; // the pad revision of the reading the panel shows, read here
+  let lastDrawing = null; // the newest drawing the pad offered
+
+  // A drawing read, and the panel filled with it unless the panel shows a newer drawing already,
+  // or the server's reading of the same one (settled: its details follow it).
+  const read = newestOnly(
+    async (drawing) => {
+      const found = await readDrawing(drawing);
+      const holder = element.querySelector(".panel")?.parentElement;
+      if (!holder) return;
+      const current = holder.firstElementChild;
+      const currentRevision = Number(current?.dataset.revision ?? -1);
+      if (currentRevision > drawing.revision) return;
+      if (currentRevision < drawing.revision || current.dataset.settled === undefined) {
+        if (found === null) holder.innerHTML = props.empty_panel;
+        else holder.replaceChildren(filledPanel(props.panel_template, props.decoder_url, found, drawing.revision));
+        shown = drawing.revision;
+      }
+      showReading(found && { revision: String(drawing.revision), ...found });
+    },
+    (error) => {
+      failed = true;
+      giveUp(`the page's reading failed (${error.message})`);
+    },
+  );
+  drawings.add(read);
+  const reading = () => readerState() === "ready" && !failed && element.isConnected;
+
+  document.addEventListener("pad-drawing", (event) => {
+    if (!event.target.closest?.(props.reader_pad)) return;
+    lastDrawing = event.detail;
+    if (!reading()) return;
+    event.preventDefault();
+    read(event.detail);
+  });
+
+  // The server's settled panel of an older drawing than the one shown here stays unseen: the
+  // newer reading is drawn again over it.
+  watch("value", () => {
+    const revision = Number(element.querySelector(".panel")?.dataset.revision ?? 0);
+    if (reading() && lastDrawing !== null && revision < shown) read(lastDrawing);
+  });
+
+  // The reconstruction redrawn by the decoder, the newest move's first.
+  const redraw = newestOnly(
+    async ({ panel, capsules, digit, offsets }) => {
+      const picture = panel.querySelector(".reconstruction img.picture");
+      const ink = await decodeCapsule(capsules, digit, offsets);
+      if (!panel.isConnected) return; // a new reading took its place
+      pictureSet(picture, ink);
+      if (digit !== Number(panel.dataset.decoded)) {
+        // "Reconstruction from capsule 3": the number changes
+        panel.dataset.decoded = digit;
+        const caption = panel.querySelector(".reconstruction figcaption");
+        caption.textContent = caption.textContent.replace(/\d+$/, digit);
+        picture.alt = picture.alt.replace(/\d+$/, digit);
+      }
+    },
+    (error) => console.info(`The server redraws this: the page's decoder failed (${error.message}).`),
+  );
+  drawings.add(redraw);
+  document.addEventListener("capsule-redraw", (event) => {
+    const panel = element.querySelector(".panel[data-capsules]");
+    if (!reading() || !panel || panel.dataset.decoder !== props.decoder_url) return;
+    let capsules;
+    try {
+      capsules = capsulesOf(panel);
+    } catch (error) {
+      console.info(`The server redraws this: the panel's capsules cannot be read (${error.message}).`);
+      return;
+    }
+    event.preventDefault();
+    const { offsets = null, digit } = event.detail;
+    const shownDigit = digit === undefined ? Number(panel.dataset.decoded) : (digit ?? Number(panel.dataset.winner));
+    redraw({ panel, capsules, digit: shownDigit, offsets });
+  });
+
+  startReader({
+    facts: props.facts,
+    runtime: props.runtime_url,
+    capsules: props.network_url,
+    decoder: props.decoder_url,
+  })
+    .then(() => {
+      // A drawing shown before the networks came (read by the server) is read here too, so that
+      // Turn it turns it in the page.
+      if (lastDrawing !== null) read(lastDrawing);
+    })
+    .catch((error) => giveUp(error.message));
+}

@@ -1,0 +1,64 @@
+// The transform sliders' page side (playground/transform_sliders.py; gr.HTML gives `element`,
+// `props`, `watch` and `fire`, the events it fires). props.value = {rotation, scale, shear, stretch_x, stretch_y,
+// shift_x, shift_y, revision}: moving a slider sets its field, counts the revision and fires the
+// component's "input" event, one small value per move, unless the page turns the digit itself;
+// "Straighten" puts every slider back.
+
+export function mount({ element, props, watch, fire }) {
+  const inputs = [...element.querySelectorAll("input[type=range]")];
+
+  function show(input) {
+    const value = Number(input.value),
+      unit = input.dataset.unit;
+    const sign = value > 0 ? "+" : value < 0 ? "−" : " ";
+    const text =
+      unit === "×"
+        ? `×${value.toFixed(2)}`
+        : unit === "°"
+          ? `${sign}${Math.abs(value).toFixed(0)}°`
+          : unit === "px"
+            ? `${sign}${Math.abs(value).toFixed(1)} px`
+            : `${sign}${Math.abs(value).toFixed(2)}`;
+    input.closest(".transform").querySelector("output").textContent = text;
+  }
+
+  function render() {
+    const value = props.value || {};
+    for (const input of inputs) {
+      input.value = value[input.name] ?? input.dataset.identity;
+      show(input);
+    }
+  }
+
+  // The turn panel's script (turn_reader.js) may turn the digit itself: it cancels the "turn-change"
+  // event, and the value is kept without a request (the next event that sends it, Turn it's
+  // refresh, takes it along). Otherwise the move goes to the server.
+  function moved() {
+    const value = { revision: (props.value?.revision || 0) + 1 };
+    for (const input of inputs) value[input.name] = Number(input.value);
+    element.dataset.revision = value.revision;
+    props.value = value;
+    const turnedHere = !element.dispatchEvent(
+      new CustomEvent("turn-change", { bubbles: true, cancelable: true, detail: { value } }),
+    );
+    if (!turnedHere) fire.input();
+  }
+
+  element.addEventListener("input", (event) => {
+    if (!event.target.matches("input[type=range]")) return;
+    show(event.target);
+    moved();
+  });
+
+  element.querySelector(".straighten").addEventListener("click", () => {
+    if (inputs.every((input) => Number(input.value) === Number(input.dataset.identity))) return;
+    for (const input of inputs) {
+      input.value = input.dataset.identity;
+      show(input);
+    }
+    moved();
+  });
+
+  watch("value", render);
+  render();
+}

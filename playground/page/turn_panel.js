@@ -1,0 +1,204 @@
+// Turn it's turn panel, its page side (playground/turn_it.py lays it out; gr.HTML gives `element`
+// and `props`). When a transform slider moves, the digit the reading panel shows is turned and read
+// by both networks in the page (page_networks.js: in workers, the CapsNet and the CNN side by side
+// where there are two cores), as often as they are free, and the turn panel is filled: the turned
+// digit, the CapsNet's reading and reconstruction, the CNN's, and how far each of the drawn digit's
+// 16 dimensions moved. The server hears nothing of the drag.
+//
+// The turn is capsnet.data.affine.transform itself, exported as a graph (props.turn_url); the
+// CNN's graph (props.cnn_url) loads only once the section comes near the screen. The panel is the
+// server's layout (turn_views.turn_panel: props.kept_template, the drawn digit still read,
+// props.lost_template, another), filled with the numbers read here.
+//
+// The transform sliders offer each move as a cancelable "turn-change" event, detail {value: the
+// sliders' value, as transform_sliders.py describes it}. The panel cancels it where it turns the
+// digit itself: its networks loaded, and the reading panel showing a reading made in the page
+// (shown_reading.js) of the drawing the server keeps. Otherwise the move goes to the server as
+// before, and the console says why once, as information.
+//
+// The section's refresh for a new settled reading comes the same way (turn_sweep.js, a
+// "turn-refresh" event): where it can, the page fills the turn panel at the sliders' value and the
+// rotation sweep (the server's layout, props.sweep_template, sweep_fill.js) angle by angle out from
+// 0°, the sweep redrawn after each. A move of a slider goes before the next angle, so nothing waits
+// on more than one angle's work; a newer reading abandons the sweep.
+
+import { newestOnly } from "./newest_only.js";
+import { startTurner, turnAndRead, turnerState } from "./page_networks.js";
+import { argmax, barsFilled, fixed, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
+import { drawn as drawnByReadingPanel } from "./reading_panel.js";
+import { shownReading } from "./shown_reading.js";
+import { sweepFilled, unturned } from "./sweep_fill.js";
+
+// The browser's turn: whatever waits (a paint, a slider's move, a tap, the server's answers) goes
+// first. (scheduler.yield would put the sweep before the server's answers and the page's other
+// tasks, which then waited for the whole sweep.)
+const yielded = () => new Promise((done) => setTimeout(done));
+
+// Turn it's turns under way (newest_only.js), for drawn().
+const turns = new Set();
+
+// A promise of the moment the turn panel has drawn every move asked of it so far (the tests' and
+// benchmarks' way to wait).
+export const drawn = () => Promise.all([...turns].map((turn) => turn.done()));
+
+export function mount({ element, props }) {
+  let sliders = { ...props.unchanged, revision: 0 }; // the sliders' newest value
+  let sweeping = null; // the sweep under way; a newer one takes its place
+  let failed = false;
+  let toldWhy = false;
+  const giveUp = (why) => {
+    if (!toldWhy) console.info(`The server turns the digit: ${why}.`);
+    toldWhy = true;
+    failed = true;
+  };
+
+  // The page's reading the reading panel shows, or null where it shows another or none.
+  const reading = () => {
+    const shown = shownReading();
+    const panel = document.querySelector(`${props.reading_panel} .panel`);
+    return shown && panel?.dataset.revision === shown.revision ? shown : null;
+  };
+  const turning = () => turnerState() === "ready" && !failed && element.isConnected;
+  const bothRead = (value, shown) =>
+    turnAndRead(
+      shown.image,
+      props.change_fields.map((name) => value[name]),
+    );
+
+  // The digit of `shown` turned as `value` says, read by both networks: the turn panel.
+  async function turned(value, shown) {
+    const { turned, capsules, lengths, reconstruction, probabilities } = await bothRead(value, shown);
+    const drawn = argmax(shown.lengths);
+    const winner = argmax(lengths);
+    const cnnWinner = argmax(probabilities);
+    const dimensions = capsules.length / lengths.length;
+    const moved = Array.from(
+      { length: dimensions },
+      (_, d) => capsules[drawn * dimensions + d] - shown.capsules[drawn * dimensions + d],
+    );
+    const panel = fromTemplate(winner === drawn ? props.kept_template : props.lost_template);
+    panel.dataset.revision = value.revision;
+    pictureSet(panel.querySelector(".turned img.picture"), turned);
+    numbered(panel.querySelector(".redrawn figcaption"), winner);
+    pictureSet(panel.querySelector(".redrawn img.picture"), reconstruction, winner);
+    panel.querySelector(".verdict.capsnet b").textContent = winner;
+    numbered(panel.querySelector(".verdict.capsnet small"), lengths[winner]);
+    barsFilled(panel.querySelector(".capsnet-reading svg.lengths"), lengths, winner);
+    panel.querySelector(".verdict.cnn b").textContent = cnnWinner;
+    numbered(panel.querySelector(".verdict.cnn small"), probabilities[cnnWinner]);
+    barsFilled(panel.querySelector(".cnn-reading svg.lengths"), probabilities, cnnWinner);
+    numbered(
+      panel.querySelector(".pose figcaption"),
+      drawn,
+      dimensions,
+      props.pose_limit,
+      Math.hypot(...moved),
+      shown.lengths[drawn],
+      lengths[drawn],
+    );
+    // turn_views.pose_bars: a bar from the middle of its track, right for up and left for down,
+    // its half full at ±pose_limit, marked beyond it.
+    panel.querySelectorAll(".dimension-move").forEach((row, d) => {
+      const name = props.labels[drawn][d];
+      const fraction = Math.min(Math.abs(moved[d]) / props.pose_limit, 1);
+      Object.assign(row.querySelector(".name"), { textContent: name, title: name });
+      const bar = row.querySelector(".bar");
+      bar.style.left = moved[d] >= 0 ? "50%" : `${(50 - 50 * fraction).toFixed(1)}%`;
+      bar.style.width = `${(50 * fraction).toFixed(1)}%`;
+      bar.classList.toggle("beyond", Math.abs(moved[d]) > props.pose_limit);
+      row.querySelector(".value").textContent = `${moved[d] >= 0 ? "+" : "-"}${fixed(Math.abs(moved[d]), 3)}`;
+    });
+    return panel;
+  }
+
+  const turn = newestOnly(
+    async ([value, shown]) => {
+      const panel = await turned(value, shown);
+      element.querySelector(".turn")?.replaceWith(panel);
+    },
+    (error) => giveUp(`turning the digit in the page failed (${error.message})`),
+  );
+  turns.add(turn);
+
+  document.addEventListener("turn-change", (event) => {
+    sliders = event.detail.value;
+    const shown = reading();
+    if (!turning() || shown === null) return;
+    event.preventDefault();
+    turn([event.detail.value, shown]);
+  });
+
+  // Turn it's refresh of the reading `shown`: the sweep shown at once as not read yet, the turn
+  // panel at the sliders' value, then the sweep into `into` (the sweep's element) angle by angle
+  // out from 0° (0, -10, +10, -20, ...), shown after each, each after a yield. It stops where `job`
+  // is no longer the sweep under way or the reading panel shows another reading.
+  async function refresh(job, shown, revision, into) {
+    const angles = props.sweep_angles;
+    const count = angles.length;
+    const middle = unturned(angles);
+    const order = [...angles.keys()].sort((a, b) => Math.abs(a - middle) - Math.abs(b - middle) || a - b);
+    const digit = argmax(shown.lengths);
+    const swept = {
+      reading: revision,
+      digit,
+      angles,
+      lengths: Array(count),
+      readings: Array(count),
+      probabilities: Array(count),
+      cnnReadings: Array(count),
+    };
+    const show = () =>
+      into.querySelector(".sweep")?.replaceWith(sweepFilled(props.sweep_template, swept, props.sweep_y));
+    show();
+    await yielded();
+    if (sweeping !== job || reading() !== shown) return;
+    turn([sliders, shown]);
+    for (const k of order) {
+      await yielded();
+      if (sweeping !== job || reading() !== shown) return;
+      const { lengths, probabilities } = await bothRead({ ...props.unchanged, rotation: angles[k] }, shown);
+      if (sweeping !== job) return;
+      [swept.lengths[k], swept.readings[k]] = [lengths[digit], argmax(lengths)];
+      [swept.probabilities[k], swept.cnnReadings[k]] = [probabilities[digit], argmax(probabilities)];
+      show();
+    }
+  }
+
+  // Turn it's refresh for the reading the panel shows, made here where the page can (once the
+  // page's reading of that drawing, under way, is done); where it cannot, the server is asked.
+  document.addEventListener("turn-refresh", (event) => {
+    const { reading: revision, sweep: into, server } = event.detail;
+    if (!turning()) return;
+    event.preventDefault();
+    const job = {};
+    sweeping = job;
+    drawnByReadingPanel()
+      .then(() => {
+        const shown = reading();
+        if (sweeping !== job) return;
+        if (shown?.revision !== revision) server();
+        else return refresh(job, shown, revision, into);
+      })
+      .catch((error) => {
+        giveUp(`sweeping the digit in the page failed (${error.message})`);
+        server();
+      });
+  });
+
+  // The networks load once the section is near the screen: a person who never scrolls here never
+  // fetches the CNN.
+  const near = new IntersectionObserver(
+    (entries) => {
+      if (!entries.some((entry) => entry.isIntersecting)) return;
+      near.disconnect();
+      startTurner({
+        runtime: props.runtime_url,
+        turn: props.turn_url,
+        probabilities: props.cnn_url,
+        unchanged: props.change_fields.map((name) => props.unchanged[name]),
+      }).catch((error) => giveUp(`its networks did not load in the page (${error.message})`));
+    },
+    { rootMargin: "600px 0px" },
+  );
+  near.observe(element);
+}

@@ -1,0 +1,59 @@
+"""The page's own JavaScript: the ES modules of playground/page/, one concern each, served as files
+at an address named by their hash (GET /page/HASH/NAME.js, kept by the browser for good), and
+the one line of glue with which a gr.HTML's js_on_load, or an event's js, imports its module.
+
+Gradio runs js_on_load as a function's body, where only the dynamic import() works; the glue
+imports the module by its address on the page and calls its ``mount`` with what Gradio gives
+(``element``, ``props``, ``watch``, and a function for each event it fires). Each address changes
+with the folder's bytes, so a page never mixes modules of two versions. Where each module runs and
+why: docs/playground.md.
+"""
+
+import hashlib
+import json
+from pathlib import Path
+
+from starlette.routing import Route
+
+from playground.page_network import cached_route
+
+FOLDER = Path(__file__).parent / "page"
+MODULES = sorted(FOLDER.glob("*.js"))
+
+
+def _folder_hash() -> str:
+    """The first 16 hex digits of the SHA-256 of every module's name and bytes."""
+    digest = hashlib.sha256()
+    for path in MODULES:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+URL = f"page/{_folder_hash()}"  # the modules' folder, relative to the page
+
+
+def _imported(module: str) -> str:
+    """JavaScript that imports ``module`` (a file of playground/page/) by its address on the page."""
+    if module not in {path.name for path in MODULES}:
+        raise FileNotFoundError(f"no module {module} in {FOLDER}")
+    return f"import(new URL({json.dumps(f'{URL}/{module}')}, document.baseURI))"
+
+
+def mounted(module: str, events: tuple[str, ...] = ()) -> str:
+    """A gr.HTML's js_on_load: ``module`` imported, and its ``mount`` given the component:
+    ``element``, ``props``, ``watch`` and ``fire``, a function for each of ``events``, the component's
+    events it fires (named here, where Gradio looks for a component's own events)."""
+    fire = ", ".join(f"{json.dumps(event)}: (data) => trigger({json.dumps(event)}, data)" for event in events)
+    return f"{_imported(module)}.then((module) => module.mount({{ element, props, watch, fire: {{{fire}}} }}));"
+
+
+def called(module: str, function: str, *arguments) -> str:
+    """An event's js (gr.on(js=...)): ``module``'s ``function`` called with the event's inputs, then
+    ``arguments`` (as JSON)."""
+    extra = "".join(f", {json.dumps(argument)}" for argument in arguments)
+    return f"(...inputs) => {{ {_imported(module)}.then((module) => module.{function}(...inputs{extra})); }}"
+
+
+def routes() -> list[Route]:
+    """GET /page/HASH/NAME.js for every module of the folder."""
+    return [cached_route(f"{URL}/{path.name}", path.read_bytes(), "text/javascript") for path in MODULES]

@@ -1,0 +1,94 @@
+"""The page's JavaScript as ES modules (playground/page_modules.py, playground/page/): every
+component's js_on_load and every event's js is one line of glue that imports its module, each
+module is served under the folder's hash and kept for good, the modules' imports resolve inside the
+folder, none is left unused, and no Python file holds JavaScript or reads a .js file into a string."""
+
+import inspect
+import re
+
+import gradio as gr
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from bench.support.paths import REPO
+from playground import page_modules
+
+IMPORTS = re.compile(r'^import \{[^}]*\} from "\./([\w.]+)";$|new URL\("\./([\w.]+)", import\.meta\.url\)', re.M)
+GLUE = re.compile(r"import\(new URL\(\"page/[0-9a-f]{16}/([\w.]+)\", document\.baseURI\)\)")
+
+
+def imports_of(module) -> set[str]:
+    """The modules of the folder ``module`` (a path) imports, or starts as a worker."""
+    return {a or b for a, b in IMPORTS.findall(module.read_text(encoding="utf-8"))}
+
+
+def glue_lines(demo) -> list[str]:
+    """Every component's js_on_load and every event's js in the app's page (but gr.HTML's own
+    default, a click event, on the HTML components that have no script)."""
+    default = inspect.signature(gr.HTML).parameters["js_on_load"].default
+    lines = [block.js_on_load for block in demo.blocks.values() if getattr(block, "js_on_load", default) != default]
+    return lines + [fn.js for fn in demo.fns.values() if fn.js]
+
+
+def test_every_script_on_the_page_is_a_line_that_imports_a_module(app):
+    lines = glue_lines(app.demo)
+    assert len(lines) >= 8
+    for line in lines:
+        assert "\n" not in line and len(line) < 400, line
+        (module,) = GLUE.findall(line)
+        assert (page_modules.FOLDER / module).is_file(), module
+    mounted = {GLUE.findall(line)[0] for line in lines}
+    assert {"reading_panel.js", "drawing_pad.js", "turn_panel.js", "turn_sweep.js"} <= mounted
+
+
+def test_the_events_a_module_fires_are_named_in_its_glue():
+    """Gradio finds a component's own events by their names in its js_on_load."""
+    glue = page_modules.mounted("reading_panel.js", events=("settled",))
+    assert re.search(r"""["']settled["']""", glue) and "trigger(" in glue
+
+
+def test_every_module_s_imports_are_in_the_folder_and_every_module_is_used(app):
+    modules = {path.name: imports_of(path) for path in page_modules.MODULES}
+    for name, imported in modules.items():
+        assert imported <= modules.keys(), (name, imported - modules.keys())
+    used = set().union(*modules.values()) | {GLUE.findall(line)[0] for line in glue_lines(app.demo)}
+    assert used == modules.keys(), modules.keys() - used
+
+
+def test_a_module_that_ports_a_python_function_is_named_after_it():
+    """The port and its original side by side: drawing_pad.stroke_mask is stroke_mask.js, and so on."""
+    for module, original in [
+        ("stroke_mask.js", "playground/drawing_pad.py `stroke_mask`"),
+        ("inks.js", "playground/drawing_pad.py `inks`"),
+        ("ink_to_mnist.js", "capsnet/data/preprocess.py `ink_to_mnist`"),
+        ("paper.js", "playground/views.py `paper`"),
+        ("decode.js", "capsnet/model.py `CapsNet.decode`"),
+    ]:
+        head = (page_modules.FOLDER / module).read_text(encoding="utf-8")[:400]
+        assert f"Ports {original}" in " ".join(line.removeprefix("// ") for line in head.splitlines()), module
+
+
+def test_each_module_is_served_as_javascript_for_good_under_the_folder_s_hash():
+    client = TestClient(Starlette(routes=page_modules.routes()))
+    for path in page_modules.MODULES:
+        answer = client.get(f"/{page_modules.URL}/{path.name}")
+        assert answer.status_code == 200 and answer.content == path.read_bytes()
+        assert answer.headers["content-type"].startswith("text/javascript")
+        assert "immutable" in answer.headers["cache-control"]
+    assert client.get(f"/{page_modules.URL}/nothing.js").status_code == 404
+
+
+def test_no_python_file_holds_javascript_or_reads_a_js_file():
+    sources = [REPO / "app.py", *(REPO / "playground").glob("*.py")]
+    for source in sources:
+        text = source.read_text(encoding="utf-8")
+        assert not re.search(r"\.js\"\)\.read_text|\.js'\)\.read_text", text), source.name
+        if source.name != "page_modules.py":  # the glue's one line
+            assert not re.search(r"(document\.|addEventListener|=> \{\n)", text), source.name
+
+
+@pytest.mark.parametrize("module", ["nothing.js", "../app.py"])
+def test_glue_for_a_module_that_is_not_there_is_refused(module):
+    with pytest.raises(FileNotFoundError):
+        page_modules.mounted(module)
