@@ -1,0 +1,413 @@
+"""What the Python that the page's modules port (playground/page/*.js) makes of inputs made here with
+a fixed seed, written for tests/js/*.test.js to check the ports against:
+
+    python -m tests.js.fixtures DIR
+
+DIR gets one JSON file a module, named after it (stroke_mask.json for stroke_mask.js, ...),
+facts.json (playground/reading.py `PREPROCESSING`, the numbers the page's modules get from the
+server), decoder.safetensors, the shipped network's decoder file (capsnet/decoder_file.py), and
+every_float16.safetensors, a decoder file holding every float16 (`every_float16_decoder`). An array
+in the JSON is {"dtype", "shape", "deflated"}: its little-endian bytes, zlib-compressed, in
+base64 (`packed`), so that the pad's 280x280 pictures stay small.
+"""
+
+import argparse
+import base64
+import dataclasses
+import html
+import json
+import zlib
+from pathlib import Path
+
+import numpy as np
+import torch
+from PIL import Image
+
+from bench.support import digit_strokes
+from bench.support.paths import WEIGHTS
+from capsnet import CapsNet, CapsNetConfig
+from capsnet.data.preprocess import BOX, INK_THRESHOLD, MIN_CONTRAST, ink_to_mnist
+from capsnet.decoder_file import decoder_file, read_decoder_file
+from capsnet.digit_count import top_two
+from capsnet.dimensions import PAPER_RANGE, perturb
+from playground import drawing_pad, turn_views, views
+from playground.page_decoder import PageDecoder
+from playground.reading import EXAMPLES, PREPROCESSING, ReadingSection, example_ink
+from playground.turn_it import POSE_LIMIT, SWEEP_ANGLES
+
+SEED = 70
+DECODER_FILE = "decoder.safetensors"
+EVERY_FLOAT16_FILE = "every_float16.safetensors"
+HALVES = 2**16  # float16 bit patterns
+SIDE = drawing_pad.SIDE
+# drawings whose field's centre of mass lies on a half pixel, where the sums' rounding decides the field's place
+CENTRED_ON_HALF_PIXELS = {"a straight 1", "a square", "the pad's edges"}
+
+
+def packed(array: np.ndarray) -> dict:
+    """``array`` as JSON: its dtype's name, its shape, and its little-endian bytes deflated, in base64."""
+    little = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
+    deflated = base64.b64encode(zlib.compress(little.tobytes())).decode("ascii")
+    return {"dtype": array.dtype.name, "shape": list(array.shape), "deflated": deflated}
+
+
+def scribble(rng: np.random.Generator, points: int) -> list[float]:
+    """A random walk of ``points`` points over the pad, steps of about 6 units, on its 0.1 grid."""
+    walk = rng.uniform(0, SIDE, 2) + np.cumsum(rng.normal(0, 6, (points, 2)), axis=0)  # [points, 2]
+    return np.round(np.clip(walk, 0, SIDE), 1).ravel().tolist()
+
+
+def drawings(rng: np.random.Generator) -> dict[str, list[list[float]]]:
+    """Strokes in pad units on the pad's 0.1 grid, each a flat [x0, y0, x1, y1, ...], by what they
+    show: a hand-like digit of each kind anywhere on the pad, a tiny one, scribbles, dots, the pad's
+    edges, symmetric shapes, and pixel centres exactly BRUSH / 2 (10) from a stroke (6 and 8 away
+    across and down)."""
+    drawn = {
+        f"digit {digit}": digit_strokes.strokes(digit, *digit_strokes.random_box(rng, SIDE)) for digit in range(10)
+    }
+    drawn["tiny digit 8"] = digit_strokes.strokes(8, 131.0, 127.0, 6.0, 9.0)
+    drawn["scribbles"] = [scribble(rng, points) for points in (2, 30, 200)]
+    drawn["a dot"] = [[140.3, 71.9]]
+    drawn["a dot in a corner"] = [[0.0, 0.0]]
+    drawn["the pad's edges"] = [[0.0, 0.0, SIDE, 0.0, SIDE, SIDE, 0.0, SIDE, 0.0, 0.0], [0.0, 140.0], [SIDE, 140.5]]
+    drawn["a straight 1"] = [[140.0, 60.0, 140.0, 220.0]]
+    drawn["a square"] = [[60.0, 60.0, 220.0, 60.0, 220.0, 220.0, 60.0, 220.0, 60.0, 60.0]]
+    drawn["centres half a brush away"] = [
+        [30.5, 50.5, 200.5, 50.5],
+        [150.5, 20.5, 150.5, 250.5],
+        [100.5, 100.5],
+        [40.5, 140.5, 100.5, 220.5],
+    ]
+    return drawn
+
+
+def stroke_masks(drawn: dict[str, list[list[float]]]) -> list[dict]:
+    """drawing_pad.stroke_mask of each drawing's strokes in float32, as `drawing_pad.parse` reads
+    them (and as inks.js hands them on): the strokes written as those float32 numbers."""
+    cases = []
+    for name, strokes in drawn.items():
+        read = [np.array(stroke, dtype=np.float32).reshape(-1, 2) for stroke in strokes]  # each [n, 2]
+        mask = np.zeros((SIDE, SIDE), dtype=bool)
+        drawing_pad.stroke_mask(mask, *read)
+        cases.append(
+            {"name": name, "strokes": [xy.ravel().tolist() for xy in read], "mask": packed(mask.view(np.uint8))}
+        )
+    return cases
+
+
+def pad_ink(strokes: list[list[float]], background: np.ndarray | None) -> np.ndarray:
+    """drawing_pad.ink of the pad's value for ``strokes`` over ``background`` (uint8 [28, 28] or None)."""
+    encoded = None if background is None else base64.b64encode(background.tobytes()).decode("ascii")
+    return drawing_pad.ink(drawing_pad.parse(digit_strokes.pad_value(strokes, background=encoded)))
+
+
+def pad_inks(drawn: dict[str, list[list[float]]]) -> list[dict]:
+    """The ink of each drawing on an empty pad, and of a few over an example (an example alone too):
+    {"name", "strokes", "background" (784 ink values or None), "ink" (float32 [280, 280])}."""
+    examples = [example_ink(path)[1] for path in EXAMPLES]
+    over = [("digit 3", examples[0]), ("scribbles", examples[5]), ("the pad's edges", examples[9])]
+    cases = [(name, strokes, None) for name, strokes in drawn.items()]
+    cases += [(f"{name} over example {k}", drawn[name], ink) for k, (name, ink) in enumerate(over)]
+    cases.append(("example 7 alone", [], examples[7]))
+    return [
+        {
+            "name": name,
+            "strokes": strokes,
+            "background": None if background is None else background.ravel().tolist(),
+            "ink": pad_ink(strokes, background),
+        }
+        for name, strokes, background in cases
+    ]
+
+
+def inks_to_mnist(rng: np.random.Generator, inks: list[dict]) -> list[dict]:
+    """preprocess.ink_to_mnist of every pad ink, and of inks no pad draws: random ones (negative
+    ink too) of sides below BOX and above it, ink just strong enough, just too faint, far too faint,
+    ink exactly INK_THRESHOLD of the strongest; each case marked where its centre of mass lies on a
+    half pixel (CENTRED_ON_HALF_PIXELS)."""
+    faintest = np.float32(MIN_CONTRAST)  # the faintest strongest ink read, as numpy compares float32 ink with it
+    digit = next(case["ink"] for case in inks if case["name"] == "digit 2")
+    at_threshold = np.full((40, 40), 0.1, dtype=np.float32)
+    at_threshold[8:32, 8:32] = INK_THRESHOLD
+    at_threshold[12:28, 12:30] = 1
+    other = {
+        "random ink of side 15": rng.uniform(-0.2, 1, (15, 15)),
+        "random ink of side 97": rng.uniform(-0.5, 2, (97, 97)),
+        "strongest ink exactly min_contrast": digit * faintest,
+        "strongest ink just under min_contrast": digit * np.nextafter(faintest, np.float32(0)),
+        "faint ink": digit * np.float32(0.05),
+        "ink exactly ink_threshold at its edges": at_threshold,
+    }
+    cases = [(case["name"], case["ink"]) for case in inks] + list(other.items())
+    fields = []
+    for name, ink in cases:
+        ink = ink.astype(np.float32)
+        field = ink_to_mnist(ink)
+        fields.append(
+            {
+                "name": name,
+                "side": len(ink),
+                "ink": packed(ink),
+                "field": None if field is None else packed(field),
+                "centred_on_half_pixels": name in CENTRED_ON_HALF_PIXELS,
+            }
+        )
+    return fields
+
+
+def resizes(rng: np.random.Generator) -> dict:
+    """Image.resize as preprocess and drawing_pad call it: float ("F") squares of several sides,
+    a third of their pixels empty, to BOX x BOX by the box and the bilinear filter; 8-bit ("L")
+    28x28 inks enlarged to the pad's side, bilinear."""
+    filters = {"box": Image.Resampling.BOX, "bilinear": Image.Resampling.BILINEAR}
+    floats = []
+    for side in (1, 2, 7, 13, 19, 20, 21, 33, 64, 150, SIDE):
+        pixels = (rng.integers(1, 65, (side, side)) / 64 * (rng.random((side, side)) > 1 / 3)).astype(np.float32)
+        resized = {name: np.asarray(Image.fromarray(pixels).resize((BOX, BOX), way)) for name, way in filters.items()}
+        floats.append({"side": side, "pixels": packed(pixels), "resized": {k: packed(v) for k, v in resized.items()}})
+    inks = [rng.integers(0, 256, (28, 28), dtype=np.uint8), example_ink(EXAMPLES[2])[1], example_ink(EXAMPLES[8])[1]]
+    enlarged = [np.asarray(Image.fromarray(ink).resize((SIDE, SIDE), Image.Resampling.BILINEAR)) for ink in inks]
+    return {
+        "out_side": BOX,
+        "floats": floats,
+        "enlarged": [{"pixels": packed(ink), "resized": packed(big)} for ink, big in zip(inks, enlarged, strict=True)],
+    }
+
+
+def exact_halves() -> np.ndarray:
+    """float32 inks whose float32 product with 255 is a whole number and a half, where rounding
+    halves to even shows: those among the few float32 numbers nearest (k + 0.5) / 255."""
+    nearest = (((np.arange(255) + 0.5) / 255).astype(np.float32).view(np.int32)[:, None] + np.arange(-4, 5)).ravel()
+    candidates = nearest.view(np.float32)
+    return candidates[(candidates * np.float32(255)) % 1 == 0.5]
+
+
+def papers(rng: np.random.Generator) -> dict:
+    """views.paper of float32 ink (exact halves, 0 and 1, beyond [0, 1]) and of float64 ink, which
+    it reads in float32."""
+    float32 = np.concatenate([exact_halves(), [0, 1, -0.0, 1e-9, -3, 7], rng.uniform(-0.5, 1.5, 500)]).astype(
+        np.float32
+    )
+    float64 = rng.uniform(-0.2, 1.2, 500)
+    return {
+        "float32": {"ink": packed(float32), "paper": views.paper(float32).tolist()},
+        "float64": {"ink": float64.tolist(), "paper": views.paper(float64).tolist()},
+    }
+
+
+def rounded(rng: np.random.Generator) -> list[dict]:
+    """numpy's rint (Python's round) of halves, near-halves, huge and tiny numbers, random ones."""
+    values = np.concatenate(
+        [
+            np.arange(-6.5, 7),
+            [0.49999999999999994, -0.49999999999999994, 2.0**52 - 0.5, -(2.0**52) + 0.5, 2.0**53, 1e300, -1e-300, -0.3],
+            rng.integers(-400, 400, 100) / 4,
+            rng.uniform(-1000, 1000, 100),
+        ]
+    )
+    return [{"x": x, "rounded": r} for x, r in zip(values.tolist(), np.rint(values).tolist(), strict=True)]
+
+
+def decodings(rng: np.random.Generator, network: CapsNet, every_float16: bytes) -> dict:
+    """network.decode's pictures (float32 [784]) of capsules of three examples: the winner as read,
+    the runner-up moved within the paper's range, a digit moved four times as far; and the first
+    HALVES weights of the decoder file ``every_float16`` (`every_float16_decoder`) as torch reads them."""
+    images = (
+        torch.from_numpy(np.stack([example_ink(path)[1] for path in EXAMPLES[:3]]))[:, None] / 255
+    )  # [3, 1, 28, 28]
+    with torch.inference_mode():
+        capsules, lengths = network.capsules(images)  # [3, 10, 16], [3, 10]
+    cases = []
+    for v, first_two in zip(capsules, top_two(lengths), strict=True):
+        dimensions = v.shape[-1]
+        moves = [
+            (int(first_two[0]), None),
+            (int(first_two[1]), rng.uniform(-PAPER_RANGE, PAPER_RANGE, dimensions)),
+            (int(rng.integers(0, len(v))), rng.uniform(-4 * PAPER_RANGE, 4 * PAPER_RANGE, dimensions)),
+        ]
+        for digit, offsets in moves:
+            moved = torch.zeros(dimensions) if offsets is None else torch.tensor(offsets, dtype=torch.float32)
+            with torch.inference_mode():
+                picture = network.decode(perturb(v, digit, moved)[None], torch.tensor([digit]))[0, 0]
+            cases.append(
+                {
+                    "capsules": v.ravel().tolist(),
+                    "digit": digit,
+                    "offsets": None if offsets is None else offsets.tolist(),
+                    "picture": packed(picture.ravel().numpy()),
+                }
+            )
+    layers = [list(t.shape) for name, t in network.decoder.state_dict().items() if name.endswith(".weight")]
+    halves = read_decoder_file(every_float16)[1]["0.weight"].float().ravel()[:HALVES]
+    return {
+        "config": dataclasses.asdict(network.config),
+        "layers": layers,
+        "cases": cases,
+        "every_float16": packed(halves.numpy()),
+    }
+
+
+def every_float16_decoder(network: CapsNet) -> bytes:
+    """The decoder file of a small decoder of ``network``'s config (random weights) whose first
+    layer's weights begin with every float16, in the order of their bits: subnormals, zeros of both
+    signs, infinities and NaN among them."""
+    torch.manual_seed(SEED)
+    small = CapsNet(dataclasses.replace(network.config, decoder_hidden=(512, 16)))
+    every = torch.arange(HALVES, dtype=torch.int32).to(torch.int16).view(torch.float16)
+    with torch.no_grad():
+        small.decoder[0].weight.view(-1)[:HALVES] = every.float()
+    return decoder_file(small)
+
+
+def text_of(panel: str, *openings: str) -> str:
+    """The text the page reads (textContent) in ``panel`` after each of ``openings`` in turn, up
+    to the next tag."""
+    at = 0
+    for opening in openings:
+        at = panel.index(opening, at) + len(opening)
+    return html.unescape(panel[at : panel.index("<", at)])
+
+
+def reading_texts(template: str, config: CapsNetConfig, lengths: np.ndarray) -> list[dict]:
+    """The reading panel's numbered texts, as the server writes them for ``lengths`` and as its
+    ``template`` has them, with the numbers reading_panel.js puts in."""
+    winner, runner_up = top_two(torch.from_numpy(lengths)).tolist()
+    blank = np.zeros((config.image_size, config.image_size))
+    panel = views.reading_panel(
+        blank, lengths, winner, blank, winner, 1, runner_up=runner_up, runner_up_reconstruction=blank
+    )
+    texts = {
+        "the reading's caption": (('<div class="caption">',), [float(lengths[winner])]),
+        "the reconstruction's caption": (('<figure class="reconstruction"><figcaption>',), [winner]),
+        "the runner-up's caption": (
+            ('<figure class="runner-up"><figcaption>',),
+            [runner_up, float(lengths[runner_up])],
+        ),
+    }
+    return [
+        {"name": name, "template": text_of(template, *at), "values": values, "text": text_of(panel, *at)}
+        for name, (at, values) in texts.items()
+    ]
+
+
+def turn_texts(rng: np.random.Generator, config: CapsNetConfig, lengths: np.ndarray, drawn: int) -> list[dict]:
+    """The turn panel's numbered texts, as turn_views.turn_panel writes them for a turn whose
+    lengths are ``lengths`` of a drawing read as ``drawn``, and as its template has them (every
+    length and probability 1, every dimension moved by POSE_LIMIT, TurnItSection.panel_template),
+    with the numbers turn_panel.js puts in."""
+    dimensions = config.digit_capsule_dim
+    names = [f"d{d + 1}" for d in range(dimensions)]  # TurnItSection.labels without measured names
+    blank, ones = np.zeros((config.image_size, config.image_size)), np.ones(len(lengths))
+    winner = int(np.argmax(lengths))
+    full = turn_views.Turned(blank, ones, 0, blank, np.full(dimensions, POSE_LIMIT), ones, 0)
+    template = turn_views.turn_panel(full, 0 if winner == drawn else 1, 1.0, names, POSE_LIMIT, 0)
+    probabilities = rng.dirichlet(np.ones(len(lengths))).astype(np.float32)
+    moved = rng.normal(0, 0.1, dimensions).astype(np.float32)
+    drawn_length = float(rng.uniform(0.5, 1))
+    turned = turn_views.Turned(blank, lengths, winner, blank, moved, probabilities, int(np.argmax(probabilities)))
+    panel = turn_views.turn_panel(turned, drawn, drawn_length, names, POSE_LIMIT, 1)
+    pose = [drawn, dimensions, POSE_LIMIT, float(np.linalg.norm(moved)), drawn_length, float(lengths[drawn])]
+    texts = {
+        "the redrawn capsule's caption": (('<figure class="redrawn"><figcaption>',), [winner]),
+        "the CapsNet's verdict": (('class="verdict capsnet"', "<small>"), [float(lengths[winner])]),
+        "the CNN's verdict": (('class="verdict cnn"', "<small>"), [float(probabilities[turned.cnn_winner])]),
+        "the pose's caption": (('<figure class="pose"><figcaption>',), pose),
+    }
+    return [
+        {"name": name, "template": text_of(template, *at), "values": values, "text": text_of(panel, *at)}
+        for name, (at, values) in texts.items()
+    ]
+
+
+def panel_numbers(rng: np.random.Generator, network: CapsNet) -> dict:
+    """The panels' numbered texts for random lengths (`reading_texts`, `turn_texts`, the turned
+    drawing still read and not), and for the longest capsule's length exactly halfway between two
+    numbers of three decimals (an odd number of sixteenths); numpy's argmax of lengths, ties among
+    them."""
+    config, classes = network.config, network.config.num_classes
+    # the page's network (a graph) has no part in the reading panel's template
+    template = ReadingSection(network, PageDecoder.of(network), page_network=None).panel_template()
+    texts, halfway, maxima = [], [], []
+    for _ in range(4):
+        lengths = rng.uniform(0, 1, classes).astype(np.float32)
+        texts += reading_texts(template, config, lengths)
+        texts += turn_texts(rng, config, lengths, int(np.argmax(lengths)))
+        texts += turn_texts(rng, config, lengths, int(np.argmin(lengths)))
+        maxima.append(lengths.tolist())
+    for sixteenths in range(1, 16, 2):
+        lengths = rng.uniform(0, sixteenths / 17, classes).astype(np.float32)
+        lengths[rng.integers(classes)] = sixteenths / 16
+        halfway += reading_texts(template, config, lengths)
+    maxima += [[0.25, 0.5, 0.5, 0.1], [0.0] * 10, [1.0, 0.0, 1.0]]
+    argmax = [{"values": values, "argmax": int(np.argmax(values))} for values in maxima]
+    return {"texts": texts, "halfway_texts": halfway, "argmax": argmax}
+
+
+def sweep_words(rng: np.random.Generator) -> dict:
+    """turn_views.degrees of every whole angle of a turn, and first_misreads and misread_text of
+    readings over the sweep's angles and others: read as drawn throughout, misread unturned, only
+    one way, at random."""
+    angle_lists = [SWEEP_ANGLES.astype(float), np.array([-25.0, -15, -5, 5, 15]), np.array([3.0, 10, 20, 30])]
+    sweeps = []
+    for angles in angle_lists:
+        middle = int(np.argmin(np.abs(angles)))
+        for digit in (0, 7):
+            patterns = [
+                np.full(len(angles), digit),
+                np.where(np.arange(len(angles)) == middle, 9 - digit, digit),
+                np.where(np.arange(len(angles)) < middle, 1 + digit, digit),
+                np.where(np.arange(len(angles)) > middle + 1, 2, digit),
+                np.where(rng.random(len(angles)) < 0.3, rng.integers(0, 10, len(angles)), digit),
+            ]
+            for readings in patterns:
+                sweep = turn_views.Sweep(
+                    digit, angles, np.zeros(len(angles)), readings, np.zeros(len(angles)), readings
+                )
+                sweeps.append(
+                    {
+                        "angles": angles.tolist(),
+                        "readings": readings.tolist(),
+                        "digit": digit,
+                        "unturned": middle,
+                        "first_misreads": turn_views.first_misreads(angles, readings, digit),
+                        "text": turn_views.misread_text(sweep, readings, turn_views.CAPSNET),
+                    }
+                )
+    degrees = [{"angle": angle, "text": turn_views.degrees(angle)} for angle in np.arange(-180.0, 181).tolist()]
+    return {"degrees": degrees, "sweeps": sweeps}
+
+
+def write(folder: Path) -> None:
+    """Write every fixture into ``folder``, made if missing."""
+    rng = np.random.default_rng(SEED)
+    network = CapsNet.from_pretrained(WEIGHTS).eval()
+    drawn = drawings(rng)
+    inks = pad_inks(drawn)
+    every_float16 = every_float16_decoder(network)
+    files = {
+        "facts": PREPROCESSING,
+        "stroke_mask": stroke_masks(drawn),
+        "ink_to_mnist": inks_to_mnist(rng, inks),
+        "inks": [{**case, "ink": packed(case["ink"])} for case in inks],
+        "resample": resizes(rng),
+        "paper": papers(rng),
+        "round_half_even": rounded(rng),
+        "decode": decodings(rng, network, every_float16),
+        "panel_fill": panel_numbers(rng, network),
+        "sweep_fill": sweep_words(rng),
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        (folder / f"{name}.json").write_text(json.dumps(content), encoding="utf-8")
+    (folder / DECODER_FILE).write_bytes(decoder_file(network))
+    (folder / EVERY_FLOAT16_FILE).write_bytes(every_float16)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path, help="where to write the fixtures (made if missing)")
+    write(parser.parse_args().folder)
+
+
+if __name__ == "__main__":
+    main()
