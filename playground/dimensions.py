@@ -204,8 +204,10 @@ EXPLANATION = """
   your drawing's pose to another digit's capsule.
 - **The names are measured, not guessed.** For each digit, each dimension was swept over the
   slider's range for the capsules of 100 MNIST test digits of that digit, and the decoded images
-  measured: ink, width, height, slant, position, and where they change. A slider is named after
-  what explains the change ("wider →": dragging right makes the digit wider); "changes shape" or
-  "local change" where no single measure does. The sliders and the grid's rows are ordered by how
-  much the digit changes, most first (`python -m capsnet.studies.dimension_names`; `weights/dimensions.json`).
+  measured: ink, width, height, slant, position, and where ink comes and goes. A slider is named
+  after what explains the change ("wider →": dragging right makes the digit wider), or where it
+  happens ("the bottom grows →", "ink from top to bottom →"); each name held on at least 80 of 100
+  other digits of its class, or it says "varies from digit to digit". The sliders and the grid's
+  rows are ordered by how much the digit changes, most first
+  (`python -m capsnet.studies.dimension_names`; `weights/dimensions.json`).
 """

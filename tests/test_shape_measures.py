@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from capsnet.studies.shape_measures import MEASURES, measure, moments, region_shares, thicken, transform
+from capsnet.studies.shape_measures import MEASURES, ink_box, measure, moments, reach, thicken, transform
 
 
 def rectangle(top: int, left: int, height: int, width: int) -> torch.Tensor:
@@ -100,13 +100,18 @@ def test_transform_rejects_an_unknown_measure():
         transform(ring()[None], "size", torch.ones(1))
 
 
-def test_a_change_in_one_corner_of_the_box_lands_in_that_third():
-    image = rectangle(4, 8, 20, 12)[None]  # the box: rows 4..23, columns 8..19, roughly
-    change = torch.zeros(1, 28, 28)
-    change[0, 5:8, 9:12] = 1  # inside the top-left third of both axes
-    shares = region_shares(change, image)
-    assert shares.shape == (1, 3, 3)
-    assert shares[0, 0, 0].item() == pytest.approx(1)
-    everywhere = region_shares(image, image)[0]  # the rectangle itself spreads evenly
-    assert everywhere.sum().item() == pytest.approx(1)
-    assert everywhere.max().item() < 0.2
+def test_the_ink_box_and_reach_count_the_pixels_at_least_half_grey():
+    image = rectangle(4, 8, 20, 12) * 0.4  # too faint to count ...
+    image[6:18, 10:15] = 0.5  # ... and the ink: rows 6..17, columns 10..14
+    assert [edge.item() for edge in ink_box(image)] == [6, 17, 10, 14]
+    assert reach(image)["width"].item() == pytest.approx(5, abs=0.1)  # the faint grey shears it a hair
+    assert reach(image)["height"].item() == 12
+    empty = torch.zeros(28, 28)
+    assert [edge.item() for edge in ink_box(empty)] == [0, 27, 0, 27]
+    assert reach(empty)["width"].item() == reach(empty)["height"].item() == 0
+
+
+def test_a_slanting_bar_reaches_no_wider_than_an_upright_one():
+    slanting, upright = reach(bar(0.4)), reach(bar(0.0))
+    assert slanting["width"].item() == pytest.approx(upright["width"].item(), abs=1.5)
+    assert slanting["height"].item() == upright["height"].item() == 20

@@ -1,7 +1,8 @@
 """dimensions.json, what `capsnet.studies.dimension_names` writes beside the weights it named,
-read back and checked against them: the names the page's sliders and Figure 4 show, without the
-study's measuring code (which loads MNIST through torchvision)."""
+written and read back, checked against them: the names the page's sliders and Figure 4 show,
+without the study's measuring code (which loads MNIST through torchvision)."""
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,8 @@ NAMES_FILE = "dimensions.json"
 @dataclass(frozen=True)
 class DimensionName:
     name: str  # what moving the dimension up does, e.g. "wider →", or "barely changes"
+    kind: str  # which rule named it: "measure", "place", "reshapes", "barely changes", "whole digit", "varies"
+    held: float | None  # the fraction of the held-out digits on which its claim held; None: it claims nothing
     effect: float  # how much the image changes over the range (EFFECT_SIZE)
 
 
@@ -55,7 +58,15 @@ def read_names(names: dict) -> DimensionNames:
     return DimensionNames(
         **{
             scale: tuple(
-                tuple(DimensionName(entry[scale]["name"], float(entry[scale]["effect"])) for entry in entries)
+                tuple(
+                    DimensionName(
+                        entry[scale]["name"],
+                        entry[scale]["kind"],
+                        None if entry[scale]["held"] is None else float(entry[scale]["held"]),
+                        float(entry[scale]["effect"]),
+                    )
+                    for entry in entries
+                )
                 for entries in classes
             )
             for scale in ("paper", "spread")
@@ -63,3 +74,14 @@ def read_names(names: dict) -> DimensionNames:
         sd=tuple(tuple(float(entry["sd"]) for entry in entries) for entries in classes),
         spread_range=float(names["spread_range_sd"]),
     )
+
+
+def to_json(names: dict) -> str:
+    """dimensions.json's text: the header indented, then one line per dimension, so that a diff
+    shows which dimensions' names changed."""
+    header = json.dumps({key: value for key, value in names.items() if key != "classes"}, indent=1, ensure_ascii=False)
+    classes = ",\n".join(
+        f'  "{digit}": [\n' + ",\n".join(f"   {json.dumps(entry, ensure_ascii=False)}" for entry in entries) + "\n  ]"
+        for digit, entries in names["classes"].items()
+    )
+    return f'{header[:-2]},\n "classes": {{\n{classes}\n }}\n}}\n'

@@ -1,5 +1,5 @@
 """A digit image in numbers: ink, width, height, slant, position; the pure change each stands for;
-and where in the digit a change happens.
+and the box and reach of its ink (the pixels at least half ink).
 
 The measures come from the image's moments, grey levels taken as mass (the moments MNIST's
 deslanting uses). Coordinates are pixel indices: x is the column, y the row, growing downwards.
@@ -10,7 +10,10 @@ deslanting uses). Coordinates are pixel indices: x is the column, y the row, gro
 - slant: the shear x - x_c = k (y - y_c) that fits the ink best, k = mu11 / mu02, as an angle
   counted positive when the top leans right: slant = -atan k, since y grows downwards;
 - width: 4 sigma of the columns once that shear is taken out, sigma^2 = mu20 - mu11^2 / mu02, so
-  a slanting digit does not count as a wider one.
+  a slanting digit does not count as a wider one;
+- the ink's box (``ink_box``), the frame in which ``capsnet.studies.ink_places`` says where a
+  change happens, and its reach (``reach``): how tall and, the slant taken out, how wide the
+  outline of the inked pixels is.
 """
 
 import torch
@@ -18,6 +21,7 @@ import torch.nn.functional as F
 
 MEASURES = ("ink", "width", "height", "slant", "x", "y")
 EPS = 1e-6  # keeps the moments of an empty image finite
+HALF_INK = 0.5  # a pixel at least this grey is inked: it sets the ink's box (``ink_box``) and reach
 
 
 def moments(images: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -148,28 +152,58 @@ def thicken(images: torch.Tensor, ink: torch.Tensor) -> torch.Tensor:
     return (images + weight[:, None, None] * step).clamp(0, 1)
 
 
-def region_shares(change: torch.Tensor, images: torch.Tensor) -> torch.Tensor:
-    """How |change| spreads over the thirds of each digit's box, the centre of mass +- 2 sigma
-    along each axis (a pixel outside the box counts in the nearest third).
+def ink_box(images: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The box of each image's ink: its first and last rows and columns with a pixel of at least
+    HALF_INK (the whole image where there is none).
 
     Args:
-        change: a difference between two images, [N, H, W].
-        images: the digits that set the boxes, [N, H, W].
+        images: grey levels in [0, 1], [..., H, W].
 
     Returns:
-        [N, 3, 3]: rows top to bottom, columns left to right; each image's shares sum to 1.
+        top, bottom, left, right: inclusive pixel indices, each [...].
+    """
+    inked = images >= HALF_INK
+    top, bottom = span(inked.any(-1))  # rows
+    left, right = span(inked.any(-2))  # columns
+    return top, bottom, left, right
+
+
+def span(inked: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The first and last index where ``inked`` [..., L] holds, as floats; 0 and L - 1 where it never does."""
+    length = inked.shape[-1]
+    index = torch.arange(length, dtype=torch.get_default_dtype()).expand(inked.shape)
+    first = torch.where(inked, index, float(length)).amin(-1)
+    last = torch.where(inked, index, -1.0).amax(-1)
+    empty = ~inked.any(-1)
+    return first.masked_fill(empty, 0.0), last.masked_fill(empty, length - 1.0)
+
+
+def reach(images: torch.Tensor) -> dict[str, torch.Tensor]:
+    """How far each image's ink reaches, counting the pixels of at least HALF_INK: its height, the
+    rows from the first to the last inked one; its width, across once the slant is taken out (each
+    pixel's column moved by the shear k (y - y_c) of ``measure``), so that a slant does not widen it.
+
+    A name that says "wider" or "taller" claims both this and the 4-sigma ``measure``: the spread
+    of the grey levels can grow while the ink's outline does not (ink moving to the ends of a stroke).
+
+    Args:
+        images: grey levels in [0, 1], [..., H, W].
+
+    Returns:
+        "width" and "height" in pixels, each [...]; 0 for an image with no such pixel.
     """
     height, width = images.shape[-2:]
     mo = moments(images)
-    row = third(torch.arange(height, dtype=images.dtype), mo["y_c"], mo["mu02"])  # [N, H]
-    column = third(torch.arange(width, dtype=images.dtype), mo["x_c"], mo["mu20"])  # [N, W]
-    cell = (3 * row[:, :, None] + column[:, None, :]).flatten(1)  # [N, H*W]
-    mass = torch.zeros(len(images), 9, dtype=change.dtype).scatter_add_(1, cell, change.abs().flatten(1))
-    return (mass / mass.sum(1, keepdim=True).clamp_min(EPS)).view(-1, 3, 3)
-
-
-def third(coordinates: torch.Tensor, centre: torch.Tensor, variance: torch.Tensor) -> torch.Tensor:
-    """Which third of centre +- 2 sigma each coordinate falls in: 0, 1 or 2, [N, len(coordinates)]."""
-    sigma = variance.clamp_min(EPS).sqrt()[:, None]  # [N, 1]
-    start = centre[:, None] - 2 * sigma
-    return ((coordinates - start) / (4 / 3 * sigma)).floor().clamp(0, 2).long()
+    k = mo["mu11"] / mo["mu02"].clamp_min(EPS)  # [...]
+    y = torch.arange(height, dtype=images.dtype)[:, None]  # [H, 1]
+    x = torch.arange(width, dtype=images.dtype)  # [W]
+    upright = x - k[..., None, None] * (y - mo["y_c"][..., None, None])  # [..., H, W]
+    inked = images >= HALF_INK
+    rightmost = torch.where(inked, upright, -torch.inf).amax((-2, -1))  # [...]
+    leftmost = torch.where(inked, upright, torch.inf).amin((-2, -1))
+    top, bottom, _, _ = ink_box(images)
+    some = inked.any(-1).any(-1)
+    return {
+        "width": torch.where(some, rightmost - leftmost + 1, 0.0),
+        "height": torch.where(some, bottom - top + 1, 0.0),
+    }
