@@ -187,7 +187,8 @@ def figure4_html(images: torch.Tensor | None, names: list[str], ends: str) -> st
         f'alt="{html.escape(name)}, swept"></td></tr>'
         for name, strip in zip(names, strips, strict=True)
     )
-    return f'<table class="figure4">{head}{body}</table>'
+    width = strips.shape[-1]  # a strip's pixels across: on a phone drawn no smaller (playground.css)
+    return f'<table class="figure4" style="--figure4-strip-width: {width}">{head}{body}</table>'
 
 
 def cell_edges(config: CapsNetConfig, scale: int) -> np.ndarray:

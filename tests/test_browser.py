@@ -320,6 +320,29 @@ def test_a_phone_shows_the_digit_while_drawing_and_turns_it_with_a_finger(url, b
         assert no_side_scroll
 
 
+def test_figure4_on_a_phone_names_each_row_above_its_strip_drawn_at_its_natural_size(url, browser, tmp_path):
+    """On a 390-pixel page each of Figure 4's 16 rows has its name above its strip, and the strip is
+    drawn no smaller than its picture (each digit 28 CSS pixels or more), the page itself never
+    scrolling sideways."""
+    with phone_page(browser, url, PHONE) as page:
+        page.wait_for_selector("#pad [data-revision]", state="attached")  # the pad's module has started
+        page.locator("#pad button.example").nth(2).click()
+        page.wait_for_selector("#figure4 table.figure4 img")
+        page.locator("#figure4").scroll_into_view_if_needed()
+        page.screenshot(path=tmp_path / "figure4-phone.png")
+        rows = page.evaluate(
+            "() => [...document.querySelectorAll('#figure4 tr')].filter((row) => row.querySelector('th[scope=row]'))"
+            ".map((row) => { const strip = row.querySelector('img'), box = strip.getBoundingClientRect();"
+            " return {nameBottom: row.querySelector('th').getBoundingClientRect().bottom, stripTop: box.top,"
+            " width: box.width, natural: strip.naturalWidth, height: box.height}; })"
+        )
+        assert len(rows) == 16
+        for row in rows:
+            assert row["nameBottom"] <= row["stripTop"] + 0.5, row  # the name above, not beside
+            assert row["width"] >= row["natural"] and row["height"] >= 28, row
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+
+
 def test_the_readme_screenshot_is_made_from_the_page(url, browser, tmp_path):
     from bench.support.screenshot import photograph
 
