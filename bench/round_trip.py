@@ -146,6 +146,7 @@ def longest_task(trace: bytes, since: str, until: str) -> float | None:
         e["dur"] / 1000
         for e in on_main
         if e["name"] == "ThreadControllerImpl::RunTask"
+        and "dur" in e  # a task the trace saw end
         and e["ts"] <= marks[until]
         and e["ts"] + e["dur"] >= marks[since]
     ]
