@@ -64,7 +64,7 @@ def show_details(
     winner = None if reading is None else reading.winner
     return (
         gr.skip() if decode_as == WINNER else WINNER,
-        CAPSULE_DIMENSIONS.sliders_at_zero(winner, scale, shown_sliders),
+        CAPSULE_DIMENSIONS.sliders_at_zero(winner, scale, shown_sliders, reading),
         CAPSULE_DIMENSIONS.figure4_html(reading, WINNER, scale),
         ROUTING.show_routing(reading, iterations, capsule_type),
     )

@@ -6,11 +6,16 @@ cost the page sixteen components' work where one does. Its value:
 
     {"offsets": [16 numbers],                              # dimension order
      "rows": [{"dimension": d, "label": "...", "limit": x}, ...],   # the order shown
-     "enabled": true or false}                             # false: nothing to move yet
+     "enabled": true or false,                             # false: nothing to move yet
+     "range": "paper" or "spread",                         # the range the limits are of
+     "pictures": [16 PNG data URLs] or null}               # dimension order (dimension_changes.py)
 
-Dragging a slider redraws the reconstruction in the page (the reading panel's decoder:
-page_decoder.py); only where the page cannot does it fire the component's `input` event, which
-asks the server (drag moves, not the server's resets).
+Beside each slider, a picture of where its dimension changes the digit. Dragging a slider redraws
+the reconstruction in the page (the reading panel's decoder: page_decoder.py); only where the page
+cannot does it fire the component's `input` event, which asks the server (drag moves, not the
+server's resets). Every digit's rows over each range come to the page once (the `digit_rows`
+prop), so that the page's module (playground/page/dimension_sliders.js) follows a reading made in
+the page, rows and pictures, without the server; the server's value brings the same.
 """
 
 import math
@@ -20,19 +25,44 @@ from pathlib import Path
 import gradio as gr
 
 from playground import page_modules
+from playground.dimension_changes import ADDED, PALETTE, REMOVED, UNCHANGED
 
 _HERE = Path(__file__).parent
-TEMPLATE = '<div class="dimensions"></div><button type="button" class="reset">Reset sliders</button>'
+
+
+def _rgb(colour) -> str:
+    return f"rgb({' '.join(str(int(c)) for c in colour)})"
+
+
+def _swatch(colour) -> str:
+    return f'<span class="swatch" style="background: {_rgb(colour)}"></span>'
+
+
+TEMPLATE = (
+    f'<p class="changes-key">Beside each slider, where it changes your digit: {_swatch(ADDED)} dark where '
+    f"dragging it right adds ink, {_swatch(REMOVED)} light where it takes ink away.</p>"
+    f'<div class="dimensions" style="--unchanged: {_rgb(UNCHANGED)}"></div>'
+    '<button type="button" class="reset">Reset sliders</button>'
+)
 
 
 class SlidersError(ValueError):
     """The sliders' value is not one the page sends; the message says what is wrong."""
 
 
-def slider_value(rows: list[dict], offsets: list[float], enabled: bool = True) -> dict:
+def slider_value(
+    rows: list[dict], offsets: list[float], scale: str, enabled: bool = True, pictures: list[str] | None = None
+) -> dict:
     """The component's value: ``rows`` ({"dimension", "label", "limit"}) in the order shown,
-    one offset per dimension in dimension order, and whether the sliders can be moved."""
-    return {"offsets": [float(offset) for offset in offsets], "rows": rows, "enabled": enabled}
+    one offset per dimension in dimension order, the range (``scale``) the rows' limits are of,
+    whether the sliders can be moved, and the pictures beside the sliders (dimension order), if any."""
+    return {
+        "offsets": [float(offset) for offset in offsets],
+        "rows": rows,
+        "enabled": enabled,
+        "range": scale,
+        "pictures": pictures,
+    }
 
 
 class DimensionSliders(gr.HTML):
@@ -43,15 +73,19 @@ class DimensionSliders(gr.HTML):
         value: see `slider_value`. Optional because Gradio (6.31.0) rebuilds an output component
             from its other constructor arguments whenever an event returns an update for it,
             gr.skip() included (`show_details` when the sliders are already at zero).
+        digit_rows: every digit's rows (`slider_value`) over each range, {range: [rows of digit 0,
+            ...]}, with which the page follows a reading of its own.
     """
 
-    def __init__(self, value: dict | None = None, **kwargs):
+    def __init__(self, value: dict | None = None, digit_rows: dict | None = None, **kwargs):
         super().__init__(
             value=value,
             html_template=TEMPLATE,
             css_template=(_HERE / "dimension_sliders.css").read_text(encoding="utf-8"),
             js_on_load=page_modules.mounted("dimension_sliders.js", events=("input",)),
             apply_default_css=False,
+            digit_rows=digit_rows or {},
+            palette=PALETTE,
             **kwargs,
         )
 
@@ -62,6 +96,8 @@ class DimensionSliders(gr.HTML):
                 "offsets": {"type": "array", "items": {"type": "number"}},
                 "rows": {"type": "array", "items": {"type": "object"}},
                 "enabled": {"type": "boolean"},
+                "range": {"type": "string"},
+                "pictures": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]},
             },
         }
 

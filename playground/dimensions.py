@@ -4,11 +4,14 @@ gr.HTML), named and ordered by what it was measured to do (dimensions.json besid
 each dimension's spread; the reconstruction in the reading panel follows a move, and the paper's
 Figure 4 sweeps all 16 at once.
 
+Beside each slider, a picture of where its dimension changes the digit (`dimension_changes`): made
+in the page for a reading of the page's, and by the server with the sliders' value.
+
 `DimensionsSection.layout` lays the section out inside the app's Blocks and wires its events: a
 slider's move redraws the reading panel's reconstruction, in the page (`page_decoder`) or, where
 the page cannot, on the server; *Decode as*, or the sliders' range, changed redraws that capsule's
-reconstruction in the page at once, and brings from the server its sliders back at zero, with
-their names, and its Figure 4.
+reconstruction, and the sliders' names and pictures, in the page at once, and brings from the
+server its sliders back at zero, with their names and pictures, and its Figure 4.
 """
 
 from dataclasses import dataclass
@@ -18,12 +21,12 @@ import torch
 
 from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
 from capsnet.studies.dimension_names_file import DimensionNames
-from playground import dimension_sliders, page_modules, serving, views
+from playground import dimension_changes, dimension_sliders, page_modules, serving, views
 from playground.reading import WINNER, Reading, ReadingSection
 
 PAPER, SPREAD = "paper", "spread"  # the sliders' two ranges
 # Decode as, or the range, changed: the page's decoder redraws the chosen capsule at zero offsets,
-# as the server's answer will show it; nothing where it cannot.
+# as the server's answer will show it, and the sliders follow; nothing where it cannot.
 REDRAW_AS = page_modules.called("reading_panel.js", "redrawAs", WINNER)
 
 
@@ -77,23 +80,45 @@ class DimensionsSection:
         """How far the slider of ``dimension`` goes either way: the paper's 0.25, or 3 sd."""
         return PAPER_RANGE if scale == PAPER else round(self.names.spread_range * self.names.sd[digit][dimension], 4)
 
-    def sliders_at_zero(self, digit: int | None, scale: str, shown: dict | None = None) -> dict:
-        """The sliders for decoding capsule ``digit``, the telling dimensions first, all at zero;
-        gr.skip() when that is what ``shown`` (the sliders on the page) already is."""
+    def rows(self, digit: int | None, scale: str) -> list[dict]:
+        """The sliders' rows for decoding capsule ``digit`` over ``scale``'s range, the telling
+        dimensions first; numbered, over the paper's range, for None (nothing read)."""
         if digit is None:
-            rows = [
+            return [
                 {"dimension": d, "label": f"dimension {d + 1}", "limit": PAPER_RANGE} for d in range(self.dimensions)
             ]
-        else:
-            rows = [
-                {
-                    "dimension": d,
-                    "label": self.dimension_label(digit, d, scale),
-                    "limit": self.dimension_limit(digit, d, scale),
-                }
-                for d in self.ordered_dimensions(digit, scale)
-            ]
-        value = dimension_sliders.slider_value(rows, [0.0] * self.dimensions, enabled=digit is not None)
+        return [
+            {
+                "dimension": d,
+                "label": self.dimension_label(digit, d, scale),
+                "limit": self.dimension_limit(digit, d, scale),
+            }
+            for d in self.ordered_dimensions(digit, scale)
+        ]
+
+    def digit_rows(self) -> dict[str, list[list[dict]]]:
+        """Every digit's rows over each range, {range: [rows of digit 0, ...]}: the page's, once."""
+        digits = range(self.reading.network.config.num_classes)
+        return {scale: [self.rows(digit, scale) for digit in digits] for scale in self.ranges}
+
+    def change_pictures(self, reading: Reading, digit: int, scale: str) -> list[str]:
+        """Beside each slider (dimension order), where its dimension changes capsule ``digit`` of
+        ``reading`` between the ends of its range (`dimension_changes`)."""
+        limits = torch.tensor([self.dimension_limit(digit, d, scale) for d in range(self.dimensions)])
+        with serving.model_turn():
+            changes = dimension_changes.dimension_changes(reading.network, reading.capsules, digit, limits)
+        return dimension_changes.change_pictures(changes)
+
+    def sliders_at_zero(
+        self, digit: int | None, scale: str, shown: dict | None = None, reading: Reading | None = None
+    ) -> dict:
+        """The sliders for decoding capsule ``digit``, the telling dimensions first, all at zero,
+        with the pictures of where each changes ``reading``'s capsule where it is given; gr.skip()
+        when that is what ``shown`` (the sliders on the page) already is."""
+        pictures = None if digit is None or reading is None else self.change_pictures(reading, digit, scale)
+        value = dimension_sliders.slider_value(
+            self.rows(digit, scale), [0.0] * self.dimensions, scale, enabled=digit is not None, pictures=pictures
+        )
         return gr.skip() if value == shown else value
 
     def figure4_html(self, reading: Reading | None, decode_as: str, scale: str) -> str:
@@ -144,7 +169,7 @@ class DimensionsSection:
         digit = None if reading is None else reading.decoded_digit(decode_as)
         return (
             self.reading.panel(reading, decode_as),
-            self.sliders_at_zero(digit, scale, shown_sliders),
+            self.sliders_at_zero(digit, scale, shown_sliders, reading),
             self.figure4_html(reading, decode_as, scale),
         )
 
@@ -169,7 +194,9 @@ class DimensionsSection:
                     visible=len(self.ranges) > 1,
                     elem_id="slider-range",
                 )
-                sliders = dimension_sliders.DimensionSliders(self.sliders_at_zero(None, PAPER), elem_id="sliders")
+                sliders = dimension_sliders.DimensionSliders(
+                    self.sliders_at_zero(None, PAPER), digit_rows=self.digit_rows(), elem_id="sliders"
+                )
                 gr.Markdown(EXPLANATION)
             with gr.Column(scale=4, min_width=300):
                 figure4 = gr.HTML(self.figure4_html(None, WINNER, PAPER), elem_id="figure4")
@@ -180,7 +207,7 @@ class DimensionsSection:
             trigger_mode="always_last",
             **page_event,
         )
-        gr.on([decode_as.input, scale.input], None, inputs=decode_as, js=REDRAW_AS, **page_event)
+        gr.on([decode_as.input, scale.input], None, inputs=[decode_as, scale], js=REDRAW_AS, **page_event)
         gr.on(
             [decode_as.input, scale.input],
             self.decode_again,

@@ -143,6 +143,19 @@ def test_the_panel_carries_what_the_decoder_in_the_page_redraws_from(app, readin
     assert "data-capsules" not in app.READING.panel(None)
 
 
+def test_the_sliders_carry_where_each_dimension_changes_the_digit_and_the_page_every_digit_s_rows(app, reading):
+    """The server's sliders come with a picture a dimension of where it changes the reading's
+    digit; the page gets, once, every digit's rows over each range, the same as the server sends."""
+    value = app.CAPSULE_DIMENSIONS.sliders_at_zero(reading.winner, PAPER, reading=reading)
+    assert value["range"] == PAPER and len(value["pictures"]) == 16
+    assert all(picture.startswith("data:image/png;base64,") for picture in value["pictures"])
+    assert app.CAPSULE_DIMENSIONS.sliders_at_zero(reading.winner, PAPER)["pictures"] is None
+    digit_rows = app.CAPSULE_DIMENSIONS.digit_rows()
+    assert list(digit_rows) == list(app.CAPSULE_DIMENSIONS.ranges)
+    for scale, rows in digit_rows.items():
+        assert rows == [app.CAPSULE_DIMENSIONS.sliders_at_zero(digit, scale)["rows"] for digit in range(10)]
+
+
 def offsets_panel(app, reading, offsets, decode_as=None):
     value = app.CAPSULE_DIMENSIONS.sliders_at_zero(reading.winner, PAPER)
     value["offsets"] = offsets

@@ -9,10 +9,16 @@ from playground.dimension_sliders import SlidersError, offsets, slider_value
 LIMITS = [0.25] * 4
 
 
-def test_a_value_holds_rows_in_the_order_shown_and_offsets_in_dimension_order():
+def test_a_value_holds_rows_in_the_order_shown_and_offsets_and_pictures_in_dimension_order():
     rows = [{"dimension": 2, "label": "d3: wider →", "limit": 0.25}, {"dimension": 0, "label": "d1", "limit": 0.1}]
-    value = slider_value(rows, [0, 0.5, -1], enabled=False)
-    assert value == {"offsets": [0.0, 0.5, -1.0], "rows": rows, "enabled": False}
+    value = slider_value(rows, [0, 0.5, -1], "spread", enabled=False, pictures=["a", "b", "c"])
+    assert value == {
+        "offsets": [0.0, 0.5, -1.0],
+        "rows": rows,
+        "enabled": False,
+        "range": "spread",
+        "pictures": ["a", "b", "c"],
+    }
 
 
 def test_offsets_within_their_limits_are_taken():

@@ -262,16 +262,16 @@ def test_every_docs_page_the_code_points_to_exists():
         assert (REPO / page).is_file(), f"{source} points to {page}, which does not exist"
 
 
-def deploy_ignore_patterns() -> list[str]:
-    """The ``ignore_patterns`` of the ``upload_folder`` call in docs/playground.md's deploy command."""
+def deploy_call() -> ast.Call:
+    """The ``upload_folder`` call of docs/playground.md's deploy command."""
     text = (REPO / "docs" / "playground.md").read_text(encoding="utf-8")
     block = next(block for language, block in FENCE.findall(text) if language == "python" and "upload_folder(" in block)
-    call = next(
+    assert 'subprocess.run(["git", "ls-files"]' in block  # the files git tracks, named ``tracked``
+    return next(
         node
         for node in ast.walk(ast.parse(block))
         if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "upload_folder"
     )
-    return ast.literal_eval(next(keyword.value for keyword in call.keywords if keyword.arg == "ignore_patterns"))
 
 
 def gitignore_patterns() -> list[str]:
@@ -309,14 +309,18 @@ def ignored_examples() -> list[str]:
 
 
 def test_the_deploy_command_uploads_no_path_that_git_ignores_and_every_file_the_space_runs():
-    ignored = deploy_ignore_patterns()
+    """The command uploads the files git tracks and nothing else: no cache, venv or run."""
+    keywords = {keyword.arg: keyword.value for keyword in deploy_call().keywords}
+    assert isinstance(keywords.get("allow_patterns"), ast.Name) and keywords["allow_patterns"].id == "tracked"
+    assert "ignore_patterns" not in keywords
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
 
     def uploaded(path: str) -> bool:
-        return bool(list(filter_repo_objects([path], ignore_patterns=ignored)))  # as upload_folder filters
+        return bool(list(filter_repo_objects([path], allow_patterns=tracked)))  # as upload_folder filters
 
     assert all(git_ignores(path) for path in ignored_examples())
-    for path in [*ignored_examples(), ".git/HEAD"]:
-        assert not uploaded(path), f"the deploy command would upload {path}, which .gitignore names"
+    for path in [*ignored_examples(), ".git/HEAD", ".ruff_cache/x", "tests/js/written-fixtures/facts.json"]:
+        assert not uploaded(path), f"the deploy command would upload {path}, which git does not track"
     served = [
         path.relative_to(REPO).as_posix()
         for folder in ("capsnet", "playground", "weights", "assets")

@@ -64,6 +64,8 @@ def test_a_module_that_ports_a_python_function_is_named_after_it():
         ("ink_to_mnist.js", "capsnet/data/preprocess.py `ink_to_mnist`"),
         ("paper.js", "playground/views.py `paper`"),
         ("decode.js", "capsnet/model.py `CapsNet.decode`"),
+        ("dimension_changes.js", "playground/dimension_changes.py `dimension_changes`"),
+        ("change_colours.js", "playground/dimension_changes.py `change_colours`"),
     ]:
         head = (page_modules.FOLDER / module).read_text(encoding="utf-8")[:400]
         assert f"Ports {original}" in " ".join(line.removeprefix("// ") for line in head.splitlines()), module

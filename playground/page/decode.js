@@ -45,27 +45,77 @@ export function parseDecoderFile(buffer) {
   return { config, layers };
 }
 
-// y = W x + b, then ReLU, or the sigmoid for the last layer (PyTorch's Linear: W is [outputs, inputs])
-function linear({ weight, bias, inputs, outputs }, x, last) {
-  const y = new Float64Array(outputs);
-  for (let o = 0; o < outputs; o++) {
-    let sum = bias[o];
-    for (let i = 0, row = o * inputs; i < inputs; i++) sum += weight[row + i] * x[i];
-    y[o] = last ? 1 / (1 + Math.exp(-sum)) : Math.max(sum, 0);
-  }
-  return y;
+// The inputs not zero in any of `xs` (after a ReLU most are zero), and each x's values there.
+function nonZero(xs, inputs) {
+  const used = Int32Array.from({ length: inputs }, (_, i) => i).filter((i) => xs.some((x) => x[i] !== 0));
+  return [used, xs.map((x) => Float64Array.from(used, (i) => x[i]))];
 }
 
-// The picture of capsule `digit` of `capsules` (v, [num_classes * digit_capsule_dim]) moved by
-// `offsets` (one number a dimension, or null): Float32Array [image_size²] of ink in [0, 1].
-export function decode({ config, layers }, capsules, digit, offsets) {
-  const dimensions = config.digit_capsule_dim;
-  let x = new Float64Array(config.num_classes * dimensions);
-  for (let d = 0; d < dimensions; d++) {
-    x[digit * dimensions + d] = capsules[digit * dimensions + d] + (offsets ? offsets[d] : 0);
+// y = activation(W x + b) for four x at once, each weight read once for the four.
+function fourAtOnce({ weight, bias, inputs, outputs }, xs, ys, activation) {
+  const [used, [x0, x1, x2, x3]] = nonZero(xs, inputs);
+  const [y0, y1, y2, y3] = ys;
+  for (let o = 0; o < outputs; o++) {
+    const row = o * inputs;
+    let s0 = bias[o];
+    let s1 = s0;
+    let s2 = s0;
+    let s3 = s0;
+    for (let k = 0; k < used.length; k++) {
+      const w = weight[row + used[k]];
+      s0 += w * x0[k];
+      s1 += w * x1[k];
+      s2 += w * x2[k];
+      s3 += w * x3[k];
+    }
+    y0[o] = activation(s0);
+    y1[o] = activation(s1);
+    y2[o] = activation(s2);
+    y3[o] = activation(s3);
   }
-  layers.forEach((layer, k) => {
-    x = linear(layer, x, k === layers.length - 1);
-  });
-  return Float32Array.from(x);
 }
+
+// y = activation(W x + b) for one x.
+function oneAtOnce({ weight, bias, inputs, outputs }, x, y, activation) {
+  const [used, [values]] = nonZero([x], inputs);
+  for (let o = 0; o < outputs; o++) {
+    const row = o * inputs;
+    let sum = bias[o];
+    for (let k = 0; k < used.length; k++) sum += weight[row + used[k]] * values[k];
+    y[o] = activation(sum);
+  }
+}
+
+// y = W x + b for each x of `xs`, then ReLU, or the sigmoid for the last layer (PyTorch's Linear: W
+// is [outputs, inputs]), four at a time while there are four, over only the inputs that are not
+// zero: each sum adds the same products in the same order as over every input, since a zero input
+// times a finite weight adds exactly nothing.
+function linear(layer, xs, last) {
+  const activation = last ? (sum) => 1 / (1 + Math.exp(-sum)) : (sum) => Math.max(sum, 0);
+  const ys = xs.map(() => new Float64Array(layer.outputs));
+  let b = 0;
+  for (; b + 4 <= xs.length; b += 4) fourAtOnce(layer, xs.slice(b, b + 4), ys.slice(b, b + 4), activation);
+  for (; b < xs.length; b++) oneAtOnce(layer, xs[b], ys[b], activation);
+  return ys;
+}
+
+// The pictures of capsule `digit` of `capsules` (v, [num_classes * digit_capsule_dim]) moved by each
+// of `offsetSets` (one number a dimension, or null: not moved): Float32Array [image_size²] each, of
+// ink in [0, 1].
+export function decodeAll({ config, layers }, capsules, digit, offsetSets) {
+  const dimensions = config.digit_capsule_dim;
+  let xs = offsetSets.map((offsets) => {
+    const x = new Float64Array(config.num_classes * dimensions);
+    for (let d = 0; d < dimensions; d++) {
+      x[digit * dimensions + d] = capsules[digit * dimensions + d] + (offsets ? offsets[d] : 0);
+    }
+    return x;
+  });
+  layers.forEach((layer, k) => {
+    xs = linear(layer, xs, k === layers.length - 1);
+  });
+  return xs.map((x) => Float32Array.from(x));
+}
+
+// The picture of capsule `digit` of `capsules` moved by `offsets` (decodeAll's, for one).
+export const decode = (decoder, capsules, digit, offsets) => decodeAll(decoder, capsules, digit, [offsets])[0];

@@ -8,12 +8,16 @@
 //   read     {drawing: {strokes, background}} -> null for too little ink, or {image, capsules,
 //            lengths, reconstructions: {winner, runnerUp}} (the capsules graph, the decoder)
 //   decode   {capsules, digit, offsets} -> the picture's ink (the decoder)
+//   changes  {capsules, digit, limits} -> for each dimension, the ink it adds and takes away
+//            between -limit and +limit: [Float32Array], 32 decoder runs (dimension_changes.js)
 //   turn     {image, change, networks: ["capsules" and/or "probabilities"]} -> {turned, and for
 //            "capsules": capsules, lengths, reconstruction; for "probabilities": probabilities}
 //
-// Pictures are ink in [0, 1], Float32Array [field * field]; messages are answered in turn.
+// Pictures are ink in [0, 1], Float32Array [field * field]; messages are answered in turn, but
+// "changes" after every other message waiting.
 
 import { decode, parseDecoderFile } from "./decode.js";
+import { dimensionChanges } from "./dimension_changes.js";
 import { inkToMnist } from "./ink_to_mnist.js";
 import { inks } from "./inks.js";
 
@@ -52,7 +56,10 @@ async function load(message) {
     const response = await fetch(message.decoder);
     if (!response.ok) throw new Error(`${message.decoder}: HTTP ${response.status}`);
     decoder = parseDecoderFile(await response.arrayBuffer());
-    decode(decoder, new Float32Array(decoder.layers[0].inputs), 0, null); // compiled before the first slider moves
+    // compiled before the first slider moves, and before the first pictures beside the sliders
+    const blank = new Float32Array(decoder.layers[0].inputs);
+    decode(decoder, blank, 0, null);
+    dimensionChanges(decoder, blank, 0, Array(decoder.config.digit_capsule_dim).fill(1));
   }
   for (const [name, url] of Object.entries(message.graphs)) {
     sessions[name] ??= await session(url);
@@ -93,21 +100,56 @@ async function turn({ image, change, networks }) {
   return answer;
 }
 
+const GIVING_WAY = 2; // dimensions (4 decoder runs, one batch) between two looks at the messages
+
+// The pictures beside the sliders, GIVING_WAY dimensions at a time, the messages that came
+// meanwhile answered between them (giveWay): the pen's readings do not wait for 32 decoder runs.
+async function changes({ capsules, digit, limits }) {
+  const found = [];
+  for (let first = 0; first < limits.length; first += GIVING_WAY) {
+    if (first > 0) await giveWay();
+    found.push(...dimensionChanges(decoder, capsules, digit, limits, first, first + GIVING_WAY));
+  }
+  return found;
+}
+
 const KINDS = {
   load,
   read,
   turn,
   decode: ({ capsules, digit, offsets }) => decode(decoder, capsules, digit, offsets),
+  changes,
 };
 
-// One message at a time, in the order they came: a reading waits for the one before it.
-let queue = Promise.resolve();
-self.addEventListener("message", ({ data }) => {
-  queue = queue.then(async () => {
-    try {
-      self.postMessage({ id: data.id, result: await KINDS[data.kind](data) });
-    } catch (error) {
-      self.postMessage({ id: data.id, error: error.message ?? String(error) });
-    }
-  });
+// One message at a time, in the order they came (a reading waits for the one before it), but the
+// pictures beside the sliders ("changes") wait for every other message, and give way to those that
+// come while they are made.
+const waiting = [];
+let answering = false;
+
+async function answer(data) {
+  try {
+    self.postMessage({ id: data.id, result: await KINDS[data.kind](data) });
+  } catch (error) {
+    self.postMessage({ id: data.id, error: error.message ?? String(error) });
+  }
+}
+
+// The first message waiting that waits for no other, taken from the list; undefined where none.
+function urgent() {
+  const first = waiting.findIndex((data) => data.kind !== "changes");
+  return first === -1 ? undefined : waiting.splice(first, 1)[0];
+}
+
+async function giveWay() {
+  await new Promise((resolve) => setTimeout(resolve)); // the messages sent meanwhile arrive
+  for (let data = urgent(); data !== undefined; data = urgent()) await answer(data);
+}
+
+self.addEventListener("message", async ({ data }) => {
+  waiting.push(data);
+  if (answering) return;
+  answering = true;
+  while (waiting.length > 0) await answer(urgent() ?? waiting.shift());
+  answering = false;
 });

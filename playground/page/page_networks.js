@@ -138,6 +138,10 @@ export const readDrawing = ({ strokes, background }) => capsnet.ask("read", { dr
 // The decoder's picture of capsule `digit` of `capsules` moved by `offsets` (null: not moved).
 export const decodeCapsule = (capsules, digit, offsets) => capsnet.ask("decode", { capsules, digit, offsets });
 
+// The ink each dimension of capsule `digit` adds and takes away between the ends of its slider's
+// range (`limits`, one number a dimension): a Float32Array of signed changes for each.
+export const dimensionChangesOf = (capsules, digit, limits) => capsnet.ask("changes", { capsules, digit, limits });
+
 // `image` (the network's input) changed by `change` (the turn graph's numbers) and read by both
 // networks: {turned, capsules, lengths, reconstruction: the CapsNet's winner, probabilities}.
 export async function turnAndRead(image, change) {

@@ -5,11 +5,16 @@
 
 import { paper } from "./paper.js";
 
-// The element `template` (HTML) describes.
+const parsed = new Map(); // each template's element, parsed once
+
+// A new element as `template` (HTML) describes it.
 export function fromTemplate(template) {
-  const holder = document.createElement("div");
-  holder.innerHTML = template;
-  return holder.firstElementChild;
+  if (!parsed.has(template)) {
+    const holder = document.createElement("div");
+    holder.innerHTML = template;
+    parsed.set(template, holder.firstElementChild);
+  }
+  return parsed.get(template).cloneNode(true);
 }
 
 // `value` with `decimals` decimals as Python's f"{value:.{decimals}f}" writes it: a value exactly
@@ -53,21 +58,27 @@ export function barsFilled(svg, values, winner) {
   });
 }
 
-// A square picture of ink in [0, 1] as a PNG data URL: black ink on white paper (views.paper).
-export function pictureUrl(ink) {
-  const side = Math.sqrt(ink.length);
+// A square picture of `pixels`, `channels` a pixel (1: grey, 3: RGB), as a PNG data URL.
+function pngUrl(pixels, channels) {
+  const side = Math.sqrt(pixels.length / channels);
   const canvas = document.createElement("canvas");
   canvas.width = side;
   canvas.height = side;
   const context = canvas.getContext("2d");
-  const pixels = context.createImageData(side, side);
-  paper(ink).forEach((grey, k) => {
-    pixels.data.fill(grey, 4 * k, 4 * k + 3);
-    pixels.data[4 * k + 3] = 255;
-  });
-  context.putImageData(pixels, 0, 0);
+  const image = context.createImageData(side, side);
+  for (let k = 0; k < side * side; k++) {
+    for (let c = 0; c < 3; c++) image.data[4 * k + c] = pixels[channels * k + (channels === 3 ? c : 0)];
+    image.data[4 * k + 3] = 255;
+  }
+  context.putImageData(image, 0, 0);
   return canvas.toDataURL("image/png");
 }
+
+// A square picture of ink in [0, 1] as a PNG data URL: black ink on white paper (views.paper).
+export const pictureUrl = (ink) => pngUrl(paper(ink), 1);
+
+// A square picture of RGB colours (3 a pixel, as views.png_data_url takes them) as a PNG data URL.
+export const colourPictureUrl = (rgb) => pngUrl(rgb, 3);
 
 // `img` showing the picture of `ink`, and `number` in its description where it names one.
 export function pictureSet(img, ink, number) {

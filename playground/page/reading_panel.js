@@ -10,6 +10,11 @@
 //   brings Figure 4 and the routing view.
 // - When a slider moves or Decode as changes (a "capsule-redraw" event), the decoder in the worker
 //   redraws the reconstruction from the panel's capsules (data-capsules), with no request.
+// - Whenever the panel comes to show a capsule the page's decoder can draw (a reading made here,
+//   Decode as redrawn here, or the server's panel), a "capsule-shown" event says so, detail {panel,
+//   capsules, digit: the capsule decoded, atZero: the reconstruction shown unmoved, drawn here}, or
+//   {panel: null} where the page read too little ink: the dimension sliders follow it
+//   (dimension_sliders.js).
 //
 // The pad offers each drawing as a cancelable "pad-drawing" event, detail {strokes: flat arrays,
 // background: 784 ink values 0..255 or null, revision, drawing}; the panel cancels it where it reads
@@ -51,11 +56,20 @@ function filledPanel(template, decoderUrl, found, revision) {
   return panel;
 }
 
-// Decode as changed to `decodeAs` ("winner", or a digit): the panel's reconstruction redrawn from
-// that capsule at zero offsets, as the server's answer will show it. The Decode-as radio's glue.
-export function redrawAs(decodeAs, winner) {
+// Decode as, or the sliders' range (`range`), changed to `decodeAs` ("winner", or a digit): the
+// panel's reconstruction redrawn from that capsule at zero offsets, as the server's answer will show
+// it. The glue of the Decode-as and Slider-range radios.
+export function redrawAs(decodeAs, range, winner) {
   const digit = decodeAs === winner ? null : Number(decodeAs);
-  document.dispatchEvent(new CustomEvent("capsule-redraw", { cancelable: true, detail: { offsets: null, digit } }));
+  document.dispatchEvent(
+    new CustomEvent("capsule-redraw", { cancelable: true, detail: { offsets: null, digit, range } }),
+  );
+}
+
+// The panel's capsule shown, for the sliders ("capsule-shown"): `atZero`, unmoved and drawn here.
+function shownCapsule(panel, capsules, atZero) {
+  const detail = panel && { panel, capsules, digit: Number(panel.dataset.decoded), atZero };
+  document.dispatchEvent(new CustomEvent("capsule-shown", { detail: detail ?? { panel: null } }));
 }
 
 // The reading panel's readings and redraws under way (newest_only.js), for drawn().
@@ -94,6 +108,7 @@ export function mount({ element, props, watch, fire }) {
         if (found === null) holder.innerHTML = props.empty_panel;
         else holder.replaceChildren(filledPanel(props.panel_template, props.decoder_url, found, drawing.revision));
         shown = drawing.revision;
+        shownCapsule(found && holder.firstElementChild, found?.capsules, true);
       }
       showReading(found && { revision: String(drawing.revision), ...found });
     },
@@ -113,11 +128,26 @@ export function mount({ element, props, watch, fire }) {
     read(event.detail);
   });
 
+  // The capsules of the panel shown where the page's decoder draws it, or null: `why(message)`
+  // hears why not where its capsules cannot be read.
+  const drawable = (why = () => {}) => {
+    const panel = element.querySelector(".panel[data-capsules]");
+    if (!reading() || !panel || panel.dataset.decoder !== props.decoder_url) return null;
+    try {
+      return { panel, capsules: capsulesOf(panel) };
+    } catch (error) {
+      why(`the panel's capsules cannot be read (${error.message})`);
+      return null;
+    }
+  };
+
   // The server's settled panel of an older drawing than the one shown here stays unseen: the
-  // newer reading is drawn again over it.
+  // newer reading is drawn again over it. A panel the page's decoder draws is followed by the sliders.
   watch("value", () => {
     const revision = Number(element.querySelector(".panel")?.dataset.revision ?? 0);
     if (reading() && lastDrawing !== null && revision < shown) read(lastDrawing);
+    const found = drawable();
+    if (found) shownCapsule(found.panel, found.capsules, false);
   });
 
   // The reconstruction redrawn by the decoder, the newest move's first.
@@ -134,20 +164,15 @@ export function mount({ element, props, watch, fire }) {
         caption.textContent = caption.textContent.replace(/\d+$/, digit);
         picture.alt = picture.alt.replace(/\d+$/, digit);
       }
+      if (offsets === null) shownCapsule(panel, capsules, true); // Decode as or the range changed
     },
     (error) => console.info(`The server redraws this: the page's decoder failed (${error.message}).`),
   );
   drawings.add(redraw);
   document.addEventListener("capsule-redraw", (event) => {
-    const panel = element.querySelector(".panel[data-capsules]");
-    if (!reading() || !panel || panel.dataset.decoder !== props.decoder_url) return;
-    let capsules;
-    try {
-      capsules = capsulesOf(panel);
-    } catch (error) {
-      console.info(`The server redraws this: the panel's capsules cannot be read (${error.message}).`);
-      return;
-    }
+    const found = drawable((why) => console.info(`The server redraws this: ${why}.`));
+    if (!found) return;
+    const { panel, capsules } = found;
     event.preventDefault();
     const { offsets = null, digit } = event.detail;
     const shownDigit = digit === undefined ? Number(panel.dataset.decoded) : (digit ?? Number(panel.dataset.winner));
@@ -162,8 +187,10 @@ export function mount({ element, props, watch, fire }) {
   })
     .then(() => {
       // A drawing shown before the networks came (read by the server) is read here too, so that
-      // Turn it turns it in the page.
+      // Turn it turns it in the page, and the sliders follow its panel.
       if (lastDrawing !== null) read(lastDrawing);
+      const found = drawable();
+      if (found) shownCapsule(found.panel, found.capsules, false);
     })
     .catch((error) => giveUp(error.message));
 }

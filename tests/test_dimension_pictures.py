@@ -1,0 +1,195 @@
+"""The pictures beside the dimension sliders of where each dimension changes the digit
+(playground/dimension_changes.py; in the page dimension_changes.js in the network worker,
+change_colours.js and dimension_sliders.js), in a real browser (Debian's Chromium driven by
+Playwright): a tapped example's 16 pictures are drawn in the page before the server answers, with
+the rows of the digit read, and each is within two levels of 255 (every channel) of the server's for
+the same reading, digit and range, over both ranges and Decode as another digit; without the page's
+decoder the server's pictures are shown; on a 390-pixel phone page each picture stands beside its
+slider and the page never scrolls sideways."""
+
+import json
+
+import pytest
+
+from bench.support.browser_drawing import CHROMIUM, PANEL_DRAWN, PHONE, SliderDriver, rgb_picture, round_trip
+from bench.support.page_clients import outputs_of, page_event
+from playground import page_modules
+from tests.support.playground_pages import grey_levels_apart, playground_page
+
+pytestmark = pytest.mark.browser
+if not CHROMIUM.exists():
+    pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+
+LEVELS = 2  # the page's pictures against the server's: at most two levels of 255 apart, per channel
+SLOW_ROUND_TRIP_MS = 1500  # every server answer this late: what the page draws first is its own
+EXAMPLES_TAPPED = (0, 3, 7)  # of the pad's ten MNIST examples
+
+# In the page: a promise of the sliders having drawn the pictures asked of them (dimension_sliders.js
+# `drawn`), after the reading panel has drawn what was asked of it.
+SLIDERS_DRAWN = (
+    f"{PANEL_DRAWN}.then(() => import(new URL('{page_modules.URL}/dimension_sliders.js', document.baseURI)))"
+    ".then((sliders) => sliders.drawn())"
+)
+
+# In the page: the sliders as shown: whose pictures ("page" or "server"), of which pad revision, the
+# reading panel's revision, and each row's dimension, label and picture, in the order shown.
+SHOWN = """
+() => {
+  const list = document.querySelector('#sliders .dimensions');
+  return {
+    whose: list.dataset.pictures,
+    revision: list.dataset.revision,
+    panel: document.querySelector('#reading-panel .panel').dataset.revision,
+    rows: [...list.querySelectorAll('.dimension')].map((row) => ({
+      dimension: Number(row.querySelector('input').dataset.dimension),
+      label: row.querySelector('label').textContent,
+      picture: row.querySelector('img.change').getAttribute('src'),
+    })),
+  };
+}
+"""
+
+
+@pytest.fixture
+def page(browser):
+    """The playground in a page of its own, with the session hash it sends its events in (``page.session``)."""
+    page = playground_page(browser)
+    page.on(
+        "request",
+        lambda request: (
+            setattr(page, "session", json.loads(request.post_data)["session_hash"])
+            if request.url.endswith("/gradio_api/run/predict")
+            else None
+        ),
+    )
+    yield page
+    page.context.close()
+
+
+def shown(page) -> dict:
+    """The sliders as the page shows them once it has drawn what was asked of it (SHOWN)."""
+    page.evaluate(f"() => {SLIDERS_DRAWN}")
+    return page.evaluate(SHOWN)
+
+
+def servers_sliders(app, url: str, session: str, decode_as: str, scale: str) -> dict:
+    """The sliders' value the server answers *Decode as* ``decode_as`` over ``scale`` with, for the
+    reading it keeps for ``session``: the rows, and the pictures in dimension order."""
+    event = page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, decode_as, scale, {}], session)
+    return outputs_of(event)[1]
+
+
+def assert_same_pictures(sliders: dict, server: dict, what: str) -> int:
+    """The page's rows are the server's, and each picture within LEVELS of the server's; returns
+    the largest difference."""
+    assert [(row["dimension"], row["label"]) for row in sliders["rows"]] == [
+        (row["dimension"], row["label"]) for row in server["rows"]
+    ], what
+    worst = 0
+    for row in sliders["rows"]:
+        here, there = rgb_picture(row["picture"]), rgb_picture(server["pictures"][row["dimension"]])
+        assert here.shape == there.shape == (28, 28, 3)
+        worst = max(worst, grey_levels_apart(here, there))
+    assert worst <= LEVELS, f"{what}: a picture {worst} levels from the server's"
+    return worst
+
+
+def test_the_page_draws_the_pictures_the_server_draws(app, url, page):
+    """For three examples, over both ranges, as the winner and as another digit: the page's own 16
+    pictures (its worker's), with the server's rows, each within LEVELS of the server's."""
+    page.goto(url)
+    person = SliderDriver(page)
+    ranges = ["paper"] + (["spread"] if app.NETWORKS.names is not None else [])
+    worst, compared = 0, 0
+    for example in EXAMPLES_TAPPED:
+        winner = int(person.tap_example(example))
+        page.wait_for_function("() => document.querySelector('#sliders .dimensions').dataset.pictures === 'page'")
+        for scale in ranges:
+            if scale != "paper":
+                person.choose(f"#slider-range input[value={scale}]")
+            for decode_as in ["winner", str((winner + 1 + example) % 10)]:
+                if decode_as != "winner":
+                    person.choose(f'input[type=radio][value="{decode_as}"]:not(#pair-decode-as input)')
+                sliders = shown(page)
+                assert sliders["whose"] == "page", (example, scale, decode_as)
+                server = servers_sliders(app, url, page.session, decode_as, scale)
+                worst = max(worst, assert_same_pictures(sliders, server, f"example {example}, {scale}, {decode_as}"))
+                compared += len(sliders["rows"])
+            person.choose('input[type=radio][value="winner"]:not(#pair-decode-as input)')
+            if scale != "paper":
+                person.choose("#slider-range input[value=paper]")
+    assert compared == len(EXAMPLES_TAPPED) * len(ranges) * 2 * 16
+    print(f"{compared} pictures drawn in the page, at most {worst} level(s) from the server's")
+
+
+def test_a_new_reading_redraws_the_pictures_before_the_server_answers(app, url, page):
+    """At a slow server, a tapped example's rows and pictures are the page's before any answer
+    comes (no request is needed for them), of the new reading; they are the server's rows and
+    pictures within LEVELS, and the server's answers leave them so."""
+    page.goto(url)
+    person = SliderDriver(page)
+    person.tap_example(1)
+    page.wait_for_function("() => document.querySelector('#sliders .dimensions').dataset.pictures === 'page'")
+    round_trip(page, SLOW_ROUND_TRIP_MS)
+    before, answers = shown(page), person.answers
+    page.locator("#pad button.example").nth(6).click()
+    page.wait_for_function(
+        "(before) => { const shown = document.querySelector('#reading-panel .panel').dataset.revision;"
+        " return shown !== before && document.querySelector('#sliders .dimensions').dataset.revision === shown; }",
+        arg=before["panel"],
+    )
+    drawn_at_once = page.evaluate(SHOWN)
+    assert person.answers == answers, "the pictures waited for the server"
+    assert drawn_at_once["whose"] == "page" and drawn_at_once["revision"] != before["revision"]
+    assert [row["picture"] for row in drawn_at_once["rows"]] != [row["picture"] for row in before["rows"]]
+    person.answered(answers, 2)  # the reading, then its details
+    after = shown(page)
+    server = servers_sliders(app, url, page.session, "winner", "paper")
+    assert_same_pictures(drawn_at_once, server, "drawn before the answers (the page's own reading)")
+    assert after["whose"] == "page"
+    assert_same_pictures(after, server, "after the answers (the server's reading)")
+
+
+def test_without_the_page_decoder_the_server_draws_the_pictures(app, url, page):
+    page.route("**/decoder/*.safetensors", lambda route: route.fulfill(status=404))
+    page.goto(url)
+    person = SliderDriver(page)
+    person.tap_example(2)
+    sliders = shown(page)
+    assert sliders["whose"] == "server"
+    server = servers_sliders(app, url, page.session, "winner", "paper")
+    assert [row["picture"] for row in sliders["rows"]] == [
+        server["pictures"][row["dimension"]] for row in server["rows"]
+    ]
+
+
+def test_on_a_phone_each_picture_stands_beside_its_slider(url, browser, tmp_path):
+    """On a 390-pixel page each of the 16 pictures is 28 to 40 CSS pixels square, left of its
+    slider and level with it, and the page never scrolls sideways."""
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=3)
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    try:
+        page.goto(url)
+        person = SliderDriver(page)
+        person.tap_example(4)
+        page.wait_for_function("() => document.querySelector('#sliders .dimensions').dataset.pictures")
+        page.locator("#sliders").scroll_into_view_if_needed()
+        page.locator("#sliders").screenshot(path=tmp_path / "sliders-phone.png")
+        rows = page.evaluate(
+            "() => [...document.querySelectorAll('#sliders .dimension')].map((row) => {"
+            " const picture = row.querySelector('img.change').getBoundingClientRect();"
+            " const slider = row.querySelector('input').getBoundingClientRect();"
+            " return {left: picture.left, right: picture.right, top: picture.top, bottom: picture.bottom,"
+            " width: picture.width, height: picture.height, sliderLeft: slider.left,"
+            " sliderMiddle: (slider.top + slider.bottom) / 2}; })"
+        )
+        assert len(rows) == 16
+        for row in rows:
+            assert 28 <= row["width"] == row["height"] <= 40, row
+            assert row["right"] <= row["sliderLeft"] and row["left"] >= 0, row  # beside it, on the screen
+            assert row["top"] <= row["sliderMiddle"] <= row["bottom"], row  # level with it
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        context.close()
