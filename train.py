@@ -2,7 +2,7 @@
 
     python train.py --data-dir DATA                       # the CapsNet; the epoch chosen on 5,000 held-out images
     python train.py --model cnn --data-dir DATA           # the paper's CNN baseline (pooled: docs/training.md)
-    python train.py --resume                              # continue from checkpoints/last.pt, in its run's folder
+    python train.py --resume                              # continue the newest run from last.pt in its folder
     python train.py --init-from weights --lr 2e-4         # train saved weights further
     python train.py --task pairs --init-from weights      # two overlapping digits
     torchrun --standalone --nproc_per_node=2 train.py ... # data-parallel over processes (and machines)
@@ -19,8 +19,6 @@ The recipe, how the epoch is chosen, resuming, the shipped runs and torchrun: do
 two overlapping digits (--task pairs): docs/pairs.md.
 """
 
-import argparse
-import math
 import signal
 import sys
 import time
@@ -36,22 +34,21 @@ from torch.optim.swa_utils import AveragedModel
 from capsnet import CapsNet, WeightsError, load_model
 from capsnet.data.datasets import mnist, validation_split
 from capsnet.data.pairs import pair_right
-from capsnet.data.written import SINGLE_SHARE
 from capsnet.model_card import write_model_card
-from capsnet.pretrained import CONFIGS, NETWORKS, SERVED_BY, WEIGHTS_FILE
+from capsnet.pretrained import CONFIGS, NETWORKS, SERVED_BY
 from capsnet.training.epoch_losses import NonFiniteLossError, UnreadLosses
 from capsnet.training.final_reads import read_test_sets
 from capsnet.training.hub import push
 from capsnet.training.losses import LOSSES
 from capsnet.training.metrics import earlier_record, write_record
 from capsnet.training.moving_average import update_moving_average
-from capsnet.training.options import RunOptions
+from capsnet.training.options import RunOptions, UsageError, check_flags, parse_options
 from capsnet.training.out_folder import keep_if_best, record_stop, run_record, what_is_kept
 from capsnet.training.processes import DeviceError, Processes, join_processes, pick_device, torchrun_processes, use_bf16
 from capsnet.training.random_state import epoch_seed, rng_state, set_rng_state
 from capsnet.training.resume import resume_or_begin
-from capsnet.training.run import Run, UsageError
-from capsnet.training.sharded_data import RunData, run_data
+from capsnet.training.run import Run, run_folder
+from capsnet.training.sharded_data import DRY_RUN_VAL_IMAGES, RunData, run_data
 from capsnet.training.signals import Interrupted, StopSignals
 from capsnet.training.state import TrainingState, UnfinishedEpoch
 from capsnet.training.validation import validation_read
@@ -67,6 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
+
+
+def parse_args(argv: list[str] | None = None) -> RunOptions:
+    """The command line, or ``argv``, as RunOptions (capsnet.training.options); --help begins with
+    this module's docstring."""
+    return parse_options(argv, __doc__)
 
 
 def train(options: RunOptions, argv: list[str]) -> int:
@@ -102,10 +105,10 @@ def train(options: RunOptions, argv: list[str]) -> int:
 
 
 def set_up_run(options: RunOptions, processes: Processes, argv: list[str]) -> Run:
-    """The run's device, torchrun's process group joined, and whether it computes in bf16.
+    """The run's device, torchrun's process group joined, whether it computes in bf16, and its folder.
 
     Raises:
-        UsageError: the device of --device is not there.
+        UsageError: the device of --device is not there, or --resume finds no run to go on with.
     """
     try:
         device = pick_device(options.device, processes.local_rank)
@@ -114,11 +117,13 @@ def set_up_run(options: RunOptions, processes: Processes, argv: list[str]) -> Ru
     processes = join_processes(processes, device)
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True  # the batches' sizes are fixed: cuDNN times its convolutions once
-    return Run(options, argv, processes, device, use_bf16(options.amp, device), StopSignals())
+    bf16 = use_bf16(options.amp, device)
+    return Run(options, argv, processes, device, bf16, StopSignals(), run_folder(options, processes))
 
 
 def load_data(run: Run) -> RunData:
-    """The training images (or pairs) of this process and its share of the held-out ones.
+    """The training images (or pairs) of this process and its share of the held-out ones (a
+    --dry-run's first few).
 
     Raises:
         UsageError: MNIST cannot be had, or --val-size leaves nothing to train on.
@@ -133,7 +138,7 @@ def load_data(run: Run) -> RunData:
     return run_data(
         options.data_dir,
         train_indices[: options.limit],
-        val_indices,
+        val_indices[:DRY_RUN_VAL_IMAGES] if options.dry_run else val_indices,
         options.task,
         options.examples,
         options.batch_size // run.processes.world,
@@ -174,7 +179,7 @@ def build_state(run: Run) -> TrainingState:
         epoch=options.start_epoch - 1,
         recipe=recipe(run),
         earlier=earlier_record(options.init_from, options.model, options.task),  # before --out is written to
-        out=options.out or run.new_out_folder(),
+        out=run.folder,
     )
 
 
@@ -428,202 +433,6 @@ def final_read(run: Run, data: RunData, state: TrainingState) -> int:
         )
         return 128 + run.signals.received
     return push(out, options.push_to_hub) if options.push_to_hub else 0
-
-
-def parse_args(argv: list[str] | None = None) -> RunOptions:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument(
-        "--model",
-        choices=sorted(NETWORKS),
-        default="capsnet",
-        help="capsnet: the paper's CapsNet; cnn: its CNN baseline (default: capsnet)",
-    )
-    p.add_argument(
-        "--task",
-        choices=["digits", "pairs"],
-        default="digits",
-        help="digits: MNIST, one digit an image; pairs: two overlapping digits of different classes (the "
-        "paper's MultiMNIST, made on the fly), the epoch chosen on held-out pairs (default: digits)",
-    )
-    p.add_argument(
-        "--examples",
-        choices=["written", "mnist-pairs"],
-        default="written",
-        help="--task pairs: written: one digit or two as people write them (capsnet/data/written.py), "
-        "the epoch chosen on such examples read exactly (the count and the digits); mnist-pairs: "
-        "the paper's pairs alone (default: written)",
-    )
-    p.add_argument(
-        "--pairs-per-epoch",
-        type=int,
-        default=None,
-        help="--task pairs: pairs in an epoch, their first digits drawn afresh each epoch; shorter epochs "
-        "validate and decay the learning rate more often (default: one for each training digit)",
-    )
-    p.add_argument(
-        "--single-share",
-        type=float,
-        default=None,
-        metavar="S",
-        help="--examples written: the share of training examples that hold one digit alone; the "
-        f"validation examples keep {SINGLE_SHARE} (default: {SINGLE_SHARE})",
-    )
-    p.add_argument(
-        "--data-dir", default="./data", help="where torchvision's MNIST lives or is downloaded to (default: ./data)"
-    )
-    p.add_argument(
-        "--out",
-        default=None,
-        help="folder for the chosen weights, metrics.json and the model card; not one that holds another "
-        "run's weights (see --overwrite) (default: a new folder runs/MODEL-TASK-DATE, the date in "
-        "UTC; with --resume, the one its run writes to)",
-    )
-    p.add_argument("--overwrite", action="store_true", help="write to --out even where it holds another run's weights")
-    p.add_argument(
-        "--checkpoint",
-        default="checkpoints/last.pt",
-        help="the checkpoint written after every epoch (default: checkpoints/last.pt)",
-    )
-    p.add_argument("--resume", action="store_true", help="continue from --checkpoint exactly where it stopped")
-    p.add_argument(
-        "--init-from",
-        metavar="WEIGHTS",
-        default=None,
-        help="start from these weights (a folder or Hub repo id), Adam and the schedule afresh (default: "
-        "a random initialisation)",
-    )
-    p.add_argument(
-        "--routing-iterations",
-        type=int,
-        default=None,
-        metavar="R",
-        help="the CapsNet: train with R iterations of routing (Procedure 1), saved in its config.json "
-        "(default: the --init-from weights' own, else the paper's 3)",
-    )
-    p.add_argument(
-        "--epochs",
-        type=int,
-        default=14,
-        help="number of epochs in all, resumed ones and those before --start-epoch included (default: 14)",
-    )
-    p.add_argument(
-        "--start-epoch",
-        type=int,
-        default=1,
-        help="number this run's first epoch N: it draws epoch N's pairs, shifts and dropout, as one long "
-        "run would after --init-from weights whose last epoch was N-1 (default: 1)",
-    )
-    p.add_argument(
-        "--batch-size",
-        type=int,
-        default=64,
-        help="images per step in all, the global batch: under torchrun each of N processes takes "
-        "batch-size / N of them (default: 64)",
-    )
-    p.add_argument(
-        "--val-size",
-        type=int,
-        default=5000,
-        help="training images held out to choose the epoch on (the same for a given --seed); the test "
-        "set is read once, at the end. 0: train on all 60,000, keep the last epoch (default: 5000)",
-    )
-    p.add_argument("--lr", type=float, default=1e-3, help="Adam's initial learning rate (default: 1e-3)")
-    p.add_argument(
-        "--lr-decay", type=float, default=0.85, help="exponential decay of the learning rate per epoch (default: 0.85)"
-    )
-    p.add_argument(
-        "--ema-decay",
-        type=float,
-        default=0.999,
-        help="decay of the weights' moving average that is evaluated and saved (default: 0.999)",
-    )
-    p.add_argument("--seed", type=int, default=1, help="random seed, 0 to 2^32 - 1 (default: 1)")
-    p.add_argument(
-        "--device",
-        choices=["auto", "cuda", "mps", "cpu"],
-        default="auto",
-        help="auto: cuda, then mps, then cpu (default: auto)",
-    )
-    p.add_argument(
-        "--amp",
-        choices=["auto", "bf16", "off"],
-        default="auto",
-        help="bf16 autocast; auto: where the device computes bf16 natively (default: auto)",
-    )
-    p.add_argument("--limit", type=int, default=None, help="train on the first N training images only (default: all)")
-    p.add_argument(
-        "--device-data",
-        choices=["on", "off"],
-        default="on",
-        help="on: MNIST kept on the training device, shifted there per batch (what a GPU needs); off: a "
-        "DataLoader over torchvision's transforms; pairs are made on the CPU (default: on)",
-    )
-    p.add_argument(
-        "--max-minutes",
-        type=float,
-        default=None,
-        help="stop cleanly at the last epoch boundary that fits in this budget (default: none)",
-    )
-    p.add_argument(
-        "--dry-run", action="store_true", help="one batch, one epoch, nothing saved: a quick check that everything runs"
-    )
-    p.add_argument(
-        "--push-to-hub",
-        metavar="REPO_ID",
-        default=None,
-        help="upload the out folder to this Hugging Face repo at the end",
-    )
-    return RunOptions(**vars(p.parse_args(argv)))
-
-
-def check_flags(options: RunOptions, world: int) -> None:
-    """Every flag that argparse cannot check alone, before anything is read or written.
-
-    Raises:
-        UsageError: a flag the run cannot go on with; the message names it.
-    """
-    for flag, value, allowed, meaning in (
-        ("--batch-size", options.batch_size, options.batch_size >= 1, "at least 1"),
-        ("--limit", options.limit, options.limit is None or options.limit >= 1, "at least 1"),
-        ("--val-size", options.val_size, options.val_size >= 0, "0 or more"),
-        ("--epochs", options.epochs, options.epochs >= 1, "at least 1"),
-        ("--seed", options.seed, 0 <= options.seed < 2**32, "from 0 to 2^32 - 1"),
-        ("--lr", options.lr, 0 <= options.lr < math.inf, "a finite number, 0 or more"),
-        ("--lr-decay", options.lr_decay, 0 < options.lr_decay <= 1, "above 0 and at most 1"),
-        ("--ema-decay", options.ema_decay, 0 <= options.ema_decay < 1, "from 0 up to, not including, 1"),
-        (
-            "--max-minutes",
-            options.max_minutes,
-            options.max_minutes is None or 0 < options.max_minutes < math.inf,
-            "a finite number above 0",
-        ),
-    ):
-        if not allowed:  # NaN fails every comparison
-            raise UsageError(f"{flag} {value}: must be {meaning}")
-    if options.batch_size % world:
-        raise UsageError(
-            f"--batch-size {options.batch_size} does not split evenly over {world} processes: make it "
-            "a multiple of --nproc_per_node x --nnodes"
-        )
-    if options.pairs_per_epoch is not None and (options.task != "pairs" or options.pairs_per_epoch < 1):
-        raise UsageError("--pairs-per-epoch needs --task pairs and a positive number")
-    if options.single_share is not None and (
-        options.task != "pairs" or options.examples != "written" or not 0 <= options.single_share <= 1
-    ):
-        raise UsageError("--single-share needs --task pairs, --examples written and a share from 0 to 1")
-    if options.routing_iterations is not None and (options.model != "capsnet" or options.routing_iterations < 1):
-        raise UsageError("--routing-iterations needs --model capsnet and at least 1")
-    if not 1 <= options.start_epoch <= options.epochs:
-        raise UsageError(f"--start-epoch {options.start_epoch} must be between 1 and --epochs {options.epochs}")
-    if (
-        options.out
-        and (Path(options.out) / WEIGHTS_FILE).is_file()
-        and not (options.resume or options.overwrite or options.dry_run)
-    ):
-        raise UsageError(
-            f"--out {options.out} holds the weights of another run: give a folder of this run's own "
-            "(leave --out out for a new one under runs/), or --overwrite to replace them"
-        )
 
 
 if __name__ == "__main__":

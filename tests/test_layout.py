@@ -154,8 +154,10 @@ def test_the_library_and_the_page_import_at_the_top_of_each_module():
 
 
 def test_in_the_library_only_a_command_line_imports_argparse():
-    """train.py turns its flags into one typed RunOptions, which capsnet/training/ takes: argparse
-    belongs to the modules that are command lines themselves (`python -m ...`)."""
+    """train.py's flags are defined beside the one typed RunOptions they make (capsnet/training/
+    options.py), which the rest of capsnet/training/ takes: argparse belongs there and to the
+    modules that are command lines themselves (`python -m ...`)."""
+    flag_definitions = {"capsnet/training/options.py"}
     wrong = []
     for path in (REPO / "capsnet").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -165,7 +167,7 @@ def test_in_the_library_only_a_command_line_imports_argparse():
         runs = any(
             isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'" for node in tree.body
         )
-        if parses and not runs:
+        if parses and not runs and path.relative_to(REPO).as_posix() not in flag_definitions:
             wrong.append(str(path.relative_to(REPO)))
     assert not wrong, f"{wrong} import argparse but are no command line"
 

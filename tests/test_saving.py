@@ -154,7 +154,8 @@ class NoNetwork(FakeHub):
 def test_push_to_hub_uploads_the_weights_with_their_own_card(tiny_mnist, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(hub, "HfApi", FakeHub)
     out = tmp_path / "weights"
-    assert train.main(flags(tiny_mnist, out, tmp_path / "last.pt", "--push-to-hub", "me/capsnet")) == 0
+    assert train.main(flags(tiny_mnist, out, out / "last.pt", "--push-to-hub", "me/capsnet")) == 0
+    assert (out / "last.pt").is_file()  # the run's checkpoint, kept in its folder, stays there
     assert set(FakeHub.uploaded) == {"model.safetensors", "config.json", "README.md", "metrics.json"}
     assert FakeHub.uploaded["README.md"] == (out / "README.md").read_bytes()
     assert b"model-index" in FakeHub.uploaded["README.md"]

@@ -13,7 +13,7 @@ import torch
 from bench.support.paths import REPO, WEIGHTS
 from capsnet import CapsNet, CapsNetConfig, capsule_loss
 from capsnet.digit_count import CountRule
-from capsnet.saving import atomic_save_pretrained
+from capsnet.saving import atomic_save_pretrained, load_checkpoint
 from capsnet.training.moving_average import update_moving_average, warm_decay
 from capsnet.training.validation import ValidationRead
 from tests.support.train_flags import train_flags
@@ -214,6 +214,32 @@ def test_a_run_with_default_flags_writes_a_new_folder_and_leaves_the_shipped_wei
     (run,) = (tmp_path / "runs").iterdir()
     assert run.name.startswith("capsnet-digits-") and (run / "model.safetensors").is_file()
     assert f"CAPSNET_WEIGHTS={Path('runs') / run.name} python app.py" in capsys.readouterr().out
+
+
+def test_a_run_keeps_its_checkpoint_in_its_folder_where_a_bare_resume_finds_it(
+    tiny_mnist, tmp_path, monkeypatch, capsys
+):
+    """No --out, no --checkpoint: last.pt beside the run's weights, and `--resume` goes on from the
+    newest runs/MODEL-TASK-DATE of its network and task (a decoy's last.pt is no checkpoint: read,
+    it would stop the run)."""
+    import train
+
+    monkeypatch.chdir(tmp_path)
+    flags = ["--data-dir", str(tiny_mnist), "--val-size", "16", "--batch-size", "16", "--amp", "off"]
+    assert train.main([*flags, "--epochs", "1"]) == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    assert {"last.pt", "model.safetensors"} <= {file.name for file in run.iterdir()}
+    assert not (tmp_path / "checkpoints").exists()
+    for decoy in ("capsnet-digits-20000101-000000", "cnn-digits-29991231-235959", "capsnet-pairs-29991231-235959"):
+        (tmp_path / "runs" / decoy).mkdir()
+        (tmp_path / "runs" / decoy / "last.pt").write_bytes(b"not a checkpoint")
+    capsys.readouterr()
+
+    assert train.main([*flags, "--epochs", "2", "--resume"]) == 0
+    assert f"resumed from {Path('runs') / run.name / 'last.pt'} after epoch 1" in capsys.readouterr().out
+    assert load_checkpoint(run / "last.pt")["epoch"] == 2
+    assert json.loads((run / "metrics.json").read_text())["epochs"] == 2
+    assert len(list((tmp_path / "runs").iterdir())) == 4  # no new folder
 
 
 @pytest.mark.parametrize(

@@ -61,6 +61,17 @@ def test_a_bad_flag_is_one_line_and_exit_2_touching_no_file(tiny_mnist, tmp_path
     assert files_under(tmp_path) == [] and files_under(tiny_mnist) == before
 
 
+def test_a_bare_resume_with_no_run_to_go_on_with_is_one_line_and_exit_2(tiny_mnist, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert train.main(["--data-dir", str(tiny_mnist), "--resume"]) == 2
+    error = capsys.readouterr().err
+    assert error == (
+        "train.py: error: no checkpoint at runs/capsnet-digits-DATE/last.pt: start without --resume, or give "
+        "--out the folder of the run to resume\n"
+    )
+    assert files_under(tmp_path) == []
+
+
 @pytest.mark.parametrize("device", ["cuda", "mps"])
 def test_a_device_that_is_not_there_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, device):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)

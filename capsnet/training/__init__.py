@@ -9,8 +9,9 @@ capsnet.data, never capsnet.studies.
     losses          what a training step minimises, for each network and task
     epoch_losses    an epoch's losses read back from the device in blocks; a non-finite one stops the run
     moving_average  the moving average of the weights that is evaluated and saved
-    options         what a run is asked to do: train.py's flags, typed; the recipe --resume must repeat
-    run             a run's options, process, device and stop signals as its steps share them; its usage error
+    options         what a run is asked to do: train.py's flags, checked and typed; the recipe --resume
+                    must repeat; the one-line error of a run that cannot go on
+    run             a run's options, process, device, stop signals and folder (where its checkpoint lies)
     validation      what chooses the epoch: the held-out images read right, or written examples read exactly
     state           a run's state, which its checkpoint keeps: written, read and checked
     resume          where a run begins: the checkpoint --resume names, or --init-from weights to beat

@@ -1,7 +1,8 @@
 """Where a run begins: from the checkpoint --resume names, exactly where its run stopped, or with
 --init-from weights whose validation figure is the one to beat."""
 
-from capsnet.training.run import Run, UsageError
+from capsnet.training.options import UsageError
+from capsnet.training.run import Run
 from capsnet.training.sharded_data import RunData
 from capsnet.training.state import TrainingState
 
@@ -32,7 +33,8 @@ def resume_or_begin(run: Run, data: RunData, state: TrainingState) -> None:
             f"{len(state.partial.rng)} process(es), this run has {run.processes.world}: resume it "
             f"under {len(state.partial.rng)}"
         )
-    state.out = options.out or state.out
+    if options.out or not options.checkpoint:  # else the folder the checkpoint names
+        state.out = run.folder  # --out, or the folder the checkpoint lies in
     if state.holds_its_weights() is False and not (options.overwrite or options.dry_run):
         raise UsageError(
             f"{state.out}/ does not hold the weights this run chose but another run's: give --out "

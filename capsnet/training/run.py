@@ -1,6 +1,6 @@
 """A train.py run as its steps share it: its options, the command line that gave them, its process
-among torchrun's, its device, bf16 autocast and the signals that stop it; and the one-line error
-of flags (or a checkpoint) it cannot go on with."""
+among torchrun's, its device, bf16 autocast, the signals that stop it, and its folder, which holds
+its checkpoint."""
 
 import sys
 import time
@@ -13,20 +13,17 @@ import torch.nn as nn
 from tqdm import tqdm
 
 from capsnet.data.written import SINGLE_SHARE
-from capsnet.training.options import RunOptions
+from capsnet.training.options import RunOptions, UsageError
 from capsnet.training.processes import Processes
 from capsnet.training.sharded_data import RunData
 from capsnet.training.signals import StopSignals
+from capsnet.training.state import CHECKPOINT_FILE
 from capsnet.training.validation import ValidationRead, validation_read
-
-
-class UsageError(Exception):
-    """What the flags, or the checkpoint --resume reads, ask for cannot be done: one line, exit 2."""
 
 
 @dataclass
 class Run:
-    """A run's options, the command line that gave them, its process among torchrun's and its device."""
+    """A run's options, the command line that gave them, its process among torchrun's, its device and its folder."""
 
     options: RunOptions
     argv: list[str]
@@ -34,11 +31,13 @@ class Run:
     device: torch.device
     bf16: bool  # bf16 autocast
     signals: StopSignals  # what stops the epochs and the final read
+    folder: str  # run_folder's: where the run writes, and its checkpoint lies unless --checkpoint names another
     wrote_weights: bool = False  # whether this process has written weights to the out folder
 
     @property
     def checkpoint(self) -> Path:
-        return Path(self.options.checkpoint)
+        """--checkpoint, else last.pt in the run's folder."""
+        return Path(self.options.checkpoint or Path(self.folder) / CHECKPOINT_FILE)
 
     @property
     def single_share(self) -> float:
@@ -71,8 +70,24 @@ class Run:
             self.device,
         )
 
-    def new_out_folder(self) -> str:
-        """runs/MODEL-TASK-DATE, the folder of a run given no --out: the second it began, in UTC (the
-        latest of every process's, so the same in each)."""
-        began = time.gmtime(self.processes.max(int(time.time())))
-        return f"runs/{self.options.model}-{self.options.task}-{time.strftime('%Y%m%d-%H%M%S', began)}"
+
+def run_folder(options: RunOptions, processes: Processes) -> str:
+    """The folder a run writes to: --out; with --resume and no --checkpoint, the newest
+    runs/MODEL-TASK-DATE of its network and task that holds a checkpoint; else a new one, dated the
+    second the run began in UTC (the latest of every process's, so the same in each).
+
+    Raises:
+        UsageError: --resume finds no such folder.
+    """
+    if options.out:
+        return options.out
+    named = f"runs/{options.model}-{options.task}-"
+    if options.resume and not options.checkpoint:
+        held = sorted(Path().glob(f"{named}????????-??????/{CHECKPOINT_FILE}"))
+        if not held:
+            raise UsageError(
+                f"no checkpoint at {named}DATE/{CHECKPOINT_FILE}: start without --resume, or give --out "
+                "the folder of the run to resume"
+            )
+        return str(held[-1].parent)
+    return named + time.strftime("%Y%m%d-%H%M%S", time.gmtime(processes.max(int(time.time()))))

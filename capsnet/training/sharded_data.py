@@ -18,6 +18,7 @@ from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed
 
 EVAL_BATCH = 500
+DRY_RUN_VAL_IMAGES = 2 * EVAL_BATCH  # the held-out images (pairs, examples) a --dry-run reads
 # On CUDA, the processes that render the pairs: the cores this process may run on (as taskset or a
 # container allows, where the system says; macOS does not), less two left to it, 12 at most.
 USABLE_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
