@@ -20,18 +20,12 @@ import statistics
 from contextlib import nullcontext
 
 from bench.support.app_server import serving_app
-from bench.support.browser_drawing import DESKTOP, PANEL_DRAWN, SliderDriver, chromium, round_trip
+from bench.support.browser_drawing import DESKTOP, SLIDERS_DRAWN, SliderDriver, chromium, round_trip
 from bench.train_throughput import cpu_model
-from playground import page_modules
 
 EXAMPLES = 10  # under the pad
 READY_TIMEOUT_MS = 180_000  # the page's networks loading, on a busy machine
 
-# In the page: what the reading panel and the sliders were asked to draw, drawn.
-ALL_DRAWN = (
-    f"{PANEL_DRAWN}.then(() => import(new URL('{page_modules.URL}/dimension_sliders.js', document.baseURI)))"
-    ".then((sliders) => sliders.drawn())"
-)
 
 # In the page: whether the pictures beside the sliders are the page's, of the reading shown.
 PICTURES_OF_THE_READING = """
@@ -82,7 +76,7 @@ def visit(browser, url: str, milliseconds: float, taps: int) -> list[dict]:
         times = page.evaluate(TAP_AND_TIME, tap % EXAMPLES)
         timed.append({**times, "answered": person.answers - answers})
         person.answered(answers, 2, READY_TIMEOUT_MS / 1000)  # the reading, then its details
-        page.evaluate(f"() => {ALL_DRAWN}")
+        page.evaluate(f"() => {SLIDERS_DRAWN}")
     context.close()
     return timed
 

@@ -19,7 +19,7 @@ from bench.support.app_server import call_perturb
 from bench.support.browser_drawing import CHROMIUM, PANEL_DRAWN, SliderDriver, grey_picture, round_trip
 from bench.support.page_clients import outputs_of, page_event
 from playground.reading import EXAMPLES
-from tests.support.playground_pages import grey_levels_apart, no_alarm, playground_page
+from tests.support.playground_pages import grey_levels_apart, no_alarm, session_keeping_page
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():
@@ -33,17 +33,7 @@ RECONSTRUCTION = re.compile(r'<figure class="reconstruction">.*?src="(data:image
 
 @pytest.fixture
 def page(browser):
-    """The playground in a page of its own (``playground_page``), with the session hash it sends
-    its events in (``page.session``)."""
-    page = playground_page(browser)
-    page.on(
-        "request",
-        lambda request: (
-            setattr(page, "session", json.loads(request.post_data)["session_hash"])
-            if request.url.endswith("/gradio_api/run/predict")
-            else None
-        ),
-    )
+    page = session_keeping_page(browser)
     yield page
     page.context.close()
 

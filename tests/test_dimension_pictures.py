@@ -7,14 +7,18 @@ the same reading, digit and range, over both ranges and Decode as another digit;
 decoder the server's pictures are shown; on a 390-pixel phone page each picture stands beside its
 slider and the page never scrolls sideways."""
 
-import json
-
 import pytest
 
-from bench.support.browser_drawing import CHROMIUM, PANEL_DRAWN, PHONE, SliderDriver, rgb_picture, round_trip
+from bench.support.browser_drawing import (
+    CHROMIUM,
+    PHONE,
+    SLIDERS_DRAWN,
+    SliderDriver,
+    rgb_picture,
+    round_trip,
+)
 from bench.support.page_clients import outputs_of, page_event
-from playground import page_modules
-from tests.support.playground_pages import grey_levels_apart, playground_page
+from tests.support.playground_pages import grey_levels_apart, session_keeping_page
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():
@@ -25,12 +29,6 @@ LEVELS = 2  # the page's pictures against the server's: at most two levels of 25
 SLOW_ROUND_TRIP_MS = 1500  # every server answer this late: what the page draws first is its own
 EXAMPLES_TAPPED = (0, 3, 7)  # of the pad's ten MNIST examples
 
-# In the page: a promise of the sliders having drawn the pictures asked of them (dimension_sliders.js
-# `drawn`), after the reading panel has drawn what was asked of it.
-SLIDERS_DRAWN = (
-    f"{PANEL_DRAWN}.then(() => import(new URL('{page_modules.URL}/dimension_sliders.js', document.baseURI)))"
-    ".then((sliders) => sliders.drawn())"
-)
 
 # In the page: the sliders as shown: whose pictures ("page" or "server"), of which pad revision, the
 # reading panel's revision, and each row's dimension, label and picture, in the order shown.
@@ -53,16 +51,7 @@ SHOWN = """
 
 @pytest.fixture
 def page(browser):
-    """The playground in a page of its own, with the session hash it sends its events in (``page.session``)."""
-    page = playground_page(browser)
-    page.on(
-        "request",
-        lambda request: (
-            setattr(page, "session", json.loads(request.post_data)["session_hash"])
-            if request.url.endswith("/gradio_api/run/predict")
-            else None
-        ),
-    )
+    page = session_keeping_page(browser)
     yield page
     page.context.close()
 

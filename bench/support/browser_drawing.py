@@ -135,6 +135,13 @@ TURN_DRAWN = (
     ".then((panel) => panel.drawn(), () => undefined)"
 )
 
+# In the page: a promise of the sliders having drawn the pictures asked of them (dimension_sliders.js
+# `drawn`), after the reading panel has drawn what was asked of it.
+SLIDERS_DRAWN = (
+    f"{PANEL_DRAWN}.then(() => import(new URL('{page_modules.URL}/dimension_sliders.js', document.baseURI)))"
+    ".then((sliders) => sliders.drawn())"
+)
+
 # In the page: each dimension slider set to the value given for its dimension (the browser snaps it
 # to the slider's range and step), those whose value changed moved as a person's input moves them
 # (an input event each), and what that asks of the reading panel drawn; returns the values taken,

@@ -2,6 +2,7 @@
 wrote to its console and the requests it sent, the check that it wrote nothing alarming, and how
 far apart two of its pictures are, and how far the page's networks have loaded."""
 
+import json
 import time
 
 import numpy as np
@@ -22,6 +23,21 @@ def playground_page(browser, viewport: dict = DESKTOP):
     page.on("console", lambda message: page.messages.append((message.type, message.text)))
     page.on("request", lambda request: page.sent.append(request.url) if "/gradio_api/run/" in request.url else None)
     page.on("request", lambda request: page.graphs.append(request.url) if "/network/" in request.url else None)
+    return page
+
+
+def session_keeping_page(browser):
+    """`playground_page`, which also keeps the session hash it sends its events in (``page.session``).
+    Close its context."""
+    page = playground_page(browser)
+    page.on(
+        "request",
+        lambda request: (
+            setattr(page, "session", json.loads(request.post_data)["session_hash"])
+            if request.url.endswith("/gradio_api/run/predict")
+            else None
+        ),
+    )
     return page
 
 
