@@ -221,6 +221,7 @@ class PadDriver:
         self.page, self.touch = page, touch
         self.cdp = page.context.new_cdp_session(page) if touch else None
         page.wait_for_selector(f"{self.pad} canvas")
+        page.wait_for_selector(f"{self.pad} [data-revision]", state="attached")  # its module has started
         page.evaluate(TIMING_SCRIPT, [self.pad, self.panel])
 
     def canvas_box(self) -> dict:
