@@ -16,6 +16,7 @@ What they stand on:
     drawing_pad, dimension_sliders, transform_sliders
                   the page's own components, each one gr.HTML (.py, .css, and a module in page/):
                   the value it sends and the server's check of it
+    stroke_mask   the pen's ink: the pixels a stroke covers, as the page's pen draws them
     page_decoder, page_network, onnxruntime-web/
                   what the page's networks load: the CapsNet's decoder file and the graphs, each
                   served under its hash, and ONNX Runtime Web, pinned

@@ -12,6 +12,7 @@ from bench.support.digit_strokes import pad_value, strokes
 from capsnet.data.preprocess import ink_to_mnist
 from playground import drawing_pad
 from playground.drawing_pad import BRUSH, MAX_POINTS, MAX_STROKES, SIDE, DrawingError, parse
+from playground.stroke_mask import stroke_mask
 
 
 def test_a_drawn_value_parses_to_its_strokes():
@@ -73,7 +74,7 @@ def test_a_stroke_inks_the_pixels_every_pixel_against_every_segment_finds(stroke
     """stroke_mask spans each row a segment covers; its ends are those of the per-pixel formula."""
     (points,) = parse({"strokes": [stroke]}).strokes
     mask = np.zeros((SIDE, SIDE), dtype=bool)
-    drawing_pad.stroke_mask(mask, points)
+    stroke_mask(mask, points, brush=BRUSH)
     np.testing.assert_array_equal(mask, every_pixel_against_every_segment(points))
 
 
@@ -112,7 +113,7 @@ def test_random_strokes_ink_the_pixels_every_pixel_against_every_segment_finds()
     wrong = {}
     for name, points in random_strokes(np.random.default_rng(70), count=20).items():
         mask = np.zeros((SIDE, SIDE), dtype=bool)
-        drawing_pad.stroke_mask(mask, points)
+        stroke_mask(mask, points, brush=BRUSH)
         if (mask != every_pixel_against_every_segment(points)).any():
             wrong[name] = points.tolist()
     assert not wrong, f"inked unlike the per-pixel formula: {wrong}"

@@ -57,9 +57,9 @@ def test_every_module_s_imports_are_in_the_folder_and_every_module_is_used(app):
 
 
 def test_a_module_that_ports_a_python_function_is_named_after_it():
-    """The port and its original side by side: drawing_pad.stroke_mask is stroke_mask.js, and so on."""
+    """The port and its original side by side: stroke_mask.stroke_mask is stroke_mask.js, and so on."""
     for module, original in [
-        ("stroke_mask.js", "playground/drawing_pad.py `stroke_mask`"),
+        ("stroke_mask.js", "playground/stroke_mask.py `stroke_mask`"),
         ("inks.js", "playground/drawing_pad.py `inks`"),
         ("ink_to_mnist.js", "capsnet/data/preprocess.py `ink_to_mnist`"),
         ("paper.js", "playground/views.py `paper`"),

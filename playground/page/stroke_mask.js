@@ -1,11 +1,11 @@
-// Ports playground/drawing_pad.py `stroke_mask` for one stroke: every pixel whose centre (column + 0.5, row + 0.5)
+// Ports playground/stroke_mask.py `stroke_mask` for one stroke: every pixel whose centre (column + 0.5, row + 0.5)
 // lies within brush / 2 of the stroke is ink, as `pixelInked` weighs it, at a cost of the rows each segment covers.
 // A segment's ink is a round-ended capsule, convex, so each row it covers holds one span of inked columns: its ends
 // are found analytically, and a pixel whose centre lies within ROUNDING of an end is weighed exactly (`spanEnd`).
 // The same float64 operations in the same order as the Python, so the two ink the same pixels.
 
-const ROUNDING = 1 / 16; // drawing_pad.ROUNDING, pad units: rounding moves a span's end by far less
-const TANGENT_SLACK = 1e-9; // drawing_pad.TANGENT_SLACK, squared pad units: rounding's size
+const ROUNDING = 1 / 16; // stroke_mask.py ROUNDING, pad units: rounding moves a span's end by far less
+const TANGENT_SLACK = 1e-9; // stroke_mask.py TANGENT_SLACK, squared pad units: rounding's size
 
 // Whether the point (x, y) lies within `radius` of the segment (ax, ay)-(bx, by): the pen's definition.
 const pixelInked = (x, y, ax, ay, bx, by, radius) => {

@@ -32,6 +32,7 @@ from capsnet.digit_count import top_two
 from capsnet.dimensions import PAPER_RANGE, perturb
 from playground import dimension_changes, drawing_pad, views
 from playground.reading import EXAMPLES, PREPROCESSING, example_ink
+from playground.stroke_mask import stroke_mask
 from tests.js.text_fixtures import panel_numbers, sweep_words
 
 SEED = 70
@@ -81,13 +82,13 @@ def drawings(rng: np.random.Generator) -> dict[str, list[list[float]]]:
 
 
 def stroke_masks(drawn: dict[str, list[list[float]]]) -> list[dict]:
-    """drawing_pad.stroke_mask of each drawing's strokes in float32, as `drawing_pad.parse` reads
+    """stroke_mask of each drawing's strokes in float32, as `drawing_pad.parse` reads
     them (and as inks.js hands them on): the strokes written as those float32 numbers."""
     cases = []
     for name, strokes in drawn.items():
         read = [np.array(stroke, dtype=np.float32).reshape(-1, 2) for stroke in strokes]  # each [n, 2]
         mask = np.zeros((SIDE, SIDE), dtype=bool)
-        drawing_pad.stroke_mask(mask, *read)
+        stroke_mask(mask, *read, brush=drawing_pad.BRUSH)
         cases.append(
             {"name": name, "strokes": [xy.ravel().tolist() for xy in read], "mask": packed(mask.view(np.uint8))}
         )

@@ -13,7 +13,7 @@ function assertMasksMatch({ name, strokes, mask }) {
   assertSameValues(drawn, unpacked(mask), name);
 }
 
-test("strokeMask inks the pixels drawing_pad.stroke_mask inks: digits, scribbles, dots, the pad's edges", () => {
+test("strokeMask inks the pixels stroke_mask.stroke_mask inks: digits, scribbles, dots, the pad's edges", () => {
   for (const drawing of cases.filter(({ name }) => name !== TIES)) assertMasksMatch(drawing);
 });
 
