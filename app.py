@@ -14,15 +14,15 @@ from pathlib import Path
 
 import gradio as gr
 
-from capsnet import onnx_file
+from capsnet.shipping import onnx_file
 from playground import (
-    dimensions,
+    dimensions_section,
     networks,
     page_decoder,
     page_modules,
     page_network,
     reading,
-    routing,
+    routing_section,
     serving,
     turn_it,
     two_digits,
@@ -38,8 +38,8 @@ READING = reading.ReadingSection(
     page_decoder.PageDecoder.of(NETWORKS.capsnet),
     PageGraph.of(onnx_file.capsules_graph(NETWORKS.capsnet)),
 )
-CAPSULE_DIMENSIONS = dimensions.DimensionsSection(READING, NETWORKS.names)
-ROUTING = routing.RoutingSection(NETWORKS.capsnet.config)
+CAPSULE_DIMENSIONS = dimensions_section.DimensionsSection(READING, NETWORKS.names)
+ROUTING = routing_section.RoutingSection(NETWORKS.capsnet.config)
 TURN_IT = turn_it.TurnItSection(
     NETWORKS.capsnet,
     NETWORKS.cnn,
@@ -59,7 +59,7 @@ def show_details(
     *Decode as* or *Slider range* is a value the page cannot have sent, and the rest stays as it is."""
     try:
         CAPSULE_DIMENSIONS.check_decoding(decode_as, scale)
-    except dimensions.DecodingError as error:
+    except dimensions_section.DecodingError as error:
         return gr.skip(), gr.skip(), views.message_panel(f"Cannot show Figure 4: {error}"), gr.skip()
     winner = None if reading is None else reading.winner
     return (

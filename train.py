@@ -34,8 +34,8 @@ from torch.optim.swa_utils import AveragedModel
 from capsnet import CapsNet, WeightsError, load_model
 from capsnet.data.datasets import mnist, validation_split
 from capsnet.data.pairs import pair_right
-from capsnet.model_card import write_model_card
-from capsnet.pretrained import CONFIGS, NETWORKS, SERVED_BY
+from capsnet.shipping.model_card import write_model_card
+from capsnet.shipping.pretrained import CONFIGS, NETWORKS, SERVED_BY
 from capsnet.training.epoch_losses import NonFiniteLossError, UnreadLosses
 from capsnet.training.final_reads import read_test_sets
 from capsnet.training.hub import push

@@ -28,15 +28,15 @@ import numpy as np
 import torch
 
 import app
-from bench.support.app_server import call_perturb, serving_app
-from bench.support.digit_strokes import pad_value, strokes
-from bench.support.gradio_clients import api_client
-from bench.support.page_clients import event_index
 from bench.train_throughput import cpu_model
 from playground import transform_sliders
-from playground.dimensions import PAPER
+from playground.dimensions_section import PAPER
 from playground.reading import EXAMPLES
-from playground.routing import ALL_TYPES
+from playground.routing_section import ALL_TYPES
+from tests.support.app_server import call_perturb, serving_app
+from tests.support.digit_strokes import pad_value, strokes
+from tests.support.gradio_clients import api_client
+from tests.support.page_clients import event_index
 
 
 def percentiles(run: Callable[[int], object], repeats: int, warmup: int = 5) -> tuple[float, float]:

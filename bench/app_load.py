@@ -1,8 +1,8 @@
 """How many people at once the playground serves on this machine, measured as people use it.
 
-Serves `python app.py` on 127.0.0.1 in a subprocess (bench/support/app_server.py) and lets --people N
+Serves `python app.py` on 127.0.0.1 in a subprocess (tests/support/app_server.py) and lets --people N
 people use its page together: light HTTP clients in this process that send what the page sends,
-one POST per event (bench/support/page_clients.py). Each loads the page's decoder once, draws a
+one POST per event (tests/support/page_clients.py). Each loads the page's decoder once, draws a
 digit stroke by stroke (readings while a stroke is drawn, the final one at pen-up), gets the
 details, drags a slider in a few moves (redrawn by the page's decoder, with no request; a page
 without one sends each move), after
@@ -59,13 +59,13 @@ import torch
 
 import app
 from bench.inference_latency import percentile
-from bench.support.app_server import checkout, serving_app
-from bench.support.digit_strokes import random_box, strokes
-from bench.support.page_clients import EVENTS, Browser, Exchange, Page, use_the_page
-from bench.support.paths import REPO
 from bench.train_throughput import cpu_model
 from playground import serving
 from playground.drawing_pad import SIDE
+from tests.support.app_server import checkout, serving_app
+from tests.support.digit_strokes import random_box, strokes
+from tests.support.page_clients import EVENTS, Browser, Exchange, Page, use_the_page
+from tests.support.paths import REPO
 
 P95_LIMIT_SECONDS = 1.0  # the final readings' p95 on each pad for N people to count as served
 WARMUP_DIGITS = 1  # per person, before the measured run
@@ -207,11 +207,11 @@ def measure(
     return {event: p95 for event, (_, p95) in lines.items()}, len(errors)
 
 
-# Run in another revision's checkout: its page, as its own page_clients.py sees it (in bench/support/
+# Run in another revision's checkout: its page, as its own page_clients.py sees it (in tests/support/
 # since issue 57, in tests/support/ before).
 PAGE_OF_CODE = (
     "import dataclasses, importlib.util, json, app\n"
-    "where = 'bench' if importlib.util.find_spec('bench.support') else 'tests'\n"
+    "where = 'bench' if importlib.util.find_spec('tests.support') else 'tests'\n"
     "Page = importlib.import_module(f'{where}.support.page_clients').Page\n"
     "print(json.dumps(dataclasses.asdict(Page.of(app))))"
 )
@@ -302,7 +302,7 @@ def main() -> None:
     if app.TWO_DIGITS.problem is not None:
         print(f"no Two-digits pad, so no pairs drawn: {app.TWO_DIGITS.problem}")
     print(
-        f"server settings (playground/serving.py): {serving.MODEL_TURNS} turns at the network, "
+        f"server settings (playground/serving.py): {serving.NETWORK_SLOTS} slots at the network, "
         f"Gradio max_threads {serving.MAX_THREADS}; torch's default threads (one per core)"
     )
     apps = [("this checkout", None)] + ([(f"revision {args.against}", args.against)] if args.against else [])

@@ -21,7 +21,7 @@ import torch
 from bench.train_throughput import cpu_model
 from capsnet import capsule_loss
 from capsnet.baseline import cross_entropy_loss
-from capsnet.pretrained import CONFIGS, NETWORKS
+from capsnet.shipping.pretrained import CONFIGS, NETWORKS
 
 CUDNN_SETTINGS = {
     "cudnn as set": {},

@@ -1,6 +1,6 @@
 """How far the page's decoder draws from the network's, over MNIST's test digits.
 
-The page redraws a moved capsule with the decoder file (capsnet/decoder_file.py): the decoder's
+The page redraws a moved capsule with the decoder file (capsnet/shipping/decoder_file.py): the decoder's
 weights in float16, summed in float64 (playground/page/decode.js). Here the same: the network's
 decoder given the file's weights and run in float64. Every test digit's capsules are decoded as
 the winner and as another digit (the next), every dimension moved at once to the right ends, the
@@ -19,8 +19,8 @@ import torch
 
 from capsnet import load_model
 from capsnet.data.datasets import mnist
-from capsnet.decoder_file import decoder_file, read_decoder_file
 from capsnet.dimensions import PAPER_RANGE
+from capsnet.shipping.decoder_file import decoder_file, read_decoder_file
 from capsnet.studies.dimension_names_file import load_dimension_names
 from playground.views import paper
 

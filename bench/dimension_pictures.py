@@ -19,9 +19,9 @@ import argparse
 import statistics
 from contextlib import nullcontext
 
-from bench.support.app_server import serving_app
-from bench.support.browser_drawing import DESKTOP, SLIDERS_DRAWN, SliderDriver, chromium, round_trip
 from bench.train_throughput import cpu_model
+from tests.support.app_server import serving_app
+from tests.support.browser_drawing import DESKTOP, SLIDERS_DRAWN, SliderDriver, chromium, round_trip
 
 EXAMPLES = 10  # under the pad
 READY_TIMEOUT_MS = 180_000  # the page's networks loading, on a busy machine

@@ -12,7 +12,7 @@ the page's event reads them (each network counting one digit or two with its rul
 
 in strokes from three sources:
 
-- ``hand``: bench/support/digit_strokes.py, one hand and one shape a digit (the tests' strokes: a proxy
+- ``hand``: tests/support/digit_strokes.py, one hand and one shape a digit (the tests' strokes: a proxy
   for a person, not a person);
 - ``semeion``: each digit traced from a Semeion digit (other writers, never trained on): its 16x16
   ink thinned to a skeleton (`capsnet.data.strokes`), the skeleton's segments joined into strokes, the
@@ -36,7 +36,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from bench.support.digit_strokes import overlapping_boxes, random_box, strokes
 from bench.train_throughput import cpu_model
 from capsnet import load_model
 from capsnet.data.datasets import load_semeion, mnist
@@ -45,6 +44,7 @@ from capsnet.data.strokes import segments, skeletons
 from playground.drawing_pad import SIDE, Drawing, inks
 from playground.networks import pair_networks
 from playground.two_digits import TwoDigitsSection
+from tests.support.digit_strokes import overlapping_boxes, random_box, strokes
 
 TRACED_DIGITS = 2000  # the MNIST test digits traced: the first 2,000
 
@@ -105,7 +105,7 @@ class TracedStrokes:
 
 
 def stroke_source(name: str, data_dir: str) -> TracedStrokes | None:
-    """The strokes a source draws with: "hand", bench/support/digit_strokes.py's (None); "semeion",
+    """The strokes a source draws with: "hand", tests/support/digit_strokes.py's (None); "semeion",
     traced from Semeion's digits (thinned at 32x32); "mnist", traced from MNIST's first TRACED_DIGITS
     test digits, which no network trained on."""
     if name == "hand":
@@ -118,7 +118,7 @@ def stroke_source(name: str, data_dir: str) -> TracedStrokes | None:
 
 def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> Drawing:
     """Each digit with its own pen (pen k for the k-th) in its box, in strokes of ``source`` (None:
-    bench/support/digit_strokes.py's)."""
+    tests/support/digit_strokes.py's)."""
     drawn = [
         (stroke, pen)
         for pen, (digit, box) in enumerate(zip(digits, boxes, strict=True))

@@ -1,5 +1,5 @@
 """What the page's graphs cost in bytes and in agreement with the server's networks: the CapsNet's
-capsules and the CNN's probabilities as capsnet/onnx_file.py exports them (weights in float16), and
+capsules and the CNN's probabilities as capsnet/shipping/onnx_file.py exports them (weights in float16), and
 the same graphs with their weights in 8 bits (symmetric, one scale per output channel, dequantized
 to float32 as the graph loads), each run by ONNX Runtime (the runtime the page runs in
 WebAssembly) on MNIST's first --digits test digits and Semeion's digits (other writers) against
@@ -21,13 +21,13 @@ import onnxruntime as ort
 import torch
 from onnx import TensorProto, helper, numpy_helper
 
-from bench.support.paths import WEIGHTS
 from bench.train_throughput import cpu_model
 from capsnet.baseline import BaselineCNN
 from capsnet.data.datasets import load_semeion, mnist
 from capsnet.data.preprocess import ink_to_mnist
 from capsnet.model import CapsNet
-from capsnet.onnx_file import capsules_graph, probabilities_graph
+from capsnet.shipping.onnx_file import capsules_graph, probabilities_graph
+from tests.support.paths import WEIGHTS
 
 EIGHT_BITS = 127  # the largest weight of an output channel is stored as +-127
 

@@ -1,6 +1,6 @@
 """Single-image inference latency of CapsNet, p50 and p95, under torch.inference_mode(): the model
-run eagerly, then with its convolutions packed by capsnet.packed (as the playground runs it), then
-compiled by capsnet.compiled; then both eager and packed on each of --batches (what several
+run eagerly, then with its convolutions packed by capsnet.shipping.packed (as the playground runs it), then
+compiled by capsnet.shipping.compiled; then both eager and packed on each of --batches (what several
 drawings read together cost: playground/batches.py), per batch and per image.
 
     python -m bench.inference_latency --weights weights --runs 200
@@ -20,8 +20,8 @@ import torch
 
 from bench.train_throughput import cpu_model
 from capsnet import CapsNet, WeightsError, load_model
-from capsnet.compiled import compile_for_one_image
-from capsnet.packed import pack_convolutions
+from capsnet.shipping.compiled import compile_for_one_image
+from capsnet.shipping.packed import pack_convolutions
 
 
 def percentile(values: list[float], q: float) -> float:

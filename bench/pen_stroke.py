@@ -34,12 +34,12 @@ from pathlib import Path
 import numpy as np
 
 from bench.inference_latency import percentile
-from bench.support.app_server import checkout, serving_app
-from bench.support.browser_drawing import CHROMIUM, CHROMIUM_ARGS, DESKTOP
-from bench.support.digit_strokes import strokes
-from bench.support.paths import REPO
 from bench.train_throughput import cpu_model
 from playground import page_modules
+from tests.support.app_server import checkout, serving_app
+from tests.support.browser_drawing import CHROMIUM, CHROMIUM_ARGS, DESKTOP
+from tests.support.digit_strokes import strokes
+from tests.support.paths import REPO
 
 CGROUP = Path("/sys/fs/cgroup/cpu")  # cgroup v1's cpu controller, where this machine mounts it
 PERIOD_US = 100_000

@@ -17,12 +17,12 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 from PIL.PngImagePlugin import PngInfo
 
-from bench.support.paths import REPO
 from capsnet.data.affine import SWEEPS
-from capsnet.saving import sha256
+from capsnet.shipping.saving import sha256
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import percent, points
 from playground.transform_sliders import LABELS
+from tests.support.paths import REPO
 
 OUT = REPO / "assets" / "robustness.png"
 SOURCE_KEY = "robustness.json sha256"  # the PNG text chunk naming the file it was drawn from

@@ -2,7 +2,7 @@
 
 Starts `python app.py` on 127.0.0.1 and, with --against REV, the app of git revision REV (today's
 code before a change, say) beside it; the two are measured alternately, one visit each per round
-trip. For each round trip of --round-trips, a proxy on loopback (bench/support/delaying_proxy.py)
+trip. For each round trip of --round-trips, a proxy on loopback (tests/support/delaying_proxy.py)
 delays every byte between Chromium and the app by half the round trip each way, and a new visitor
 (a fresh browser context, nothing cached) opens the page through it in Debian's Chromium
 (headless, Playwright, a mouse), waits until the page has no request open, then:
@@ -43,8 +43,10 @@ import numpy as np
 
 from bench.drawn_pairs import stroke_source
 from bench.slider_drag import SETTLE_SECONDS, drag, ms
-from bench.support.app_server import checkout, serving_app
-from bench.support.browser_drawing import (
+from bench.train_throughput import cpu_model
+from playground.drawing_pad import SIDE
+from tests.support.app_server import checkout, serving_app
+from tests.support.browser_drawing import (
     DECODER_DRAWS_SCRIPT,
     DESKTOP,
     MOVE_SECONDS,
@@ -53,10 +55,8 @@ from bench.support.browser_drawing import (
     chromium,
     drag_across,
 )
-from bench.support.delaying_proxy import LOOPBACK, delaying_proxy
-from bench.support.digit_strokes import random_box
-from bench.train_throughput import cpu_model
-from playground.drawing_pad import SIDE
+from tests.support.delaying_proxy import LOOPBACK, delaying_proxy
+from tests.support.digit_strokes import random_box
 
 TIMEOUT = 120.0  # seconds for any one wait on the page: its load, its answers, a reading
 QUIET_SECONDS = 0.5  # no request open this long: the page has settled

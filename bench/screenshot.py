@@ -13,10 +13,10 @@ import argparse
 from contextlib import nullcontext
 from pathlib import Path
 
-from bench.support.app_server import serving_app
-from bench.support.browser_drawing import DESKTOP, chromium
-from bench.support.paths import REPO
-from bench.support.screenshot import TIMEOUT_MS, photograph
+from tests.support.app_server import serving_app
+from tests.support.browser_drawing import DESKTOP, chromium
+from tests.support.paths import REPO
+from tests.support.screenshot import TIMEOUT_MS, photograph
 
 OUT = REPO / "assets" / "playground.png"
 

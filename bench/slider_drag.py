@@ -29,9 +29,9 @@ import argparse
 import time
 from contextlib import ExitStack, nullcontext
 
-from bench.support.app_server import checkout, serving_app
-from bench.support.browser_drawing import DECODER_DRAWS_SCRIPT, DESKTOP, PANEL, SliderDriver, chromium, round_trip
 from bench.train_throughput import cpu_model
+from tests.support.app_server import checkout, serving_app
+from tests.support.browser_drawing import DECODER_DRAWS_SCRIPT, DESKTOP, PANEL, SliderDriver, chromium, round_trip
 
 SETTLE_SECONDS = 3.0  # after the last move, for the server's last answers to show
 DECODER_TIMEOUT = 120.0  # seconds to wait for the page's decoder before the drag

@@ -19,9 +19,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from bench.support.app_server import free_port
-from bench.support.paths import REPO
 from bench.train_throughput import cpu_model
+from tests.support.app_server import free_port
+from tests.support.paths import REPO
 
 POLL_SECONDS = 0.05
 

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import torch
 
-from bench.support.paths import REPO
 from bench.train_throughput import cpu_model
+from tests.support.paths import REPO
 
 FULL_EPOCH = 55_000  # MNIST's training set less train.py's default validation split
 

@@ -4,7 +4,7 @@ Prints, with the CPU:
 
 - how wide strokes are in the network's 28x28 field (`capsnet.data.strokes.stroke_width`, quantiles
   5/25/50/75/95%): MNIST's test digits; Semeion's digits made MNIST-style (`ink_to_mnist`); digits
-  drawn on the page's pad (bench/support/digit_strokes.py at `random_box` sizes, inked as the server inks
+  drawn on the page's pad (tests/support/digit_strokes.py at `random_box` sizes, inked as the server inks
   them, through `ink_to_mnist`); pairs drawn with two pens (`overlapping_boxes`, through
   `overlaid_inks_to_mnist`), the overlay and each digit; and the written training examples
   (`capsnet.data.written`), in a pen's line and in MNIST's ink, single digits;
@@ -24,7 +24,6 @@ import numpy as np
 import torch
 
 from bench.drawn_pairs import drawing
-from bench.support.digit_strokes import overlapping_boxes, random_box
 from bench.train_throughput import cpu_model
 from capsnet import load_model
 from capsnet.data.datasets import load_semeion, mnist
@@ -33,6 +32,7 @@ from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
 from capsnet.data.strokes import stroke_width
 from capsnet.data.written import BILEVEL_LEVELS, DigitSet, draw_examples, render
 from playground.drawing_pad import SIDE, inks
+from tests.support.digit_strokes import overlapping_boxes, random_box
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 

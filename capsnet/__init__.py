@@ -4,24 +4,20 @@ The paper's network is this folder's top level, read in this order: squash (eq. 
 (Procedure 1, and its trace for one image), model (Conv1, PrimaryCaps, DigitCaps, the decoder),
 loss (eq. 4 and the reconstruction), dimensions (Figure 4's perturbed capsules), digit_count (one
 digit or two, from the capsules of a network trained on pairs); beside it the CNN baseline
-(baseline), the network compiled for one image (compiled), its convolutions' weights packed once
-for reading on the CPU (packed), its saving and loading (saving,
-pretrained, model_card; for a browser, decoder_file, the decoder alone, and onnx_file, the networks
-and the turn of a digit as graphs) and its test accuracy (evaluate). Nothing here imports from the
-rooms below it, but evaluate and model_card, which read MNIST (and the card a run's metrics.json),
-and onnx_file, which exports data/'s turn of a digit:
+(baseline). Nothing here imports from the rooms below it:
 
     data/      what the networks read
     training/  the machinery of a train.py run
     studies/   what was measured about the trained networks
+    shipping/  the trained network's files, card and graphs, and the engines that read it
 
 Each room's own docstring maps its modules.
 """
 
 from capsnet.loss import capsule_loss, margin_loss, reconstruction_loss
 from capsnet.model import CapsNet, CapsNetConfig, CapsNetOutput
-from capsnet.pretrained import WeightsError, load_model
 from capsnet.routing import dynamic_routing
+from capsnet.shipping.pretrained import WeightsError, load_model
 from capsnet.squash import squash
 
 __all__ = [

@@ -3,9 +3,11 @@
 The sections, top to bottom, each laying itself out and wiring its own events:
 
     reading       draw a digit: the pad, the reading panel, Decode as; /predict and /perturb
-    dimensions    the 16 dimensions: sliders named and ordered as measured, each with a picture of
+    dimensions_section
+                  the 16 dimensions: sliders named and ordered as measured, each with a picture of
                   where it changes the digit; the paper's Figure 4
-    routing       where the winner's votes come from, the lengths at every iteration
+    routing_section
+                  where the winner's votes come from, the lengths at every iteration
     turn_it       your digit turned, scaled, sheared, stretched and moved; the CapsNet against a CNN
     two_digits    one digit drawn over another with two pens, each redrawn from its own capsule;
                   /predict_pair
@@ -28,7 +30,7 @@ What they stand on:
                   what the sections show, drawn from plain arrays as one piece of HTML each
     dimension_changes
                   the picture beside each dimension slider: where it changes the digit
-    serving       process settings, the request-size cap, turns at the network, what an error
+    serving       process settings, the request-size cap, the network's slots (how many read at once), what an error
                   answer says, workarounds for the pinned Gradio
     playground.css  the page's own styles
 

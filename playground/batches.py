@@ -1,7 +1,7 @@
 """Readings asked for at the same moment, computed as one batch.
 
 A batch costs less than its images one by one: its operations run once for all of them. With the
-convolutions' weights packed once (capsnet/packed.py, as the app loads its networks), on the 2 cores
+convolutions' weights packed once (capsnet/shipping/packed.py, as the app loads its networks), on the 2 cores
 of an AMD EPYC family 26, one thread, the CapsNet reads one image in 4.1 ms and four in 13.8 ms
 (3.4 an image); unpacked it took 9.4 and 16.9 ms
 (`python -m bench.inference_latency --threads 1 --batches 1 2 4 8`). A crowd drawing on the
@@ -26,8 +26,8 @@ Result = TypeVar("Result")
 
 class Batched(Generic[Item, Result]):
     """``compute`` (items -> their results, in order) called with one item a call, items asked for
-    together computed together, at most ``largest`` at a time, each holding one model turn
-    (`serving.model_turn`). The caller whose item waits computes the next batch itself: no thread
+    together computed together, at most ``largest`` at a time, each holding one network slot
+    (`serving.network_slot`). The caller whose item waits computes the next batch itself: no thread
     of its own. An exception of ``compute`` is raised to every caller of that batch."""
 
     def __init__(self, compute: Callable[[Sequence[Item]], Sequence[Result]], largest: int = LARGEST):
@@ -49,7 +49,7 @@ class Batched(Generic[Item, Result]):
                 self._computing = True
                 batch, self._waiting = self._waiting[: self.largest], self._waiting[self.largest :]
             try:
-                with serving.model_turn():
+                with serving.network_slot():
                     results = list(self.compute([asked for asked, _ in batch]))
                 if len(results) != len(batch):
                     raise ValueError(f"computed {len(results)} results for {len(batch)} items")

@@ -1,6 +1,6 @@
 """Every network the page reads with, and what was measured about them, loaded in one place as the
 app starts (`load`), each through the library, its convolutions packed for reading on the CPU
-(capsnet/packed.py: a reading takes about half the time).
+(capsnet/shipping/packed.py: a reading takes about half the time).
 
 The environment names where each comes from, a folder (or a Hugging Face Hub repo id):
 
@@ -26,8 +26,8 @@ from pathlib import Path
 
 from capsnet.baseline import BaselineCNN
 from capsnet.model import CapsNet
-from capsnet.packed import pack_convolutions
-from capsnet.pretrained import WeightsError, load_model, load_pair_networks, served_fix, served_weights
+from capsnet.shipping.packed import pack_convolutions
+from capsnet.shipping.pretrained import WeightsError, load_model, load_pair_networks, served_fix, served_weights
 from capsnet.studies import pairs_measurement_file, robustness_file
 from capsnet.studies.dimension_names_file import DimensionNames, load_dimension_names
 from capsnet.studies.pairs_measurement_file import PairFigures

@@ -1,4 +1,4 @@
-"""The decoder in the page: the CapsNet's decoder as one file (`capsnet.decoder_file`), served at
+"""The decoder in the page: the CapsNet's decoder as one file (`capsnet.shipping.decoder_file`), served at
 an address named by its hash, with which the page's networks (playground/page/network_worker.js,
 decode.js) draw the reading panel's reconstructions, and redraw them when a slider moves or
 *Decode as* changes, with no request to the server.
@@ -9,8 +9,8 @@ another network's decoder: a panel names the address of the decoder of the netwo
 and the page draws only where that is the decoder it has loaded (the server otherwise).
 """
 
-from capsnet.decoder_file import decoder_file, file_name
 from capsnet.model import CapsNet
+from capsnet.shipping.decoder_file import decoder_file, file_name
 from playground.page_network import PageFile
 
 FOLDER = "decoder"  # served at /decoder/NAME.safetensors

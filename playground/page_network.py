@@ -1,4 +1,4 @@
-"""The networks in the page: their graphs (`capsnet.onnx_file`: the CapsNet's capsules, the CNN's
+"""The networks in the page: their graphs (`capsnet.shipping.onnx_file`: the CapsNet's capsules, the CNN's
 probabilities, the turn of a digit) served at addresses named by their hashes, and ONNX Runtime
 Web, which runs them there (playground/onnxruntime-web/, pinned), in workers of the page's own
 (playground/page/page_networks.js), so the page reads a drawing while it is drawn and turns it with
@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from capsnet.decoder_file import file_name
+from capsnet.shipping.decoder_file import file_name
 
 _HERE = Path(__file__).parent
 FOLDER = "network"  # each graph at /network/NAME.onnx
@@ -60,7 +60,7 @@ class PageFile:
 
 
 class PageGraph(PageFile):
-    """A graph for the page (`capsnet.onnx_file`), at network/NAME.onnx."""
+    """A graph for the page (`capsnet.shipping.onnx_file`), at network/NAME.onnx."""
 
     @classmethod
     def of(cls, data: bytes) -> "PageGraph":

@@ -103,7 +103,7 @@ class Reading:
         None: not moved)."""
         moved = torch.zeros(self.capsules.shape[-1]) if offsets is None else torch.tensor(offsets, dtype=torch.float32)
         capsules = perturb_capsule(self.capsules, digit, moved)  # [10, 16]
-        with serving.model_turn(), torch.inference_mode():
+        with serving.network_slot(), torch.inference_mode():
             return self.network.decode(capsules[None], torch.tensor([digit]))[0, 0]
 
     @cached_property

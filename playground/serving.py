@@ -31,7 +31,7 @@ MAX_UPLOAD_BYTES = 10 * 1024 * 1024  # an image file sent to /predict (Gradio's 
 MAX_UPLOAD_REQUEST_BYTES = MAX_UPLOAD_BYTES + 64 * 1024  # ... and a whole upload request: one file and its form
 MAX_REQUEST_BYTES = 1024 * 1024  # any other request: four times the drawing pad's largest value
 MALLOC_ARENAS = 2
-MODEL_TURNS = 2  # readings computed at once; more wait their turn
+NETWORK_SLOTS = 2  # readings computed at once; more wait their turn
 # Gradio's worker threads, for every event and the API alike (Gradio's default is 40). More threads
 # make more requests contend for the two cores and the GIL at once (with 40, fewer people were
 # served); but readings that wait together are computed as one batch (playground/batches.py), which
@@ -57,7 +57,7 @@ TOO_MANY_PIXELS = f"Cannot read this image: it has more than {2 * MAX_IMAGE_PIXE
 NOT_UPLOADED = "This request names a file on the server that was not uploaded by a user."
 BAD_INPUT = "This request's value for a {component} input is not one that input takes."
 # How the page's events are wired (each section's `layout` takes it). They skip Gradio's queue: one
-# POST each, no event stream, less of the page's own work per reading (`model_turn` limits how many
+# POST each, no event stream, less of the page's own work per reading (`network_slot` limits how many
 # run the network at once). They take their inputs as sent (no preprocessing): Gradio's own checks
 # of a slider's or a radio's value answer a forged one with HTTP 500, which a page shows nowhere; the
 # event functions check every value themselves and say in the page what is wrong. Their outputs go as
@@ -113,15 +113,15 @@ def save_pil_to_cache_atomically(img: Image.Image, cache_dir: str, name: str = "
     return str(path)
 
 
-_model_turns = threading.BoundedSemaphore(MODEL_TURNS)
+_network_slots = threading.BoundedSemaphore(NETWORK_SLOTS)
 
 
 @contextmanager
-def model_turn():
-    """Hold one of MODEL_TURNS turns at the network while in the with block. The page's events
-    skip Gradio's queue (PAGE_EVENT), so this is what keeps many people's readings from all running
-    on the CPU's cores at once."""
-    with _model_turns:
+def network_slot():
+    """Hold one of the network's NETWORK_SLOTS slots (readings run at once) while in the with block.
+    The page's events skip Gradio's queue (PAGE_EVENT), so this is what keeps many people's readings
+    from all running on the CPU's cores at once."""
+    with _network_slots:
         yield
 
 

@@ -18,7 +18,7 @@ from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import SWEEPS, AffineChange, transform
 from capsnet.dimensions import PAPER_RANGE
 from capsnet.model import CapsNet
-from capsnet.onnx_file import CHANGE
+from capsnet.shipping.onnx_file import CHANGE
 from capsnet.studies.dimension_names_file import DimensionNames
 from capsnet.studies.robustness_file import RESULTS_FILE
 from capsnet.studies.statistics import Difference, percent
@@ -62,7 +62,7 @@ class TurnItSection:
     def turned(self, reading, change: AffineChange) -> turn_views.Turned:
         """Both networks on the drawing changed by ``change``, and how the drawn digit's capsule moved."""
         image = transform(torch.from_numpy(reading.image), change)  # [28, 28]
-        with serving.model_turn(), torch.inference_mode():
+        with serving.network_slot(), torch.inference_mode():
             out, cnn = self.capsnet(image[None, None]), self.cnn(image[None, None])
         moved = out.capsules[0, reading.winner] - reading.capsules[reading.winner]  # [16]
         return turn_views.Turned(
@@ -80,7 +80,7 @@ class TurnItSection:
         matrices = torch.stack([AffineChange(rotation=float(angle)).matrix() for angle in SWEEP_ANGLES])  # [A, 2, 3]
         image = torch.from_numpy(reading.image)[None, None]  # [1, 1, 28, 28]
         images = transform(image.expand(len(SWEEP_ANGLES), -1, -1, -1), matrices)  # [A, 1, 28, 28]
-        with serving.model_turn(), torch.inference_mode():
+        with serving.network_slot(), torch.inference_mode():
             out, cnn = self.capsnet(images), self.cnn(images)
         digit = reading.winner
         return turn_views.Sweep(

@@ -32,9 +32,9 @@ import torch
 from PIL import Image
 
 from capsnet.baseline import BaselineCNN
-from capsnet.data.pairs import scores, top_two
+from capsnet.data.pairs import scores
 from capsnet.data.preprocess import MIN_CONTRAST, SketchError, overlaid_inks_to_mnist, sketch_to_mnist
-from capsnet.digit_count import CountRule, counted, second_ink
+from capsnet.digit_count import CountRule, counted, second_ink, top_two
 from capsnet.model import CapsNet
 from capsnet.studies.pairs_measurement_file import PAPER, RESULTS_FILE
 from capsnet.studies.statistics import Difference, percent
@@ -200,7 +200,7 @@ class TwoDigitsSection:
 
     def redraw(self, reading: PairReading, digit: int) -> np.ndarray:
         """Capsule ``digit`` of the reading redrawn alone, [28, 28]."""
-        with serving.model_turn(), torch.inference_mode():
+        with serving.network_slot(), torch.inference_mode():
             return self.capsnet.decode(reading.capsules[None], torch.tensor([digit]))[0, 0].numpy()
 
     def view(self, reading: PairReading, decode_as: int | None) -> PairView:

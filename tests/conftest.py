@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from bench.support.app_server import serving_app
-from bench.support.browser_drawing import chromium
-from bench.support.gradio_clients import api_client
-from bench.support.paths import REPO, WEIGHTS
 from capsnet import CapsNet
+from tests.support.app_server import serving_app
+from tests.support.browser_drawing import chromium
+from tests.support.gradio_clients import api_client
 from tests.support.mnist_files import TINY_MNIST_IMAGES, first_mnist_images
+from tests.support.paths import REPO, WEIGHTS
 
 GRADIO_CACHE = pytest.StashKey[str]()
 

@@ -9,11 +9,11 @@ import pytest
 import torch
 from PIL import Image
 
-from bench.support.digit_strokes import pad_value, strokes
-from capsnet.decoder_file import file_name
-from playground.dimensions import PAPER, SPREAD
+from capsnet.shipping.decoder_file import file_name
+from playground.dimensions_section import PAPER, SPREAD
 from playground.reading import EXAMPLES as PAGE_EXAMPLES, example_ink
-from playground.routing import ALL_TYPES
+from playground.routing_section import ALL_TYPES
+from tests.support.digit_strokes import pad_value, strokes
 from tests.support.examples import EXAMPLES, example_pixels, label_of
 
 ZEROS = [0.0] * 16

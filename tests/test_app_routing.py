@@ -5,7 +5,7 @@ import re
 
 import torch
 
-from playground.routing import ALL_TYPES, MAX_ITERATIONS
+from playground.routing_section import ALL_TYPES, MAX_ITERATIONS
 from tests.support.examples import EXAMPLES, example_pixels
 
 

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from bench.support.browser_drawing import (
+from playground.drawing_pad import SIDE
+from tests.support.browser_drawing import (
     CHROMIUM,
     DESKTOP,
     PHONE,
@@ -28,9 +29,8 @@ from bench.support.browser_drawing import (
     chromium,
     picture,
 )
-from bench.support.digit_strokes import pad_value, random_box, strokes
-from bench.support.page_clients import pen_pixels
-from playground.drawing_pad import SIDE
+from tests.support.digit_strokes import pad_value, random_box, strokes
+from tests.support.page_clients import pen_pixels
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():
@@ -344,7 +344,7 @@ def test_figure4_on_a_phone_names_each_row_above_its_strip_drawn_at_its_natural_
 
 
 def test_the_readme_screenshot_is_made_from_the_page(url, browser, tmp_path):
-    from bench.support.screenshot import photograph
+    from tests.support.screenshot import photograph
 
     page = browser.new_page(viewport=DESKTOP)
     page.set_default_timeout(TIMEOUT_MS)

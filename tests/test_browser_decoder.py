@@ -15,10 +15,10 @@ import urllib.request
 import numpy as np
 import pytest
 
-from bench.support.app_server import call_perturb
-from bench.support.browser_drawing import CHROMIUM, PANEL_DRAWN, SliderDriver, grey_picture, round_trip
-from bench.support.page_clients import outputs_of, page_event
 from playground.reading import EXAMPLES
+from tests.support.app_server import call_perturb
+from tests.support.browser_drawing import CHROMIUM, PANEL_DRAWN, SliderDriver, grey_picture, round_trip
+from tests.support.page_clients import outputs_of, page_event
 from tests.support.playground_pages import grey_levels_apart, no_alarm, session_keeping_page
 
 pytestmark = pytest.mark.browser

@@ -43,7 +43,7 @@ def test_changed_digits_are_made_mnist_style_again(mnist_test):
 
 @pytest.mark.slow
 def test_the_measurement_reads_both_networks_on_the_same_changed_pairs(mnist_test):
-    from capsnet.pretrained import load_pair_networks
+    from capsnet.shipping.pretrained import load_pair_networks
 
     capsnet, cnn = load_pair_networks("weights/pairs", "weights/pairs-cnn")
     results = measure({"capsnet": capsnet, "cnn": cnn}, mnist_test.data[:60], mnist_test.targets[:60])

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from bench.support.paths import REPO
+from tests.support.paths import REPO
 
 DATA_FILES = [
     "MNIST/raw/train-images-idx3-ubyte",

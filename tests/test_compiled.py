@@ -5,7 +5,7 @@ import shutil
 import pytest
 import torch
 
-from capsnet.compiled import compile_for_one_image
+from capsnet.shipping.compiled import compile_for_one_image
 
 HAS_CXX_COMPILER = any(shutil.which(name) for name in (os.environ.get("CXX", "g++"), "g++", "clang++"))
 
@@ -38,7 +38,7 @@ def test_without_torch_compile_the_model_runs_eagerly(model, monkeypatch, caplog
         return fails
 
     monkeypatch.setattr(torch, "compile", no_compiler)
-    with caplog.at_level(logging.WARNING, logger="capsnet.compiled"):
+    with caplog.at_level(logging.WARNING, logger="capsnet.shipping.compiled"):
         assert compile_for_one_image(model.eval()) is model
     assert "running the model eagerly" in caplog.text and "InvalidCxxCompiler" in caplog.text
 
@@ -57,7 +57,7 @@ def test_the_warm_up_images_go_where_the_weights_are_as_theirs(model, monkeypatc
 
     monkeypatch.setattr(torch, "compile", eager_compile)
     network = model.eval().to(torch.float64)
-    with caplog.at_level(logging.WARNING, logger="capsnet.compiled"):
+    with caplog.at_level(logging.WARNING, logger="capsnet.shipping.compiled"):
         assert compile_for_one_image(network) is not network
     assert "eagerly" not in caplog.text
     assert seen == [(torch.device("cpu"), torch.float64)] * 2

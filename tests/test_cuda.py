@@ -14,16 +14,16 @@ import pytest
 import torch
 
 import train
-from bench.support.paths import WEIGHTS
 from capsnet import capsule_loss, load_model
 from capsnet.baseline import cross_entropy_loss
-from capsnet.compiled import compile_for_one_image
 from capsnet.data.datasets import batches, mnist
-from capsnet.evaluate import accuracy, semeion_predictions
-from capsnet.model_card import write_model_card
-from capsnet.pretrained import CONFIGS, NETWORKS
-from capsnet.saving import load_checkpoint
+from capsnet.shipping.compiled import compile_for_one_image
+from capsnet.shipping.evaluate import accuracy, semeion_predictions
+from capsnet.shipping.model_card import write_model_card
+from capsnet.shipping.pretrained import CONFIGS, NETWORKS
+from capsnet.shipping.saving import load_checkpoint
 from tests.support.interrupted_runs import kill_9_during_epoch_2
+from tests.support.paths import WEIGHTS
 
 pytestmark = pytest.mark.gpu
 

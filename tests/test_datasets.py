@@ -14,9 +14,9 @@ import torchvision.transforms.functional as TF
 from torchvision import transforms
 
 import train
-from capsnet import model_card
 from capsnet.data.datasets import MAX_SHIFT, mnist, random_offsets, shift, validation_split
-from capsnet.saving import load_checkpoint
+from capsnet.shipping import model_card
+from capsnet.shipping.saving import load_checkpoint
 from capsnet.training import sharded_data
 from capsnet.training.metrics import portable_command
 from capsnet.training.processes import Processes

@@ -1,4 +1,4 @@
-"""The decoder as one file (capsnet/decoder_file.py), the one the playground's page redraws with:
+"""The decoder as one file (capsnet/shipping/decoder_file.py), the one the playground's page redraws with:
 the decoder's layers in float16 and the config, named by its hash, and pictures within one grey
 level of 255 of the network's own, at the ends of both slider ranges."""
 
@@ -9,13 +9,13 @@ import hashlib
 import numpy as np
 import torch
 
-from bench.support.paths import WEIGHTS
 from capsnet import CapsNet, CapsNetConfig
-from capsnet.decoder_file import decoder_file, file_name, read_decoder_file
 from capsnet.dimensions import PAPER_RANGE
+from capsnet.shipping.decoder_file import decoder_file, file_name, read_decoder_file
 from capsnet.studies.dimension_names_file import load_dimension_names
 from playground.views import paper
 from tests.support.examples import example_digits
+from tests.support.paths import WEIGHTS
 
 
 def test_the_file_holds_the_decoders_layers_in_float16_and_the_config(model):

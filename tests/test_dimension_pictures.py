@@ -9,7 +9,7 @@ slider and the page never scrolls sideways."""
 
 import pytest
 
-from bench.support.browser_drawing import (
+from tests.support.browser_drawing import (
     CHROMIUM,
     PHONE,
     SLIDERS_DRAWN,
@@ -17,7 +17,7 @@ from bench.support.browser_drawing import (
     rgb_picture,
     round_trip,
 )
-from bench.support.page_clients import outputs_of, page_event
+from tests.support.page_clients import outputs_of, page_event
 from tests.support.playground_pages import grey_levels_apart, session_keeping_page
 
 pytestmark = pytest.mark.browser

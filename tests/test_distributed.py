@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from bench.support.paths import REPO
-from capsnet.saving import load_checkpoint
+from capsnet.shipping.saving import load_checkpoint
+from tests.support.paths import REPO
 from tests.support.train_flags import train_flags
 
 pytestmark = pytest.mark.slow

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from huggingface_hub.utils import filter_repo_objects
 
-from bench.support.paths import REPO, WEIGHTS
+from tests.support.paths import REPO, WEIGHTS
 
 README = REPO / "README.md"
 PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
@@ -167,7 +167,7 @@ def test_an_installed_module_is_not_taken_for_a_file_of_the_repository_even_in_a
     site_packages = Path(sysconfig.get_path("purelib"))
     checkout = site_packages.parents[3]  # VENV/lib/python3.X/site-packages: VENV's folder, as CI's holds .venv
     assert source_of("-m pytest", repo=checkout) is None
-    assert source_of("-m capsnet.evaluate") == REPO / "capsnet" / "evaluate.py"
+    assert source_of("-m capsnet.shipping.evaluate") == REPO / "capsnet" / "shipping" / "evaluate.py"
 
 
 def parses_arguments(target: str) -> bool:

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from bench.support.digit_strokes import pad_value, strokes
 from capsnet.data.preprocess import ink_to_mnist
 from playground import drawing_pad
 from playground.drawing_pad import BRUSH, MAX_POINTS, MAX_STROKES, SIDE, DrawingError, parse
 from playground.stroke_mask import stroke_mask
+from tests.support.digit_strokes import pad_value, strokes
 
 
 def test_a_drawn_value_parses_to_its_strokes():

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from bench.support.paths import WEIGHTS
-from capsnet import evaluate, model_card
-from capsnet.model_card import mnist_misreadings
+from capsnet.shipping import evaluate, model_card
+from capsnet.shipping.model_card import mnist_misreadings
 from tests.support.mnist_files import TINY_MNIST_IMAGES
+from tests.support.paths import WEIGHTS
 
 SEMEION_ROWS = 40
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from bench.support.paths import REPO
+from tests.support.paths import REPO
 
 
 @pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=["check", "format"])

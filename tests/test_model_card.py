@@ -8,10 +8,11 @@ from collections import Counter
 import pytest
 from huggingface_hub import ModelCard
 
-from bench.support.paths import WEIGHTS
-from capsnet import CapsNet, model_card
+from capsnet import CapsNet
 from capsnet.baseline import BaselineCNN
-from capsnet.model_card import card_text, wall_time, write_model_card
+from capsnet.shipping import model_card
+from capsnet.shipping.model_card import card_text, wall_time, write_model_card
+from tests.support.paths import WEIGHTS
 
 SHIPPED = [pytest.param(WEIGHTS, id="capsnet"), pytest.param(WEIGHTS / "cnn", id="cnn")]
 

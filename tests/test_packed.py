@@ -5,10 +5,10 @@ import pytest
 import torch
 from torch import nn
 
-from bench.support.paths import WEIGHTS
-from capsnet import onnx_file, packed
 from capsnet.baseline import BaselineCNN
-from capsnet.packed import PackedConv2d, pack_convolutions
+from capsnet.shipping import onnx_file, packed
+from capsnet.shipping.packed import PackedConv2d, pack_convolutions
+from tests.support.paths import WEIGHTS
 
 pytestmark = pytest.mark.skipif(not packed.packing_available(), reason="this PyTorch build has no oneDNN")
 
@@ -110,7 +110,7 @@ def test_the_onnx_graph_of_a_packed_network_is_the_plain_ones(trained_model, tra
 def test_without_onednn_the_network_is_left_as_it_is(trained_model, monkeypatch, caplog):
     monkeypatch.setattr(packed, "packing_available", lambda: False)
     network = copy.deepcopy(trained_model)
-    with caplog.at_level(logging.INFO, logger="capsnet.packed"):
+    with caplog.at_level(logging.INFO, logger="capsnet.shipping.packed"):
         assert pack_convolutions(network) is network
     assert all(type(conv) is nn.Conv2d for conv in convolutions(network))
     assert "left unpacked" in caplog.text

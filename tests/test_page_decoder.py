@@ -11,12 +11,12 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from bench.support.app_server import serving_app
-from bench.support.paths import WEIGHTS
 from capsnet import load_model
-from capsnet.decoder_file import decoder_file, file_name
+from capsnet.shipping.decoder_file import decoder_file, file_name
 from playground.page_decoder import PageDecoder
 from playground.page_network import CACHED
+from tests.support.app_server import serving_app
+from tests.support.paths import WEIGHTS
 
 PAIRS_WEIGHTS = WEIGHTS / "pairs"  # a CapsNet of the same shape, trained on other examples
 

@@ -1,4 +1,4 @@
-"""The graphs for the page: each that capsnet/onnx_file.py exports computes what the library does
+"""The graphs for the page: each that capsnet/shipping/onnx_file.py exports computes what the library does
 (ONNX Runtime, the runtime the page runs in WebAssembly: the CapsNet's capsules, the CNN's
 probabilities, the turn of a digit), the networks' weights stored in float16, the same bytes at
 every export, named by their hash, the network left in its mode; ONNX Runtime Web's files are the
@@ -16,13 +16,13 @@ import torch
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from bench.support.paths import WEIGHTS
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange, transform
 from capsnet.model import CapsNet, CapsNetConfig
-from capsnet.onnx_file import CHANGE, capsules_graph, probabilities_graph, turn_graph
+from capsnet.shipping.onnx_file import CHANGE, capsules_graph, probabilities_graph, turn_graph
 from playground import page_network
 from playground.page_network import CACHED, RUNTIME, RUNTIME_FILES, RUNTIME_FOLDER, PageGraph, runtime_routes
+from tests.support.paths import WEIGHTS
 
 ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev.txt")
 

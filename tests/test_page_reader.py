@@ -1,4 +1,4 @@
-"""The network in the page (playground/page/, capsnet/onnx_file.py), in a real browser
+"""The network in the page (playground/page/, capsnet/shipping/onnx_file.py), in a real browser
 (Debian's Chromium driven by Playwright): it reads a drawing as the server reads it (the same
 28x28 input, the same digit, every capsule's length within 0.01, every picture within 2 grey
 levels of 255) for digits in two stroke sources, Semeion's writers' included, the MNIST examples,
@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from bench.drawn_pairs import stroke_source
-from bench.support.browser_drawing import CHROMIUM, PadDriver, grey_picture, round_trip
-from bench.support.digit_strokes import pad_value, random_box, strokes
 from capsnet.data.preprocess import ink_to_mnist
 from playground import drawing_pad, views
 from playground.reading import EXAMPLES, example_ink, read
+from tests.support.browser_drawing import CHROMIUM, PadDriver, grey_picture, round_trip
+from tests.support.digit_strokes import pad_value, random_box, strokes
 from tests.support.playground_pages import (
     grey_levels_apart,
     networks_state,

@@ -9,7 +9,6 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bench.support.paths import WEIGHTS
 from capsnet import CapsNet, CapsNetConfig, WeightsError, capsule_loss, margin_loss
 from capsnet.baseline import BaselineCNN, multi_label_loss
 from capsnet.data.pairs import (
@@ -27,12 +26,11 @@ from capsnet.data.pairs import (
     render,
     scale,
     scores,
-    top_two,
 )
 from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
-from capsnet.digit_count import SECOND_INK_LINES, SECOND_LINES, CountRule, counted
-from capsnet.pretrained import load_pair_networks
-from capsnet.saving import sha256
+from capsnet.digit_count import SECOND_INK_LINES, SECOND_LINES, CountRule, counted, top_two
+from capsnet.shipping.pretrained import load_pair_networks
+from capsnet.shipping.saving import sha256
 from capsnet.studies.pairs_measurement import count_rule, main, measure, reading_measures, table
 from capsnet.studies.pairs_measurement_file import RESULTS_FILE, load_results
 from capsnet.studies.results_file import ResultsError
@@ -40,6 +38,7 @@ from capsnet.studies.statistics import share
 from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed
 from capsnet.training.sharded_data import PairTrainingData
+from tests.support.paths import WEIGHTS
 from tests.support.train_flags import train_flags
 
 PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS = WEIGHTS / "pairs", WEIGHTS / "pairs-cnn"

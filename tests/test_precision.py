@@ -7,9 +7,9 @@ import copy
 import pytest
 import torch
 
-from bench.support.paths import WEIGHTS
 from capsnet import CapsNet
 from capsnet.baseline import BaselineCNN
+from tests.support.paths import WEIGHTS
 
 # bf16, the autocast train.py trains in, in the fast tier; fp16 and float64 in the slow one
 DTYPES = [

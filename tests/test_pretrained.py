@@ -14,7 +14,7 @@ from safetensors.torch import load_file, save_file
 
 import train
 from capsnet import CapsNet, CapsNetConfig, WeightsError, load_model
-from capsnet.pretrained import SERVED_BY, served_fix
+from capsnet.shipping.pretrained import SERVED_BY, served_fix
 
 FIX = "CAPSNET_WEIGHTS"  # every message ends with the fix, which names the variable to set
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bench.support.paths import WEIGHTS
 from capsnet.studies import pairs_measurement_file, robustness_file
 from capsnet.studies.dimension_names_file import NAMES_FILE, load_dimension_names
 from capsnet.studies.results_file import ResultsError
 from playground import networks
+from tests.support.paths import WEIGHTS
 
 
 def read_pairs(capsnet: Path, cnn: Path):

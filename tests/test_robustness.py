@@ -7,11 +7,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from bench.support.paths import WEIGHTS
 from capsnet import CapsNet, load_model
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange
-from capsnet.saving import sha256
+from capsnet.shipping.saving import sha256
 from capsnet.studies.results_file import ResultsError
 from capsnet.studies.robustness import (
     AFFNIST,
@@ -29,6 +28,7 @@ from capsnet.studies.robustness import (
 )
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import paired, points, to_json
+from tests.support.paths import WEIGHTS
 
 CNN_WEIGHTS = WEIGHTS / "cnn"
 CAPSNET_KEYS = {

@@ -13,7 +13,7 @@ import torch.nn as nn
 from huggingface_hub import PyTorchModelHubMixin
 
 import train
-from capsnet.saving import atomic_save_pretrained, atomic_torch_save, atomic_write_text
+from capsnet.shipping.saving import atomic_save_pretrained, atomic_torch_save, atomic_write_text
 from capsnet.training import hub, losses
 from tests.support.interrupted_runs import nan_after
 from tests.support.mnist_files import TINY_MNIST_IMAGES

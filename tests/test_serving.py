@@ -1,5 +1,5 @@
 """How the playground is served: the request-size cap, the requests in flight and what a crowded
-server lets go, the atomic image cache, the turns at the network, what an error answer may say."""
+server lets go, the atomic image cache, the slots at the network, what an error answer may say."""
 
 import asyncio
 import logging
@@ -15,10 +15,10 @@ from gradio.exceptions import ComponentProcessingError, InvalidPathError
 from gradio.state_holder import SessionState
 from PIL import Image, UnidentifiedImageError
 
-from bench.support import page_clients
-from bench.support.digit_strokes import pad_value, strokes
-from playground import dimensions, routing, serving, two_digits
+from playground import dimensions_section, routing_section, serving, two_digits
 from playground.serving import RequestsInFlight, RequestSizeLimit
+from tests.support import page_clients
+from tests.support.digit_strokes import pad_value, strokes
 
 
 def call(limit: RequestSizeLimit, path: str, chunks: list[bytes], declared: bool = True) -> tuple[int, bytes]:
@@ -136,7 +136,7 @@ def test_no_more_than_model_turns_readings_run_at_once():
     running, most, lock = [0], [0], threading.Lock()
 
     def reading() -> None:
-        with serving.model_turn():
+        with serving.network_slot():
             with lock:
                 running[0] += 1
                 most[0] = max(most[0], running[0])
@@ -144,12 +144,12 @@ def test_no_more_than_model_turns_readings_run_at_once():
             with lock:
                 running[0] -= 1
 
-    threads = [threading.Thread(target=reading) for _ in range(4 * serving.MODEL_TURNS)]
+    threads = [threading.Thread(target=reading) for _ in range(4 * serving.NETWORK_SLOTS)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert most[0] == serving.MODEL_TURNS
+    assert most[0] == serving.NETWORK_SLOTS
 
 
 def test_an_error_answer_keeps_our_messages_and_says_nothing_else_of_an_exception(caplog):
@@ -208,7 +208,7 @@ def test_each_page_event_takes_one_worker_thread_and_answers_what_its_function_r
     hops.clear()
     reading = state[read.outputs[0]._id]  # the Reading the answer kept in the session
     assert reading.winner == 7
-    inputs = [reading, "winner", dimensions.PAPER, None, 3, routing.ALL_TYPES]
+    inputs = [reading, "winner", dimensions_section.PAPER, None, 3, routing_section.ALL_TYPES]
     answer = asyncio.run(app.demo.process_api(details, inputs, state))
     assert hops == ["show_details"]
     assert answer["data"][2:] == list(app.show_details(*inputs)[2:])

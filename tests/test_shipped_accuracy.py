@@ -5,9 +5,9 @@ import json
 import pytest
 import torch
 
-from bench.support.paths import WEIGHTS
 from capsnet.data.datasets import batches
-from capsnet.evaluate import accuracy
+from capsnet.shipping.evaluate import accuracy
+from tests.support.paths import WEIGHTS
 
 
 @pytest.mark.slow

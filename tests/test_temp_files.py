@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.support.app_server import serving_app
-from bench.support.gradio_clients import api_client
+from tests.support.app_server import serving_app
 from tests.support.examples import EXAMPLES
+from tests.support.gradio_clients import api_client
 
 
 def test_gradio_s_cache_in_this_process_is_a_folder_of_the_session_s_own():

@@ -17,13 +17,13 @@ import torch
 from safetensors.torch import load_file
 
 import train
-from bench.support.paths import REPO
 from capsnet import CapsNet
-from capsnet.saving import atomic_save_pretrained, atomic_torch_save, load_checkpoint
+from capsnet.shipping.saving import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from capsnet.training import final_reads, losses
 from capsnet.training.processes import use_bf16
 from tests.support.interrupted_runs import kill_9_during_epoch_2, nan_after, send_during_epoch_2
 from tests.support.mnist_files import TINY_MNIST_IMAGES
+from tests.support.paths import REPO
 from tests.support.train_flags import train_flags
 
 BATCH_SIZE, EPOCHS = 16, 2

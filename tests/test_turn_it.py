@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 import torch
 
-from bench.support.browser_drawing import picture
-from bench.support.digit_strokes import pad_value, strokes
-from bench.support.page_clients import outputs_of, page_event
 from capsnet.data.affine import SWEEPS, AffineChange, transform
-from capsnet.pretrained import WeightsError
+from capsnet.shipping.pretrained import WeightsError
 from capsnet.studies import robustness
 from capsnet.studies.statistics import Difference
 from playground import networks, transform_sliders, turn_it, turn_views
-from playground.dimensions import PAPER
+from playground.dimensions_section import PAPER
 from playground.reading import Reading
+from tests.support.browser_drawing import picture
+from tests.support.digit_strokes import pad_value, strokes
+from tests.support.page_clients import outputs_of, page_event
 
 UNCHANGED = {**transform_sliders.UNCHANGED, "revision": 1}
 
@@ -303,7 +303,7 @@ def measured_folder(app, mnist_test, tmp_path_factory):
     measured on 20 test digits, turned only."""
     from pathlib import Path
 
-    from capsnet.saving import sha256
+    from capsnet.shipping.saving import sha256
     from capsnet.studies.robustness import RESULTS_FILE, SWEEPS, first_digits, measure
     from capsnet.studies.statistics import to_json
 

@@ -1,4 +1,4 @@
-"""Turn it in the page (playground/page/turn_panel.js, capsnet/onnx_file.py's turn and CNN graphs), in a
+"""Turn it in the page (playground/page/turn_panel.js, capsnet/shipping/onnx_file.py's turn and CNN graphs), in a
 real browser (Debian's Chromium driven by Playwright): for MNIST examples turned, scaled, sheared,
 stretched and moved to every slider's ends, the page's turn panel shows what the server's shows
 (both networks' readings, every length and probability within 0.01, every dimension's move within
@@ -15,13 +15,13 @@ import json
 import numpy as np
 import pytest
 
-from bench.support.browser_drawing import CHROMIUM, PadDriver, TurnDriver, grey_picture
-from bench.support.digit_strokes import pad_value, strokes
-from bench.support.page_clients import event_index
 from capsnet.data.preprocess import ink_to_mnist
 from playground import drawing_pad, page_modules, turn_it, turn_views
 from playground.reading import EXAMPLES, example_ink, read
 from playground.transform_sliders import SLIDERS, UNCHANGED
+from tests.support.browser_drawing import CHROMIUM, PadDriver, TurnDriver, grey_picture
+from tests.support.digit_strokes import pad_value, strokes
+from tests.support.page_clients import event_index
 from tests.support.playground_pages import (
     grey_levels_apart,
     networks_state,

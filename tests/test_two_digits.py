@@ -20,15 +20,15 @@ import torch
 from PIL import Image
 
 from bench.pair_examples import EXAMPLE_COUNT
-from bench.support.digit_strokes import strokes
-from bench.support.page_clients import outputs_of, page_event
-from bench.support.paths import REPO
 from capsnet.digit_count import CountRule
-from capsnet.saving import sha256
+from capsnet.shipping.saving import sha256
 from capsnet.studies.statistics import points
 from playground import drawing_pad, networks, two_digits
 from playground.two_digit_views import PairView, beside_its_line, count_note, tinted
 from tests.support.batched_calls import called_at_once
+from tests.support.digit_strokes import strokes
+from tests.support.page_clients import outputs_of, page_event
+from tests.support.paths import REPO
 
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
 EXAMPLES = sorted(two_digits.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))

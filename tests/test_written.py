@@ -293,7 +293,8 @@ def test_the_pairs_loss_masks_the_decoder_by_the_labels_not_by_what_the_network_
     """Training redraws each digit from the capsule of its true class (section 6): the loss of a
     batch the pairs CapsNet misreads differs from one masked by its own two longest capsules."""
     from capsnet import load_model
-    from capsnet.data.pairs import TEST_SEED, fixed_pairs, top_two
+    from capsnet.data.pairs import TEST_SEED, fixed_pairs
+    from capsnet.digit_count import top_two
 
     model = load_model("weights/pairs").eval()
     inputs, digits, labels, _ = fixed_pairs(mnist_test.data[:100], mnist_test.targets[:100], TEST_SEED)

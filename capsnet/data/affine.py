@@ -130,7 +130,7 @@ def affine_matrices(
 
 def inverse_2x2(a: torch.Tensor) -> torch.Tensor:
     """The inverse of each [[p, q], [r, s]] in ``a`` [..., 2, 2]: [[s, -q], [-r, p]] / (ps - qr),
-    written out so that the page's graph of the turn (capsnet/onnx_file.py) can hold it: ONNX has
+    written out so that the page's graph of the turn (capsnet/shipping/onnx_file.py) can hold it: ONNX has
     no matrix inverse."""
     (p, q), (r, s) = (row.unbind(-1) for row in a.unbind(-2))
     adjugate = torch.stack([torch.stack([s, -q], -1), torch.stack([-r, p], -1)], -2)

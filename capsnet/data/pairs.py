@@ -22,7 +22,6 @@ from capsnet.digit_count import top_two
 MAX_SHIFT = 4  # each digit moved by up to 4 pixels in each direction ...
 PAIR_FIELD = 28 + 2 * MAX_SHIFT  # ... inside a 36x36 field, as the paper's MultiMNIST
 TEST_SEED = 0  # the test pairs are the same for every network and every run
-TEST_PAIRS = 10_000  # one pair per MNIST test digit, which comes first in it
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,10 @@ import torch.nn.functional as F
 
 from capsnet.data.datasets import mnist
 from capsnet.data.ink import bilevel, coarse, squaring, thickness_changed
-from capsnet.data.pairs import TEST_SEED, both_right, fixed_pairs, scores, top_two
+from capsnet.data.pairs import TEST_SEED, both_right, fixed_pairs, scores
 from capsnet.data.preprocess import INK_THRESHOLD, ink_to_mnist
-from capsnet.pretrained import WeightsError, load_pair_networks
+from capsnet.digit_count import top_two
+from capsnet.shipping.pretrained import WeightsError, load_pair_networks
 from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.statistics import in_interval, paired, percent, points, share, to_json
 from capsnet.studies.study_flags import study_flags

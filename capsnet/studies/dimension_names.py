@@ -42,7 +42,7 @@ import torch
 from capsnet.data.datasets import mnist
 from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
 from capsnet.model import CapsNet
-from capsnet.pretrained import SERVED_BY, WEIGHTS_FILE, load_model
+from capsnet.shipping.pretrained import SERVED_BY, WEIGHTS_FILE, load_model
 from capsnet.studies.dimension_names_claims import (
     BARELY_CHANGES,
     HOLDS,

@@ -53,12 +53,11 @@ from capsnet.data.pairs import (
     scale,
     scores,
     strongest_right,
-    top_two,
 )
 from capsnet.data.preprocess import ink_to_mnist
 from capsnet.data.written import DigitSet, fixed_examples
-from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, names_absent, read_exactly
-from capsnet.pretrained import WeightsError, load_pair_networks
+from capsnet.digit_count import CountRule, balanced_right, choose_rule, counted, names_absent, read_exactly, top_two
+from capsnet.shipping.pretrained import WeightsError, load_pair_networks
 from capsnet.studies.pairs_measurement_file import PAPER, RESULTS_FILE, load_results
 from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.statistics import (

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from capsnet.pretrained import WEIGHTS_FILE, WeightsError, read_json_object
-from capsnet.saving import sha256
+from capsnet.shipping.pretrained import WEIGHTS_FILE, WeightsError, read_json_object
+from capsnet.shipping.saving import sha256
 
 WEIGHTS_SHA256 = "weights_sha256"  # every results file's {network: the SHA-256 of its model.safetensors}
 Read = TypeVar("Read")

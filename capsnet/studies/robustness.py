@@ -53,7 +53,7 @@ from tqdm import tqdm
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import SWEEPS, AffineChange, affine_matrices, transform
 from capsnet.data.datasets import mnist
-from capsnet.pretrained import WEIGHTS_FILE, load_model
+from capsnet.shipping.pretrained import WEIGHTS_FILE, load_model
 from capsnet.studies.results_file import WEIGHTS_SHA256, weights_sha256
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import (

@@ -2,7 +2,7 @@
 MNIST is, the two networks' folders (by default those the page serves for the task) and the
 results file it writes (by default beside the CapsNet's weights)."""
 
-from capsnet.pretrained import SERVED_BY, WEIGHTS_FILE
+from capsnet.shipping.pretrained import SERVED_BY, WEIGHTS_FILE
 
 NETWORKS = {"digits": ("the CapsNet", "the CNN baseline"), "pairs": ("the pairs CapsNet", "the pairs CNN")}
 

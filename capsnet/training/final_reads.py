@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import torch.nn as nn
 
 from capsnet.data.pairs import digits_right
-from capsnet.evaluate import Misreadings, accuracy, misreadings, predictions
+from capsnet.shipping.evaluate import Misreadings, accuracy, misreadings, predictions
 from capsnet.training.run import Run
 from capsnet.training.sharded_data import RunData, test_batches
 from capsnet.training.signals import until_signal
@@ -23,7 +23,7 @@ class FinalReads:
 
 def read_test_sets(run: Run, data: RunData, chosen: nn.Module) -> FinalReads:
     """The chosen weights on MNIST's test set: its digits read right, with what the model card lists
-    of the mistakes (capsnet.evaluate.misreadings), or, --task pairs, its fixed pairs both right
+    of the mistakes (capsnet.shipping.evaluate.misreadings), or, --task pairs, its fixed pairs both right
     (the card reads the single digits itself); and, trained on written examples, a written example
     of each test digit read right (`digits_right`).
 

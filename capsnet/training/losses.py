@@ -3,8 +3,8 @@ network read right (the epoch's training accuracy)."""
 
 from capsnet.baseline import cross_entropy_loss, multi_label_loss
 from capsnet.data.pairs import digits_right
-from capsnet.evaluate import read_right
 from capsnet.loss import capsule_loss
+from capsnet.shipping.evaluate import read_right
 
 
 def capsnet_loss(model, images, labels):

@@ -1,5 +1,5 @@
 """metrics.json, what a run records beside the weights it chose: one dataclass, one key of the
-file for each of its fields, written by train.py and read by the model card (capsnet.model_card).
+file for each of its fields, written by train.py and read by the model card (capsnet.shipping.model_card).
 A run that went on from another's weights keeps that run's record, as it was written, in
 "earlier". A record of other keys than these is no record of this code's (`RunRecord.of` refuses it)."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import torch.nn as nn
 
-from capsnet.saving import atomic_write_text
+from capsnet.shipping.saving import atomic_write_text
 from capsnet.training.state import TrainingState
 
 FILE = "metrics.json"

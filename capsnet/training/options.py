@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from capsnet.data.written import SINGLE_SHARE
-from capsnet.pretrained import NETWORKS, WEIGHTS_FILE
+from capsnet.shipping.pretrained import NETWORKS, WEIGHTS_FILE
 from capsnet.training.sharded_data import DRY_RUN_VAL_IMAGES
 
 

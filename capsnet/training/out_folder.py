@@ -6,8 +6,8 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from capsnet.pretrained import WEIGHTS_FILE
-from capsnet.saving import atomic_save_pretrained, sha256
+from capsnet.shipping.pretrained import WEIGHTS_FILE
+from capsnet.shipping.saving import atomic_save_pretrained, sha256
 from capsnet.training.metrics import RunRecord, portable_command, write_record
 from capsnet.training.run import Run
 from capsnet.training.sharded_data import RunData

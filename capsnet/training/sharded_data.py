@@ -13,7 +13,7 @@ from torch.utils.data import DataLoader, DistributedSampler, Subset, TensorDatas
 from capsnet.data.datasets import batches, mnist, random_offsets, shift
 from capsnet.data.pairs import TEST_SEED, RenderedBatches, digits_right, draw_pairs, fixed_pairs
 from capsnet.data.written import SINGLE_SHARE, DigitSet, draw_examples, fixed_examples, render
-from capsnet.evaluate import read_right
+from capsnet.shipping.evaluate import read_right
 from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed
 

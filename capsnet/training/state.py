@@ -13,8 +13,8 @@ import torch
 import torch.nn as nn
 from torch.optim.swa_utils import AveragedModel
 
-from capsnet.pretrained import WEIGHTS_FILE
-from capsnet.saving import atomic_torch_save, load_checkpoint, sha256
+from capsnet.shipping.pretrained import WEIGHTS_FILE
+from capsnet.shipping.saving import atomic_torch_save, load_checkpoint, sha256
 
 CHECKPOINT_FILE = "last.pt"  # in its run's folder, beside the best weights (train.py --checkpoint names another place)
 START_AFRESH = "delete it and train again without --resume"

@@ -12,7 +12,7 @@ from torch.utils.data import DataLoader
 
 from capsnet.data.pairs import strongest_right
 from capsnet.digit_count import CountRule, Tallies, best_rule, count_readings, rule_tallies
-from capsnet.evaluate import correct_and_total
+from capsnet.shipping.evaluate import correct_and_total
 from capsnet.training.processes import Processes
 
 

@@ -1,5 +1,5 @@
 // Ports capsnet/model.py `CapsNet.decode`: the decoder's picture of one digit capsule, the other
-// capsules masked to zero, from the file capsnet/decoder_file.py `decoder_file` writes.
+// capsules masked to zero, from the file capsnet/shipping/decoder_file.py `decoder_file` writes.
 //
 // The file is safetensors: the three Linear layers in float16 ("0.weight", "0.bias", "2.weight",
 // ...) and the network's config in the metadata.

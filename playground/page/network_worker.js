@@ -1,5 +1,5 @@
 // The page's networks in a module worker of their own, off the thread that takes the pen and
-// paints the ink: ONNX Runtime Web runs the graphs (capsnet/onnx_file.py), and the drawing is made
+// paints the ink: ONNX Runtime Web runs the graphs (capsnet/shipping/onnx_file.py), and the drawing is made
 // into the network's input and the capsules into pictures here too. page_networks.js starts one
 // or two of these and talks to them in messages:
 //

@@ -8,7 +8,7 @@ const GREY_LEVELS = 2 / 255; // the page's pictures are held to the server's wit
 const { config, layers, cases, every_float16: everyFloat16 } = fixture("decode");
 const file = fixtureBytes("decoder.safetensors");
 
-test("parseDecoderFile reads the config and the layers capsnet/decoder_file.py writes", () => {
+test("parseDecoderFile reads the config and the layers capsnet/shipping/decoder_file.py writes", () => {
   const decoder = parseDecoderFile(file);
   assert.deepEqual(decoder.config, config);
   assert.deepEqual(

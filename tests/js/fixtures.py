@@ -5,7 +5,7 @@ a fixed seed, written for tests/js/*.test.js to check the ports against:
 
 DIR gets one JSON file a module, named after it (stroke_mask.json for stroke_mask.js, ...),
 facts.json (playground/reading.py `PREPROCESSING`, the numbers the page's modules get from the
-server), decoder.safetensors, the shipped network's decoder file (capsnet/decoder_file.py), and
+server), decoder.safetensors, the shipped network's decoder file (capsnet/shipping/decoder_file.py), and
 every_float16.safetensors, a decoder file holding every float16 (`every_float16_decoder`). An array
 in the JSON is {"dtype", "shape", "deflated"}: its little-endian bytes, zlib-compressed, in
 base64 (`packed`), so that the pad's 280x280 pictures stay small. The panels' words are made in
@@ -23,17 +23,17 @@ import numpy as np
 import torch
 from PIL import Image
 
-from bench.support import digit_strokes
-from bench.support.paths import WEIGHTS
 from capsnet import CapsNet
 from capsnet.data.preprocess import BOX, INK_THRESHOLD, MIN_CONTRAST, ink_to_mnist
-from capsnet.decoder_file import decoder_file, read_decoder_file
 from capsnet.digit_count import top_two
 from capsnet.dimensions import PAPER_RANGE, perturb
+from capsnet.shipping.decoder_file import decoder_file, read_decoder_file
 from playground import dimension_changes, drawing_pad, views
 from playground.reading import EXAMPLES, PREPROCESSING, example_ink
 from playground.stroke_mask import stroke_mask
 from tests.js.text_fixtures import panel_numbers, sweep_words
+from tests.support import digit_strokes
+from tests.support.paths import WEIGHTS
 
 SEED = 70
 DECODER_FILE = "decoder.safetensors"

@@ -105,7 +105,7 @@ class DimensionsSection:
         """Beside each slider (dimension order), where its dimension changes capsule ``digit`` of
         ``reading`` between the ends of its range (`dimension_changes`)."""
         limits = torch.tensor([self.dimension_limit(digit, d, scale) for d in range(self.dimensions)])
-        with serving.model_turn():
+        with serving.network_slot():
             changes = dimension_changes.dimension_changes(reading.network, reading.capsules, digit, limits)
         return dimension_changes.change_pictures(changes)
 
@@ -130,7 +130,7 @@ class DimensionsSection:
         order = self.ordered_dimensions(digit, scale)
         limits = torch.tensor([self.dimension_limit(digit, d, scale) for d in range(self.dimensions)])
         values = limits[:, None] * torch.linspace(-1, 1, len(SWEEP))  # [16, 11]
-        with serving.model_turn(), torch.inference_mode():
+        with serving.network_slot(), torch.inference_mode():
             images = sweep_reconstructions(reading.network, reading.capsules, digit, values)  # [16, 11, 28, 28]
         ends = (
             f"{SWEEP[0]:+.2f} … {SWEEP[-1]:+.2f}"

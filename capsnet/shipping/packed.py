@@ -3,7 +3,7 @@
 Eager PyTorch reorders a convolution's weights into oneDNN's blocked layout at every call. For
 the PrimaryCaps convolution (256 -> 256 channels, 9x9: 21 MB of weights) reading one image, that
 reorder is most of the layer's time: on the 2 cores of an AMD EPYC family 26, one thread, the
-layer takes 7.9 ms eagerly and 2.6 ms packed. TorchInductor's freezing (capsnet/compiled.py)
+layer takes 7.9 ms eagerly and 2.6 ms packed. TorchInductor's freezing (capsnet/shipping/compiled.py)
 packs the weights once too, but only after a compilation that needs a C++ compiler; this does that
 one thing with the same two oneDNN operators the frozen graph calls, at no compile cost, for any
 batch size. `python -m bench.inference_latency` times a forward pass each way.

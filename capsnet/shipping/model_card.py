@@ -2,9 +2,9 @@
 the paper, the recipe and how the epoch was chosen (from metrics.json), MNIST's test accuracy in
 the card's model-index, Semeion's, what it misreads (measured here), intended use, how to load it.
 
-    python -m capsnet.model_card --weights weights --data-dir DATA --semeion DATA/semeion/semeion.data
-    python -m capsnet.model_card --weights weights/cnn --model cnn --data-dir DATA --semeion ...
-    python -m capsnet.model_card --weights weights/pairs --data-dir DATA   # trained on overlapping pairs
+    python -m capsnet.shipping.model_card --weights weights --data-dir DATA --semeion DATA/semeion/semeion.data
+    python -m capsnet.shipping.model_card --weights weights/cnn --model cnn --data-dir DATA --semeion ...
+    python -m capsnet.shipping.model_card --weights weights/pairs --data-dir DATA   # trained on overlapping pairs
 
 Weights trained on two overlapping digits (`train.py --task pairs`, their metrics.json says so) get
 a card of their own: the pairs they were trained on, both digits right on the test pairs, and the
@@ -21,9 +21,9 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from tqdm import tqdm
 
 from capsnet.data.datasets import batches, load_semeion, mnist
-from capsnet.evaluate import Misreadings, misreadings, predictions, semeion_predictions
-from capsnet.pretrained import NETWORKS, load_model
-from capsnet.saving import atomic_write_text
+from capsnet.shipping.evaluate import Misreadings, misreadings, predictions, semeion_predictions
+from capsnet.shipping.pretrained import NETWORKS, load_model
+from capsnet.shipping.saving import atomic_write_text
 from capsnet.training.metrics import RunRecord, read_record
 
 PAPER = "https://arxiv.org/abs/1710.09829"
@@ -82,7 +82,7 @@ LOAD = {
     ),
     "cnn": (
         "from capsnet.baseline import BaselineCNN\n"
-        "from capsnet.pretrained import load_model\n"
+        "from capsnet.shipping.pretrained import load_model\n"
         'model = load_model("{repo}", BaselineCNN)  # a folder or a Hub repo id; safetensors only\n'
         "out = model(images)                         # images: [B, 1, 28, 28] floats in [0, 1]\n"
         "out.prediction, out.probabilities           # [B], [B, 10]"

@@ -75,7 +75,7 @@ def ordinary_mode() -> int:
 def atomic_save_pretrained(model, out_dir: str | Path) -> None:
     """model.save_pretrained into ``out_dir``/.saving, then each file it wrote given an ordinary
     file's mode and renamed into ``out_dir``, but for the mixin's stub model card: the README.md in
-    ``out_dir`` stays as it is (the card of the run that wrote it: capsnet.model_card)."""
+    ``out_dir`` stays as it is (the card of the run that wrote it: capsnet.shipping.model_card)."""
     out_dir = Path(out_dir)
     tmp = out_dir / SAVING
     shutil.rmtree(tmp, ignore_errors=True)  # left by a process killed while saving

@@ -39,11 +39,11 @@ import httpx
 import numpy as np
 from PIL import Image
 
-from bench.support.digit_strokes import pad_value
 from playground import page_network, transform_sliders, two_digits
-from playground.dimensions import PAPER
+from playground.dimensions_section import PAPER
 from playground.drawing_pad import SIDE
-from playground.routing import ALL_TYPES
+from playground.routing_section import ALL_TYPES
+from tests.support.digit_strokes import pad_value
 
 STROKE_SECONDS = 0.6  # a stroke takes this long to draw ...
 LIVE_SECONDS = 0.1  # ... and the pad sends it at most this often (drawing_pad.LIVE_MS)

@@ -5,7 +5,7 @@ convolution weights are packed once for oneDNN instead of on every call, and the
 small operations are fused. That makes each forward pass faster, for a compilation up front
 (`python -m bench.inference_latency` times the forward pass both ways; docs/benchmarks.md has the
 figures); the playground does not use it, since its first visitor would wait for the compilation.
-It packs the convolutions' weights with `capsnet.packed` instead: that part alone, no compilation.
+It packs the convolutions' weights with `capsnet.shipping.packed` instead: that part alone, no compilation.
 """
 
 import logging

@@ -1,10 +1,10 @@
 """Accuracy of a CapsNet, or the CNN baseline, on MNIST's test set and on Semeion (other
 people's handwriting).
 
-    python -m capsnet.evaluate --weights weights --data-dir ../shared/data \
+    python -m capsnet.shipping.evaluate --weights weights --data-dir ../shared/data \
         --semeion ../shared/data/semeion/semeion.data
-    python -m capsnet.evaluate --weights weights/cnn --model cnn --data-dir ../shared/data
-    python -m capsnet.evaluate --weights weights --data-dir ../shared/data --device cuda
+    python -m capsnet.shipping.evaluate --weights weights/cnn --model cnn --data-dir ../shared/data
+    python -m capsnet.shipping.evaluate --weights weights --data-dir ../shared/data --device cuda
 """
 
 import argparse
@@ -17,7 +17,7 @@ import torch
 
 from capsnet.data.datasets import batches, load_semeion, mnist
 from capsnet.data.preprocess import sketch_to_mnist
-from capsnet.pretrained import NETWORKS, load_model
+from capsnet.shipping.pretrained import NETWORKS, load_model
 
 
 def as_network_takes(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:

@@ -2,7 +2,7 @@
 the library's own modules (`torch.onnx.export`), never from a second copy of them:
 
 - `capsules_graph`: the CapsNet up to its digit capsules, a 28x28 image in, the ten capsules and
-  their lengths out (the decoder left out: it is a file of its own, `capsnet.decoder_file`);
+  their lengths out (the decoder left out: it is a file of its own, `capsnet.shipping.decoder_file`);
 - `probabilities_graph`: the CNN baseline, a 28x28 image in, its ten probabilities out;
 - `turn_graph`: `capsnet.data.affine.transform` of a 28x28 image by an `AffineChange`'s seven
   numbers, in float64 as the library computes the change.
@@ -11,7 +11,7 @@ The playground's page runs them with ONNX Runtime Web, so a reading follows the 
 the slider without a request to the server (playground/page/network_worker.js). The
 networks' weights are stored in float16 and cast to float32 as a graph loads: half the bytes; how
 far that moves a reading: docs/playground.md. A graph's bytes are the same at every export of the
-same weights, so the page knows it by its hash (`capsnet.decoder_file.file_name`) and never reads
+same weights, so the page knows it by its hash (`capsnet.shipping.decoder_file.file_name`) and never reads
 with other weights than the server's.
 """
 

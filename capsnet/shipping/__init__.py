@@ -1,0 +1,15 @@
+"""The trained network as it leaves training: the files it is saved in, the card the Hub shows
+beside them, the graphs a browser runs, the engines that read it fast on a CPU, and its accuracy.
+
+    saving        files on disk written whole, and known by their SHA-256
+    pretrained    weights loaded from a folder or the Hub, only from safetensors, checked on the way
+    model_card    the README.md the Hub shows beside the weights
+    evaluate      accuracy on MNIST's test set and on Semeion (other people's handwriting)
+    decoder_file  the decoder alone, in float16, for the page to redraw with
+    onnx_file     the networks and the turn of a digit as ONNX graphs, exported from the library
+    compiled      the network compiled for one image at a time (TorchInductor, weights frozen)
+    packed        convolutions whose weights are packed for oneDNN once, for reading on the CPU
+
+It imports the paper's network and capsnet.data; model_card and evaluate read MNIST and a run's
+metrics.json (capsnet.training.metrics).
+"""
