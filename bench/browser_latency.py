@@ -38,8 +38,10 @@ from bench.drawn_pairs import stroke_source
 from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
 from tests.support.app_server import serving_app
-from tests.support.browser_drawing import DESKTOP, PHONE, PadDriver, PairDriver, TurnDriver, chromium
+from tests.support.chromium_browser import DESKTOP, PHONE, chromium
 from tests.support.digit_strokes import overlapping_boxes, random_box, strokes
+from tests.support.pad_drivers import PadDriver, PairDriver
+from tests.support.slider_drivers import TurnDriver
 
 
 def summary(latencies: list[float]) -> str:

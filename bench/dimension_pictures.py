@@ -21,7 +21,8 @@ from contextlib import nullcontext
 
 from bench.train_throughput import cpu_model
 from tests.support.app_server import serving_app
-from tests.support.browser_drawing import DESKTOP, SLIDERS_DRAWN, SliderDriver, chromium, round_trip
+from tests.support.chromium_browser import DESKTOP, chromium, round_trip
+from tests.support.slider_drivers import SLIDERS_DRAWN, SliderDriver
 
 EXAMPLES = 10  # under the pad
 READY_TIMEOUT_MS = 180_000  # the page's networks loading, on a busy machine

@@ -37,7 +37,7 @@ from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
 from playground import page_modules
 from tests.support.app_server import checkout, serving_app
-from tests.support.browser_drawing import CHROMIUM, CHROMIUM_ARGS, DESKTOP
+from tests.support.chromium_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP
 from tests.support.digit_strokes import strokes
 from tests.support.paths import REPO
 

@@ -46,17 +46,11 @@ from bench.slider_drag import SETTLE_SECONDS, drag, ms
 from bench.train_throughput import cpu_model
 from playground.drawing_pad import SIDE
 from tests.support.app_server import checkout, serving_app
-from tests.support.browser_drawing import (
-    DECODER_DRAWS_SCRIPT,
-    DESKTOP,
-    MOVE_SECONDS,
-    SliderDriver,
-    TurnDriver,
-    chromium,
-    drag_across,
-)
+from tests.support.chromium_browser import DESKTOP, chromium
 from tests.support.delaying_proxy import LOOPBACK, delaying_proxy
 from tests.support.digit_strokes import random_box
+from tests.support.pointer_moves import MOVE_SECONDS, drag_across
+from tests.support.slider_drivers import DECODER_DRAWS_SCRIPT, SliderDriver, TurnDriver
 
 TIMEOUT = 120.0  # seconds for any one wait on the page: its load, its answers, a reading
 QUIET_SECONDS = 0.5  # no request open this long: the page has settled

@@ -14,7 +14,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from tests.support.app_server import serving_app
-from tests.support.browser_drawing import DESKTOP, chromium
+from tests.support.chromium_browser import DESKTOP, chromium
 from tests.support.paths import REPO
 from tests.support.screenshot import TIMEOUT_MS, photograph
 

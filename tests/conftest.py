@@ -10,7 +10,7 @@ import torch
 
 from capsnet import CapsNet
 from tests.support.app_server import serving_app
-from tests.support.browser_drawing import chromium
+from tests.support.chromium_browser import chromium
 from tests.support.gradio_clients import api_client
 from tests.support.mnist_files import TINY_MNIST_IMAGES, first_mnist_images
 from tests.support.paths import REPO, WEIGHTS

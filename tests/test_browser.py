@@ -16,21 +16,11 @@ import pytest
 from PIL import Image
 
 from playground.drawing_pad import SIDE
-from tests.support.browser_drawing import (
-    CHROMIUM,
-    DESKTOP,
-    PHONE,
-    PHONE_UNDER_BARS,
-    POINT_STRIDE,
-    TURN_PANEL,
-    PadDriver,
-    PairDriver,
-    TurnDriver,
-    chromium,
-    picture,
-)
+from tests.support.chromium_browser import CHROMIUM, DESKTOP, PHONE, PHONE_UNDER_BARS, chromium
 from tests.support.digit_strokes import pad_value, random_box, strokes
-from tests.support.page_clients import pen_pixels
+from tests.support.pad_drivers import POINT_STRIDE, PadDriver, PairDriver
+from tests.support.page_pictures import pen_pixels, picture
+from tests.support.slider_drivers import TURN_PANEL, TurnDriver
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():

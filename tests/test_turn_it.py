@@ -17,9 +17,9 @@ from capsnet.studies.statistics import Difference
 from playground import networks, transform_sliders, turn_it, turn_views
 from playground.dimensions_section import PAPER
 from playground.reading import Reading
-from tests.support.browser_drawing import picture
 from tests.support.digit_strokes import pad_value, strokes
 from tests.support.page_clients import outputs_of, page_event
+from tests.support.page_pictures import picture
 
 UNCHANGED = {**transform_sliders.UNCHANGED, "revision": 1}
 

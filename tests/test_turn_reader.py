@@ -19,9 +19,11 @@ from capsnet.data.preprocess import ink_to_mnist
 from playground import drawing_pad, page_modules, turn_it, turn_views
 from playground.reading import EXAMPLES, example_ink, read
 from playground.transform_sliders import SLIDERS, UNCHANGED
-from tests.support.browser_drawing import CHROMIUM, PadDriver, TurnDriver, grey_picture
+from tests.support.chromium_browser import CHROMIUM
 from tests.support.digit_strokes import pad_value, strokes
+from tests.support.pad_drivers import PadDriver
 from tests.support.page_clients import event_index
+from tests.support.page_pictures import grey_picture
 from tests.support.playground_pages import (
     grey_levels_apart,
     networks_state,
@@ -29,6 +31,7 @@ from tests.support.playground_pages import (
     playground_page,
     wait_for_networks,
 )
+from tests.support.slider_drivers import TurnDriver
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 if not CHROMIUM.exists():

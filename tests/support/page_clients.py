@@ -27,8 +27,6 @@ sharing one httpx client.
 """
 
 import asyncio
-import base64
-import io
 import json
 import re
 import time
@@ -37,13 +35,13 @@ from dataclasses import dataclass
 
 import httpx
 import numpy as np
-from PIL import Image
 
 from playground import page_network, transform_sliders, two_digits
 from playground.dimensions_section import PAPER
 from playground.drawing_pad import SIDE
 from playground.routing_section import ALL_TYPES
 from tests.support.digit_strokes import pad_value
+from tests.support.page_pictures import pen_ink, rgb_picture
 
 STROKE_SECONDS = 0.6  # a stroke takes this long to draw ...
 LIVE_SECONDS = 0.1  # ... and the pad sends it at most this often (drawing_pad.LIVE_MS)
@@ -67,7 +65,7 @@ KEEPALIVE_SECONDS = 2.0
 LET_GO = {"live": "let-go", "pair-live": "pair-let-go"}
 DIGIT = re.compile(r'<div class="digit">(\d)</div>')
 PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
-PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="data:image/png;base64,([^"]+)"', re.S)
+PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="(data:image/png;base64,[^"]+)"', re.S)
 EVENTS = {  # what each event of a person is, as the reports name it
     "decoder": "the page's decoder, once a page (GET)",
     "network": "the page's network and ONNX Runtime Web, once a page (GET)",
@@ -213,31 +211,12 @@ def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], st
     return problem
 
 
-def pen_pixels(picture: np.ndarray, colour: str, tolerance: int = 8) -> float:
-    """The share of a picture's pixels [h, w, 3] painted in ``colour`` ("#rrggbb"), up to
-    ``tolerance`` in each channel (anti-aliasing, ink not quite full)."""
-    rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)])
-    return float((np.abs(picture.astype(int) - rgb).max(axis=-1) <= tolerance).mean())
-
-
-def pen_ink(picture: np.ndarray, colour: str) -> np.ndarray:
-    """How strongly ``colour`` ("#rrggbb") lies on white paper at each pixel of ``picture`` [h, w, 3]
-    drawn as `two_digit_views.tinted` draws ink (white * (1 - a) + colour * a, rounded): a [h, w] in
-    [0, 1], 0 where the pixel is no mix of white and that colour."""
-    rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)], dtype=np.float64)
-    depth = 255 - rgb  # the colour's distance from white
-    channel = depth.argmax()
-    a = (255 - picture[..., channel]) / depth[channel]  # [h, w]
-    mixed = np.rint(255 * (1 - a[..., None]) + rgb * a[..., None])  # [h, w, 3]
-    return np.where(np.abs(mixed - picture).max(axis=-1) <= 1, a, 0.0)
-
-
 def pens_in_the_input(panel: str) -> set[int]:
     """The pens whose ink the pair panel's "What the networks see" picture shows: its colour on any
     pixel, at any strength. (Where two pens' ink meet the picture shows the stronger, so a thin or
     small digit over or under a large one shows on few pixels at full strength: a small 1 under a
     large 7 showed on 7 of the 784 at full colour and 19 in all, with all its ink in the input.)"""
-    picture = np.asarray(Image.open(io.BytesIO(base64.b64decode(PAIR_INPUT.search(panel).group(1)))).convert("RGB"))
+    picture = rgb_picture(PAIR_INPUT.search(panel).group(1))
     return {pen for pen, colour in enumerate(two_digits.PENS) if pen_ink(picture, colour).any()}
 
 

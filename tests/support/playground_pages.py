@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from playground import page_modules
-from tests.support.browser_drawing import DESKTOP
+from tests.support.chromium_browser import DESKTOP
 
 TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
 
