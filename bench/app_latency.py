@@ -36,7 +36,7 @@ from playground.routing_section import ALL_TYPES
 from tests.support.app_server import call_perturb, serving_app
 from tests.support.digit_strokes import pad_value, strokes
 from tests.support.gradio_clients import api_client
-from tests.support.page_clients import event_index
+from tests.support.page_protocol import event_index
 
 
 def percentiles(run: Callable[[int], object], repeats: int, warmup: int = 5) -> tuple[float, float]:

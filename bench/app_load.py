@@ -2,7 +2,7 @@
 
 Serves `python app.py` on 127.0.0.1 in a subprocess (tests/support/app_server.py) and lets --people N
 people use its page together: light HTTP clients in this process that send what the page sends,
-one POST per event (tests/support/page_clients.py). Each loads the page's decoder once, draws a
+one POST per event (tests/support/page_crowd.py). Each loads the page's decoder once, draws a
 digit stroke by stroke (readings while a stroke is drawn, the final one at pen-up), gets the
 details, drags a slider in a few moves (redrawn by the page's decoder, with no request; a page
 without one sends each move), after
@@ -31,7 +31,7 @@ stops at the first N that does not, and names the largest that did. (Without the
 the page has no Two-digits pad: nobody draws pairs, and the digit pad's readings alone decide.)
 With --against REV the app of git revision REV (today's code before a change, say) is served from
 a checkout of it in turn with this one, and its page's people send what its page sends (read from
-that code's own tests/support/page_clients.py): the same ramp, then the final readings' p95 of both
+that code's own harness, its `Page`): the same ramp, then the final readings' p95 of both
 side by side. --rounds R measures each R times, in the order this, REV, REV, this, ..., so that a
 machine's load drifting over the run falls on both alike.
 
@@ -64,7 +64,8 @@ from playground import serving
 from playground.drawing_pad import SIDE
 from tests.support.app_server import checkout, serving_app
 from tests.support.digit_strokes import random_box, strokes
-from tests.support.page_clients import EVENTS, Browser, Exchange, Page, use_the_page
+from tests.support.page_crowd import Browser, use_the_page
+from tests.support.page_protocol import EVENTS, Exchange, Page
 from tests.support.paths import REPO
 
 P95_LIMIT_SECONDS = 1.0  # the final readings' p95 on each pad for N people to count as served
@@ -207,12 +208,14 @@ def measure(
     return {event: p95 for event, (_, p95) in lines.items()}, len(errors)
 
 
-# Run in another revision's checkout: its page, as its own page_clients.py sees it (in tests/support/
-# since issue 57, in tests/support/ before).
+# Run in another revision's checkout: its page, as its own harness sees it: `Page` is in
+# tests/support/page_protocol.py since issue 72 split page_clients.py, which was in tests/support/
+# before issue 57 and again since issue 72 moved the harness back from bench/support/.
 PAGE_OF_CODE = (
-    "import dataclasses, importlib.util, json, app\n"
-    "where = 'bench' if importlib.util.find_spec('tests.support') else 'tests'\n"
-    "Page = importlib.import_module(f'{where}.support.page_clients').Page\n"
+    "import dataclasses, importlib, json, os, app\n"
+    "where = next(path for path in ('tests/support/page_protocol.py', 'tests/support/page_clients.py',\n"
+    "                               'bench/support/page_clients.py') if os.path.exists(path))\n"
+    "Page = importlib.import_module(where.removesuffix('.py').replace('/', '.')).Page\n"
     "print(json.dumps(dataclasses.asdict(Page.of(app))))"
 )
 

@@ -17,7 +17,7 @@ from playground import serving
 from playground.dimensions_section import PAPER
 from tests.support.digit_strokes import pad_value, strokes
 from tests.support.examples import EXAMPLES, label_of
-from tests.support.page_clients import event_index, outputs_of, page_event
+from tests.support.page_protocol import event_index, outputs_of, page_event
 
 ZEROS = [0.0] * 16
 SIDE = 448  # an uploaded canvas

@@ -25,7 +25,8 @@ from tests.support.app_server import free_port, serving_app
 from tests.support.concurrent_clients import WINNER, offset_sets, run_sessions, sketch
 from tests.support.digit_strokes import random_box, strokes
 from tests.support.examples import EXAMPLES, example_pixels, label_of
-from tests.support.page_clients import PAIR_SHARE, SLIDER_STEPS, Browser, Page, draws_pairs, use_the_page
+from tests.support.page_crowd import PAIR_SHARE, SLIDER_STEPS, Browser, draws_pairs, use_the_page
+from tests.support.page_protocol import Page
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.server
@@ -96,7 +97,7 @@ def test_people_at_the_page_at_once_each_get_their_own_digit(app, served, drawin
     """Every request of 8 people drawing, dragging a slider, turning the digit and clearing together
     is answered with what that person's page needs: live readings, the drawn digit at the last
     stroke's end and while its slider moves, the details, the turn panel of each move and the sweep
-    of the drawn digit, the empty pad after Clear (tests/support/page_clients.py checks each). Their
+    of the drawn digit, the empty pad after Clear (tests/support/page_answer_checks.py checks each). Their
     pages cannot run the decoder or the networks in the page, so every slider move, the strokes being
     drawn and every transform move go to the server (the next test's pages can). None of them
     draws pairs: the next test has people who do."""

@@ -15,7 +15,7 @@ from PIL import Image
 
 from playground import serving
 from tests.support.examples import EXAMPLES
-from tests.support.page_clients import event_index
+from tests.support.page_protocol import event_index
 from tests.support.paths import REPO
 
 MAX_UPLOAD = 10 * 1024 * 1024  # max_file_size: 10 MB

@@ -17,8 +17,8 @@ from PIL import Image, UnidentifiedImageError
 
 from playground import dimensions_section, routing_section, serving, two_digits
 from playground.serving import RequestsInFlight, RequestSizeLimit
-from tests.support import page_clients
 from tests.support.digit_strokes import pad_value, strokes
+from tests.support.page_protocol import skipped
 
 
 def call(limit: RequestSizeLimit, path: str, chunks: list[bytes], declared: bool = True) -> tuple[int, bytes]:
@@ -104,7 +104,7 @@ def test_a_crowded_server_lets_go_of_readings_while_a_stroke_is_drawn_never_at_i
     # As the page (and bench.app_load's people) get such an answer: every output skipped.
     event = next(block_fn for block_fn in app.demo.fns.values() if block_fn.fn == app.TWO_DIGITS.read_drawing)
     answer = asyncio.run(app.demo.process_api(event, [pair, two_digits.TWO_READ], SessionState(app.demo)))
-    assert len(answer["data"]) == 2 and all(map(page_clients.skipped, answer["data"]))
+    assert len(answer["data"]) == 2 and all(map(skipped, answer["data"]))
 
 
 def test_an_image_returned_again_is_never_read_half_written(tmp_path):

@@ -18,8 +18,8 @@ from playground import networks, transform_sliders, turn_it, turn_views
 from playground.dimensions_section import PAPER
 from playground.reading import Reading
 from tests.support.digit_strokes import pad_value, strokes
-from tests.support.page_clients import outputs_of, page_event
 from tests.support.page_pictures import picture
+from tests.support.page_protocol import outputs_of, page_event
 
 UNCHANGED = {**transform_sliders.UNCHANGED, "revision": 1}
 

@@ -22,8 +22,8 @@ from playground.transform_sliders import SLIDERS, UNCHANGED
 from tests.support.chromium_browser import CHROMIUM
 from tests.support.digit_strokes import pad_value, strokes
 from tests.support.pad_drivers import PadDriver
-from tests.support.page_clients import event_index
 from tests.support.page_pictures import grey_picture
+from tests.support.page_protocol import event_index
 from tests.support.playground_pages import (
     grey_levels_apart,
     networks_state,

@@ -27,7 +27,7 @@ from playground import drawing_pad, networks, two_digits
 from playground.two_digit_views import PairView, beside_its_line, count_note, tinted
 from tests.support.batched_calls import called_at_once
 from tests.support.digit_strokes import strokes
-from tests.support.page_clients import outputs_of, page_event
+from tests.support.page_protocol import outputs_of, page_event
 from tests.support.paths import REPO
 
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"

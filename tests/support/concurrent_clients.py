@@ -1,5 +1,5 @@
 """Many gradio_client sessions at once against a served app.py's API: a load of tests/test_app_load.py
-(people at the page are tests/support/page_clients.py).
+(people at the page are tests/support/page_crowd.py).
 
 Each session reads a digit (/predict), then mostly drags the sliders (/perturb, cheap: the
 decoder alone), reading another digit every few requests. Sessions run in threads, one client

@@ -1,5 +1,5 @@
-"""People using the playground's page at once, as light HTTP clients: the load of
-bench/app_load.py and tests/test_app_load.py.
+"""People using the playground's page at once, as light HTTP clients that speak to it as the page
+does (tests/support/page_protocol.py): the load of bench/app_load.py and tests/test_app_load.py.
 
 Each person sends what the page sends, one POST per event outside Gradio's queue, at a person's
 pace: loads the page's decoder once (a browser keeps it), and its network and ONNX Runtime Web
@@ -15,20 +15,18 @@ itself); looks at the result for PAUSE_SECONDS, presses Clear
 (a reading of the empty pad, and its details). PAIR_SHARE of the people then scroll down to Two
 digits and draw a pair on its pad of two pens: a digit with pen 1, then another digit with pen 2
 moved over it, stroke by stroke as on the first pad; in DECODE_SHARE of the pairs they change
-Decode as; they look, press that pad's Clear, and draw another digit. Every answer is checked: a
-reading panel for every reading, the drawn digit once the digit is finished and while its sliders
-move, Figure 4 and the routing view in the details, the turn panel of the move sent and the sweep
-of the drawn digit in Turn it, the pair panel of the value sent for every pair reading (two digits
-once both are drawn) with the capsule Decode as names redrawn where it is not one of the two;
-a reading asked while a stroke is drawn may instead be let go by a crowded server (every output
-gr.skip(): the page leaves its panel), recorded as such. Each person's `Browser` keeps the files
-fetched once for the next use of the page. All the people run as asyncio tasks in one process,
-sharing one httpx client.
+Decode as; they look, press that pad's Clear, and draw another digit. Every answer is checked
+(tests/support/page_answer_checks.py): a reading panel for every reading, the drawn digit once
+the digit is finished and while its sliders move, Figure 4 and the routing view in the details,
+the turn panel of the move sent and the sweep of the drawn digit in Turn it, the pair panel of the
+value sent for every pair reading (two digits once both are drawn) with the capsule Decode as names
+redrawn where it is not one of the two; a reading asked while a stroke is drawn may instead be let
+go by a crowded server (every output gr.skip(): the page leaves its panel), recorded as such. Each
+person's `Browser` keeps the files fetched once for the next use of the page. All the people run as
+asyncio tasks in one process, sharing one httpx client.
 """
 
 import asyncio
-import json
-import re
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -36,12 +34,18 @@ from dataclasses import dataclass
 import httpx
 import numpy as np
 
-from playground import page_network, transform_sliders, two_digits
-from playground.dimensions_section import PAPER
+from playground import two_digits
 from playground.drawing_pad import SIDE
-from playground.routing_section import ALL_TYPES
 from tests.support.digit_strokes import pad_value
-from tests.support.page_pictures import pen_ink, rgb_picture
+from tests.support.page_answer_checks import (
+    details_problem,
+    empty_pair_problem,
+    empty_problem,
+    pair_problem,
+    reading_problem,
+    turn_problem,
+)
+from tests.support.page_protocol import Exchange, Page, PageClient, skipped
 
 STROKE_SECONDS = 0.6  # a stroke takes this long to draw ...
 LIVE_SECONDS = 0.1  # ... and the pad sends it at most this often (drawing_pad.LIVE_MS)
@@ -60,195 +64,6 @@ HTTP_TIMEOUT = 60.0  # seconds for one request; longer is recorded as an error
 # where a browser would send it again on a new connection (Chromium resends a request that fails
 # on a connection it reused). So the clients let connections go first, as a browser's retry would.
 KEEPALIVE_SECONDS = 2.0
-# A reading asked while a stroke is drawn may be let go by a crowded server (playground/serving.py
-# `crowded`): its answer is gr.skip() for every output, and the page leaves its panel as it is.
-LET_GO = {"live": "let-go", "pair-live": "pair-let-go"}
-DIGIT = re.compile(r'<div class="digit">(\d)</div>')
-PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
-PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="(data:image/png;base64,[^"]+)"', re.S)
-EVENTS = {  # what each event of a person is, as the reports name it
-    "decoder": "the page's decoder, once a page (GET)",
-    "network": "the page's network and ONNX Runtime Web, once a page (GET)",
-    "final": "reading at a stroke's end, pen up -> shown",
-    "live": "reading while a stroke is drawn",
-    "let-go": "... let go by a crowded server",
-    "details": "details after a reading (Figure 4, routing)",
-    "slider": "slider move (decoder, reading panel)",
-    "turn-refresh": "Turn it: refresh for a reading (panel, sweep)",
-    "turn": "Turn it: a transform slider's move",
-    "turn-graphs": "Turn it's graphs (the CNN, the turn), once a page (GET)",
-    "clear": "Clear, and the empty pad's details",
-    "pair-final": "Two digits: reading at a stroke's end -> shown",
-    "pair-live": "Two digits: reading while a stroke is drawn",
-    "pair-let-go": "Two digits: ... let go by a crowded server",
-    "pair-decode": "Two digits: Decode as changed",
-    "pair-clear": "Two digits: Clear",
-}
-
-
-def event_index(app, fn) -> int:
-    """The index by which the page names the event of app.py that runs ``fn`` (its fn_index)."""
-    # ==, not is: a bound method (TURN_IT.turn) is a new object at each access
-    return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn == fn)
-
-
-def page_event(app, url: str, fn, data: list, session: str = "page") -> httpx.Response:
-    """One request as the page sends it, for the event that runs ``fn``: POST
-    /gradio_api/run/predict with the event's index (the page's events skip the queue). NaN and
-    infinity in ``data`` go as JSON's NaN and Infinity, which Gradio's parser takes."""
-    body = json.dumps({"data": data, "fn_index": event_index(app, fn), "session_hash": session})
-    return httpx.post(
-        f"{url}gradio_api/run/predict", content=body, timeout=120, headers={"Content-Type": "application/json"}
-    )
-
-
-def outputs_of(response: httpx.Response) -> list:
-    """An event's outputs, from an answer that must be 200."""
-    assert response.status_code == 200, response.text
-    return response.json()["data"]
-
-
-@dataclass(frozen=True)
-class Page:
-    """What a person's requests need of app.py: the events' indices and the controls' values."""
-
-    read_drawing: int  # fn_index of each event the page sends
-    show_details: int
-    move_dimensions: int
-    turn: int
-    turn_refresh: int
-    sliders: dict  # the sliders' value before any reading
-    decode_as: str  # "winner"
-    scale: str  # the sliders' range: the paper's
-    iterations: int  # the routing view's r
-    capsule_type: int  # the routing view's capsule type: all
-    transforms: dict  # the transform sliders' value before any move: the digit unchanged
-    read_pair: int | None  # the Two-digits pad's change and Decode as: None where the section has
-    decode_pair: int | None  # no pairs networks, and so no pad
-    decoder: str | None = None  # the address of the decoder the page redraws with, where it has one:
-    # None, a page that sends every slider move to the server
-    network: str | None = None  # the address of the graph the page reads drawings with, where it has
-    # one: None, a page that sends each stroke while it is drawn
-    runtime: tuple[str, ...] = ()  # the addresses of ONNX Runtime Web's files, which run the graph
-    turn_graphs: tuple[str, ...] = ()  # the CNN's and the turn's graphs, with which the page turns the
-    # digit itself once Turn it is near the screen: empty, a page that sends each transform move
-    sweeps_in_page: bool = False  # whether a page with those graphs also refreshes Turn it itself (the
-    # turn panel and the rotation sweep): False, a page that asks the server for every refresh
-
-    @classmethod
-    def of(cls, app) -> "Page":
-        """The page of the imported app.py (the same indices as a `python app.py` serving it)."""
-        pairs = app.TWO_DIGITS.problem is None
-        return cls(
-            event_index(app, app.READING.read_drawing),
-            event_index(app, app.show_details),
-            event_index(app, app.CAPSULE_DIMENSIONS.move_dimensions),
-            event_index(app, app.TURN_IT.turn),
-            event_index(app, app.TURN_IT.show),
-            app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER),
-            app.WINNER,
-            PAPER,
-            app.NETWORKS.capsnet.config.routing_iterations,
-            ALL_TYPES,
-            {**transform_sliders.UNCHANGED, "revision": 0},
-            event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
-            event_index(app, app.TWO_DIGITS.decode_again) if pairs else None,
-            app.READING.decoder.url,
-            app.READING.page_network.url,
-            tuple(f"{page_network.RUNTIME}/{name}" for name in page_network.RUNTIME_FILES),
-            (app.TURN_IT.cnn_graph.url, app.TURN_IT.turn_graph.url),
-            sweeps_in_page=True,
-        )
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One request of one person, and how it went."""
-
-    person: int
-    event: str  # a key of EVENTS
-    seconds: float  # from sending the request to having its answer
-    waited: float  # what the person waited: from pen-up for a final reading, else seconds
-    error: str | None = None
-
-
-def skipped(output) -> bool:
-    """Whether an answer's output is gr.skip(): a component's {"__type__": "update", ...}, or a
-    State's None."""
-    return output is None or (isinstance(output, dict) and output.get("__type__") == "update")
-
-
-def reading_problem(digit: int | None) -> Callable[[list], str | None]:
-    """The check of an answer whose last output is the reading panel: a reading, of ``digit``
-    unless None."""
-
-    def problem(outputs: list) -> str | None:
-        shown = DIGIT.search(outputs[-1])
-        if shown is None:
-            return f"no reading in the panel: {outputs[-1][:200]}"
-        if digit is not None and shown.group(1) != str(digit):
-            return f"drew {digit}, the panel reads {shown.group(1)}"
-        return None
-
-    return problem
-
-
-def empty_problem(outputs: list) -> str | None:
-    return None if 'class="digit empty"' in outputs[-1] else f"not the empty panel: {outputs[-1][:200]}"
-
-
-def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], str | None]:
-    """The check of a Turn-it answer: the turn panel of the sliders' ``revision`` first and, where
-    ``digit`` is given (a refresh), the rotation sweep of that drawn digit after it."""
-
-    def problem(outputs: list) -> str | None:
-        if f'<div class="turn" data-revision="{revision}">' not in outputs[0][:100]:
-            return f"not the turn panel of revision {revision}: {outputs[0][:200]}"
-        if digit is not None and f"<figcaption>Your {digit}, turned" not in outputs[1]:
-            return f"not the sweep of the drawn {digit}: {outputs[1][:200]}"
-        return None
-
-    return problem
-
-
-def pens_in_the_input(panel: str) -> set[int]:
-    """The pens whose ink the pair panel's "What the networks see" picture shows: its colour on any
-    pixel, at any strength. (Where two pens' ink meet the picture shows the stronger, so a thin or
-    small digit over or under a large one shows on few pixels at full strength: a small 1 under a
-    large 7 showed on 7 of the 784 at full colour and 19 in all, with all its ink in the input.)"""
-    picture = rgb_picture(PAIR_INPUT.search(panel).group(1))
-    return {pen for pen, colour in enumerate(two_digits.PENS) if pen_ink(picture, colour).any()}
-
-
-def pair_problem(revision: int, decode_as: str, two: bool = False) -> Callable[[list], str | None]:
-    """The check of a Two-digits answer: the pair panel of the pad's value ``revision``, the
-    networks' input holding both pens' ink where ``two`` (both digits drawn: whether the networks
-    then read one digit or two is theirs to say), with the capsule ``decode_as`` names redrawn
-    besides where it is not one of those read, and none otherwise."""
-
-    def problem(outputs: list) -> str | None:
-        panel = outputs[-1]
-        shown = PAIR.match(panel)
-        if shown is None or shown.group(1) != str(revision):
-            return f"not the pair panel of revision {revision}: {panel[:200]}"
-        read = tuple(digit for digit in shown.group(2, 3) if digit)
-        if two and pens_in_the_input(panel) != {0, 1}:
-            return f"both digits drawn, the networks' input lacks a pen's ink: {panel[:200]}"
-        besides = decode_as if decode_as != two_digits.TWO_READ and decode_as not in read else None
-        if f"<figcaption>Capsule {besides} redrawn" not in panel if besides else 'class="decoded"' in panel:
-            return (
-                f"decoded as {decode_as!r} and read {''.join(read)}, yet {'no' if besides else 'a'} "
-                "capsule is redrawn besides those read"
-            )
-        return None
-
-    return problem
-
-
-def empty_pair_problem(outputs: list) -> str | None:
-    if outputs[-1].startswith('<div class="pair empty">'):
-        return None
-    return f"not the empty pair panel: {outputs[-1][:200]}"
 
 
 def overlaid(first: list[list[float]], second: list[list[float]], rng: np.random.Generator) -> list[list[float]]:
@@ -283,24 +98,6 @@ async def drawn(strokes: list[list[float]]) -> AsyncIterator[tuple[list[list[flo
             await asyncio.sleep(max(0.0, pen_up + BETWEEN_STROKES_SECONDS - time.perf_counter()))
 
 
-def details_problem(reading: bool) -> Callable[[list], str | None]:
-    """The check of show_details' answer: Figure 4 and the routing view of a reading, or their
-    empty states."""
-    wanted = (
-        ('<table class="figure4"', '<div class="routing-view">')
-        if reading
-        else ('class="figure4 empty"', 'class="routing-view empty"')
-    )
-
-    def problem(outputs: list) -> str | None:
-        figure4, routing = outputs[2], outputs[3]
-        if wanted[0] in figure4[:100] and wanted[1] in routing[:100]:
-            return None
-        return f"not the details of {'a reading' if reading else 'an empty pad'}: {figure4[:100]} {routing[:100]}"
-
-    return problem
-
-
 @dataclass
 class Browser:
     """What a person's browser keeps from one use of the page to the next: the files the page
@@ -310,7 +107,7 @@ class Browser:
     has_turn_graphs: bool = False  # Turn it's graphs (the CNN, the turn)
 
 
-class Person:
+class Person(PageClient):
     """One person at the page: a session of their own (person ``index``'s, the same in every run,
     so that people warmed up come back to their own session), the page's values as the page holds
     them."""
@@ -318,38 +115,14 @@ class Person:
     def __init__(
         self, client: httpx.AsyncClient, page: Page, index: int, seed: int, draws_pairs: bool, browser: Browser
     ):
-        self.client, self.page, self.index, self.draws_pairs, self.browser = client, page, index, draws_pairs, browser
-        self.session = f"person-{index}"
+        super().__init__(client, index, f"person-{index}")
+        self.page, self.draws_pairs, self.browser = page, draws_pairs, browser
         self.rng = np.random.default_rng((seed, index))
         self.revision = 0  # the pad counts the values it sends
         self.pair_revision = 0  # and so does the Two-digits pad
         self.pair_decode_as = two_digits.TWO_READ
         self.sliders = page.sliders  # the sliders' value on the page
         self.details: asyncio.Task | None = None
-        self.exchanges: list[Exchange] = []
-
-    async def send(
-        self, event: str, fn_index: int, data: list, problem: Callable[[list], str | None], since: float | None = None
-    ) -> list | None:
-        """POST one event as the page does, record it, and return its outputs (None on error)."""
-        start = time.perf_counter()
-        try:
-            response = await self.client.post(
-                "run/predict", json={"data": data, "fn_index": fn_index, "session_hash": self.session}
-            )
-            response.raise_for_status()
-            outputs = response.json()["data"]
-            if event in LET_GO and all(map(skipped, outputs)):  # the panel stays
-                event, error = LET_GO[event], None
-            else:
-                error = problem(outputs)
-        except Exception as failure:  # recorded: the benchmark and the test report every error
-            outputs, error = None, f"{type(failure).__name__}: {str(failure)[:200]}"
-        end = time.perf_counter()
-        self.exchanges.append(
-            Exchange(self.index, event, end - start, end - (start if since is None else since), error)
-        )
-        return None if error else outputs
 
     async def send_drawing(
         self,
@@ -448,23 +221,6 @@ class Person:
         """GET the page's graph and ONNX Runtime Web's files, as the page does once it is loaded
         (the WebAssembly gzipped, as a browser takes it); the graph must be ONNX's protobuf."""
         await self.load("network", [self.page.network, *self.page.runtime], lambda content: len(content) > 0)
-
-    async def load(self, event: str, addresses: list[str], looks_right: Callable[[bytes], bool]) -> None:
-        """GET each of ``addresses`` (relative to the page) in turn, one exchange for all."""
-        start = time.perf_counter()
-        error = None
-        try:
-            for address in addresses:
-                response = await self.client.get(
-                    self.client.base_url.join(f"../{address}"), headers={"Accept-Encoding": "gzip"}
-                )
-                response.raise_for_status()
-                if address == addresses[0] and not looks_right(response.content):
-                    error = f"not the page's file: {response.content[:100]!r}"
-        except Exception as failure:  # recorded: the benchmark and the test report every error
-            error = f"{type(failure).__name__}: {str(failure)[:200]}"
-        seconds = time.perf_counter() - start
-        self.exchanges.append(Exchange(self.index, event, seconds, seconds, error))
 
     async def move_a_slider(self, digit: int) -> None:
         """Drag one slider to a random offset within its range, in SLIDER_STEPS moves: redrawn by

@@ -1,0 +1,110 @@
+"""The checks of the served page's answers, as the page needs them: each takes an answer's outputs
+and says what is wrong with them, None where nothing is. A reading panel, of the digit drawn where
+it is known (`reading_problem`), or the empty one; show_details' Figure 4 and routing view of a
+reading or of the empty pad (`details_problem`); Turn it's panel of the sliders' revision and the
+sweep of the drawn digit (`turn_problem`); the Two-digits pair panel of the pad's value, the
+networks' input holding both pens' ink once both digits are drawn, with the capsule Decode as
+names redrawn besides the digits read (`pair_problem`), or the empty one. The people of
+tests/support/page_crowd.py check every answer with them.
+"""
+
+import re
+from collections.abc import Callable
+
+from playground import two_digits
+from tests.support.page_pictures import pen_ink, rgb_picture
+
+DIGIT = re.compile(r'<div class="digit">(\d)</div>')
+PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
+PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="(data:image/png;base64,[^"]+)"', re.S)
+
+
+def reading_problem(digit: int | None) -> Callable[[list], str | None]:
+    """The check of an answer whose last output is the reading panel: a reading, of ``digit``
+    unless None."""
+
+    def problem(outputs: list) -> str | None:
+        shown = DIGIT.search(outputs[-1])
+        if shown is None:
+            return f"no reading in the panel: {outputs[-1][:200]}"
+        if digit is not None and shown.group(1) != str(digit):
+            return f"drew {digit}, the panel reads {shown.group(1)}"
+        return None
+
+    return problem
+
+
+def empty_problem(outputs: list) -> str | None:
+    return None if 'class="digit empty"' in outputs[-1] else f"not the empty panel: {outputs[-1][:200]}"
+
+
+def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], str | None]:
+    """The check of a Turn-it answer: the turn panel of the sliders' ``revision`` first and, where
+    ``digit`` is given (a refresh), the rotation sweep of that drawn digit after it."""
+
+    def problem(outputs: list) -> str | None:
+        if f'<div class="turn" data-revision="{revision}">' not in outputs[0][:100]:
+            return f"not the turn panel of revision {revision}: {outputs[0][:200]}"
+        if digit is not None and f"<figcaption>Your {digit}, turned" not in outputs[1]:
+            return f"not the sweep of the drawn {digit}: {outputs[1][:200]}"
+        return None
+
+    return problem
+
+
+def pens_in_the_input(panel: str) -> set[int]:
+    """The pens whose ink the pair panel's "What the networks see" picture shows: its colour on any
+    pixel, at any strength. (Where two pens' ink meet the picture shows the stronger, so a thin or
+    small digit over or under a large one shows on few pixels at full strength: a small 1 under a
+    large 7 showed on 7 of the 784 at full colour and 19 in all, with all its ink in the input.)"""
+    picture = rgb_picture(PAIR_INPUT.search(panel).group(1))
+    return {pen for pen, colour in enumerate(two_digits.PENS) if pen_ink(picture, colour).any()}
+
+
+def pair_problem(revision: int, decode_as: str, two: bool = False) -> Callable[[list], str | None]:
+    """The check of a Two-digits answer: the pair panel of the pad's value ``revision``, the
+    networks' input holding both pens' ink where ``two`` (both digits drawn: whether the networks
+    then read one digit or two is theirs to say), with the capsule ``decode_as`` names redrawn
+    besides where it is not one of those read, and none otherwise."""
+
+    def problem(outputs: list) -> str | None:
+        panel = outputs[-1]
+        shown = PAIR.match(panel)
+        if shown is None or shown.group(1) != str(revision):
+            return f"not the pair panel of revision {revision}: {panel[:200]}"
+        read = tuple(digit for digit in shown.group(2, 3) if digit)
+        if two and pens_in_the_input(panel) != {0, 1}:
+            return f"both digits drawn, the networks' input lacks a pen's ink: {panel[:200]}"
+        besides = decode_as if decode_as != two_digits.TWO_READ and decode_as not in read else None
+        if f"<figcaption>Capsule {besides} redrawn" not in panel if besides else 'class="decoded"' in panel:
+            return (
+                f"decoded as {decode_as!r} and read {''.join(read)}, yet {'no' if besides else 'a'} "
+                "capsule is redrawn besides those read"
+            )
+        return None
+
+    return problem
+
+
+def empty_pair_problem(outputs: list) -> str | None:
+    if outputs[-1].startswith('<div class="pair empty">'):
+        return None
+    return f"not the empty pair panel: {outputs[-1][:200]}"
+
+
+def details_problem(reading: bool) -> Callable[[list], str | None]:
+    """The check of show_details' answer: Figure 4 and the routing view of a reading, or their
+    empty states."""
+    wanted = (
+        ('<table class="figure4"', '<div class="routing-view">')
+        if reading
+        else ('class="figure4 empty"', 'class="routing-view empty"')
+    )
+
+    def problem(outputs: list) -> str | None:
+        figure4, routing = outputs[2], outputs[3]
+        if wanted[0] in figure4[:100] and wanted[1] in routing[:100]:
+            return None
+        return f"not the details of {'a reading' if reading else 'an empty pad'}: {figure4[:100]} {routing[:100]}"
+
+    return problem

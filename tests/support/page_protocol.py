@@ -1,0 +1,186 @@
+"""How a client speaks to the playground's served page, as the page itself does: each event one
+POST to /gradio_api/run/predict outside Gradio's queue, named by its index among app.py's events
+(`event_index`; one such request, `page_event`, and its answer's outputs, `outputs_of`); `Page`,
+what the page of an app needs of it (its events' indices, its controls' first values, the files it
+fetches and what it then computes itself); an output left as it is (gr.skip(), as a crowded server
+answers a reading asked while a stroke is drawn: `skipped`); and `PageClient`, a session of its own
+that sends the page's events and fetches its files over a shared httpx client, recording each
+exchange, how long it took and what was wrong with its answer (`Exchange`, its event one of
+EVENTS). The people of tests/support/page_crowd.py are such clients; tests send single events with
+`page_event`.
+"""
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import httpx
+
+from playground import page_network, transform_sliders
+from playground.dimensions_section import PAPER
+from playground.routing_section import ALL_TYPES
+
+EVENTS = {  # what each exchange's event is (Exchange.event), as the reports name it
+    "decoder": "the page's decoder, once a page (GET)",
+    "network": "the page's network and ONNX Runtime Web, once a page (GET)",
+    "final": "reading at a stroke's end, pen up -> shown",
+    "live": "reading while a stroke is drawn",
+    "let-go": "... let go by a crowded server",
+    "details": "details after a reading (Figure 4, routing)",
+    "slider": "slider move (decoder, reading panel)",
+    "turn-refresh": "Turn it: refresh for a reading (panel, sweep)",
+    "turn": "Turn it: a transform slider's move",
+    "turn-graphs": "Turn it's graphs (the CNN, the turn), once a page (GET)",
+    "clear": "Clear, and the empty pad's details",
+    "pair-final": "Two digits: reading at a stroke's end -> shown",
+    "pair-live": "Two digits: reading while a stroke is drawn",
+    "pair-let-go": "Two digits: ... let go by a crowded server",
+    "pair-decode": "Two digits: Decode as changed",
+    "pair-clear": "Two digits: Clear",
+}
+# A reading asked while a stroke is drawn may be let go by a crowded server (playground/serving.py
+# `crowded`): its answer is gr.skip() for every output, and the page leaves its panel as it is.
+LET_GO = {"live": "let-go", "pair-live": "pair-let-go"}
+
+
+def event_index(app, fn) -> int:
+    """The index by which the page names the event of app.py that runs ``fn`` (its fn_index)."""
+    # ==, not is: a bound method (TURN_IT.turn) is a new object at each access
+    return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn == fn)
+
+
+def page_event(app, url: str, fn, data: list, session: str = "page") -> httpx.Response:
+    """One request as the page sends it, for the event that runs ``fn``: POST
+    /gradio_api/run/predict with the event's index (the page's events skip the queue). NaN and
+    infinity in ``data`` go as JSON's NaN and Infinity, which Gradio's parser takes."""
+    body = json.dumps({"data": data, "fn_index": event_index(app, fn), "session_hash": session})
+    return httpx.post(
+        f"{url}gradio_api/run/predict", content=body, timeout=120, headers={"Content-Type": "application/json"}
+    )
+
+
+def outputs_of(response: httpx.Response) -> list:
+    """An event's outputs, from an answer that must be 200."""
+    assert response.status_code == 200, response.text
+    return response.json()["data"]
+
+
+@dataclass(frozen=True)
+class Page:
+    """What a client's requests need of app.py: the events' indices and the controls' values."""
+
+    read_drawing: int  # fn_index of each event the page sends
+    show_details: int
+    move_dimensions: int
+    turn: int
+    turn_refresh: int
+    sliders: dict  # the sliders' value before any reading
+    decode_as: str  # "winner"
+    scale: str  # the sliders' range: the paper's
+    iterations: int  # the routing view's r
+    capsule_type: int  # the routing view's capsule type: all
+    transforms: dict  # the transform sliders' value before any move: the digit unchanged
+    read_pair: int | None  # the Two-digits pad's change and Decode as: None where the section has
+    decode_pair: int | None  # no pairs networks, and so no pad
+    decoder: str | None = None  # the address of the decoder the page redraws with, where it has one:
+    # None, a page that sends every slider move to the server
+    network: str | None = None  # the address of the graph the page reads drawings with, where it has
+    # one: None, a page that sends each stroke while it is drawn
+    runtime: tuple[str, ...] = ()  # the addresses of ONNX Runtime Web's files, which run the graph
+    turn_graphs: tuple[str, ...] = ()  # the CNN's and the turn's graphs, with which the page turns the
+    # digit itself once Turn it is near the screen: empty, a page that sends each transform move
+    sweeps_in_page: bool = False  # whether a page with those graphs also refreshes Turn it itself (the
+    # turn panel and the rotation sweep): False, a page that asks the server for every refresh
+
+    @classmethod
+    def of(cls, app) -> "Page":
+        """The page of the imported app.py (the same indices as a `python app.py` serving it)."""
+        pairs = app.TWO_DIGITS.problem is None
+        return cls(
+            event_index(app, app.READING.read_drawing),
+            event_index(app, app.show_details),
+            event_index(app, app.CAPSULE_DIMENSIONS.move_dimensions),
+            event_index(app, app.TURN_IT.turn),
+            event_index(app, app.TURN_IT.show),
+            app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER),
+            app.WINNER,
+            PAPER,
+            app.NETWORKS.capsnet.config.routing_iterations,
+            ALL_TYPES,
+            {**transform_sliders.UNCHANGED, "revision": 0},
+            event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
+            event_index(app, app.TWO_DIGITS.decode_again) if pairs else None,
+            app.READING.decoder.url,
+            app.READING.page_network.url,
+            tuple(f"{page_network.RUNTIME}/{name}" for name in page_network.RUNTIME_FILES),
+            (app.TURN_IT.cnn_graph.url, app.TURN_IT.turn_graph.url),
+            sweeps_in_page=True,
+        )
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request of one client (``person``: its index), and how it went."""
+
+    person: int
+    event: str  # a key of EVENTS
+    seconds: float  # from sending the request to having its answer
+    waited: float  # what the person waited: from pen-up for a final reading, else seconds
+    error: str | None = None
+
+
+def skipped(output) -> bool:
+    """Whether an answer's output is gr.skip(): a component's {"__type__": "update", ...}, or a
+    State's None."""
+    return output is None or (isinstance(output, dict) and output.get("__type__") == "update")
+
+
+class PageClient:
+    """A client in a session of its own at the page served behind ``client`` (its base URL the
+    app's gradio_api/): sends the page's events and fetches its files as the page does, each
+    exchange recorded in ``exchanges`` as client ``index``'s."""
+
+    def __init__(self, client: httpx.AsyncClient, index: int, session: str):
+        self.client, self.index, self.session = client, index, session
+        self.exchanges: list[Exchange] = []
+
+    async def send(
+        self, event: str, fn_index: int, data: list, problem: Callable[[list], str | None], since: float | None = None
+    ) -> list | None:
+        """POST one event as the page does, record it, and return its outputs (None on error)."""
+        start = time.perf_counter()
+        try:
+            response = await self.client.post(
+                "run/predict", json={"data": data, "fn_index": fn_index, "session_hash": self.session}
+            )
+            response.raise_for_status()
+            outputs = response.json()["data"]
+            if event in LET_GO and all(map(skipped, outputs)):  # the panel stays
+                event, error = LET_GO[event], None
+            else:
+                error = problem(outputs)
+        except Exception as failure:  # recorded: the benchmark and the test report every error
+            outputs, error = None, f"{type(failure).__name__}: {str(failure)[:200]}"
+        end = time.perf_counter()
+        self.exchanges.append(
+            Exchange(self.index, event, end - start, end - (start if since is None else since), error)
+        )
+        return None if error else outputs
+
+    async def load(self, event: str, addresses: list[str], looks_right: Callable[[bytes], bool]) -> None:
+        """GET each of ``addresses`` (relative to the page) in turn, one exchange for all."""
+        start = time.perf_counter()
+        error = None
+        try:
+            for address in addresses:
+                response = await self.client.get(
+                    self.client.base_url.join(f"../{address}"), headers={"Accept-Encoding": "gzip"}
+                )
+                response.raise_for_status()
+                if address == addresses[0] and not looks_right(response.content):
+                    error = f"not the page's file: {response.content[:100]!r}"
+        except Exception as failure:  # recorded: the benchmark and the test report every error
+            error = f"{type(failure).__name__}: {str(failure)[:200]}"
+        seconds = time.perf_counter() - start
+        self.exchanges.append(Exchange(self.index, event, seconds, seconds, error))
