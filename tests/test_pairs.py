@@ -31,8 +31,11 @@ from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
 from capsnet.digit_count import SECOND_INK_LINES, SECOND_LINES, CountRule, counted, top_two
 from capsnet.shipping.pretrained import load_pair_networks
 from capsnet.shipping.saving import sha256
-from capsnet.studies.pairs_measurement import count_rule, main, measure, reading_measures, table
+from capsnet.studies.pairs_measurement import main
 from capsnet.studies.pairs_measurement_file import RESULTS_FILE, load_results
+from capsnet.studies.pairs_measurement_people import count_rule, reading_measures
+from capsnet.studies.pairs_measurement_tables import table
+from capsnet.studies.pairs_measurement_test_pairs import measure
 from capsnet.studies.results_file import ResultsError
 from capsnet.studies.statistics import share
 from capsnet.training.processes import Processes

@@ -333,7 +333,7 @@ def test_a_written_runs_validation_figure_is_what_the_pairs_study_reports_as_rea
     from capsnet import load_model
     from capsnet.data.pairs import digits_right
     from capsnet.data.written import DigitSet, fixed_examples
-    from capsnet.studies import pairs_measurement
+    from capsnet.studies import pairs_measurement_people
     from capsnet.training.processes import Processes
     from capsnet.training.sharded_data import written_batches
     from capsnet.training.validation import validation_read
@@ -346,9 +346,9 @@ def test_a_written_runs_validation_figure_is_what_the_pairs_study_reports_as_rea
         model, written_batches(images, labels, 1, Processes(), cpu), True, digits_right, Processes(), cpu
     )
     inputs, example_labels, _ = fixed_examples(DigitSet.of(images, labels), 1)
-    scores, ink = pairs_measurement.count_readings(model, inputs)
-    count = pairs_measurement.count_rule(scores, ink, example_labels)
-    measured = pairs_measurement.reading_measures(scores, example_labels, CountRule.from_record(count), ink)
+    scores, ink = pairs_measurement_people.count_readings(model, inputs)
+    count = pairs_measurement_people.count_rule(scores, ink, example_labels)
+    measured = pairs_measurement_people.reading_measures(scores, example_labels, CountRule.from_record(count), ink)
     assert read.count_rule == CountRule.from_record(count) and read.count_rule.second_ink is not None
     assert read.read_exactly == pytest.approx(measured["exactly_right"]["share"], abs=1e-12)
     assert read.accuracy == pytest.approx(measured["strongest_right"]["share"], abs=1e-12)
