@@ -21,7 +21,7 @@ delays every byte between Chromium and the app by half the round trip each way, 
 - with the section still on the screen, taps another example (its button clicked where it is, the
   page not scrolled): from the tap to the rotation sweep (#turn-sweep) of the new reading read at
   every angle, how long it took from its first sight, the longest task of the page's main thread
-  meanwhile (Chromium's trace), and the requests sent.
+  meanwhile (Chromium's trace: tests/support/chromium_trace.py), and the requests sent.
 
 Every figure is read from the page's DOM (a MutationObserver per panel, the frames in which its
 content changed, Gradio's status tracker aside), whichever side computes the panel; the requests
@@ -33,7 +33,6 @@ The figures it measures belong in docs/benchmarks.md, with the machine.
 """
 
 import argparse
-import json
 import os
 import time
 from contextlib import ExitStack
@@ -47,6 +46,7 @@ from bench.train_throughput import cpu_model
 from playground.drawing_pad import SIDE
 from tests.support.app_server import checkout, serving_app
 from tests.support.chromium_browser import DESKTOP, chromium
+from tests.support.chromium_trace import TRACE_CATEGORIES, longest_task
 from tests.support.delaying_proxy import LOOPBACK, delaying_proxy
 from tests.support.digit_strokes import random_box
 from tests.support.pointer_moves import MOVE_SECONDS, drag_across
@@ -123,28 +123,6 @@ SWEEP_SCRIPT = """
   document.querySelectorAll('#pad button.example')[index].click();
 })
 """
-
-
-def longest_task(trace: bytes, since: str, until: str) -> float | None:
-    """The longest task (ms) of the page's main thread in a Chromium trace between its
-    console.timeStamp marks ``since`` and ``until``; None without them."""
-    events = json.loads(trace)["traceEvents"]
-    main = {
-        (e["pid"], e["tid"]) for e in events if e["name"] == "thread_name" and e["args"]["name"] == "CrRendererMain"
-    }
-    on_main = [e for e in events if (e["pid"], e["tid"]) in main]
-    marks = {e["args"]["data"]["message"]: e["ts"] for e in on_main if e["name"] == "TimeStamp"}  # µs
-    if since not in marks or until not in marks:
-        return None
-    tasks = [
-        e["dur"] / 1000
-        for e in on_main
-        if e["name"] == "ThreadControllerImpl::RunTask"
-        and "dur" in e  # a task the trace saw end
-        and e["ts"] <= marks[until]
-        and e["ts"] + e["dur"] >= marks[since]
-    ]
-    return max(tasks, default=0.0)
 
 
 class AppRequests:
@@ -271,7 +249,7 @@ def sweep_after_tap(browser, page, network: AppRequests) -> dict:
     """With Turn it on the screen, tap SWEEP_TAP: the sweep of its reading timed (SWEEP_SCRIPT), the
     longest task of the main thread while it filled in, and the requests sent until it was done."""
     network.quiet()
-    browser.start_tracing(page=page, categories=["devtools.timeline", "toplevel"])
+    browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
     tapped = time.perf_counter()
     timed = page.evaluate(SWEEP_SCRIPT, [SWEEP_TAP, TIMEOUT * 1000])
     done = time.perf_counter()
