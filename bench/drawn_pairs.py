@@ -2,8 +2,9 @@
 one alone or two over each other?
 
 A person draws strokes with the pad's pen, at any size and place. This draws, with the pad's pen
-and inked as the server inks the pad's strokes, then read in-process by the section exactly as
-the page's event reads them (each network counting one digit or two with its rule, `capsnet.digit_count`):
+and inked as the server inks the pad's strokes, then read in-process by the section's reader
+(`playground.pair_reading`) exactly as the page's event reads them (each network counting one
+digit or two with its rule, `capsnet.digit_count`):
 
 - ``--pairs`` pairs of two different digits, pen 1's digit and pen 2's in two boxes of
   `overlapping_boxes` (the same size, the second moved from the first by up to 8/28 of the box
@@ -43,7 +44,7 @@ from capsnet.data.preprocess import ink_to_mnist
 from capsnet.data.strokes import segments, skeletons
 from playground.drawing_pad import SIDE, Drawing, inks
 from playground.networks import pair_networks
-from playground.two_digits import TwoDigitsSection
+from playground.pair_reading import PairReader
 from tests.support.digit_strokes import overlapping_boxes, random_box, strokes
 
 TRACED_DIGITS = 2000  # the MNIST test digits traced: the first 2,000
@@ -149,12 +150,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mnist", default="weights", help="the MNIST CapsNet for each digit alone (default weights)")
     parser.add_argument("--seed", type=int, default=0, help="the digits, their boxes and moves (default 0)")
     args = parser.parse_args(argv)
-    two_digits, single = TwoDigitsSection(pair_networks(args.capsnet, args.cnn)), load_model(args.mnist)
-    if two_digits.problem is not None:
-        raise SystemExit(f"bench.drawn_pairs: error: {two_digits.problem}")
+    pairs, single = pair_networks(args.capsnet, args.cnn), load_model(args.mnist)
+    if pairs.problem is not None:
+        raise SystemExit(f"bench.drawn_pairs: error: {pairs.problem}")
+    reader = PairReader.of(pairs)
     print(
         f"CPU: {cpu_model()}; {args.pairs} pairs and {args.pairs} single digits a source, seed {args.seed}; "
-        f"counted by {two_digits.rule} (CapsNet) and {two_digits.cnn_rule} (CNN)"
+        f"counted by {reader.rule} (CapsNet) and {reader.cnn_rule} (CNN)"
     )
     classes = list(itertools.permutations(range(10), 2))  # ordered pairs of two different digits
     for name in args.sources:
@@ -168,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
         for _ in range(args.pairs):
             first, second = classes[rng.integers(len(classes))]
             layers = inks(drawing([first, second], list(overlapping_boxes(rng, SIDE)), source, rng), pens=2)
-            reading = two_digits.read(layers)
+            reading = reader.read(layers)
             for network, read, scores in (
                 ("capsnet", reading.read, reading.lengths),
                 ("cnn", reading.cnn_read, reading.probabilities),
@@ -184,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
                 alone += (single(digits).prediction == torch.tensor([first, second])).tolist()
             digit = int(rng.integers(10))
             layers = inks(drawing([digit], [random_box(rng, SIDE)], source, rng), pens=2)
-            reading = two_digits.read(layers)
+            reading = reader.read(layers)
             for network, read in (("capsnet", reading.read), ("cnn", reading.cnn_read)):
                 found[network]["single"].append(read[0] == digit)
                 found[network]["as_one"].append(read == (digit,))

@@ -10,11 +10,13 @@ The sections, top to bottom, each laying itself out and wiring its own events:
                   where the winner's votes come from, the lengths at every iteration
     turn_it       your digit turned, scaled, sheared, stretched and moved; the CapsNet against a CNN
     two_digits    one digit drawn over another with two pens, each redrawn from its own capsule;
-                  /predict_pair
+                  /predict_pair; what it says above its pad: two_digits_text
 
 What they stand on:
 
     networks      every network the page reads with, and what was measured about them, loaded once
+    pair_reading  both pairs networks on a drawing of one digit or two: the digits each counts and
+                  reads, each redrawn from its own capsule
     drawing_pad, dimension_sliders, transform_sliders
                   the page's own components, each one gr.HTML (.py, .css, and a module in page/):
                   the value it sends and the server's check of it

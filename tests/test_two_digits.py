@@ -23,7 +23,7 @@ from bench.pair_examples import EXAMPLE_COUNT
 from capsnet.digit_count import CountRule
 from capsnet.shipping.saving import sha256
 from capsnet.studies.statistics import points
-from playground import drawing_pad, networks, two_digits
+from playground import drawing_pad, networks, pair_reading, two_digits, two_digits_text
 from playground.two_digit_views import PairView, beside_its_line, count_note, tinted
 from tests.support.batched_calls import called_at_once
 from tests.support.digit_strokes import strokes
@@ -93,12 +93,12 @@ def test_an_mnist_test_pair_is_read_as_its_two_digits(section, example):
 
 
 def test_each_digit_is_redrawn_from_its_own_capsule_alone(section):
-    reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
+    reading = section.reader.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
     for k, digit in enumerate(reading.read):
         alone = torch.zeros_like(reading.capsules)  # [10, 16]: every other capsule masked
         alone[digit] = reading.capsules[digit]
         with torch.inference_mode():
-            expected = section.capsnet.decoder(alone.flatten()[None]).view(28, 28).numpy()
+            expected = section.reader.capsnet.decoder(alone.flatten()[None]).view(28, 28).numpy()
         np.testing.assert_allclose(reading.redrawn[k], expected, atol=1e-6)
     assert np.abs(reading.redrawn[0] - reading.redrawn[1]).max() > 0.5  # two different digits drawn
 
@@ -107,8 +107,8 @@ def test_a_redrawn_digit_does_not_change_when_the_other_capsules_do(section, mon
     """The other read capsule's vector, and the eight not read, replaced by noise (their lengths
     kept, so the same two are read): each digit's redrawing stays what it was."""
     image = two_digits.example_layers(READ_RIGHT[0]) / 255
-    reading = section.read(image)
-    capsules_of = section.capsnet.capsules
+    reading = section.reader.read(image)
+    capsules_of = section.reader.capsnet.capsules
     for k, digit in enumerate(reading.read):
         others = torch.arange(10) != digit
         noise = torch.randn(10, 16, generator=torch.Generator().manual_seed(k))
@@ -119,22 +119,22 @@ def test_a_redrawn_digit_does_not_change_when_the_other_capsules_do(section, mon
             capsules[0, others] = noise[others]
             return capsules, lengths
 
-        monkeypatch.setattr(section.capsnet, "capsules", others_changed)
-        changed = section.read(image)
+        monkeypatch.setattr(section.reader.capsnet, "capsules", others_changed)
+        changed = section.reader.read(image)
         monkeypatch.undo()
         assert changed.read == reading.read and not torch.equal(changed.capsules, reading.capsules)
         np.testing.assert_allclose(changed.redrawn[k], reading.redrawn[k], atol=1e-6)
-        np.testing.assert_allclose(section.redraw(changed, digit), reading.redrawn[k], atol=1e-6)
+        np.testing.assert_allclose(section.reader.redraw(changed, digit), reading.redrawn[k], atol=1e-6)
         with torch.inference_mode():
-            alone = section.capsnet.decode(reading.capsules[None], torch.tensor([digit]))[0, 0].numpy()
+            alone = section.reader.capsnet.decode(reading.capsules[None], torch.tensor([digit]))[0, 0].numpy()
         np.testing.assert_allclose(reading.redrawn[k], alone, atol=1e-6)  # capsnet.decode of that digit
 
 
 def test_each_redrawn_digit_takes_the_colour_of_the_pen_whose_ink_it_covers(section):
     layers = two_digits.example_layers(READ_RIGHT[0])  # 7 with pen 1, 1 with pen 2
-    reading = section.read(layers / 255)
+    reading = section.reader.read(layers / 255)
     assert two_digits.pens_of(reading.redrawn, reading.layers) == (0, 1) and reading.read == (7, 1)
-    swapped = section.read(layers[::-1] / 255)  # the 1 with pen 1, the 7 with pen 2
+    swapped = section.reader.read(layers[::-1] / 255)  # the 1 with pen 1, the 7 with pen 2
     assert swapped.read == (7, 1) and two_digits.pens_of(swapped.redrawn, swapped.layers) == (1, 0)
     panel = section.panel(swapped, None)
     blue, orange = two_digits.PENS
@@ -154,16 +154,16 @@ def ink_colour(pixels: np.ndarray) -> np.ndarray:
 
 
 def test_decode_as_adds_that_capsule_redrawn_and_only_one_not_read(section):
-    reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
+    reading = section.reader.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
     assert "Capsule 4 redrawn" in section.decode_again(reading, "4")
     assert "redrawn (not read" not in section.decode_again(reading, "7")  # one of the two: shown already
-    assert tinted(section.redraw(reading, 4)[None], ["#000000"]).tolist() in [
+    assert tinted(section.reader.redraw(reading, 4)[None], ["#000000"]).tolist() in [
         picture.tolist() for picture in pictures(section.decode_again(reading, "4"))
     ]
     view = section.view(reading, 4)
-    np.testing.assert_allclose(view.decoded_redrawn, section.redraw(reading, 4))
+    np.testing.assert_allclose(view.decoded_redrawn, section.reader.redraw(reading, 4))
     with torch.inference_mode():
-        expected = section.capsnet.decode(reading.capsules[None], torch.tensor([4]))[0, 0].numpy()
+        expected = section.reader.capsnet.decode(reading.capsules[None], torch.tensor([4]))[0, 0].numpy()
     np.testing.assert_allclose(view.decoded_redrawn, expected)
 
 
@@ -175,28 +175,30 @@ def test_a_digit_drawn_alone_is_read_as_one_digit_and_redrawn_alone(section):
     assert 'data-count="1"' in panel and "One digit read" in panel and "&amp;" not in panel.split("pair-input")[0]
     assert reading.redrawn.shape == (1, 28, 28)
     second_length = torch.tensor([float(reading.lengths[reading.second])])
-    assert not section.rule.two(second_length, torch.tensor([reading.second_ink]))
+    assert not section.reader.rule.two(second_length, torch.tensor([reading.second_ink]))
     assert len(pictures(panel)) == 3  # its redrawing, the input, Figure 5
 
 
 def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured_rule(section):
     people = json.loads((PAIRS / "pairs.json").read_text())["people"]
     measured = tuple(CountRule.from_record(people[network]["count"]) for network in ("capsnet", "cnn"))
-    assert (section.rule, section.cnn_rule) == measured
+    assert (section.reader.rule, section.reader.cnn_rule) == measured
     layers = two_digits.example_layers(READ_RIGHT[0]) / 255
-    reading = section.read(layers)
+    reading = section.reader.read(layers)
     second, ink = float(reading.lengths[reading.second]), reading.second_ink
     assert ink > 0.05  # a pair: the second redrawing covers ink
 
     def with_lines(**lines):
         counting = copy.copy(section)
-        counting.rule = CountRule(**{"second": second, "second_ink": ink, **lines})
+        counting.reader = dataclasses.replace(
+            section.reader, rule=CountRule(**{"second": second, "second_ink": ink, **lines})
+        )
         return counting
 
     at, short, little_ink = with_lines(), with_lines(second=second + 1e-3), with_lines(second_ink=ink + 1e-3)
-    read = [each.read(layers).read for each in (at, short, little_ink)]
+    read = [each.reader.read(layers).read for each in (at, short, little_ink)]
     assert [len(digits) for digits in read] == [2, 1, 1] and read[0][0] == read[1][0] == read[2][0]
-    panel = little_ink.panel(little_ink.read(layers), None)
+    panel = little_ink.panel(little_ink.reader.read(layers), None)
     assert "One digit read" in panel and f"{100 * ink:.1f}% of the ink" in panel and "below" in panel
 
 
@@ -266,11 +268,11 @@ def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, 
     inputs, _ = render(mnist_test.data, pairs)
     labels = pairs.labels(mnist_test.targets)
     with torch.inference_mode():
-        out, probabilities = section.capsnet(inputs), scores(section.cnn(inputs))
-        ink = second_ink(inputs, section.capsnet.decode(out.capsules, top_two(out.lengths)))
+        out, probabilities = section.reader.capsnet(inputs), scores(section.reader.cnn(inputs))
+        ink = second_ink(inputs, section.reader.capsnet.decode(out.capsules, top_two(out.lengths)))
     lengths = out.lengths
-    read, two = counted(lengths, section.rule, ink)
-    cnn_read, cnn_two = counted(probabilities, section.cnn_rule)
+    read, two = counted(lengths, section.reader.rule, ink)
+    cnn_read, cnn_two = counted(probabilities, section.reader.cnn_rule)
     for k, example in enumerate(EXAMPLES):
         assert set(labels[k].tolist()) == classes_of(example)
         reading, _ = section.read_drawing(pair_value(two_digits.example_layers(example)), two_digits.TWO_READ)
@@ -295,10 +297,12 @@ def test_drawn_strokes_of_each_pen_are_read_as_the_pen_s_ink(section):
 
 
 def test_pairs_read_at_the_same_moment_are_read_in_one_batch_each_as_alone(section):
-    fields = [two_digits.example_fields(example.ink) for example in two_digits.examples()]
-    alone = [section.read_fields(each, revision) for revision, each in enumerate(fields)]
+    fields = [pair_reading.example_fields(example.ink) for example in two_digits.examples()]
+    alone = [section.reader.read_fields(each, revision) for revision, each in enumerate(fields)]
     together, batches = called_at_once(
-        section._run_together, lambda revision: section.read_fields(fields[revision], revision), len(fields)
+        section.reader._run_together,
+        lambda revision: section.reader.read_fields(fields[revision], revision),
+        len(fields),
     )
     assert max(batches) > 1 and sum(batches) == len(fields)
     assert len({each.read for each in alone}) > 4  # pairs read as different digits: a mix-up shows
@@ -350,7 +354,7 @@ def test_a_forged_drawing_is_answered_in_the_panel(section, value, reason):
 
 @pytest.mark.parametrize("decode_as", [None, 11, 7, "x", [1], ["1"], {"7": 1}, float("nan"), "winner", " 7"])
 def test_a_forged_decode_as_is_answered_in_the_panel(section, decode_as):
-    reading = section.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
+    reading = section.reader.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
     state, panel = section.read_drawing(pair_value(two_digits.example_layers(READ_RIGHT[0])), decode_as)
     assert state == gr.skip()  # the reading kept
     for shown in (section.decode_again(reading, decode_as), section.decode_again(None, decode_as), panel):
@@ -423,8 +427,8 @@ def test_predict_pair_answers_each_network_s_count_and_digits(section, example):
     the stronger first, as the page shows them, and how many."""
     picture = Image.fromarray(255 - two_digits.example_layers(example).max(axis=0)).resize((280, 280))
     answer, figure = section.predict_pair(picture)
-    assert answer["count_rule"] == dataclasses.asdict(section.rule)
-    assert answer["cnn_count_rule"] == dataclasses.asdict(section.cnn_rule)
+    assert answer["count_rule"] == dataclasses.asdict(section.reader.rule)
+    assert answer["cnn_count_rule"] == dataclasses.asdict(section.reader.cnn_rule)
     assert answer["digits"] == strongest(answer["lengths"], answer["count_rule"], answer["second_ink"])
     assert answer["cnn_digits"] == strongest(answer["cnn_probabilities"], answer["cnn_count_rule"])
     assert answer["count"] == len(answer["digits"]) and answer["cnn_count"] == len(answer["cnn_digits"])
@@ -436,7 +440,7 @@ def test_predict_pair_answers_each_network_s_count_and_digits(section, example):
 
 def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them():
     missing = two_digits.TwoDigitsSection(networks.pair_networks("/nonexistent/pairs", "/nonexistent/pairs-cnn"))
-    assert missing.capsnet is None and "/nonexistent/pairs" in missing.problem
+    assert missing.reader is None and "/nonexistent/pairs" in missing.problem
     assert "--task pairs" in missing.problem and "CAPSNET_PAIRS_WEIGHTS" in missing.problem
     with gr.Blocks() as page:
         missing.layout({"api_visibility": "private", "show_progress": "hidden", "queue": False, "preprocess": False})
@@ -451,12 +455,12 @@ def test_a_pairs_folder_without_its_weights_file_is_named(tmp_path):
         pytest.skip("no pairs CNN in weights/pairs-cnn (train.py --task pairs --model cnn)")
     # the CNN there, the CapsNet not
     missing = two_digits.TwoDigitsSection(networks.pair_networks(str(tmp_path), str(PAIRS_CNN)))
-    assert missing.capsnet is None and f"{tmp_path / 'model.safetensors'} is missing" in missing.problem
+    assert missing.reader is None and f"{tmp_path / 'model.safetensors'} is missing" in missing.problem
     assert missing.finding.startswith("Nothing to measure")
     if (PAIRS / "model.safetensors").exists():
         # the CapsNet there, the CNN not
         no_cnn = two_digits.TwoDigitsSection(networks.pair_networks(str(PAIRS), str(tmp_path / "pairs-cnn")))
-        assert no_cnn.cnn is None and str(tmp_path / "pairs-cnn") in no_cnn.problem
+        assert no_cnn.reader is None and str(tmp_path / "pairs-cnn") in no_cnn.problem
 
 
 def measurement(
@@ -520,13 +524,13 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
         (-0.5, 0.8, "no clear difference"),
     ):
         results.write_text(json.dumps(measurement(capsnet, cnn, low, high)))
-        shown = two_digits.measured(networks.pairs_results(str(capsnet), str(cnn)))
+        shown = two_digits_text.measured(networks.pairs_results(str(capsnet), str(cnn)))
         assert "**91.2%**" in shown and "**87.7%**" in shown and "10,000" in shown and said in shown
         assert "Not measured" not in shown
         assert "both right in 61.1%, and 88.8% of them alone" in shown and "0.34 long or longer" in shown
         assert "its redrawing covers 5.0% or more of the ink the longest leaves" in shown
         assert "read as one digit in 97.5%, its test pairs as two in 99.0%" in shown
-        assert two_digits.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) == (
+        assert pair_reading.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) == (
             CountRule(0.34, 0.05),
             CountRule(0.22),
         )
@@ -536,7 +540,7 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
         (-0.6, 0.2, "routing makes no clear difference"),
     ):
         results.write_text(json.dumps(measurement(capsnet, cnn, 1.2, 3.4, low, high)))
-        shown = two_digits.measured(networks.pairs_results(str(capsnet), str(cnn)))
+        shown = two_digits_text.measured(networks.pairs_results(str(capsnet), str(cnn)))
         assert "Without routing the CapsNet reads 90.8%" in shown
         assert re.search(
             r"90\.8% \(in points, with its 95% interval: [+-]\d\.\d "
@@ -546,21 +550,21 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
     other = measurement(capsnet, cnn, 1, 2)
     other["weights_sha256"]["cnn"] = sha256(capsnet / "model.safetensors")  # another CNN's
     results.write_text(json.dumps(other))
-    assert two_digits.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith(
+    assert two_digits_text.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith(
         "Not measured for these weights"
     )
-    assert two_digits.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) is None
+    assert pair_reading.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) is None
     for foreign in (
         "not JSON",
         json.dumps({"weights_sha256": measurement(capsnet, cnn, 1, 2)["weights_sha256"]}),
         json.dumps([1, 2]),
     ):
         results.write_text(foreign)
-        assert two_digits.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith(
+        assert two_digits_text.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith(
             "Not measured for these weights"
         )
     results.unlink()
-    shown = two_digits.measured(networks.pairs_results(str(capsnet), str(cnn)))
+    shown = two_digits_text.measured(networks.pairs_results(str(capsnet), str(cnn)))
     assert shown.startswith("Not measured for these weights") and "is missing" in shown
 
 
@@ -568,7 +572,7 @@ def test_the_shipped_measurement_is_shown_for_the_shipped_weights(section):
     if not (PAIRS / "pairs.json").exists():
         pytest.skip("no weights/pairs/pairs.json yet (python -m capsnet.studies.pairs_measurement)")
     results = json.loads((PAIRS / "pairs.json").read_text())
-    shipped = two_digits.measured(networks.pairs_results(str(PAIRS), str(PAIRS_CNN)))
+    shipped = two_digits_text.measured(networks.pairs_results(str(PAIRS), str(PAIRS_CNN)))
     assert f"**{results['capsnet']['both_right']:.1%}**" in shipped and "Not measured" not in shipped
     assert f"the CapsNet reads {results['capsnet']['by_routing_iterations'][0]['both_right']:.1%}" in shipped
     lead = (results["only_capsnet"] - results["only_cnn"]) / results["test_pairs"]  # a fraction, as the code writes it
