@@ -88,6 +88,23 @@ LOAD = {
         "out.prediction, out.probabilities           # [B], [B, 10]"
     ),
 }
+UNSEEN = {  # what it has never seen, by what it trained on
+    "written": (
+        "It has seen one digit or two of different classes, from MNIST's writers: two digits of the "
+        "same class cannot be told from one, three or more are read as two, and other people's digits "
+        "read worse than MNIST's (docs/pairs.md)."
+    ),
+    "pairs": (
+        "It has only seen two overlapping MNIST digits of different classes: it always names two "
+        "digits, so a single digit is read with a second one beside it, and two digits of the same "
+        "class cannot be told."
+    ),
+    "digits": (
+        "It has only seen single, centred, upright MNIST digits: it reads any input as one of ten "
+        'digits (there is no "not a digit"), and letters, several digits or digits turned far from '
+        "upright are read as some digit all the same."
+    ),
+}
 
 
 def mnist_misreadings(model, data_dir: str) -> Misreadings:
@@ -123,72 +140,61 @@ def share_in_words(single_share: float) -> str:
     return {0.25: "a quarter", 0.5: "half"}.get(single_share, f"{single_share:.0%}")
 
 
-def card_text(
-    model_name: str,
-    metrics: RunRecord | dict,
-    parameters: int,
-    routing: int | None,
-    test_accuracy: float,
-    mistakes: Counter,
-    semeion: tuple[float, dict[int, float], Counter] | None,
-    repo: str,
-) -> str:
-    """The card's markdown, below its metadata (``metrics``: the weights' record, or metrics.json's values)."""
-    record = RunRecord.of(metrics) if isinstance(metrics, dict) else metrics
-    pairs = record.task == "pairs"
-    written = pairs and record.examples == "written"
-    made = (
-        "the last run's examples as people write them, earlier runs' overlapping pairs,"
-        if written
-        else "overlapping pairs"
-    )
-    runs = record.runs()
-    val = " | ".join(
-        ", ".join(f"{e['val_accuracy']:.2%}" for e in run.history if e.get("val_accuracy") is not None) for run in runs
-    ).strip(" |")
-    lines = [
-        f"# {(PAIR_NAMES if pairs else NAMES)[model_name]}",
-        "",
+def examples_of(record: RunRecord) -> str:
+    """What the run trained on, as the card tells it: "digits" (MNIST's), "pairs" (two overlapping
+    digits) or "written" (one digit or two, as people write them)."""
+    if record.task != "pairs":
+        return "digits"
+    return "written" if record.examples == "written" else "pairs"
+
+
+def title_and_about(model_name: str, record: RunRecord, parameters: int, routing: int | None) -> str:
+    """The card's title and what the network is: the paper's network, what it was trained on, the code."""
+    examples = examples_of(record)
+    paragraphs = [
+        f"# {(NAMES if examples == 'digits' else PAIR_NAMES)[model_name]}",
         ABOUT[model_name].format(paper=PAPER, routing=routing, parameters=parameters),
-        "",
-        *(
-            [WRITTEN_ABOUT.format(how=PAIRS_HOW[model_name], singles=share_in_words(record.single_share)), ""]
-            if written
-            else [PAIRS_ABOUT.format(how=PAIRS_HOW[model_name]), ""]
-            if pairs
-            else []
-        ),
-        "Trained with the code of the Capsule Network Playground (`train.py`), which also serves "
-        "these weights in an interactive demo: draw a digit and watch the network read it.",
-        "",
-        "## Results",
-        "",
-        "| data | accuracy |",
-        "| --- | --- |",
-        *(
-            [
-                f"| overlapping test pairs of MNIST's test digits (10,000), both digits right | "
-                f"**{record.pairs_test_both_right:.2%}** |"
-            ]
-            if pairs
-            else []
-        ),
-        *(
-            [
-                f"| written test examples of MNIST's test digits (10,000, one digit or two), the strongest right | "
-                f"{record.written_test_right:.2%} |"
-            ]
-            if written
-            else []
-        ),
-        f"| MNIST test set (10,000 single digits), its strongest output | {test_accuracy:.2%} |"
-        if pairs
-        else f"| MNIST test set (10,000 digits) | **{test_accuracy:.2%}** |",
     ]
+    if examples == "pairs":
+        paragraphs.append(PAIRS_ABOUT.format(how=PAIRS_HOW[model_name]))
+    if examples == "written":
+        paragraphs.append(WRITTEN_ABOUT.format(how=PAIRS_HOW[model_name], singles=share_in_words(record.single_share)))
+    paragraphs.append(
+        "Trained with the code of the Capsule Network Playground (`train.py`), which also serves "
+        "these weights in an interactive demo: draw a digit and watch the network read it."
+    )
+    return "\n\n".join(paragraphs)
+
+
+def results(record: RunRecord, test_accuracy: float, semeion: tuple | None) -> str:
+    """The Results table: the test pairs (and the written test examples) first where the run trained on
+    them, MNIST's test set, Semeion's digits where they were read."""
+    examples = examples_of(record)
+    rows = ["## Results", "", "| data | accuracy |", "| --- | --- |"]
+    if examples != "digits":
+        rows.append(
+            f"| overlapping test pairs of MNIST's test digits (10,000), both digits right | "
+            f"**{record.pairs_test_both_right:.2%}** |"
+        )
+    if examples == "written":
+        rows.append(
+            f"| written test examples of MNIST's test digits (10,000, one digit or two), the strongest right | "
+            f"{record.written_test_right:.2%} |"
+        )
+    rows.append(
+        f"| MNIST test set (10,000 single digits), its strongest output | {test_accuracy:.2%} |"
+        if examples != "digits"
+        else f"| MNIST test set (10,000 digits) | **{test_accuracy:.2%}** |"
+    )
     if semeion:
-        lines.append(f"| Semeion (1,593 digits by other writers, 16x16, evaluation only) | {semeion[0]:.2%} |")
-    lines += [
-        "",
+        rows.append(f"| Semeion (1,593 digits by other writers, 16x16, evaluation only) | {semeion[0]:.2%} |")
+    return "\n".join(rows)
+
+
+def how_it_was_trained(record: RunRecord) -> str:
+    """How it was trained: each run's command, the data, how the epoch was chosen, the validation curve."""
+    runs = record.runs()
+    lines = [
         "## How it was trained",
         "",
         (
@@ -198,17 +204,7 @@ def card_text(
             + "; ".join(how_it_ran(run) for run in runs)
             + f"; {wall_time(sum(run.train_seconds for run in runs))} in all."
         ),
-        (
-            f"- Data: {made} made afresh every epoch from MNIST's training set, {record.train_images:,} "
-            f"digits{'' if written else ', each pair of two classes'}; "
-            f"{'starting from the weights in `' + runs[0].init_from + '`; ' if runs[0].init_from else ''}"
-            "Adam, the learning rate decayed per epoch; an exponential moving average of the weights is what "
-            "is evaluated and saved."
-            if pairs
-            else f"- Data: MNIST's training set, {record.train_images:,} images, shifted by up to 2 pixels "
-            "(the paper's only augmentation); Adam, the learning rate decayed per epoch; an exponential "
-            "moving average of the weights is what is evaluated and saved."
-        ),
+        training_data(record, runs[0].init_from),
         f"- Selection: {record.selection}.",
     ]
     if record.val_read_exactly is not None:
@@ -221,13 +217,43 @@ def card_text(
             + " (the rule chosen on the same examples); its strongest digits right: "
             + f"{record.val_accuracy:.2%}."
         )
+    val = " | ".join(
+        ", ".join(f"{e['val_accuracy']:.2%}" for e in run.history if e.get("val_accuracy") is not None) for run in runs
+    ).strip(" |")
     if val:
         apart = " (the runs apart by |)" if len(runs) > 1 else ""
         lines.append(f"- Validation accuracy after each epoch{apart}: {val}.")
-    lines += [
-        "",
+    return "\n".join(lines)
+
+
+def training_data(record: RunRecord, init_from: str | None) -> str:
+    """The line on the data it trained on and how; ``init_from``: the weights the first run started from."""
+    examples = examples_of(record)
+    if examples == "digits":
+        return (
+            f"- Data: MNIST's training set, {record.train_images:,} images, shifted by up to 2 pixels "
+            "(the paper's only augmentation); Adam, the learning rate decayed per epoch; an exponential "
+            "moving average of the weights is what is evaluated and saved."
+        )
+    made = (
+        "the last run's examples as people write them, earlier runs' overlapping pairs,"
+        if examples == "written"
+        else "overlapping pairs"
+    )
+    return (
+        f"- Data: {made} made afresh every epoch from MNIST's training set, {record.train_images:,} "
+        f"digits{'' if examples == 'written' else ', each pair of two classes'}; "
+        f"{'starting from the weights in `' + init_from + '`; ' if init_from else ''}"
+        "Adam, the learning rate decayed per epoch; an exponential moving average of the weights is what "
+        "is evaluated and saved."
+    )
+
+
+def what_it_misreads(record: RunRecord, mistakes: Counter, semeion: tuple | None) -> str:
+    """What it misreads: its commonest mistakes on MNIST's test set and on Semeion's digits, and what
+    it has never seen."""
+    paragraphs = [
         "## What it misreads (measured)",
-        "",
         f"On MNIST's test set it misreads {sum(mistakes.values())} of 10,000 digits; the most common "
         "(true digit → read as, count): "
         + ", ".join(f"{t} → {r} ({n})" for (t, r), n in mistakes.most_common(6))
@@ -236,45 +262,51 @@ def card_text(
     if semeion:
         _, per_digit, semeion_mistakes = semeion
         worst = sorted(per_digit, key=per_digit.get)[:3]
-        lines += [
-            "",
+        paragraphs.append(
             "On Semeion's digits, written by other people and scanned at 16x16, it reads "
             + ", ".join(f"{d}s at {per_digit[d]:.0%}" for d in worst)
             + " (its weakest digits); the most common mistakes: "
             + ", ".join(f"{t} → {r} ({n})" for (t, r), n in semeion_mistakes.most_common(4))
-            + ".",
+            + "."
+        )
+    return "\n\n".join([*paragraphs, UNSEEN[examples_of(record)]])
+
+
+def use_and_loading(model_name: str, repo: str) -> str:
+    """What it is for, and the code that loads it from ``repo``."""
+    return "\n\n".join(
+        [
+            "## Intended use",
+            "Teaching and demonstration: the Capsule Network Playground, and comparisons of capsule networks "
+            "with CNNs on MNIST-like digits. Not for reading real documents, cheques or forms.",
+            "## How to load it",
+            f"```python\n{LOAD[model_name].format(repo=repo)}\n```",
+            "The code: `pip install` the playground's requirements and put its `capsnet/` package on the path.",
         ]
-    lines += [
-        "",
-        (
-            "It has seen one digit or two of different classes, from MNIST's writers: two digits of the "
-            "same class cannot be told from one, three or more are read as two, and other people's digits "
-            "read worse than MNIST's (docs/pairs.md)."
-            if written
-            else "It has only seen two overlapping MNIST digits of different classes: it always names two "
-            "digits, so a single digit is read with a second one beside it, and two digits of the same "
-            "class cannot be told."
-            if pairs
-            else "It has only seen single, centred, upright MNIST digits: it reads any input as one of ten "
-            'digits (there is no "not a digit"), and letters, several digits or digits turned far from '
-            "upright are read as some digit all the same."
-        ),
-        "",
-        "## Intended use",
-        "",
-        "Teaching and demonstration: the Capsule Network Playground, and comparisons of capsule networks "
-        "with CNNs on MNIST-like digits. Not for reading real documents, cheques or forms.",
-        "",
-        "## How to load it",
-        "",
-        "```python",
-        LOAD[model_name].format(repo=repo),
-        "```",
-        "",
-        "The code: `pip install` the playground's requirements and put its `capsnet/` package on the path.",
-        "",
+    )
+
+
+def card_text(
+    model_name: str,
+    metrics: RunRecord | dict,
+    parameters: int,
+    routing: int | None,
+    test_accuracy: float,
+    mistakes: Counter,
+    semeion: tuple[float, dict[int, float], Counter] | None,
+    repo: str,
+) -> str:
+    """The card's markdown, below its metadata (``metrics``: the weights' record, or metrics.json's
+    values), its sections in order."""
+    record = RunRecord.of(metrics) if isinstance(metrics, dict) else metrics
+    sections = [
+        title_and_about(model_name, record, parameters, routing),
+        results(record, test_accuracy, semeion),
+        how_it_was_trained(record),
+        what_it_misreads(record, mistakes, semeion),
+        use_and_loading(model_name, repo),
     ]
-    return "\n".join(lines)
+    return "\n\n".join(sections) + "\n"
 
 
 def write_model_card(
