@@ -21,7 +21,7 @@ import torch
 
 from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
 from capsnet.studies.dimension_names_file import DimensionNames
-from playground import dimension_changes, dimension_sliders, page_modules, serving, views
+from playground import dimension_changes, dimension_sliders, figure4_views, page_modules, serving, views
 from playground.reading import WINNER, Reading, ReadingSection
 
 PAPER, SPREAD = "paper", "spread"  # the sliders' two ranges
@@ -125,7 +125,7 @@ class DimensionsSection:
         """The paper's Figure 4 for this drawing: each row one dimension swept over its slider's
         range, in the sliders' order and with their names."""
         if reading is None:
-            return views.figure4_html(None, [], "")
+            return figure4_views.figure4_html(None, [], "")
         digit = reading.decoded_digit(decode_as)
         order = self.ordered_dimensions(digit, scale)
         limits = torch.tensor([self.dimension_limit(digit, d, scale) for d in range(self.dimensions)])
@@ -137,7 +137,7 @@ class DimensionsSection:
             if scale == PAPER
             else f"−{self.names.spread_range:g} sd … +{self.names.spread_range:g} sd"
         )
-        return views.figure4_html(images[order], [self.dimension_label(digit, d, scale) for d in order], ends)
+        return figure4_views.figure4_html(images[order], [self.dimension_label(digit, d, scale) for d in order], ends)
 
     def move_dimensions(self, reading: Reading | None, decode_as: str, scale: str, sliders: dict) -> str:
         """A slider moved: the reading panel with the offsets added to the decoded capsule."""

@@ -36,7 +36,7 @@ from capsnet.digit_count import top_two
 from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
 from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
-from playground import batches, drawing_pad, page_modules, serving, views
+from playground import batches, drawing_pad, page_modules, reading_views, serving, views
 from playground.page_decoder import PageDecoder
 from playground.page_network import RUNTIME, PageGraph
 
@@ -144,9 +144,11 @@ class ReadingSection:
         chosen capsule moved by ``offsets`` (None: not moved), the runner-up's; its empty state for
         None. ``settled``: a stroke has ended, and the panel asks for Figure 4 and the routing view."""
         if reading is None:
-            return views.reading_panel(None, np.zeros(self.network.config.num_classes), None, None, None, None, settled)
+            return reading_views.reading_panel(
+                None, np.zeros(self.network.config.num_classes), None, None, None, None, settled
+            )
         digit = reading.decoded_digit(decode_as)
-        return views.reading_panel(
+        return reading_views.reading_panel(
             reading.image,
             reading.lengths,
             reading.winner,
@@ -165,7 +167,7 @@ class ReadingSection:
         panel, every capsule 1 long, the runner-up shown."""
         config = self.network.config
         blank = np.zeros((config.image_size, config.image_size))
-        return views.reading_panel(
+        return reading_views.reading_panel(
             blank,
             np.ones(config.num_classes),
             0,

@@ -16,7 +16,7 @@ import gradio as gr
 
 from capsnet.model import CapsNetConfig
 from capsnet.routing import RoutingTrace, agreement, vote_heatmap
-from playground import views
+from playground import routing_views, views
 from playground.reading import MAX_ITERATIONS, Reading
 
 ALL_TYPES = -1  # the capsule-type slider's value for all types
@@ -91,7 +91,7 @@ class RoutingSection:
         except RoutingError as error:
             return views.message_panel(f"Cannot show the routing: {error}")
         if reading is None:
-            return views.routing_panel(self.config, None)
+            return routing_views.routing_panel(self.config, None)
         trace, k = reading.trace, iterations - 1
         heat = vote_heatmap(
             trace.couplings[k],
@@ -101,11 +101,11 @@ class RoutingSection:
             self.config.primary_grid,
             None if capsule_type == ALL_TYPES else capsule_type,
         )  # [6, 6]
-        return views.routing_panel(
+        return routing_views.routing_panel(
             self.config,
             reading.image,
             heat,
-            views.lengths_table(trace.lengths, trace.predictions, iterations),
+            routing_views.lengths_table(trace.lengths, trace.predictions, iterations),
             self.agreement_text(trace, iterations, capsule_type),
         )
 

@@ -3,8 +3,9 @@ redrawn from its own capsule in its own colour and laid over the input (the pape
 capsule lengths with the digits read marked and the line between one digit and two, the CNN's ten
 probabilities beside.
 
-As in views.py, everything one event changes is one piece of HTML with the pictures inline, and the
-panel carries `data-revision`, the drawing's revision it was read from.
+As views.py says, everything one event changes is one piece of HTML with the pictures inline; as the
+reading panel does (reading_views.py), the panel carries `data-revision`, the drawing's revision it
+was read from.
 """
 
 import html

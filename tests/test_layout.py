@@ -5,7 +5,7 @@ capsnet.training.metrics), training/ nothing from studies/ nor from a module tha
 imports training/, no study from another study (statistics, shape_measures, ink_places,
 results_file and study_flags are what they share; a study's own modules are named after it:
 dimension_names_file, dimension_names_claims), and no module imports itself round a cycle. The
-page's modules that read and draw every stroke (playground's reading, views and routing) reach no
+page's modules that read and draw every stroke (playground's reading, its views and routing) reach no
 study, however far their imports are followed; and the library and the page import at the top of a module, never
 inside a function."""
 
@@ -26,7 +26,14 @@ SHARED = {  # the studies' common parts
     "capsnet.studies.results_file",
     "capsnet.studies.study_flags",
 }
-LIVE = ("playground.reading", "playground.views", "playground.routing_section")  # every stroke's reading, drawn
+LIVE = (  # every stroke's reading, drawn
+    "playground.reading",
+    "playground.reading_views",
+    "playground.figure4_views",
+    "playground.routing_section",
+    "playground.routing_views",
+    "playground.views",
+)
 
 
 def module_name(path) -> str:

@@ -10,8 +10,8 @@ import torch
 from PIL import Image
 
 from capsnet.model import CapsNetConfig
-from playground import views
-from playground.views import FIELD_OUTLINE, cell_edges, heatmap_overlay
+from playground import figure4_views, reading_views, views
+from playground.routing_views import FIELD_OUTLINE, cell_edges, heatmap_overlay
 
 CONFIG = CapsNetConfig()
 GRID = CONFIG.primary_grid  # 6
@@ -36,19 +36,21 @@ def test_a_picture_is_black_ink_on_white_paper_pixel_for_pixel():
 def test_the_reading_panel_shows_the_winner_its_length_and_its_revision():
     lengths = np.linspace(0.05, 0.5, 10)
     lengths[4] = 0.93
-    panel = views.reading_panel(np.zeros((28, 28)), lengths, 4, torch.zeros(28, 28), 4, 12)
+    panel = reading_views.reading_panel(np.zeros((28, 28)), lengths, 4, torch.zeros(28, 28), 4, 12)
     assert '<div class="digit">4</div>' in panel and "capsule length 0.930" in panel
     assert 'data-revision="12"' in panel and "data-settled" not in panel
     assert panel.count('class="bar winner"') == 1 and panel.count('class="bar"') == 9
     assert "Reconstruction from capsule 4" in panel
-    assert "data-settled" in views.reading_panel(np.zeros((28, 28)), lengths, 4, torch.zeros(28, 28), 4, 12, True)
+    assert "data-settled" in reading_views.reading_panel(
+        np.zeros((28, 28)), lengths, 4, torch.zeros(28, 28), 4, 12, True
+    )
 
 
 def test_the_reading_panel_carries_its_capsules_for_the_page_decoder_where_it_names_one():
     """playground/page/decode.js redraws from these: the capsules exactly, the decoder's address, the
     capsule shown and the winner; a panel with no decoder named carries none of them."""
     capsules = torch.randn(10, 16, generator=torch.Generator().manual_seed(0))
-    panel = views.reading_panel(
+    panel = reading_views.reading_panel(
         np.zeros((28, 28)),
         np.full(10, 0.1),
         4,
@@ -62,12 +64,14 @@ def test_the_reading_panel_carries_its_capsules_for_the_page_decoder_where_it_na
     assert 'data-decoder="decoder/0123456789abcdef.safetensors" data-decoded="7" data-winner="4"' in root
     carried = base64.b64decode(re.search(r'data-capsules="([^"]+)"', root).group(1))
     np.testing.assert_array_equal(np.frombuffer(carried, dtype="<f4").reshape(10, 16), capsules.numpy())
-    plain = views.reading_panel(np.zeros((28, 28)), np.full(10, 0.1), 4, torch.zeros(28, 28), 7, 12, capsules=capsules)
+    plain = reading_views.reading_panel(
+        np.zeros((28, 28)), np.full(10, 0.1), 4, torch.zeros(28, 28), 7, 12, capsules=capsules
+    )
     assert "data-capsules" not in plain and "data-decoder" not in plain
 
 
 def test_the_empty_panel_asks_for_a_digit():
-    panel = views.reading_panel(None, np.zeros(10), None, None, None, None)
+    panel = reading_views.reading_panel(None, np.zeros(10), None, None, None, None)
     assert "Draw a digit" in panel and "<img" not in panel and "bar winner" not in panel
     assert "data-revision" not in panel
 
@@ -79,7 +83,7 @@ def test_a_message_panel_escapes_its_text():
 def test_figure4_has_a_named_row_per_dimension_of_the_sweep():
     images = torch.rand(16, 11, 28, 28, generator=torch.Generator().manual_seed(0))
     names = [f"d{d}: <b>" for d in range(16)]
-    html = views.figure4_html(images, names, "-0.25 … +0.25")
+    html = figure4_views.figure4_html(images, names, "-0.25 … +0.25")
     rows = re.findall(r'<th scope="row">(.*?)</th><td><img src="([^"]+)"', html)
     assert [name for name, _ in rows] == [f"d{d}: &lt;b&gt;" for d in range(16)]
     strip = decoded(rows[5][1])
@@ -145,7 +149,7 @@ def test_heatmap_overlay_rejects_bad_input_clearly():
 
 def test_the_reading_panel_shows_what_else_it_could_be():
     lengths = np.linspace(0, 0.9, 10)
-    panel = views.reading_panel(
+    panel = reading_views.reading_panel(
         np.zeros((28, 28)),
         lengths,
         9,
@@ -156,4 +160,4 @@ def test_the_reading_panel_shows_what_else_it_could_be():
         runner_up_reconstruction=torch.zeros(28, 28),
     )
     assert "What else it could be: 8, capsule length 0.800" in panel and panel.count("<img") == 3
-    assert "What else" not in views.reading_panel(None, np.zeros(10), None, None, None, None)
+    assert "What else" not in reading_views.reading_panel(None, np.zeros(10), None, None, None, None)

@@ -4,7 +4,7 @@
 // - While a stroke is drawn on the pad props.reader_pad, the page's networks (page_networks.js,
 //   in a worker) read the newest drawing each time they are free, and the panel is filled here with
 //   the reading: the digit, the ten lengths, what the network sees, the reconstruction and the
-//   runner-up's. The panel is the server's layout (props.panel_template, views.reading_panel), its
+//   runner-up's. The panel is the server's layout (props.panel_template, reading_views.reading_panel), its
 //   numbers filled in: one renderer, whichever side computed them. The server hears of the drawing
 //   only once the stroke ends, and its settled panel (the same numbers) fires "settled", which
 //   brings Figure 4 and the routing view.
@@ -31,7 +31,7 @@ import { barsFilled, fromTemplate, numbered, pictureSet } from "./panel_fill.js"
 import { showReading } from "./shown_reading.js";
 import { placeStrip } from "./strip.js";
 
-// The capsules of a panel's data-capsules (float32 little-endian in base64, views.capsules_base64).
+// The capsules of a panel's data-capsules (float32 little-endian in base64, reading_views.capsules_base64).
 function capsulesOf(panel) {
   const bytes = Uint8Array.from(atob(panel.dataset.capsules), (c) => c.charCodeAt(0));
   return new Float32Array(bytes.buffer);

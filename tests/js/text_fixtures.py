@@ -9,7 +9,7 @@ import torch
 
 from capsnet import CapsNet, CapsNetConfig
 from capsnet.digit_count import top_two
-from playground import turn_views, views
+from playground import reading_views, turn_views
 from playground.page_decoder import PageDecoder
 from playground.reading import ReadingSection
 from playground.turn_it import POSE_LIMIT, SWEEP_ANGLES
@@ -29,7 +29,7 @@ def reading_texts(template: str, config: CapsNetConfig, lengths: np.ndarray) -> 
     ``template`` has them, with the numbers reading_panel.js puts in."""
     winner, runner_up = top_two(torch.from_numpy(lengths)).tolist()
     blank = np.zeros((config.image_size, config.image_size))
-    panel = views.reading_panel(
+    panel = reading_views.reading_panel(
         blank, lengths, winner, blank, winner, 1, runner_up=runner_up, runner_up_reconstruction=blank
     )
     texts = {
