@@ -37,7 +37,7 @@ The results go to robustness.json beside the CapsNet's weights, with the sha256 
 weights; the command reproduces the file byte for byte.
 
     python -m capsnet.studies.robustness --data-dir ../shared/data   # writes weights/robustness.json
-    python -m capsnet.studies.robustness --show                       # prints docs/robustness.md's tables from it
+    python -m capsnet.studies.robustness --show                       # docs/robustness.md's table, every step
 
 The results and what they show: docs/robustness.md (`python -m bench.robustness_chart` draws
 them there, beside the app: what draws is not the library's).
@@ -345,7 +345,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--show",
         action="store_true",
-        help="print docs/robustness.md's tables from OUT, checked against both weights, instead of measuring",
+        help="print docs/robustness.md's table and every step from OUT, checked against both weights, "
+        "instead of measuring",
     )
     args = p.parse_args(argv)
     out = Path(args.out) if args.out else Path(args.capsnet) / RESULTS_FILE
