@@ -1,8 +1,10 @@
 """README.md and docs/ stay true: the Space's front matter is whole, every relative link and
 picture resolves (a #fragment to a heading of its page), every page of docs/ is reachable from
 the README, every `python -m MODULE` / `python FILE` / `torchrun ... FILE` quoted names a module
-or file that exists and takes every --flag quoted with it, the README's library example runs, and
-the Space's deploy command leaves out every path .gitignore names."""
+or file that exists and takes every --flag quoted with it, the README's library example runs,
+every figure of the README's table is the one the docs section it links to gives, the docs name
+no revision outside a command, and the Space's deploy command leaves out every path .gitignore
+names."""
 
 import ast
 import fnmatch
@@ -42,6 +44,13 @@ COMMAND = re.compile(
 )
 
 
+NUMBER = r"[-+]?\d+(?:,\d{3})*(?:\.\d+)?(?:%|M\b| ms\b| s\b)?"  # 1,593; 99.65%; -2.2; 3.2M; 2.0 s
+FIGURE = re.compile(rf"(?<![\w.,+-]){NUMBER}(?: (?:/|of) {NUMBER})*")  # and 39 / 64 ms, 3 of 4; not p95 or d15
+MACHINE = re.compile(r"\b(?:AMD EPYC|Intel Xeon|NVIDIA)\b")
+REVISION = re.compile(r"(?<![\w.,/-])[0-9a-f]{7,40}(?![\w/-])")  # a figure of 7 digits or more has commas
+NAMES_A_REVISION = re.compile(r"--(?:against|before|after)\s+\S+")
+
+
 def prose(text: str) -> str:
     """``text`` without its fenced code blocks."""
     return FENCE.sub("", text)
@@ -60,6 +69,38 @@ def anchors(text: str) -> set[str]:
         found.add(base if base not in seen else f"{base}-{seen[base]}")
         seen[base] = seen.get(base, 0) + 1
     return found
+
+
+def sections(text: str) -> dict[str, str]:
+    """Each heading's anchor: the page's prose from that heading to the next of its level or above;
+    "" the whole page's prose."""
+    text = prose(text)
+    headings = [
+        (match.start(), len(match[1]), match[2]) for match in re.finditer(r"^(#{1,6}) +(.+)$", text, re.MULTILINE)
+    ]
+    found, seen = {"": text}, {}
+    for index, (start, level, heading) in enumerate(headings):
+        base = slug(heading)
+        anchor = base if base not in seen else f"{base}-{seen[base]}"
+        seen[base] = seen.get(base, 0) + 1
+        end = next((later for later, deeper, _ in headings[index + 1 :] if deeper <= level), len(text))
+        found[anchor] = text[start:end]
+    return found
+
+
+def figures(text: str) -> set[str]:
+    """Every number written in ``text`` with its unit, and every run of them joined by "/" or "of"
+    ("39 / 64 ms", "3 of 4"), bold or not, −2.2 (a minus sign) as -2.2."""
+    text = " ".join(text.replace("**", "").replace("\u2212", "-").split())
+    runs = FIGURE.findall(text)
+    return {*runs, *(number for run in runs for number in re.split(r" (?:/|of) ", run))}
+
+
+def readme_figures() -> list[tuple[str, str, str]]:
+    """The rows of the README's figures table: (what, figure, the link to the docs that give it)."""
+    table = README.read_text(encoding="utf-8").split("\n## Figures\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip("| ").split(" | ") for line in table.splitlines() if line.startswith("| ")]
+    return [(what, figure, LINK.search(where)[1]) for what, figure, where in rows[2:]]  # past the header
 
 
 def relative_links(page: Path) -> list[str]:
@@ -141,6 +182,35 @@ def test_every_relative_link_and_picture_resolves(page):
             assert fragment in anchors(linked.read_text(encoding="utf-8")), f"{page.name}: no heading #{fragment}"
 
 
+def test_every_figure_in_the_readmes_table_is_given_by_the_docs_section_it_links_to():
+    """One source for each figure: every number in a row of the README's figures table (what was
+    measured, the figure, its machine), with its sign and unit, and every run of them ("39 / 64
+    ms", "3 of 4"), is written so in the section of docs/ the row links to. A figure measured
+    again is changed in the docs, beside its command and machine, and this test names the
+    README's row that still says the old one."""
+    rows = readme_figures()
+    assert len(rows) >= 10
+    for what, figure, link in rows:
+        page, _, fragment = link.partition("#")
+        given = figures(sections((README.parent / page).read_text(encoding="utf-8"))[fragment])
+        for written in sorted(figures(f"{what} | {figure}")):
+            assert written in given, f"README's figures, {what!r}: {written} is not in {link}"
+
+
+def test_every_benchmark_figure_in_the_readme_names_its_machine():
+    for what, figure, link in readme_figures():
+        if link.startswith("docs/benchmarks.md"):
+            assert MACHINE.search(figure), f"README's figures, {what!r}: {figure} names no machine"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_the_docs_name_no_revision_outside_a_command(page):
+    """What changed and when is git log's: a page names a revision only as a command's --against
+    (--before, --after) REV, the revision that command compares with."""
+    text = NAMES_A_REVISION.sub("", prose(page.read_text(encoding="utf-8")))
+    assert not REVISION.findall(text), f"{page.name} names a revision outside a command"
+
+
 def test_every_docs_page_is_linked_from_the_readme():
     linked = {(README.parent / target.partition("#")[0]).resolve() for target in relative_links(README)}
     assert set(PAGES[1:]) <= linked, "a page of docs/ the README does not link to"
@@ -149,7 +219,7 @@ def test_every_docs_page_is_linked_from_the_readme():
 def test_the_readme_keeps_the_two_commands():
     text = README.read_text(encoding="utf-8")
     assert "pip install -r requirements.txt\npython app.py\n" in text
-    assert "pip install -r requirements-dev.txt" in text and "\npython -m pytest\n" in text
+    assert "pip install -r requirements-dev.txt" in text and re.search(r"^python -m pytest(?: +#.*)?$", text, re.M)
     for page in PAGES:
         for requirements in re.findall(r"pip install -r (\S+)", page.read_text(encoding="utf-8")):
             assert (REPO / requirements).is_file(), f"{page.name}: no {requirements}"
@@ -171,8 +241,10 @@ def test_an_installed_module_is_not_taken_for_a_file_of_the_repository_even_in_a
 
 
 def parses_arguments(target: str) -> bool:
+    """Whether the command takes flags: it uses argparse, or parse_args of a module that does
+    (train.py, whose flags are capsnet.training.options')."""
     source = source_of(target)
-    return source is None or "argparse" in source.read_text(encoding="utf-8")
+    return source is None or bool(re.search(r"\bargparse\b|\bparse_args\(", source.read_text(encoding="utf-8")))
 
 
 # Runs each command given as its arguments with --help, in one interpreter (torch, Gradio and the
