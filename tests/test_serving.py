@@ -132,7 +132,7 @@ def test_an_image_returned_again_is_never_read_half_written(tmp_path):
     assert list(path.parent.iterdir()) == [path]  # no temporary file left behind
 
 
-def test_no_more_than_model_turns_readings_run_at_once():
+def test_no_more_than_network_slots_readings_run_at_once():
     running, most, lock = [0], [0], threading.Lock()
 
     def reading() -> None:
