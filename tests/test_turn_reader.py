@@ -217,8 +217,8 @@ def test_a_digit_shown_before_the_networks_came_is_turned_in_the_page_once_they_
     """An example tapped while the CapsNet's graph is still on its way is read by the server; once
     the page's networks are ready, a drag of Turn it turns that same digit in the page, with no
     request."""
-    held = []
-    page.route(f"**/{app.READING.page_network.url}", lambda route: held.append(route))  # kept back until let go
+    held, graph = [], f"**/{app.READING.page_network.url}"
+    page.route(graph, lambda route: held.append(route))  # kept back until let go
     page.goto(url)
     page.wait_for_selector("#pad [data-revision]", state="attached")  # the pad's module has started
     page.locator("#pad button.example").nth(3).click()
@@ -227,6 +227,7 @@ def test_a_digit_shown_before_the_networks_came_is_turned_in_the_page_once_they_
     while not held:
         page.wait_for_timeout(100)
     held[0].continue_()
+    page.unroute(graph)  # Turn it's second worker fetches it too
     wait_for_networks(page)
     person = TurnDriver(page)
     person.shown()

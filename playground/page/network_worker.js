@@ -4,7 +4,7 @@
 // or two of these and talks to them in messages:
 //
 //   {id, kind, ...} -> {id, result} or {id, error: message}, the kinds being
-//   load     {facts, runtime, graphs: {name: url}, decoder: url or null} -> {loaded: [names]}
+//   load     {facts, runtime, graphs: {name: url or bytes}, decoder: url or null} -> {loaded: [names]}
 //   read     {drawing: {strokes, background}} -> null for too little ink, or {image, capsules,
 //            lengths, reconstructions: {winner, runnerUp}} (the capsules graph, the decoder)
 //   decode   {capsules, digit, offsets} -> the picture's ink (the decoder)
@@ -29,10 +29,12 @@ let decoder = null; // the decoder (decode.js), once loaded
 const argmax = (values) => values.indexOf(Math.max(...values));
 const imageTensor = (image) => new ort.Tensor("float32", image, [1, 1, facts.field, facts.field]);
 
-// The graph at `url`, run once unseen: a session's first run prepares its kernels, so the first
-// reading is as fast as the later ones. Its inputs: an image, and a change for the turn.
-async function session(url) {
-  const created = await ort.InferenceSession.create(url, { executionProviders: ["wasm"] });
+// The graph at `source` (its address, or its bytes: an ArrayBuffer), run once unseen: a session's
+// first run prepares its kernels, so the first reading is as fast as the later ones. Its inputs: an
+// image, and a change for the turn.
+async function session(source) {
+  const graph = source instanceof ArrayBuffer ? new Uint8Array(source) : source;
+  const created = await ort.InferenceSession.create(graph, { executionProviders: ["wasm"] });
   const blank = imageTensor(new Float32Array(facts.field * facts.field));
   const inputs = created.inputNames.includes("change") ? { images: blank, change: unchanged } : { images: blank };
   await created.run(inputs);
@@ -61,8 +63,8 @@ async function load(message) {
     decode(decoder, blank, 0, null);
     dimensionChanges(decoder, blank, 0, Array(decoder.config.digit_capsule_dim).fill(1));
   }
-  for (const [name, url] of Object.entries(message.graphs)) {
-    sessions[name] ??= await session(url);
+  for (const [name, source] of Object.entries(message.graphs)) {
+    sessions[name] ??= await session(source);
   }
   return { loaded: Object.keys(sessions), decoder: decoder !== null };
 }

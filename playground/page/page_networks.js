@@ -1,14 +1,17 @@
 // The page's networks, each run in a module worker (network_worker.js), so that reading a drawing
 // never holds up the thread that takes the pen and paints the ink. One worker holds the CapsNet
-// (its capsules graph and its decoder) and reads the drawings; Turn it turns the digit and reads it
-// with the CapsNet there and, on a machine of two or more cores (navigator.hardwareConcurrency),
-// with the CNN in a second worker at the same time; on one core, the first worker runs both.
+// (its capsules graph and its decoder) and reads the drawings. Turn it turns the digit and reads it
+// with both the CapsNet and the CNN: on a machine of two or more cores
+// (navigator.hardwareConcurrency) a second worker loads both networks too, and each network's part
+// of a turn goes to whichever worker is free (`turnAndRead`), so that both cores work while a
+// slider is dragged; on one core, the first worker does all.
 //
 // The reading panel starts the reader (reading_panel.js), Turn it the turner once its section
 // comes near the screen (turn_panel.js). Each start is a promise that fails with the reason the
 // page cannot run them; its state says where it stands: "waiting", "ready" or "unavailable".
 
 import { pageIdle } from "./page_loaded.js";
+import { sharedWork } from "./shared_work.js";
 
 const absolute = (url) => new URL(url, document.baseURI).href;
 
@@ -41,9 +44,11 @@ function networkWorker() {
   };
 }
 
-let capsnet = null; // the CapsNet's worker
-let cnn = null; // the CNN's worker: a second one, or the CapsNet's on one core
+let capsnet = null; // the CapsNet's worker, the reader
+// How many workers Turn it's turns are shared among: the reader's, and a second on two cores or more.
+export const TURNERS = navigator.hardwareConcurrency >= 2 ? 2 : 1;
 let facts = null; // Python's numbers the reader was started with (reading.PREPROCESSING)
+let readerFiles = null; // the reader's graph and decoder, which a second worker loads for Turn it
 let reader = null; // the reader's start, once asked
 let readerAsked; // resolves with the reader's start, once asked: the turner follows it
 const askedForReader = new Promise((done) => {
@@ -84,6 +89,7 @@ function warmUpDrawing({ side, background_side }) {
 // address relative to the page.
 export function startReader({ facts: numbers, runtime, capsules, decoder }) {
   facts ??= numbers;
+  readerFiles ??= { capsules: absolute(capsules), decoder: absolute(decoder) };
   reader ??= started(
     "reader",
     Promise.resolve(cannotRun()).then(async (why) => {
@@ -107,48 +113,44 @@ export function startReader({ facts: numbers, runtime, capsules, decoder }) {
   return reader;
 }
 
+// One network's part of a turn, done by the first turner free.
+const turnPart = sharedWork("turn");
+
+// The file at `url` (relative to the page), downloaded once for every worker that loads it.
+async function downloaded(url) {
+  const response = await fetch(absolute(url));
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
+
 // The turner, once the reader is ready: `settings` = {runtime, turn: the turn's graph,
-// probabilities: the CNN's, unchanged: the change that leaves a digit as it is}.
+// probabilities: the CNN's, unchanged: the change that leaves a digit as it is}. Every turner
+// loads both networks: the turn's and the CNN's graphs downloaded here once and sent to each, the
+// reader's files (fetched by the reader already) from the browser's cache.
 export function startTurner({ runtime, turn, probabilities, unchanged }) {
   turner ??= started(
     "turner",
     askedForReader.then(async (started) => {
       await started;
-      const common = { facts, runtime: absolute(runtime), unchanged };
-      cnn = navigator.hardwareConcurrency >= 2 ? networkWorker() : capsnet;
-      await Promise.all([
-        capsnet.ask("load", { ...common, graphs: { turn: absolute(turn) } }),
-        cnn.ask("load", { ...common, graphs: { turn: absolute(turn), probabilities: absolute(probabilities) } }),
-      ]);
+      const common = { facts, runtime: absolute(runtime), unchanged, decoder: readerFiles.decoder };
+      const [turnGraph, cnnGraph] = await Promise.all([turn, probabilities].map(downloaded));
+      const graphs = { turn: turnGraph, probabilities: cnnGraph, capsules: readerFiles.capsules };
+      const workers = TURNERS === 2 ? [capsnet, networkWorker()] : [capsnet];
+      await Promise.all(workers.map((worker) => worker.ask("load", { ...common, graphs })));
+      for (const worker of workers) turnPart.add(worker);
     }),
   );
   return turner;
 }
 
-// "waiting", "ready" or "unavailable", for the reader and the turner.
-export const readerState = () => states.reader;
-export const turnerState = () => states.turner;
-
-// A drawing read: `drawing` = {strokes: flat [x0, y0, x1, y1, ...] arrays in pad units,
-// background: the example's ink values 0..255 or null}. A promise of null for too little ink, or
-// {image: the network's input, capsules: v [10 * 16], lengths: |v_j| [10], reconstructions:
-// {winner, runnerUp}: the decoder's pictures}.
-export const readDrawing = ({ strokes, background }) => capsnet.ask("read", { drawing: { strokes, background } });
-
-// The decoder's picture of capsule `digit` of `capsules` moved by `offsets` (null: not moved).
-export const decodeCapsule = (capsules, digit, offsets) => capsnet.ask("decode", { capsules, digit, offsets });
-
-// The ink each dimension of capsule `digit` adds and takes away between the ends of its slider's
-// range (`limits`, one number a dimension): a Float32Array of signed changes for each.
-export const dimensionChangesOf = (capsules, digit, limits) => capsnet.ask("changes", { capsules, digit, limits });
-
 // `image` (the network's input) changed by `change` (the turn graph's numbers) and read by both
-// networks: {turned, capsules, lengths, reconstruction: the CapsNet's winner, probabilities}.
+// networks: {turned, capsules, lengths, reconstruction: the CapsNet's winner, probabilities}. The
+// two networks' parts go to the turners as they come free: with two, one turn's parts run side by
+// side, and while one part of a turn runs the next turn's can start.
 export async function turnAndRead(image, change) {
-  if (cnn === capsnet) return capsnet.ask("turn", { image, change, networks: ["capsules", "probabilities"] });
-  const [capsules, probabilities] = await Promise.all([
-    capsnet.ask("turn", { image, change, networks: ["capsules"] }),
-    cnn.ask("turn", { image, change, networks: ["probabilities"] }),
+  const [capsules, cnn] = await Promise.all([
+    turnPart({ image, change, networks: ["capsules"] }),
+    turnPart({ image, change, networks: ["probabilities"] }),
   ]);
-  return { ...capsules, probabilities: probabilities.probabilities };
+  return { ...capsules, probabilities: cnn.probabilities };
 }

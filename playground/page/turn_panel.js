@@ -1,9 +1,10 @@
 // Turn it's turn panel, its page side (playground/turn_it.py lays it out; gr.HTML gives `element`
 // and `props`). When a transform slider moves, the digit the reading panel shows is turned and read
-// by both networks in the page (page_networks.js: in workers, the CapsNet and the CNN side by side
-// where there are two cores), as often as they are free, and the turn panel is filled: the turned
-// digit, the CapsNet's reading and reconstruction, the CNN's, and how far each of the drawn digit's
-// 16 dimensions moved. The server hears nothing of the drag.
+// by both networks in the page (page_networks.js: in workers, two where there are two cores, each
+// move's two networks side by side and the next move begun as soon as a worker is free), as often
+// as they are free, and the turn panel is filled with the newest move read: the turned digit, the
+// CapsNet's reading and reconstruction, the CNN's, and how far each of the drawn digit's 16
+// dimensions moved. The server hears nothing of the drag.
 //
 // The turn is capsnet.data.affine.transform itself, exported as a graph (props.turn_url); the
 // CNN's graph (props.cnn_url) loads only once the section comes near the screen. The panel is the
@@ -23,7 +24,7 @@
 // on more than one angle's work; a newer reading abandons the sweep.
 
 import { newestOnly } from "./newest_only.js";
-import { startTurner, turnAndRead, turnerState } from "./page_networks.js";
+import { startTurner, TURNERS, turnAndRead, turnerState } from "./page_networks.js";
 import { argmax, barsFilled, fixed, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
 import { drawn as drawnByReadingPanel } from "./reading_panel.js";
 import { shownReading } from "./shown_reading.js";
@@ -111,13 +112,23 @@ export function mount({ element, props }) {
     return panel;
   }
 
+  // As many turns under way as there are turners, each drawn unless a later one is drawn already.
+  let offered = 0;
+  let drawnLast = 0;
   const turn = newestOnly(
-    async ([value, shown]) => {
+    async ([value, shown, order]) => {
       const panel = await turned(value, shown);
+      if (order < drawnLast) return;
+      drawnLast = order;
       element.querySelector(".turn")?.replaceWith(panel);
     },
     (error) => giveUp(`turning the digit in the page failed (${error.message})`),
+    TURNERS,
   );
+  const offer = (value, shown) => {
+    offered += 1;
+    turn([value, shown, offered]);
+  };
   turns.add(turn);
 
   document.addEventListener("turn-change", (event) => {
@@ -125,7 +136,7 @@ export function mount({ element, props }) {
     const shown = reading();
     if (!turning() || shown === null) return;
     event.preventDefault();
-    turn([event.detail.value, shown]);
+    offer(event.detail.value, shown);
   });
 
   // Turn it's refresh of the reading `shown`: the sweep shown at once as not read yet, the turn
@@ -152,7 +163,7 @@ export function mount({ element, props }) {
     show();
     await yielded();
     if (sweeping !== job || reading() !== shown) return;
-    turn([sliders, shown]);
+    offer(sliders, shown);
     for (const k of order) {
       await yielded();
       if (sweeping !== job || reading() !== shown) return;

@@ -85,3 +85,16 @@ test("newestOnly's done() settles once nothing is under way or waiting", async (
   await held.finish();
   assert.equal(done, true, "not done once a and b were");
 });
+
+test("newestOnly with a limit of two works on two items at once, then the newest waiting", async () => {
+  const held = heldWork();
+  const offer = newestOnly(held.work, assert.fail, 2);
+  for (const item of ["a", "b", "c", "d"]) offer(item);
+  await settled();
+  assert.deepEqual(held.started, ["a", "b"]);
+  await held.finish();
+  assert.deepEqual(held.started, ["a", "b", "d"]);
+  await held.finish();
+  await held.finish();
+  assert.equal(held.most, 2);
+});
