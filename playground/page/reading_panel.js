@@ -93,11 +93,25 @@ export function mount({ element, props, watch, fire }) {
   let failed = false; // a reading failed here: the server reads from now on
   let shown = 0; // the pad revision of the reading the panel shows, read here
   let lastDrawing = null; // the newest drawing the pad offered
+  let penLifted = () => {}; // ends the rest under way
+
+  // While the pen is down, each reading is followed by a rest as long as it took, which the pen's
+  // lifting ends: where the page's thread and the networks share one slow core, the readings so take
+  // at most about half of it, and the pen the rest.
+  const rest = (ms) =>
+    new Promise((done) => {
+      const timer = setTimeout(done, ms);
+      penLifted = () => {
+        clearTimeout(timer);
+        done();
+      };
+    });
 
   // A drawing read, and the panel filled with it unless the panel shows a newer drawing already,
   // or the server's reading of the same one (settled: its details follow it).
   const read = newestOnly(
     async (drawing) => {
+      const started = performance.now();
       const found = await readDrawing(drawing);
       const holder = element.querySelector(".panel")?.parentElement;
       if (!holder) return;
@@ -111,6 +125,7 @@ export function mount({ element, props, watch, fire }) {
         shownCapsule(found && holder.firstElementChild, found?.capsules, true);
       }
       showReading(found && { revision: String(drawing.revision), ...found });
+      if (drawing.drawing) await rest(performance.now() - started);
     },
     (error) => {
       failed = true;
@@ -125,6 +140,7 @@ export function mount({ element, props, watch, fire }) {
     lastDrawing = event.detail;
     if (!reading()) return;
     event.preventDefault();
+    if (!event.detail.drawing) penLifted();
     read(event.detail);
   });
 
