@@ -16,6 +16,8 @@ from tests.support.paths import REPO
 
 IMPORTS = re.compile(r'^import \{[^}]*\} from "\./([\w.]+)";$|new URL\("\./([\w.]+)", import\.meta\.url\)', re.M)
 GLUE = re.compile(r"import\(new URL\(\"page/[0-9a-f]{16}/([\w.]+)\", document\.baseURI\)\)")
+NAMED_IMPORTS = re.compile(r'^import \{([^}]*)\} from "\./([\w.]+)";$', re.M)
+EXPORTS = re.compile(r"^export (?:async )?(?:function|const|let|class) (\w+)", re.M)
 
 
 def imports_of(module) -> set[str]:
@@ -54,6 +56,20 @@ def test_every_module_s_imports_are_in_the_folder_and_every_module_is_used(app):
         assert imported <= modules.keys(), (name, imported - modules.keys())
     used = set().union(*modules.values()) | {GLUE.findall(line)[0] for line in glue_lines(app.demo)}
     assert used == modules.keys(), modules.keys() - used
+
+
+def test_every_name_a_module_imports_is_exported_by_the_module_it_names():
+    """A browser refuses a whole module whose import names what the other does not export (and
+    every module that imports it): Biome, which lints one file at a time, cannot see it."""
+    exported = {path.name: set(EXPORTS.findall(path.read_text(encoding="utf-8"))) for path in page_modules.MODULES}
+    missing = [
+        (path.name, name, module)
+        for path in page_modules.MODULES
+        for names, module in NAMED_IMPORTS.findall(path.read_text(encoding="utf-8"))
+        for name in (part.split(" as ")[0].strip() for part in names.split(","))
+        if name and name not in exported[module]
+    ]
+    assert sum(map(len, exported.values())) > 40 and not missing, missing
 
 
 def test_a_module_that_ports_a_python_function_is_named_after_it():

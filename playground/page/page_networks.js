@@ -143,6 +143,23 @@ export function startTurner({ runtime, turn, probabilities, unchanged }) {
   return turner;
 }
 
+// "waiting", "ready" or "unavailable", for the reader and the turner.
+export const readerState = () => states.reader;
+export const turnerState = () => states.turner;
+
+// A drawing read: `drawing` = {strokes: flat [x0, y0, x1, y1, ...] arrays in pad units,
+// background: the example's ink values 0..255 or null}. A promise of null for too little ink, or
+// {image: the network's input, capsules: v [10 * 16], lengths: |v_j| [10], reconstructions:
+// {winner, runnerUp}: the decoder's pictures}.
+export const readDrawing = ({ strokes, background }) => capsnet.ask("read", { drawing: { strokes, background } });
+
+// The decoder's picture of capsule `digit` of `capsules` moved by `offsets` (null: not moved).
+export const decodeCapsule = (capsules, digit, offsets) => capsnet.ask("decode", { capsules, digit, offsets });
+
+// The ink each dimension of capsule `digit` adds and takes away between the ends of its slider's
+// range (`limits`, one number a dimension): a Float32Array of signed changes for each.
+export const dimensionChangesOf = (capsules, digit, limits) => capsnet.ask("changes", { capsules, digit, limits });
+
 // `image` (the network's input) changed by `change` (the turn graph's numbers) and read by both
 // networks: {turned, capsules, lengths, reconstruction: the CapsNet's winner, probabilities}. The
 // two networks' parts go to the turners as they come free: with two, one turn's parts run side by
