@@ -29,24 +29,23 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
-from torch.optim.swa_utils import AveragedModel
 
-from capsnet import CapsNet, WeightsError, load_model
+from capsnet import WeightsError, load_model
 from capsnet.data.datasets import mnist, validation_split
 from capsnet.data.pairs import pair_right
 from capsnet.shipping.model_card import write_model_card
-from capsnet.shipping.pretrained import CONFIGS, NETWORKS, SERVED_BY
+from capsnet.shipping.pretrained import NETWORKS, SERVED_BY
 from capsnet.training.epoch_losses import NonFiniteLossError, UnreadLosses
 from capsnet.training.final_reads import read_test_sets
 from capsnet.training.hub import push
 from capsnet.training.losses import LOSSES
-from capsnet.training.metrics import earlier_record, write_record
+from capsnet.training.metrics import write_record
 from capsnet.training.moving_average import update_moving_average
 from capsnet.training.options import RunOptions, UsageError, check_flags, parse_options
 from capsnet.training.out_folder import keep_if_best, record_stop, run_record, what_is_kept
 from capsnet.training.processes import DeviceError, Processes, join_processes, pick_device, torchrun_processes, use_bf16
 from capsnet.training.random_state import epoch_seed, rng_state, set_rng_state
-from capsnet.training.resume import resume_or_begin
+from capsnet.training.resume import new_state, resume_or_begin
 from capsnet.training.run import Run, run_folder
 from capsnet.training.sharded_data import DRY_RUN_VAL_IMAGES, RunData, run_data
 from capsnet.training.signals import Interrupted, StopSignals
@@ -81,7 +80,7 @@ def train(options: RunOptions, argv: list[str]) -> int:
         check_flags(options, processes.world)
         run = set_up_run(options, processes, argv)
         data = load_data(run)
-        state = build_state(run)
+        state = new_state(run)
         resume_or_begin(run, data, state)
         report_start(run, data, state)
         with run.signals:  # before, nothing is written: Ctrl-C stops the run at once
@@ -149,52 +148,6 @@ def load_data(run: Run) -> RunData:
         options.pairs_per_epoch,
         run.single_share,
     )
-
-
-def build_state(run: Run) -> TrainingState:
-    """The network (from --init-from, else initialised from --seed, the same in every process) on
-    the run's device, its moving average, Adam and the schedule, as a new run's state.
-
-    Raises:
-        UsageError: the --init-from weights cannot be loaded.
-    """
-    options = run.options
-    torch.manual_seed(options.seed)  # the initial weights: the same in every process
-    network = NETWORKS[options.model]
-    try:
-        model = load_model(options.init_from, network) if options.init_from else network(CONFIGS[network]())
-    except WeightsError as error:
-        raise UsageError(f"--init-from: {error}") from None
-    if options.routing_iterations:
-        model = routed_with(model, options.routing_iterations)
-    model = model.to(run.device)
-    optimizer = torch.optim.Adam(
-        model.parameters(), lr=options.lr, fused=run.device.type == "cuda"
-    )  # one kernel a step
-    return TrainingState(
-        model=model,
-        ema=AveragedModel(model),
-        optimizer=optimizer,  # the average updated by update_moving_average
-        schedule=torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=options.lr_decay),
-        epoch=options.start_epoch - 1,
-        recipe=recipe(run),
-        earlier=earlier_record(options.init_from, options.model, options.task),  # before --out is written to
-        out=run.folder,
-    )
-
-
-def routed_with(model: CapsNet, iterations: int) -> CapsNet:
-    """The same weights in a CapsNet whose config routes with ``iterations`` (so its config.json says so)."""
-    rerouted = CapsNet(replace(model.config, routing_iterations=iterations))
-    rerouted.load_state_dict(model.state_dict())
-    return rerouted
-
-
-def recipe(run: Run) -> dict:
-    """The flags that shape the run's trajectory, the device's type and bf16 autocast: a resumed
-    run must repeat them to end where an uninterrupted one would (and metrics.json, which records
-    one device and one autocast, stays true)."""
-    return {**run.options.recipe(), "device": run.device.type, "bf16_autocast": run.bf16}
 
 
 def last_epoch(options: RunOptions, state: TrainingState) -> int:

@@ -10,6 +10,7 @@ study, however far their imports are followed; and the library and the page impo
 inside a function."""
 
 import ast
+import subprocess
 from pathlib import Path
 
 from tests.support.paths import REPO
@@ -208,3 +209,21 @@ def test_bench_imports_only_the_harness_from_tests_and_the_harness_no_bench():
         if name.split(".")[0] == "bench"
     ]
     assert not wrong, wrong
+
+
+LONGEST = 400  # lines: a module one reader takes in at a sitting
+
+
+def test_no_source_file_outside_tests_is_longer_than_one_reader_takes_in():
+    """Every Python, JavaScript, CSS and shell file of ours outside tests/, as ruff and Biome format
+    them, is at most LONGEST lines: one past it is split by concern (ONNX Runtime Web, vendored, aside)."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    sources = [
+        path
+        for path in tracked
+        if Path(path).suffix in {".py", ".js", ".css", ".sh"}
+        and not path.startswith(("tests/", "playground/onnxruntime-web/"))
+    ]
+    assert len(sources) > 100, "git lists the repository's files"
+    lines = {path: len((REPO / path).read_text(encoding="utf-8").splitlines()) for path in sources}
+    assert not {path: n for path, n in lines.items() if n > LONGEST}

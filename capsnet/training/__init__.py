@@ -14,7 +14,8 @@ capsnet.data, never capsnet.studies.
     run             a run's options, process, device, stop signals and folder (where its checkpoint lies)
     validation      what chooses the epoch: the held-out images read right, or written examples read exactly
     state           a run's state, which its checkpoint keeps: written, read and checked
-    resume          where a run begins: the checkpoint --resume names, or --init-from weights to beat
+    resume          where a run begins: a new run's state, then the checkpoint --resume names, or
+                    --init-from weights to beat
     out_folder      the best weights so far and their record, a stop recorded, what is kept after one
     final_reads     the chosen weights read once on the test sets at the end
     metrics         metrics.json, what a run records beside its weights: written and read
