@@ -72,6 +72,17 @@ function shownCapsule(panel, capsules, atZero) {
   document.dispatchEvent(new CustomEvent("capsule-shown", { detail: detail ?? { panel: null } }));
 }
 
+// The end of the page thread's latest long task (over 50 ms, when no event can be taken), where
+// the browser reports them (PerformanceObserver "longtask").
+let longTaskEnded = Number.NEGATIVE_INFINITY;
+if (PerformanceObserver.supportedEntryTypes?.includes("longtask")) {
+  new PerformanceObserver((list) => {
+    for (const task of list.getEntries()) longTaskEnded = Math.max(longTaskEnded, task.startTime + task.duration);
+  }).observe({ type: "longtask" });
+}
+const LATELY_MS = 1000;
+const penWaitedLately = () => performance.now() - longTaskEnded < LATELY_MS;
+
 // The reading panel's readings and redraws under way (newest_only.js), for drawn().
 const drawings = new Set();
 
@@ -95,9 +106,10 @@ export function mount({ element, props, watch, fire }) {
   let lastDrawing = null; // the newest drawing the pad offered
   let penLifted = () => {}; // ends the rest under way
 
-  // While the pen is down, each reading is followed by a rest as long as it took, which the pen's
-  // lifting ends: where the page's thread and the networks share one slow core, the readings so take
-  // at most about half of it, and the pen the rest.
+  // While the pen is down and the page's thread has lately run a long task (the pen's events
+  // waited), each reading is followed by a rest as long as it took, which the pen's lifting ends:
+  // where the page's thread and the networks share a slow core, the readings so take at most about
+  // half of it, and the pen the rest. Where the pen never waits, the readings never rest.
   const rest = (ms) =>
     new Promise((done) => {
       const timer = setTimeout(done, ms);
@@ -125,7 +137,7 @@ export function mount({ element, props, watch, fire }) {
         shownCapsule(found && holder.firstElementChild, found?.capsules, true);
       }
       showReading(found && { revision: String(drawing.revision), ...found });
-      if (drawing.drawing) await rest(performance.now() - started);
+      if (drawing.drawing && penWaitedLately()) await rest(performance.now() - started);
     },
     (error) => {
       failed = true;
