@@ -4,7 +4,8 @@ change_colours.js and dimension_sliders.js), in a real browser (Debian's Chromiu
 Playwright): a tapped example's 16 pictures are drawn in the page before the server answers, with
 the rows of the digit read, and each is within two levels of 255 (every channel) of the server's for
 the same reading, digit and range, over both ranges and Decode as another digit; without the page's
-decoder the server's pictures are shown; on a 390-pixel phone page each picture stands beside its
+decoder the server's pictures are shown; while the pen is down they stay, and follow the reading
+made once it lifts; on a 390-pixel phone page each picture stands beside its
 slider and the page never scrolls sideways."""
 
 import pytest
@@ -133,6 +134,44 @@ def test_a_new_reading_redraws_the_pictures_before_the_server_answers(app, url, 
     assert_same_pictures(drawn_at_once, server, "drawn before the answers (the page's own reading)")
     assert after["whose"] == "page"
     assert_same_pictures(after, server, "after the answers (the server's reading)")
+
+
+# In the page: the reading panel's and the sliders' pad revisions.
+REVISIONS = """
+() => [document.querySelector('#reading-panel .panel').dataset.revision,
+       document.querySelector('#sliders .dimensions').dataset.revision]
+"""
+
+
+def test_while_the_pen_is_down_the_sliders_stay_and_they_follow_once_it_lifts(url, page):
+    """Readings made while the pen draws change the reading panel but not the sliders (their rows
+    and 16 pictures would take the page's thread from the pen); the reading made as the pen lifts
+    redraws them."""
+    page.goto(url)
+    person = SliderDriver(page)
+    person.tap_example(1)
+    page.wait_for_function("() => document.querySelector('#sliders .dimensions').dataset.pictures === 'page'")
+    panel, sliders = page.evaluate(REVISIONS)
+    assert panel == sliders
+    pictures = [row["picture"] for row in shown(page)["rows"]]
+    box = page.locator("#pad canvas").bounding_box()
+    page.mouse.move(box["x"] + 0.2 * box["width"], box["y"] + 0.2 * box["height"])
+    page.mouse.down()
+    for k in range(1, 41):  # across the pad, over the example's 1
+        page.mouse.move(box["x"] + (0.2 + 0.015 * k) * box["width"], box["y"] + (0.2 + 0.015 * k) * box["height"])
+        page.wait_for_timeout(20)
+    page.wait_for_function("(before) => document.querySelector('#reading-panel .panel').dataset.revision !== before",
+                           arg=panel)  # fmt: skip
+    page.wait_for_timeout(500)
+    assert page.evaluate(REVISIONS)[1] == sliders, "the sliders followed a reading made while the pen was down"
+    assert [row["picture"] for row in page.evaluate(SHOWN)["rows"]] == pictures
+    page.mouse.up()
+    page.wait_for_function(
+        "() => { const list = document.querySelector('#sliders .dimensions');"
+        " return list.dataset.revision === document.querySelector('#reading-panel .panel').dataset.revision; }"
+    )
+    after = shown(page)
+    assert after["revision"] != sliders and [row["picture"] for row in after["rows"]] != pictures
 
 
 def test_without_the_page_decoder_the_server_draws_the_pictures(app, url, page):

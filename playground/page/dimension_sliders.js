@@ -10,8 +10,8 @@
 // as the component's "input" event. The server sets the whole value (new labels, offsets back at
 // zero, its pictures).
 //
-// Where the page's decoder draws the capsule the reading panel shows (its "capsule-shown" events),
-// the sliders follow it in the page, with no request: that digit's rows over the range chosen, and
+// Where the page's decoder draws the capsule the reading panel shows (its "capsule-shown" events,
+// once the pen has lifted), the sliders follow it in the page, with no request: that digit's rows over the range chosen, and
 // beside each slider the ink its dimension adds and takes away between the ends of its range, made
 // in the page's worker (32 decoder runs, page_networks.js) for the newest capsule whenever it is
 // free (newest_only.js). Elsewhere they show the server's rows and pictures. The list's
@@ -149,9 +149,13 @@ export function mount({ element, props, watch, fire }) {
   });
 
   // The reading panel shows a new capsule: a reading's, or Decode as's, at zero offsets (`atZero`),
-  // or the server's panel of one; none where the page read too little ink.
+  // or the server's panel of one; none where the page read too little ink. While the pen is down
+  // (`penDown`) the sliders stay as they are: nobody can drag them then, and their rows and 16
+  // pictures, redrawn for every reading, would take the page's thread from the pen. They follow the
+  // reading made once the pen lifts.
   document.addEventListener("capsule-shown", ({ detail }) => {
-    const { panel, capsules, digit, atZero } = detail;
+    const { panel, capsules, digit, atZero, penDown } = detail;
+    if (penDown) return;
     followed = panel && { panel, capsules, digit };
     const zeros = props.value.offsets.map(() => 0);
     if (panel === null) props.value = { ...props.value, offsets: zeros, enabled: false, pictures: null };

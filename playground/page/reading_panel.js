@@ -66,10 +66,11 @@ export function redrawAs(decodeAs, range, winner) {
   );
 }
 
-// The panel's capsule shown, for the sliders ("capsule-shown"): `atZero`, unmoved and drawn here.
-function shownCapsule(panel, capsules, atZero) {
-  const detail = panel && { panel, capsules, digit: Number(panel.dataset.decoded), atZero };
-  document.dispatchEvent(new CustomEvent("capsule-shown", { detail: detail ?? { panel: null } }));
+// The panel's capsule shown, for the sliders ("capsule-shown"): `atZero`, unmoved and drawn here;
+// `penDown`, a reading made while the pen is still drawing.
+function shownCapsule(panel, capsules, atZero, penDown = false) {
+  const detail = panel && { panel, capsules, digit: Number(panel.dataset.decoded), atZero, penDown };
+  document.dispatchEvent(new CustomEvent("capsule-shown", { detail: detail ?? { panel: null, penDown } }));
 }
 
 // The end of the page thread's latest long task (over 50 ms, when no event can be taken), where
@@ -134,7 +135,7 @@ export function mount({ element, props, watch, fire }) {
         if (found === null) holder.innerHTML = props.empty_panel;
         else holder.replaceChildren(filledPanel(props.panel_template, props.decoder_url, found, drawing.revision));
         shown = drawing.revision;
-        shownCapsule(found && holder.firstElementChild, found?.capsules, true);
+        shownCapsule(found && holder.firstElementChild, found?.capsules, true, drawing.drawing);
       }
       showReading(found && { revision: String(drawing.revision), ...found });
       if (drawing.drawing && penWaitedLately()) await rest(performance.now() - started);
