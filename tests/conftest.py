@@ -9,6 +9,8 @@ import pytest
 import torch
 
 from capsnet import CapsNet
+from capsnet.baseline import BaselineCNN
+from capsnet.shipping.onnx_file import capsules_graph, probabilities_graph, turn_graph
 from tests.support.app_server import serving_app
 from tests.support.chromium_browser import chromium
 from tests.support.gradio_clients import api_client
@@ -136,6 +138,24 @@ def trained_model() -> CapsNet:
     if not (WEIGHTS / "model.safetensors").exists():
         pytest.skip(f"no trained weights in {WEIGHTS}: run train.py first")
     return CapsNet.from_pretrained(WEIGHTS).eval()
+
+
+@pytest.fixture(scope="session")
+def trained_cnn() -> BaselineCNN:
+    if not (WEIGHTS / "cnn" / "model.safetensors").exists():
+        pytest.skip(f"no trained CNN baseline in {WEIGHTS / 'cnn'}")
+    return BaselineCNN.from_pretrained(WEIGHTS / "cnn").eval()
+
+
+@pytest.fixture(scope="session")
+def page_graphs(trained_model, trained_cnn) -> dict[str, bytes]:
+    """The page's graphs (capsnet/shipping/onnx_file.py): the shipped CapsNet's and CNN's, and the
+    turn of a 28x28 digit, exported once a run: an export takes about a second."""
+    return {
+        "capsules": capsules_graph(trained_model),
+        "probabilities": probabilities_graph(trained_cnn),
+        "turn": turn_graph(trained_model.config.image_size),
+    }
 
 
 @pytest.fixture

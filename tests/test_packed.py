@@ -5,19 +5,10 @@ import pytest
 import torch
 from torch import nn
 
-from capsnet.baseline import BaselineCNN
 from capsnet.shipping import onnx_file, packed
 from capsnet.shipping.packed import PackedConv2d, pack_convolutions
-from tests.support.paths import WEIGHTS
 
 pytestmark = pytest.mark.skipif(not packed.packing_available(), reason="this PyTorch build has no oneDNN")
-
-
-@pytest.fixture(scope="module")
-def trained_cnn() -> BaselineCNN:
-    if not (WEIGHTS / "cnn" / "model.safetensors").exists():
-        pytest.skip(f"no trained CNN in {WEIGHTS / 'cnn'}")
-    return BaselineCNN.from_pretrained(WEIGHTS / "cnn").eval()
 
 
 @pytest.fixture(scope="module")
@@ -97,11 +88,11 @@ def test_a_float64_network_is_read_unpacked(trained_model, digits):
     assert network.primary.conv._packed is None
 
 
-def test_the_onnx_graph_of_a_packed_network_is_the_plain_ones(trained_model, trained_cnn):
+def test_the_onnx_graph_of_a_packed_network_is_the_plain_ones(trained_model, trained_cnn, page_graphs):
     """The page's graphs, exported from the app's packed networks, are those of the plain networks,
     with autograd recording or not."""
     capsnet, cnn = pack_convolutions(copy.deepcopy(trained_model)), pack_convolutions(copy.deepcopy(trained_cnn))
-    expected = onnx_file.capsules_graph(trained_model), onnx_file.probabilities_graph(trained_cnn)
+    expected = page_graphs["capsules"], page_graphs["probabilities"]
     assert (onnx_file.capsules_graph(capsnet), onnx_file.probabilities_graph(cnn)) == expected
     with torch.no_grad():
         assert (onnx_file.capsules_graph(capsnet), onnx_file.probabilities_graph(cnn)) == expected

@@ -5,6 +5,7 @@ every export, named by their hash, the network left in its mode; ONNX Runtime We
 npm package's, served gzipped to a browser that takes it, and every file is kept for good
 (tests/test_page_reader.py and tests/test_turn_reader.py run them in Chromium)."""
 
+import copy
 import gzip
 import hashlib
 import re
@@ -16,13 +17,11 @@ import torch
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange, transform
 from capsnet.model import CapsNet, CapsNetConfig
-from capsnet.shipping.onnx_file import CHANGE, capsules_graph, probabilities_graph, turn_graph
+from capsnet.shipping.onnx_file import CHANGE, capsules_graph, probabilities_graph
 from playground import page_network
 from playground.page_network import CACHED, RUNTIME, RUNTIME_FILES, RUNTIME_FOLDER, PageGraph, runtime_routes
-from tests.support.paths import WEIGHTS
 
 ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev.txt")
 
@@ -33,8 +32,8 @@ def trained(trained_model) -> CapsNet:
 
 
 @pytest.fixture(scope="module")
-def graph(trained) -> bytes:
-    return capsules_graph(trained)
+def graph(page_graphs) -> bytes:
+    return page_graphs["capsules"]
 
 
 def test_the_graph_reads_as_the_network_does(trained, graph, mnist_test):
@@ -70,24 +69,21 @@ def test_a_graph_is_named_by_its_bytes_which_are_the_same_at_every_export(traine
     assert other.url != served.url and re.fullmatch(r"network/[0-9a-f]{16}\.onnx", other.url)
 
 
-def test_the_cnn_s_graph_reads_as_the_cnn_does_and_leaves_it_in_its_mode(mnist_test):
-    cnn = BaselineCNN.from_pretrained(WEIGHTS / "cnn").eval() if (WEIGHTS / "cnn").exists() else None
-    if cnn is None:
-        pytest.skip("no trained CNN baseline in weights/cnn")
-    session = ort.InferenceSession(probabilities_graph(cnn))
-    assert not cnn.training  # its dropout still off
+def test_the_cnn_s_graph_reads_as_the_cnn_does_and_leaves_it_in_its_mode(trained_cnn, page_graphs, mnist_test):
+    session = ort.InferenceSession(page_graphs["probabilities"])
+    assert not trained_cnn.training  # its dropout still off
     images = mnist_test.data[:64, None].float() / 255
     with torch.inference_mode():
-        expected = cnn(images).probabilities.numpy()
+        expected = trained_cnn(images).probabilities.numpy()
     read = np.concatenate([session.run(None, {"images": image[None].numpy()})[0] for image in images])
     assert np.abs(read - expected).max() < 2e-3 and (read.argmax(1) == expected.argmax(1)).all()
-    cnn.train()
-    probabilities_graph(cnn)
-    assert cnn.training
+    training = copy.deepcopy(trained_cnn).train()
+    probabilities_graph(training)
+    assert training.training
 
 
-def test_the_turn_s_graph_turns_as_the_library_does(mnist_test):
-    session = ort.InferenceSession(turn_graph(28))
+def test_the_turn_s_graph_turns_as_the_library_does(page_graphs, mnist_test):
+    session = ort.InferenceSession(page_graphs["turn"])
     image = mnist_test.data[7:8, None].float() / 255
     for change in (AffineChange(), AffineChange(rotation=-180), AffineChange(rotation=35, scale=1.4, shear=-0.6),
                    AffineChange(stretch_x=0.5, stretch_y=1.5, shift_x=-6, shift_y=6)):  # fmt: skip

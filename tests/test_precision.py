@@ -8,8 +8,6 @@ import pytest
 import torch
 
 from capsnet import CapsNet
-from capsnet.baseline import BaselineCNN
-from tests.support.paths import WEIGHTS
 
 # bf16, the autocast train.py trains in, in the fast tier; fp16 and float64 in the slow one
 DTYPES = [
@@ -30,13 +28,6 @@ PIXEL_TOLERANCE = {torch.bfloat16: 0.1, torch.float16: 0.02, torch.float64: 1e-4
 @pytest.fixture(scope="module")
 def digits(mnist_test) -> torch.Tensor:
     return mnist_test.data[:IMAGES].unsqueeze(1).float() / 255  # [32, 1, 28, 28]
-
-
-@pytest.fixture(scope="module")
-def trained_cnn() -> BaselineCNN:
-    if not (WEIGHTS / "cnn" / "model.safetensors").exists():
-        pytest.skip(f"no trained CNN baseline in {WEIGHTS / 'cnn'}")
-    return BaselineCNN.from_pretrained(WEIGHTS / "cnn").eval()
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
