@@ -11,12 +11,12 @@
 // zero, its pictures).
 //
 // Where the page's decoder draws the capsule the reading panel shows (its "capsule-shown" events,
-// once the pen has lifted), the sliders follow it in the page, with no request: that digit's rows over the range chosen, and
-// beside each slider the ink its dimension adds and takes away between the ends of its range, made
-// in the page's worker (32 decoder runs, page_networks.js) for the newest capsule whenever it is
-// free (newest_only.js). Elsewhere they show the server's rows and pictures. The list's
-// data-pictures says whose pictures are shown ("page" or "server"), and data-revision, for the
-// page's, the pad's revision of the reading they are of.
+// once the pen has lifted), the sliders follow it in the page, with no request: that digit's rows
+// over the range chosen, and beside each slider the ink its dimension adds and takes away between
+// the ends of its range, made in the page's worker (32 decoder runs, page_networks.js) for the
+// newest capsule whenever it is free (newest_only.js). Elsewhere they show the server's rows and
+// pictures. The list's data-pictures says whose pictures are shown ("page" or "server"), and
+// data-revision, for the page's, the pad's revision of the reading they are of.
 
 import { changeColours } from "./change_colours.js";
 import { newestOnly } from "./newest_only.js";

@@ -76,7 +76,7 @@ function shownCapsule(panel, capsules, atZero, penDown = false) {
 // The end of the page thread's latest long task (over 50 ms, when no event can be taken), where
 // the browser reports them (PerformanceObserver "longtask").
 let longTaskEnded = Number.NEGATIVE_INFINITY;
-if (PerformanceObserver.supportedEntryTypes?.includes("longtask")) {
+if (globalThis.PerformanceObserver?.supportedEntryTypes?.includes("longtask")) {
   new PerformanceObserver((list) => {
     for (const task of list.getEntries()) longTaskEnded = Math.max(longTaskEnded, task.startTime + task.duration);
   }).observe({ type: "longtask" });
