@@ -10,7 +10,6 @@ import torch
 
 from capsnet import CapsNet
 from capsnet.baseline import BaselineCNN
-from capsnet.shipping.onnx_file import capsules_graph, probabilities_graph, turn_graph
 from tests.support.app_server import serving_app
 from tests.support.chromium_browser import chromium
 from tests.support.gradio_clients import api_client
@@ -148,13 +147,14 @@ def trained_cnn() -> BaselineCNN:
 
 
 @pytest.fixture(scope="session")
-def page_graphs(trained_model, trained_cnn) -> dict[str, bytes]:
-    """The page's graphs (capsnet/shipping/onnx_file.py): the shipped CapsNet's and CNN's, and the
-    turn of a 28x28 digit, exported once a run: an export takes about a second."""
+def page_graphs(app) -> dict[str, bytes]:
+    """The graphs the app serves the page (capsnet/shipping/onnx_file.py), exported from its packed
+    networks as it started: the shipped CapsNet's and CNN's, and the turn of a digit. An export takes
+    about a second: the tests that read the graphs read these."""
     return {
-        "capsules": capsules_graph(trained_model),
-        "probabilities": probabilities_graph(trained_cnn),
-        "turn": turn_graph(trained_model.config.image_size),
+        "capsules": app.READING.page_network.data,
+        "probabilities": app.TURN_IT.cnn_graph.data,
+        "turn": app.TURN_IT.turn_graph.data,
     }
 
 

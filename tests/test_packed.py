@@ -89,13 +89,13 @@ def test_a_float64_network_is_read_unpacked(trained_model, digits):
 
 
 def test_the_onnx_graph_of_a_packed_network_is_the_plain_ones(trained_model, trained_cnn, page_graphs):
-    """The page's graphs, exported from the app's packed networks, are those of the plain networks,
-    with autograd recording or not."""
+    """The page's graphs, exported from the app's packed networks as it starts (autograd recording),
+    and from packed networks with autograd off, are those of the plain networks."""
+    plain = onnx_file.capsules_graph(trained_model), onnx_file.probabilities_graph(trained_cnn)
+    assert (page_graphs["capsules"], page_graphs["probabilities"]) == plain
     capsnet, cnn = pack_convolutions(copy.deepcopy(trained_model)), pack_convolutions(copy.deepcopy(trained_cnn))
-    expected = page_graphs["capsules"], page_graphs["probabilities"]
-    assert (onnx_file.capsules_graph(capsnet), onnx_file.probabilities_graph(cnn)) == expected
     with torch.no_grad():
-        assert (onnx_file.capsules_graph(capsnet), onnx_file.probabilities_graph(cnn)) == expected
+        assert (onnx_file.capsules_graph(capsnet), onnx_file.probabilities_graph(cnn)) == plain
 
 
 def test_without_onednn_the_network_is_left_as_it_is(trained_model, monkeypatch, caplog):
