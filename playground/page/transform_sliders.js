@@ -30,7 +30,7 @@ export function mount({ element, props, watch, fire }) {
     }
   }
 
-  // The turn panel's script (turn_reader.js) may turn the digit itself: it cancels the "turn-change"
+  // The turn panel (turn_panel.js) may turn the digit itself: it cancels the "turn-change"
   // event, and the value is kept without a request (the next event that sends it, Turn it's
   // refresh, takes it along). Otherwise the move goes to the server.
   function moved() {
