@@ -28,6 +28,19 @@ function float32Sum(values) {
   return f32(float32Sum(values.slice(0, half)) + float32Sum(values.slice(half)));
 }
 
+// The smallest box holding every pixel of `values` (a square picture [side * side]) that `isInk`
+// takes, as numpy's flatnonzero of its rows and columns finds it: {top, left, height, width}.
+function inkBox(values, side, isInk) {
+  let [top, bottom, left, right] = [side, -1, side, -1];
+  values.forEach((v, k) => {
+    if (!isInk(v)) return;
+    const [row, column] = [Math.floor(k / side), k % side];
+    [top, bottom] = [Math.min(top, row), Math.max(bottom, row)];
+    [left, right] = [Math.min(left, column), Math.max(right, column)];
+  });
+  return { top, left, height: bottom - top + 1, width: right - left + 1 };
+}
+
 // The square picture [side * side] of ink, float, any scale: Float32Array [field * field] in
 // [0, 1], or null where the strongest ink is below min_contrast.
 export function inkToMnist(ink, side, { field, box, centre, min_contrast, ink_threshold }) {
@@ -37,23 +50,8 @@ export function inkToMnist(ink, side, { field, box, centre, min_contrast, ink_th
   let strongest = Number.NEGATIVE_INFINITY;
   for (let k = 0; k < ink.length; k++) strongest = Math.max(strongest, ink[k]);
   if (!(strongest >= minContrast)) return null;
-  const scaled = new Float32Array(ink.length);
-  let top = side;
-  let bottom = -1;
-  let left = side;
-  let right = -1;
-  for (let row = 0, k = 0; row < side; row++) {
-    for (let column = 0; column < side; column++, k++) {
-      scaled[k] = Math.max(ink[k], 0) / strongest;
-      if (scaled[k] < inkThreshold) continue;
-      top = Math.min(top, row);
-      bottom = Math.max(bottom, row);
-      left = Math.min(left, column);
-      right = Math.max(right, column);
-    }
-  }
-  const height = bottom - top + 1;
-  const width = right - left + 1;
+  const scaled = Float32Array.from(ink, (v) => Math.max(v, 0) / strongest);
+  const { top, left, height, width } = inkBox(scaled, side, (v) => v >= inkThreshold); // crop_to_ink
   const square = Math.max(height, width);
   const inSquare = new Float32Array(square * square);
   const down = Math.floor((square - height) / 2);
@@ -66,21 +64,7 @@ export function inkToMnist(ink, side, { field, box, centre, min_contrast, ink_th
   const boxed = resizeFloat(inSquare, square, box, square >= box ? FILTERS.box : FILTERS.bilinear);
   const boxStrongest = boxed.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
   const fitted = boxed.map((v) => Math.min(Math.max(v / boxStrongest, 0), 1));
-  let firstRow = box;
-  let lastRow = -1;
-  let firstColumn = box;
-  let lastColumn = -1;
-  fitted.forEach((v, k) => {
-    if (v === 0) return;
-    const row = Math.floor(k / box);
-    const column = k % box;
-    firstRow = Math.min(firstRow, row);
-    lastRow = Math.max(lastRow, row);
-    firstColumn = Math.min(firstColumn, column);
-    lastColumn = Math.max(lastColumn, column);
-  });
-  const rows = lastRow - firstRow + 1;
-  const columns = lastColumn - firstColumn + 1;
+  const { top: firstRow, left: firstColumn, height: rows, width: columns } = inkBox(fitted, box, (v) => v !== 0);
   // The centre of mass as preprocess.py computes it: the mass summed over the crop in float32, each
   // row's ink summed in float32 and each column's row by row, their moments in float64.
   const crop = Array.from({ length: rows }, (_, row) =>
