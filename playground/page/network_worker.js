@@ -18,6 +18,7 @@
 
 import { decode, parseDecoderFile } from "./decode.js";
 import { dimensionChanges } from "./dimension_changes.js";
+import { downloaded } from "./downloaded.js";
 import { inkToMnist } from "./ink_to_mnist.js";
 import { inks } from "./inks.js";
 
@@ -55,9 +56,7 @@ async function load(message) {
   if (message.unchanged)
     unchanged = new ort.Tensor("float64", Float64Array.from(message.unchanged), [message.unchanged.length]);
   if (message.decoder && decoder === null) {
-    const response = await fetch(message.decoder);
-    if (!response.ok) throw new Error(`${message.decoder}: HTTP ${response.status}`);
-    decoder = parseDecoderFile(await response.arrayBuffer());
+    decoder = parseDecoderFile(await downloaded(message.decoder));
     // compiled before the first slider moves, and before the first pictures beside the sliders
     const blank = new Float32Array(decoder.layers[0].inputs);
     decode(decoder, blank, 0, null);

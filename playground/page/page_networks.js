@@ -10,6 +10,7 @@
 // comes near the screen (turn_panel.js). Each start is a promise that fails with the reason the
 // page cannot run them; its state says where it stands: "waiting", "ready" or "unavailable".
 
+import { downloaded } from "./downloaded.js";
 import { pageIdle } from "./page_loaded.js";
 import { sharedWork } from "./shared_work.js";
 
@@ -116,13 +117,6 @@ export function startReader({ facts: numbers, runtime, capsules, decoder }) {
 // One network's part of a turn, done by the first turner free.
 const turnPart = sharedWork("turn");
 
-// The file at `url` (relative to the page), downloaded once for every worker that loads it.
-async function downloaded(url) {
-  const response = await fetch(absolute(url));
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return response.arrayBuffer();
-}
-
 // The turner, once the reader is ready: `settings` = {runtime, turn: the turn's graph,
 // probabilities: the CNN's, unchanged: the change that leaves a digit as it is}. Every turner
 // loads both networks: the turn's and the CNN's graphs downloaded here once and sent to each, the
@@ -133,7 +127,7 @@ export function startTurner({ runtime, turn, probabilities, unchanged }) {
     askedForReader.then(async (started) => {
       await started;
       const common = { facts, runtime: absolute(runtime), unchanged, decoder: readerFiles.decoder };
-      const [turnGraph, cnnGraph] = await Promise.all([turn, probabilities].map(downloaded));
+      const [turnGraph, cnnGraph] = await Promise.all([turn, probabilities].map((url) => downloaded(absolute(url))));
       const graphs = { turn: turnGraph, probabilities: cnnGraph, capsules: readerFiles.capsules };
       const workers = TURNERS === 2 ? [capsnet, networkWorker()] : [capsnet];
       await Promise.all(workers.map((worker) => worker.ask("load", { ...common, graphs })));
