@@ -19,6 +19,7 @@ ROOMS = ("data", "training", "studies", "shipping")
 READERS = {  # the modules that read a room their own room may not
     "capsnet": {"shipping"},  # the package's load_model
     "capsnet.shipping.model_card": {"training"},  # a run's metrics.json
+    "capsnet.shipping.model_card_text": {"training"},  # its record, in words
 }
 SHARED = {  # the studies' common parts
     "capsnet.studies.statistics",

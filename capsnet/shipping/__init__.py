@@ -3,13 +3,15 @@ beside them, the graphs a browser runs, the engines that read it fast on a CPU, 
 
     saving        files on disk written whole, and known by their SHA-256
     pretrained    weights loaded from a folder or the Hub, only from safetensors, checked on the way
-    model_card    the README.md the Hub shows beside the weights
+    model_card    the README.md the Hub shows beside the weights: measured and written
+    model_card_text
+                  the card's text, section by section
     evaluate      accuracy on MNIST's test set and on Semeion (other people's handwriting)
     decoder_file  the decoder alone, in float16, for the page to redraw with
     onnx_file     the networks and the turn of a digit as ONNX graphs, exported from the library
     compiled      the network compiled for one image at a time (TorchInductor, weights frozen)
     packed        convolutions whose weights are packed for oneDNN once, for reading on the CPU
 
-It imports the paper's network and capsnet.data; model_card and evaluate read MNIST and a run's
-metrics.json (capsnet.training.metrics).
+It imports the paper's network and capsnet.data; model_card and evaluate read MNIST, and the card
+a run's metrics.json (capsnet.training.metrics).
 """
