@@ -85,6 +85,31 @@ def test_the_pen_draws_a_line_as_wide_as_asked_and_stroke_width_measures_it(widt
     assert stroke_width(ink).item() == pytest.approx(width, rel=0.15)
 
 
+def dense_pen_ink(ends: torch.Tensor, valid: torch.Tensor, radius: torch.Tensor, side: int) -> torch.Tensor:
+    """The pen's ink measured the plain way: every pixel's distance to every segment [B, K, side^2]."""
+    centre = torch.arange(side, dtype=ends.dtype) + 0.5
+    py, px = (c.flatten().view(1, 1, -1) for c in torch.meshgrid(centre, centre, indexing="ij"))
+    ax, ay, bx, by = (c.unsqueeze(-1) for c in ends.unbind(-1))  # [B, K, 1] each
+    dx, dy = bx - ax, by - ay
+    t = (((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy).clamp_min(1e-12)).clamp_(0, 1)
+    squared = (ax + t * dx - px).square_() + (ay + t * dy - py).square_()
+    distance = squared.masked_fill(~valid.unsqueeze(-1), float("inf")).amin(dim=1).sqrt_()
+    return ((radius + 0.5).unsqueeze(1) - distance).clamp(0, 1).view(-1, side, side)
+
+
+def test_the_pen_inks_exactly_the_pixels_every_pixel_against_every_segment_inks():
+    """Long and short segments, dots, some past the image's edge, some invalid; pens thin and wide."""
+    generator = torch.Generator().manual_seed(0)
+    start = torch.rand(64, 12, 2, generator=generator) * 36 - 4  # [B, K, 2], some outside the 28x28
+    step = torch.randn(64, 12, 2, generator=generator) * torch.tensor([0.0, 1.5, 12.0])[torch.arange(12) % 3, None]
+    ends = torch.cat([start, start + step], dim=-1)  # a dot, a short segment, a long one, in turn
+    valid = torch.rand(64, 12, generator=generator) < 0.8
+    radius = torch.rand(64, generator=generator) * 2.5
+    ink = pen_ink(ends, valid, radius)
+    assert torch.equal(ink, dense_pen_ink(ends, valid, radius, 28))
+    assert 0 < ink.sum() and not ink[~valid.any(dim=1)].any()
+
+
 @pytest.fixture(scope="module")
 def digit_set(mnist_test) -> DigitSet:
     return DigitSet.of(mnist_test.data[:600], mnist_test.targets[:600])

@@ -107,38 +107,44 @@ def segments(skeleton: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return packed, torch.arange(count, device=skeleton.device) < counts.unsqueeze(1)
 
 
-def distance_to_segments(points: torch.Tensor, ends: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
-    """The distance from each point to the nearest valid segment (inf where there is none).
+def distance_within_reach(ends: torch.Tensor, valid: torch.Tensor, reach: torch.Tensor, side: int) -> torch.Tensor:
+    """The distance from each pixel centre of a side x side image to the nearest valid segment,
+    where one is within ``reach``; inf where none is. Each segment measures only the pixels of its
+    box grown by the reach, so the work follows the ink, not segments x pixels.
 
     Args:
-        points: [P, 2] (x, y), the same for every example; ends: [B, K, 4]; valid: bool [B, K].
+        ends: [B, K, 4] (ax, ay, bx, by) in pixels; valid: bool [B, K]; reach: [B], pixels.
 
     Returns:
-        [B, P].
+        [B, side * side].
     """
-    px, py = (c.view(1, 1, -1).to(ends.dtype) for c in points.unbind(1))  # [1, 1, P] each
-    ax, ay, bx, by = (c.unsqueeze(-1) for c in ends.unbind(-1))  # [B, K, 1] each
+    example, segment = valid.nonzero(as_tuple=True)  # the valid segments, [S] each
+    ax, ay, bx, by = ends[example, segment].unbind(-1)  # [S] each
+    grown = reach[example].unsqueeze(1)  # [S, 1]
+    # The first and last pixel of each box, a pixel more each side than its centre needs (x + 0.5).
+    low = (torch.stack([ax.minimum(bx), ay.minimum(by)], 1) - grown - 1).floor().clamp(0, side - 1).long()
+    high = (torch.stack([ax.maximum(bx), ay.maximum(by)], 1) + grown).ceil().clamp(0, side - 1).long()  # [S, 2]
+    sizes = high - low + 1  # [S, 2] (width, height)
+    pair = torch.repeat_interleave(sizes.prod(1))  # each (segment, pixel of its box) pair's segment, [N]
+    place = torch.arange(len(pair), device=ends.device) - (sizes.prod(1).cumsum(0) - sizes.prod(1))[pair]
+    x = low[pair, 0] + place % sizes[pair, 0]  # [N]
+    y = low[pair, 1] + place // sizes[pair, 0]
+    px, py = x.to(ends.dtype) + 0.5, y.to(ends.dtype) + 0.5
+    ax, ay, bx, by = ax[pair], ay[pair], bx[pair], by[pair]
     dx, dy = bx - ax, by - ay
-    t = (((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy).clamp_min(1e-12)).clamp_(0, 1)  # [B, K, P]
-    squared = (ax + t * dx - px).square_() + (ay + t * dy - py).square_()  # to the nearest point of each
-    squared.masked_fill_(~valid.unsqueeze(-1), float("inf"))
-    if not ends.shape[1]:
-        return ends.new_full((len(ends), len(points)), float("inf"))
-    return squared.amin(dim=1).sqrt_()
-
-
-def pixel_centres(side: int, device: torch.device | str = "cpu") -> torch.Tensor:
-    """The (x, y) centres of a side x side image's pixels, row by row: [side * side, 2]."""
-    centre = torch.arange(side, device=device, dtype=torch.float32) + 0.5
-    y, x = torch.meshgrid(centre, centre, indexing="ij")
-    return torch.stack([x.flatten(), y.flatten()], dim=1)
+    t = (((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy).clamp_min(1e-12)).clamp_(0, 1)
+    squared = (ax + t * dx - px).square_() + (ay + t * dy - py).square_()  # to each segment's nearest point
+    nearest = ends.new_full((len(ends) * side * side,), float("inf"))
+    nearest.scatter_reduce_(0, (example[pair] * side + y) * side + x, squared, "amin")
+    return nearest.view(len(ends), side * side).sqrt_()
 
 
 def pen_ink(ends: torch.Tensor, valid: torch.Tensor, radius: torch.Tensor, side: int = 28) -> torch.Tensor:
     """The segments drawn with a round pen of ``radius`` pixels [B] (a line 2 * radius wide) on a
     side x side image: float32 [B, side, side] in [0, 1]."""
-    distance = distance_to_segments(pixel_centres(side, ends.device), ends, valid)  # [B, side^2]
-    ink = (radius.unsqueeze(1) + 0.5 - distance).clamp(0, 1)
+    reach = radius + 0.5  # a pixel further from every segment holds no ink
+    distance = distance_within_reach(ends, valid, reach, side)  # [B, side^2]
+    ink = (reach.unsqueeze(1) - distance).clamp(0, 1)
     return ink.view(-1, side, side)
 
 
