@@ -10,6 +10,7 @@ import torch
 
 from capsnet import CapsNet
 from capsnet.baseline import BaselineCNN
+from capsnet.shipping import onnx_file
 from tests.support.app_server import serving_app
 from tests.support.chromium_browser import chromium
 from tests.support.gradio_clients import api_client
@@ -155,6 +156,16 @@ def page_graphs(app) -> dict[str, bytes]:
         "capsules": app.READING.page_network.data,
         "probabilities": app.TURN_IT.cnn_graph.data,
         "turn": app.TURN_IT.turn_graph.data,
+    }
+
+
+@pytest.fixture(scope="session")
+def plain_graphs(trained_model, trained_cnn) -> dict[str, bytes]:
+    """The shipped CapsNet's and CNN's graphs exported again, from the plain (unpacked) networks: a
+    second export of each of page_graphs' networks, for the tests that compare two."""
+    return {
+        "capsules": onnx_file.capsules_graph(trained_model),
+        "probabilities": onnx_file.probabilities_graph(trained_cnn),
     }
 
 

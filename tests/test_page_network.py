@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 from capsnet.data.affine import AffineChange, transform
 from capsnet.model import CapsNet
-from capsnet.shipping.onnx_file import CHANGE, capsules_graph, probabilities_graph
+from capsnet.shipping.onnx_file import CHANGE, probabilities_graph
 from playground import page_network
 from playground.page_network import CACHED, RUNTIME, RUNTIME_FILES, RUNTIME_FOLDER, PageGraph, runtime_routes
 
@@ -62,9 +62,9 @@ def test_the_graph_stores_its_weights_in_float16_and_leaves_the_decoder_out(trai
     assert len(graph) < 2.1 * parameters  # two bytes a weight
 
 
-def test_a_graph_is_named_by_its_bytes_which_are_the_same_at_every_export(trained, graph, page_graphs):
+def test_a_graph_is_named_by_its_bytes_which_are_the_same_at_every_export(graph, page_graphs, plain_graphs):
     served = PageGraph(graph, f"network/{hashlib.sha256(graph).hexdigest()[:16]}.onnx")
-    assert PageGraph.of(capsules_graph(trained)) == served
+    assert PageGraph.of(plain_graphs["capsules"]) == served
     other = PageGraph.of(page_graphs["probabilities"])
     assert other.url != served.url and re.fullmatch(r"network/[0-9a-f]{16}\.onnx", other.url)
 
