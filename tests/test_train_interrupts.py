@@ -7,6 +7,7 @@ each epoch, test evaluation included, takes seconds.
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -80,6 +81,19 @@ def uninterrupted(tiny_mnist, tmp_path_factory) -> Path:
     run = tmp_path_factory.mktemp("uninterrupted")
     run_to_the_end(*flags(tiny_mnist, run))
     return run
+
+
+@pytest.fixture(scope="module")
+def uninterrupted_state(uninterrupted) -> dict:
+    """The uninterrupted run's last checkpoint, read once: the tests that write edited copies of it
+    build new dicts and leave this one as it is."""
+    return load_checkpoint(uninterrupted / "checkpoints" / "last.pt")
+
+
+def file_state(path: Path) -> tuple[int, int, int]:
+    """What a write changes in a file: its inode (a file put in its place), size and modification time."""
+    stat = path.stat()
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 @pytest.mark.slow
@@ -257,14 +271,14 @@ def test_sigterm_to_a_train_py_process_exits_143_without_a_traceback_and_it_resu
 @pytest.mark.parametrize(
     "damage",
     [
-        pytest.param(lambda data: data[: len(data) // 2], id="truncated"),
-        pytest.param(lambda data: b"", id="empty"),
-        pytest.param(lambda data: os.urandom(len(data)), id="noise"),
+        pytest.param(lambda whole: whole.read_bytes()[: whole.stat().st_size // 2], id="truncated"),
+        pytest.param(lambda whole: b"", id="empty"),
+        pytest.param(lambda whole: os.urandom(1 << 20), id="noise"),
     ],
 )
 def test_corrupt_checkpoint_is_a_clear_error(tiny_mnist, uninterrupted, tmp_path, capsys, damage):
     checkpoint = tmp_path / "last.pt"
-    checkpoint.write_bytes(damage((uninterrupted / "checkpoints" / "last.pt").read_bytes()))
+    checkpoint.write_bytes(damage(uninterrupted / "checkpoints" / "last.pt"))
     assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume"]) == 2
     error = capsys.readouterr().err
     assert f"checkpoint {checkpoint} is unreadable" in error and "without --resume" in error
@@ -290,10 +304,10 @@ def test_missing_checkpoint_is_a_clear_error(tiny_mnist, tmp_path, capsys):
     ],
 )
 def test_a_torch_file_that_is_no_checkpoint_is_a_clear_error(
-    tiny_mnist, uninterrupted, tmp_path, capsys, edit, message
+    tiny_mnist, uninterrupted_state, tmp_path, capsys, edit, message
 ):
     checkpoint = tmp_path / "checkpoints" / "last.pt"
-    atomic_torch_save(edit(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")), checkpoint)
+    atomic_torch_save(edit(uninterrupted_state), checkpoint)
     assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
     error = capsys.readouterr().err
     assert message.format(path=checkpoint) in error and "without --resume" in error
@@ -309,18 +323,19 @@ def test_a_torch_file_that_is_no_checkpoint_is_a_clear_error(
     ],
 )
 def test_resume_with_other_flags_is_refused(tiny_mnist, uninterrupted, tmp_path, capsys, changed, flag):
-    checkpoint = tmp_path / "last.pt"
-    checkpoint.write_bytes((uninterrupted / "checkpoints" / "last.pt").read_bytes())
+    checkpoint = uninterrupted / "checkpoints" / "last.pt"
+    before = file_state(checkpoint)
     assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume", *flag]) == 2
     error = capsys.readouterr().err
     assert f"checkpoint {checkpoint} was made with" in error and f"asks for {changed}" in error
-    assert checkpoint.read_bytes() == (uninterrupted / "checkpoints" / "last.pt").read_bytes()
+    assert file_state(checkpoint) == before and not (tmp_path / "weights").exists()
 
 
-def test_resume_with_another_autocast_or_device_is_refused(tiny_mnist, uninterrupted, tmp_path, capsys):
+def test_resume_with_another_autocast_or_device_is_refused(
+    tiny_mnist, uninterrupted, uninterrupted_state, tmp_path, capsys
+):
     """metrics.json records one device and one autocast for the whole run: a resumed run must keep both."""
-    checkpoint = tmp_path / "last.pt"
-    checkpoint.write_bytes((uninterrupted / "checkpoints" / "last.pt").read_bytes())
+    checkpoint = uninterrupted / "checkpoints" / "last.pt"
     made_with_bf16 = use_bf16("auto", torch.device("cpu"))  # the uninterrupted run's --amp auto
     other_amp = "off" if made_with_bf16 else "bf16"
     assert (
@@ -328,7 +343,8 @@ def test_resume_with_another_autocast_or_device_is_refused(tiny_mnist, uninterru
     )
     error = capsys.readouterr().err
     assert f"was made with bf16_autocast={made_with_bf16}" in error and error.count("\n") == 1
-    state = load_checkpoint(checkpoint)
+    checkpoint = tmp_path / "last.pt"
+    state = uninterrupted_state
     atomic_torch_save({**state, "recipe": {**state["recipe"], "device": "cuda"}}, checkpoint)
     assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume"]) == 2
     assert "was made with device=cuda, this run asks for device=cpu" in capsys.readouterr().err
@@ -344,16 +360,16 @@ def test_resume_with_another_autocast_or_device_is_refused(tiny_mnist, uninterru
     ],
 )
 def test_a_checkpoint_with_an_unknown_or_mistyped_entry_is_one_line_and_exit_2(
-    tiny_mnist, uninterrupted, tmp_path, capsys, edit, message
+    tiny_mnist, uninterrupted_state, tmp_path, capsys, edit, message
 ):
     checkpoint = tmp_path / "checkpoints" / "last.pt"
-    atomic_torch_save(edit(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")), checkpoint)
-    before = checkpoint.read_bytes()
+    atomic_torch_save(edit(uninterrupted_state), checkpoint)
+    before = file_state(checkpoint)
     assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
     error = capsys.readouterr().err
     assert error.startswith(f"train.py: error: checkpoint {checkpoint} ") and message in error
     assert error.count("\n") == 1 and "without --resume" in error
-    assert checkpoint.read_bytes() == before and not (tmp_path / "weights").exists()
+    assert file_state(checkpoint) == before and not (tmp_path / "weights").exists()
 
 
 def test_resume_with_nothing_left_to_train_reads_only_the_weights_its_run_chose(
@@ -384,10 +400,12 @@ def test_resume_with_nothing_left_to_train_reads_only_the_weights_its_run_chose(
         ),
     ],
 )
-def test_a_checkpoint_written_by_other_code_is_refused_in_one_line(tiny_mnist, uninterrupted, tmp_path, capsys, edit):
+def test_a_checkpoint_written_by_other_code_is_refused_in_one_line(
+    tiny_mnist, uninterrupted_state, tmp_path, capsys, edit
+):
     """Checkpoints are temporary: one of older (or newer) code is not converted field by field."""
     checkpoint = tmp_path / "checkpoints" / "last.pt"
-    atomic_torch_save(edit(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")), checkpoint)
+    atomic_torch_save(edit(uninterrupted_state), checkpoint)
     assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
     error = capsys.readouterr().err
     assert error == (
@@ -406,7 +424,7 @@ def test_non_finite_loss_stops_and_keeps_the_best_weights(tiny_mnist, uninterrup
     (run / "checkpoints").mkdir(parents=True)
     (run / "weights").mkdir()
     for file in ("checkpoints/last.pt", "weights/model.safetensors", "weights/config.json", "weights/metrics.json"):
-        (run / file).write_bytes((uninterrupted / file).read_bytes())
+        shutil.copyfile(uninterrupted / file, run / file)
     monkeypatch.setattr(losses, "capsule_loss", nan_loss)
 
     assert train.main([*flags(tiny_mnist, run, "--resume"), "--epochs", str(EPOCHS + 1)]) == 1
