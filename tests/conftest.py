@@ -16,6 +16,7 @@ from tests.support.chromium_browser import chromium
 from tests.support.gradio_clients import api_client
 from tests.support.mnist_files import TINY_MNIST_IMAGES, first_mnist_images
 from tests.support.paths import REPO, WEIGHTS
+from tests.support.train_flags import tiny_run_flags
 
 GRADIO_CACHE = pytest.StashKey[str]()
 
@@ -125,6 +126,17 @@ def tiny_mnist(mnist_test, data_dir, tmp_path_factory) -> Path:
     return first_mnist_images(
         tmp_path_factory.mktemp("tiny-mnist"), mnist_test, data_dir, TINY_MNIST_IMAGES, TINY_MNIST_IMAGES
     )
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tiny_mnist, tmp_path_factory) -> Path:
+    """A whole tiny run of train.py (tests/support/train_flags.py's tiny_run_flags): its weights/,
+    model card and checkpoints/last.pt. The tests that resume, refuse or push it leave it as it is."""
+    import train
+
+    run = tmp_path_factory.mktemp("tiny-run")
+    assert train.main(tiny_run_flags(tiny_mnist, run)) == 0
+    return run
 
 
 @pytest.fixture(scope="session")

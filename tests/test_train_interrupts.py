@@ -23,30 +23,10 @@ from capsnet.shipping.saving import atomic_save_pretrained, atomic_torch_save, l
 from capsnet.training import final_reads, losses
 from capsnet.training.processes import use_bf16
 from tests.support.interrupted_runs import kill_9_during_epoch_2, nan_after, send_during_epoch_2
-from tests.support.mnist_files import TINY_MNIST_IMAGES
 from tests.support.paths import REPO
-from tests.support.train_flags import train_flags
+from tests.support.train_flags import TINY_RUN_EPOCHS, TINY_RUN_STEPS, tiny_run_flags, train_flags
 
-BATCH_SIZE, EPOCHS = 16, 2
-VAL_IMAGES = 16
-TRAIN_IMAGES = TINY_MNIST_IMAGES - VAL_IMAGES
-STEPS_PER_EPOCH = TRAIN_IMAGES // BATCH_SIZE
-
-
-def flags(data: Path, run: Path, *extra: str) -> list[str]:
-    return [
-        *train_flags(
-            data,
-            run / "weights",
-            run / "checkpoints" / "last.pt",
-            limit=TRAIN_IMAGES,
-            val_size=VAL_IMAGES,
-            batch_size=BATCH_SIZE,
-            epochs=EPOCHS,
-            device="cpu",
-        ),
-        *extra,
-    ]
+EPOCHS, STEPS_PER_EPOCH = TINY_RUN_EPOCHS, TINY_RUN_STEPS
 
 
 def run_to_the_end(*args: str) -> None:
@@ -77,10 +57,8 @@ def metrics(run: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tiny_mnist, tmp_path_factory) -> Path:
-    run = tmp_path_factory.mktemp("uninterrupted")
-    run_to_the_end(*flags(tiny_mnist, run))
-    return run
+def uninterrupted(tiny_run) -> Path:
+    return tiny_run
 
 
 @pytest.fixture(scope="module")
@@ -101,10 +79,10 @@ def test_kill_9_then_resume_ends_where_an_uninterrupted_run_ends(tiny_mnist, uni
     run = tmp_path / "killed"
     # As many threads as this process uses, so that the float sums are the same in both.
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(torch.get_num_threads())}
-    kill_9_during_epoch_2([sys.executable, "train.py", *flags(tiny_mnist, run)], env, STEPS_PER_EPOCH)
+    kill_9_during_epoch_2([sys.executable, "train.py", *tiny_run_flags(tiny_mnist, run)], env, STEPS_PER_EPOCH)
     assert load_checkpoint(run / "checkpoints" / "last.pt")["epoch"] == 1, "the kill came after epoch 2 ended"
 
-    run_to_the_end(*flags(tiny_mnist, run), "--resume")
+    run_to_the_end(*tiny_run_flags(tiny_mnist, run), "--resume")
 
     expected, actual = tensors(uninterrupted), tensors(run)
     assert expected.keys() == actual.keys()
@@ -155,7 +133,7 @@ def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninte
     name = signal.Signals(signum).name
     # during step 2 of epoch 2: the step is finished, then the run stops
     monkeypatch.setattr(losses, "capsule_loss", signal_at_call(STEPS_PER_EPOCH + 2, signum, losses.capsule_loss))
-    assert train.main(flags(tiny_mnist, tmp_path)) == 128 + signum
+    assert train.main(tiny_run_flags(tiny_mnist, tmp_path)) == 128 + signum
     error = capsys.readouterr().err
     assert error == (
         f"train.py: stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2. The best weights "
@@ -173,7 +151,7 @@ def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninte
     assert stopped["mnist_test_accuracy"] is None and [e["epoch"] for e in stopped["history"]] == [1]
 
     monkeypatch.undo()
-    run_to_the_end(*flags(tiny_mnist, tmp_path), "--resume")
+    run_to_the_end(*tiny_run_flags(tiny_mnist, tmp_path), "--resume")
     assert f"resumed from {tmp_path / 'checkpoints' / 'last.pt'} after step 2 of epoch 2" in capsys.readouterr().out
     expected, actual = tensors(uninterrupted), tensors(tmp_path)
     assert expected.keys() == actual.keys()
@@ -189,7 +167,7 @@ def test_a_signal_while_the_checkpoint_is_written_lets_the_write_finish(
     """SIGINT during epoch 1's checkpoint: the checkpoint is whole, then the run stops (it was a
     RuntimeError out of torch.save's writer, exit 1)."""
     monkeypatch.setattr(torch, "save", signal_at_call(1, signal.SIGINT, torch.save))
-    assert train.main(flags(tiny_mnist, tmp_path)) == 130
+    assert train.main(tiny_run_flags(tiny_mnist, tmp_path)) == 130
     assert load_checkpoint(tmp_path / "checkpoints" / "last.pt")["epoch"] == 1
     assert temporary_files(tmp_path) == []
 
@@ -200,14 +178,14 @@ def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(
 ):
     """The CNN's dropout draws from the global random state: an interrupted epoch keeps it."""
     cnn = ["--model", "cnn", "--amp", "off"]
-    run_to_the_end(*flags(tiny_mnist, tmp_path / "uninterrupted", *cnn))
+    run_to_the_end(*tiny_run_flags(tiny_mnist, tmp_path / "uninterrupted", *cnn))
     monkeypatch.setattr(
         losses, "cross_entropy_loss", signal_at_call(STEPS_PER_EPOCH + 1, signal.SIGINT, losses.cross_entropy_loss)
     )
-    assert train.main(flags(tiny_mnist, tmp_path / "stopped", *cnn)) == 130
+    assert train.main(tiny_run_flags(tiny_mnist, tmp_path / "stopped", *cnn)) == 130
     assert load_checkpoint(tmp_path / "stopped" / "checkpoints" / "last.pt")["partial"]["steps"] == 1
     monkeypatch.undo()
-    run_to_the_end(*flags(tiny_mnist, tmp_path / "stopped", *cnn), "--resume")
+    run_to_the_end(*tiny_run_flags(tiny_mnist, tmp_path / "stopped", *cnn), "--resume")
     expected, actual = tensors(tmp_path / "uninterrupted"), tensors(tmp_path / "stopped")
     for tensor in expected:
         assert torch.equal(actual[tensor], expected[tensor]), tensor
@@ -218,7 +196,7 @@ def test_a_signal_during_the_test_read_stops_it_and_resume_reads_it(
     tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch, signals_raise
 ):
     monkeypatch.setattr(final_reads, "predictions", signal_at_call(1, signal.SIGINT, final_reads.predictions))
-    assert train.main(flags(tiny_mnist, tmp_path)) == 130
+    assert train.main(tiny_run_flags(tiny_mnist, tmp_path)) == 130
     error = capsys.readouterr().err
     assert error.startswith("train.py: stopped by SIGINT before the test set was read. ") and error.count("\n") == 1
     stopped = json.loads((tmp_path / "weights" / "metrics.json").read_text())
@@ -226,7 +204,7 @@ def test_a_signal_during_the_test_read_stops_it_and_resume_reads_it(
     assert stopped["mnist_test_accuracy"] is None and not (tmp_path / "weights" / "README.md").exists()
 
     monkeypatch.undo()
-    run_to_the_end(*flags(tiny_mnist, tmp_path), "--resume")
+    run_to_the_end(*tiny_run_flags(tiny_mnist, tmp_path), "--resume")
     assert "nothing left to train, only the test" in capsys.readouterr().out
     assert metrics(tmp_path) == metrics(uninterrupted)
 
@@ -239,7 +217,7 @@ def test_ctrl_c_before_the_first_step_stops_at_once_in_one_line_writing_nothing(
         "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "read = train.mnist\n"
         "train.mnist = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGINT) or read(*args, **kwargs)\n"
-        f"sys.exit(train.main({flags(tiny_mnist, tmp_path)!r}))\n"
+        f"sys.exit(train.main({tiny_run_flags(tiny_mnist, tmp_path)!r}))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", sigint_while_reading_mnist], cwd=REPO, capture_output=True, text=True, timeout=300
@@ -256,12 +234,12 @@ def test_sigterm_to_a_train_py_process_exits_143_without_a_traceback_and_it_resu
     # As many threads as this process uses, so that the float sums are the same in both.
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(torch.get_num_threads())}
     returncode, output = send_during_epoch_2(
-        [sys.executable, "train.py", *flags(tiny_mnist, tmp_path)], env, STEPS_PER_EPOCH, signal.SIGTERM
+        [sys.executable, "train.py", *tiny_run_flags(tiny_mnist, tmp_path)], env, STEPS_PER_EPOCH, signal.SIGTERM
     )
     assert returncode == 143, output
     assert "Traceback" not in output and "train.py: stopped by SIGTERM after " in output
     assert temporary_files(tmp_path) == []
-    run_to_the_end(*flags(tiny_mnist, tmp_path), "--resume")
+    run_to_the_end(*tiny_run_flags(tiny_mnist, tmp_path), "--resume")
     expected, actual = tensors(uninterrupted), tensors(tmp_path)
     for tensor in expected:
         assert torch.equal(actual[tensor], expected[tensor]), tensor
@@ -279,14 +257,14 @@ def test_sigterm_to_a_train_py_process_exits_143_without_a_traceback_and_it_resu
 def test_corrupt_checkpoint_is_a_clear_error(tiny_mnist, uninterrupted, tmp_path, capsys, damage):
     checkpoint = tmp_path / "last.pt"
     checkpoint.write_bytes(damage(uninterrupted / "checkpoints" / "last.pt"))
-    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume"]) == 2
+    assert train.main([*tiny_run_flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume"]) == 2
     error = capsys.readouterr().err
     assert f"checkpoint {checkpoint} is unreadable" in error and "without --resume" in error
     assert "Traceback" not in error
 
 
 def test_missing_checkpoint_is_a_clear_error(tiny_mnist, tmp_path, capsys):
-    assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
+    assert train.main([*tiny_run_flags(tiny_mnist, tmp_path), "--resume"]) == 2
     error = capsys.readouterr().err
     assert f"no checkpoint at {tmp_path / 'checkpoints' / 'last.pt'}" in error
     assert "start without --resume" in error
@@ -308,7 +286,7 @@ def test_a_torch_file_that_is_no_checkpoint_is_a_clear_error(
 ):
     checkpoint = tmp_path / "checkpoints" / "last.pt"
     atomic_torch_save(edit(uninterrupted_state), checkpoint)
-    assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
+    assert train.main([*tiny_run_flags(tiny_mnist, tmp_path), "--resume"]) == 2
     error = capsys.readouterr().err
     assert message.format(path=checkpoint) in error and "without --resume" in error
 
@@ -325,7 +303,7 @@ def test_a_torch_file_that_is_no_checkpoint_is_a_clear_error(
 def test_resume_with_other_flags_is_refused(tiny_mnist, uninterrupted, tmp_path, capsys, changed, flag):
     checkpoint = uninterrupted / "checkpoints" / "last.pt"
     before = file_state(checkpoint)
-    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume", *flag]) == 2
+    assert train.main([*tiny_run_flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume", *flag]) == 2
     error = capsys.readouterr().err
     assert f"checkpoint {checkpoint} was made with" in error and f"asks for {changed}" in error
     assert file_state(checkpoint) == before and not (tmp_path / "weights").exists()
@@ -339,14 +317,17 @@ def test_resume_with_another_autocast_or_device_is_refused(
     made_with_bf16 = use_bf16("auto", torch.device("cpu"))  # the uninterrupted run's --amp auto
     other_amp = "off" if made_with_bf16 else "bf16"
     assert (
-        train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume", "--amp", other_amp]) == 2
+        train.main(
+            [*tiny_run_flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume", "--amp", other_amp]
+        )
+        == 2
     )
     error = capsys.readouterr().err
     assert f"was made with bf16_autocast={made_with_bf16}" in error and error.count("\n") == 1
     checkpoint = tmp_path / "last.pt"
     state = uninterrupted_state
     atomic_torch_save({**state, "recipe": {**state["recipe"], "device": "cuda"}}, checkpoint)
-    assert train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume"]) == 2
+    assert train.main([*tiny_run_flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--resume"]) == 2
     assert "was made with device=cuda, this run asks for device=cpu" in capsys.readouterr().err
     assert not (tmp_path / "weights").exists()
 
@@ -365,7 +346,7 @@ def test_a_checkpoint_with_an_unknown_or_mistyped_entry_is_one_line_and_exit_2(
     checkpoint = tmp_path / "checkpoints" / "last.pt"
     atomic_torch_save(edit(uninterrupted_state), checkpoint)
     before = file_state(checkpoint)
-    assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
+    assert train.main([*tiny_run_flags(tiny_mnist, tmp_path), "--resume"]) == 2
     error = capsys.readouterr().err
     assert error.startswith(f"train.py: error: checkpoint {checkpoint} ") and message in error
     assert error.count("\n") == 1 and "without --resume" in error
@@ -382,7 +363,9 @@ def test_resume_with_nothing_left_to_train_reads_only_the_weights_its_run_chose(
     before = {file.name: file.read_bytes() for file in other.iterdir()}
     checkpoint = uninterrupted / "checkpoints" / "last.pt"
     assert (
-        train.main([*flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--out", str(other), "--resume"])
+        train.main(
+            [*tiny_run_flags(tiny_mnist, tmp_path), "--checkpoint", str(checkpoint), "--out", str(other), "--resume"]
+        )
         == 2
     )
     error = capsys.readouterr().err
@@ -406,7 +389,7 @@ def test_a_checkpoint_written_by_other_code_is_refused_in_one_line(
     """Checkpoints are temporary: one of older (or newer) code is not converted field by field."""
     checkpoint = tmp_path / "checkpoints" / "last.pt"
     atomic_torch_save(edit(uninterrupted_state), checkpoint)
-    assert train.main([*flags(tiny_mnist, tmp_path), "--resume"]) == 2
+    assert train.main([*tiny_run_flags(tiny_mnist, tmp_path), "--resume"]) == 2
     error = capsys.readouterr().err
     assert error == (
         f"train.py: error: checkpoint {checkpoint} was written by other code than this train.py: start "
@@ -427,7 +410,7 @@ def test_non_finite_loss_stops_and_keeps_the_best_weights(tiny_mnist, uninterrup
         shutil.copyfile(uninterrupted / file, run / file)
     monkeypatch.setattr(losses, "capsule_loss", nan_loss)
 
-    assert train.main([*flags(tiny_mnist, run, "--resume"), "--epochs", str(EPOCHS + 1)]) == 1
+    assert train.main([*tiny_run_flags(tiny_mnist, run, "--resume"), "--epochs", str(EPOCHS + 1)]) == 1
 
     error = capsys.readouterr().err
     assert f"epoch {EPOCHS + 1}, step 1: the loss became nan" in error
@@ -439,7 +422,7 @@ def test_non_finite_loss_stops_and_keeps_the_best_weights(tiny_mnist, uninterrup
 
 def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(losses, "capsule_loss", nan_loss)
-    assert train.main(flags(tiny_mnist, tmp_path)) == 1
+    assert train.main(tiny_run_flags(tiny_mnist, tmp_path)) == 1
     assert "No epoch finished, so nothing was saved" in capsys.readouterr().err
     assert not (tmp_path / "weights").exists() and not (tmp_path / "checkpoints").exists()
 
@@ -449,7 +432,7 @@ def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_
     tiny_mnist, tmp_path, capsys, monkeypatch
 ):
     monkeypatch.setattr(losses, "capsule_loss", nan_after(STEPS_PER_EPOCH))
-    assert train.main(flags(tiny_mnist, tmp_path)) == 1
+    assert train.main(tiny_run_flags(tiny_mnist, tmp_path)) == 1
     assert (tmp_path / "weights" / "model.safetensors").exists()
     values = json.loads((tmp_path / "weights" / "metrics.json").read_text())
     assert values["status"] == "stopped: epoch 2, step 1: the loss became nan"
@@ -466,7 +449,10 @@ def test_a_fine_tune_stopped_by_a_nan_says_what_it_kept(tiny_mnist, uninterrupte
     """No epoch beat the starting weights (lr 0: the weights never move), then a NaN: no weights
     were written, and the checkpoint of epoch 1 was."""
     monkeypatch.setattr(losses, "capsule_loss", nan_after(STEPS_PER_EPOCH))
-    assert train.main([*flags(tiny_mnist, tmp_path), "--init-from", str(uninterrupted / "weights"), "--lr", "0"]) == 1
+    assert (
+        train.main([*tiny_run_flags(tiny_mnist, tmp_path), "--init-from", str(uninterrupted / "weights"), "--lr", "0"])
+        == 1
+    )
     error = capsys.readouterr().err
     assert (
         f"No epoch beat the starting weights, so nothing was written to {tmp_path / 'weights'}/; "
@@ -483,7 +469,7 @@ def test_init_from_starts_at_the_given_weights_and_never_saves_over_them_unbeate
     recorded = json.loads((source / "metrics.json").read_text())["val_accuracy"]
     run = tmp_path / "init"
     # lr 0: the weights never move, so the starting accuracy is every epoch's, and none beats it.
-    assert train.main([*flags(tiny_mnist, run), "--init-from", str(source), "--lr", "0"]) == 0
+    assert train.main([*tiny_run_flags(tiny_mnist, run), "--init-from", str(source), "--lr", "0"]) == 0
     out = capsys.readouterr().out
     assert f"starting from {source}: validation accuracy {recorded:.4%}, the figure to beat" in out
     assert "no epoch beat the starting weights" in out
@@ -491,7 +477,7 @@ def test_init_from_starts_at_the_given_weights_and_never_saves_over_them_unbeate
 
 
 def test_init_from_missing_weights_is_a_clear_error(tiny_mnist, tmp_path, capsys):
-    assert train.main([*flags(tiny_mnist, tmp_path), "--init-from", str(tmp_path / "nowhere")]) == 2
+    assert train.main([*tiny_run_flags(tiny_mnist, tmp_path), "--init-from", str(tmp_path / "nowhere")]) == 2
     error = capsys.readouterr().err
     assert "--init-from" in error and "nowhere" in error and "Traceback" not in error
 
