@@ -20,6 +20,7 @@ from starlette.testclient import TestClient
 from capsnet.data.affine import AffineChange, transform
 from capsnet.model import CapsNet
 from capsnet.shipping.onnx_file import CHANGE, probabilities_graph
+from capsnet.shipping.packed import pack_convolutions
 from playground import page_network
 from playground.page_network import CACHED, RUNTIME, RUNTIME_FILES, RUNTIME_FOLDER, PageGraph, runtime_routes
 
@@ -69,7 +70,9 @@ def test_a_graph_is_named_by_its_bytes_which_are_the_same_at_every_export(graph,
     assert other.url != served.url and re.fullmatch(r"network/[0-9a-f]{16}\.onnx", other.url)
 
 
-def test_the_cnn_s_graph_reads_as_the_cnn_does_and_leaves_it_in_its_mode(trained_cnn, page_graphs, mnist_test):
+def test_the_cnn_s_graph_reads_as_the_cnn_does_and_leaves_it_in_its_mode(
+    trained_cnn, page_graphs, plain_graphs, mnist_test
+):
     session = ort.InferenceSession(page_graphs["probabilities"])
     assert not trained_cnn.training  # its dropout still off
     images = mnist_test.data[:64, None].float() / 255
@@ -77,8 +80,11 @@ def test_the_cnn_s_graph_reads_as_the_cnn_does_and_leaves_it_in_its_mode(trained
         expected = trained_cnn(images).probabilities.numpy()
     read = np.concatenate([session.run(None, {"images": image[None].numpy()})[0] for image in images])
     assert np.abs(read - expected).max() < 2e-3 and (read.argmax(1) == expected.argmax(1)).all()
-    training = copy.deepcopy(trained_cnn).train()
-    probabilities_graph(training)
+    # Packed as the app packs it, in training mode, autograd off: the same graph (dropout off), and
+    # the network still training after.
+    training = pack_convolutions(copy.deepcopy(trained_cnn)).train()
+    with torch.no_grad():
+        assert probabilities_graph(training) == plain_graphs["probabilities"]
     assert training.training
 
 
