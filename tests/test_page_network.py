@@ -63,16 +63,28 @@ def test_the_graph_stores_its_weights_in_float16_and_leaves_the_decoder_out(trai
     assert len(graph) < 2.1 * parameters  # two bytes a weight
 
 
-def test_a_graph_is_named_by_its_bytes_which_are_the_same_at_every_export(graph, page_graphs, plain_graphs):
-    served = PageGraph(graph, f"network/{hashlib.sha256(graph).hexdigest()[:16]}.onnx")
-    assert PageGraph.of(plain_graphs["capsules"]) == served
+def test_a_graph_is_named_by_its_bytes(graph, page_graphs):
+    assert PageGraph.of(graph) == PageGraph(graph, f"network/{hashlib.sha256(graph).hexdigest()[:16]}.onnx")
     other = PageGraph.of(page_graphs["probabilities"])
-    assert other.url != served.url and re.fullmatch(r"network/[0-9a-f]{16}\.onnx", other.url)
+    assert other.url != PageGraph.of(graph).url and re.fullmatch(r"network/[0-9a-f]{16}\.onnx", other.url)
 
 
-def test_the_cnn_s_graph_reads_as_the_cnn_does_and_leaves_it_in_its_mode(
-    trained_cnn, page_graphs, plain_graphs, mnist_test
-):
+@pytest.mark.slow  # its point is a second export of each network, a second each
+def test_every_export_gives_the_same_bytes_and_leaves_the_network_in_its_mode(page_graphs, plain_graphs, trained_cnn):
+    """The app's graphs (packed networks, autograd recording) against plain networks' (conftest's
+    plain_graphs), and a packed CNN in training mode exported with autograd off: the same bytes, so
+    the same name (dropout off in the graph), and the CNN still training after."""
+    assert (page_graphs["capsules"], page_graphs["probabilities"]) == (
+        plain_graphs["capsules"],
+        plain_graphs["probabilities"],
+    )
+    training = pack_convolutions(copy.deepcopy(trained_cnn)).train()
+    with torch.no_grad():
+        assert probabilities_graph(training) == plain_graphs["probabilities"]
+    assert training.training
+
+
+def test_the_cnn_s_graph_reads_as_the_cnn_does(trained_cnn, page_graphs, mnist_test):
     session = ort.InferenceSession(page_graphs["probabilities"])
     assert not trained_cnn.training  # its dropout still off
     images = mnist_test.data[:64, None].float() / 255
@@ -80,12 +92,6 @@ def test_the_cnn_s_graph_reads_as_the_cnn_does_and_leaves_it_in_its_mode(
         expected = trained_cnn(images).probabilities.numpy()
     read = np.concatenate([session.run(None, {"images": image[None].numpy()})[0] for image in images])
     assert np.abs(read - expected).max() < 2e-3 and (read.argmax(1) == expected.argmax(1)).all()
-    # Packed as the app packs it, in training mode, autograd off: the same graph (dropout off), and
-    # the network still training after.
-    training = pack_convolutions(copy.deepcopy(trained_cnn)).train()
-    with torch.no_grad():
-        assert probabilities_graph(training) == plain_graphs["probabilities"]
-    assert training.training
 
 
 def test_the_turn_s_graph_turns_as_the_library_does(page_graphs, mnist_test):

@@ -192,6 +192,7 @@ def test_amp_flag_decides_bf16_and_metrics_record_it(tiny_mnist, tmp_path):
         assert json.loads((run / "metrics.json").read_text())["bf16_autocast"] is expected
 
 
+@pytest.mark.slow  # whole runs of train.py: their cost is their point
 def test_a_run_with_default_flags_writes_a_new_folder_and_leaves_the_shipped_weights_as_they_were(
     tiny_mnist, tmp_path, monkeypatch, capsys
 ):
@@ -216,6 +217,7 @@ def test_a_run_with_default_flags_writes_a_new_folder_and_leaves_the_shipped_wei
     assert f"CAPSNET_WEIGHTS={Path('runs') / run.name} python app.py" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # whole runs of train.py: their cost is their point
 def test_a_run_keeps_its_checkpoint_in_its_folder_where_a_bare_resume_finds_it(
     tiny_mnist, tmp_path, monkeypatch, capsys
 ):
