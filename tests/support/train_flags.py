@@ -7,7 +7,7 @@ from tests.support.mnist_files import TINY_MNIST_IMAGES
 # A tiny run: two epochs of three steps on tiny_mnist (tests/conftest.py), on the CPU.
 TINY_RUN_BATCH, TINY_RUN_EPOCHS = 16, 2
 TINY_RUN_VAL = 16  # validation images, the rest of the 64 for training
-TINY_RUN_STEPS = (TINY_MNIST_IMAGES - TINY_RUN_VAL) // TINY_RUN_BATCH  # a step an epoch
+TINY_RUN_STEPS = (TINY_MNIST_IMAGES - TINY_RUN_VAL) // TINY_RUN_BATCH  # steps an epoch
 
 
 def train_flags(data: Path, out: Path | None, checkpoint: Path | None = None, **options: object) -> list[str]:
