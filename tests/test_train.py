@@ -268,8 +268,18 @@ def test_a_run_into_a_folder_that_holds_another_runs_weights_is_refused_in_one_l
     assert error.startswith(f"train.py: error: --out {out} holds the weights of another run") and error.count("\n") == 1
     assert {file.name: file.read_bytes() for file in out.iterdir()} == before
     assert not (tmp_path / "last.pt").exists()
-    assert train.main([*argv, "--overwrite", "--val-size", "0"]) == 0  # no validation: the epoch replaces them
-    assert (out / "model.safetensors").read_bytes() != before["model.safetensors"]
+
+
+@pytest.mark.slow  # a whole run of train.py: its cost is its point
+def test_overwrite_lets_a_run_replace_another_runs_weights(tiny_mnist, tmp_path):
+    import train
+
+    out = tmp_path / "weights"
+    atomic_save_pretrained(CapsNet(), out)
+    before = (out / "model.safetensors").read_bytes()
+    argv = train_flags(tiny_mnist, out, tmp_path / "last.pt", batch_size=16, epochs=1, amp="off", val_size=0)
+    assert train.main([*argv, "--overwrite"]) == 0  # no validation: the epoch replaces them
+    assert (out / "model.safetensors").read_bytes() != before
 
 
 @pytest.mark.slow
