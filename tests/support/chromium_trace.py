@@ -56,11 +56,13 @@ def thread_time(trace: bytes, since: str, until: str) -> tuple[dict[str, float],
         return max(0.0, min(event["ts"] + event["dur"], high) - max(event["ts"], low)) / 1000
 
     complete = sorted((e for e in events if e.get("ph") == "X" and "dur" in e), key=lambda e: (e["ts"], -e["dur"]))
-    by_thread, labels = defaultdict(float), {}
+    labels = {}
+    for thread, name in names.items():
+        same = sorted(t for t in names if names[t] == name)
+        labels[thread] = name + (f" {same.index(thread) + 1}" if len(same) > 1 else "")
+    by_thread = defaultdict(float)
     for e in complete:
-        if e["name"] == TASK and (thread := (e["pid"], e["tid"])) in names:
-            same = [t for t in sorted(names) if names[t] == names[thread]]
-            labels[thread] = names[thread] + (f" {same.index(thread) + 1}" if len(same) > 1 else "")
+        if e["name"] == TASK and (thread := (e["pid"], e["tid"])) in labels:
             by_thread[labels[thread]] += clipped(e)
     main = {t for t, name in names.items() if name == "CrRendererMain"}
     doing, open_ends = Counter(), []  # the main thread's events still open: [(end, name)]
