@@ -125,8 +125,9 @@ def distance_within_reach(ends: torch.Tensor, valid: torch.Tensor, reach: torch.
     low = (torch.stack([ax.minimum(bx), ay.minimum(by)], 1) - grown - 1).floor().clamp(0, side - 1).long()
     high = (torch.stack([ax.maximum(bx), ay.maximum(by)], 1) + grown).ceil().clamp(0, side - 1).long()  # [S, 2]
     sizes = high - low + 1  # [S, 2] (width, height)
-    pair = torch.repeat_interleave(sizes.prod(1))  # each (segment, pixel of its box) pair's segment, [N]
-    place = torch.arange(len(pair), device=ends.device) - (sizes.prod(1).cumsum(0) - sizes.prod(1))[pair]
+    pixels = sizes.prod(1)  # [S], each box's
+    pair = torch.repeat_interleave(pixels)  # each (segment, pixel of its box) pair's segment, [N]
+    place = torch.arange(len(pair), device=ends.device) - (pixels.cumsum(0) - pixels)[pair]
     x = low[pair, 0] + place % sizes[pair, 0]  # [N]
     y = low[pair, 1] + place // sizes[pair, 0]
     px, py = x.to(ends.dtype) + 0.5, y.to(ends.dtype) + 0.5
