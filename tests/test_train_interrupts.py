@@ -26,8 +26,6 @@ from tests.support.interrupted_runs import kill_9_during_epoch_2, nan_after, sen
 from tests.support.paths import REPO
 from tests.support.train_flags import TINY_RUN_EPOCHS, TINY_RUN_STEPS, tiny_run_flags, train_flags
 
-EPOCHS, STEPS_PER_EPOCH = TINY_RUN_EPOCHS, TINY_RUN_STEPS
-
 
 def run_to_the_end(*args: str) -> None:
     """train.main in this process: only the run that is killed needs a process of its own."""
@@ -79,7 +77,7 @@ def test_kill_9_then_resume_ends_where_an_uninterrupted_run_ends(tiny_mnist, uni
     run = tmp_path / "killed"
     # As many threads as this process uses, so that the float sums are the same in both.
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(torch.get_num_threads())}
-    kill_9_during_epoch_2([sys.executable, "train.py", *tiny_run_flags(tiny_mnist, run)], env, STEPS_PER_EPOCH)
+    kill_9_during_epoch_2([sys.executable, "train.py", *tiny_run_flags(tiny_mnist, run)], env, TINY_RUN_STEPS)
     assert load_checkpoint(run / "checkpoints" / "last.pt")["epoch"] == 1, "the kill came after epoch 2 ended"
 
     run_to_the_end(*tiny_run_flags(tiny_mnist, run), "--resume")
@@ -91,7 +89,7 @@ def test_kill_9_then_resume_ends_where_an_uninterrupted_run_ends(tiny_mnist, uni
     assert metrics(run) == metrics(uninterrupted)
     history = without_wall_times(load_checkpoint(run / "checkpoints" / "last.pt")["history"])
     assert history == without_wall_times(load_checkpoint(uninterrupted / "checkpoints" / "last.pt")["history"])
-    assert [epoch["epoch"] for epoch in history] == list(range(1, EPOCHS + 1))
+    assert [epoch["epoch"] for epoch in history] == list(range(1, TINY_RUN_EPOCHS + 1))
 
 
 @pytest.fixture
@@ -132,11 +130,11 @@ def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninte
 ):
     name = signal.Signals(signum).name
     # during step 2 of epoch 2: the step is finished, then the run stops
-    monkeypatch.setattr(losses, "capsule_loss", signal_at_call(STEPS_PER_EPOCH + 2, signum, losses.capsule_loss))
+    monkeypatch.setattr(losses, "capsule_loss", signal_at_call(TINY_RUN_STEPS + 2, signum, losses.capsule_loss))
     assert train.main(tiny_run_flags(tiny_mnist, tmp_path)) == 128 + signum
     error = capsys.readouterr().err
     assert error == (
-        f"train.py: stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2. The best weights "
+        f"train.py: stopped by {name} after step 2 of {TINY_RUN_STEPS} of epoch 2. The best weights "
         f"so far (epoch 1) are kept in {tmp_path / 'weights'}/; {tmp_path / 'checkpoints' / 'last.pt'} "
         "holds the run after step 2 of epoch 2, where --resume goes on.\n"
     )
@@ -145,7 +143,7 @@ def test_a_signal_mid_epoch_stops_after_the_step_and_resume_ends_where_an_uninte
     assert checkpoint["epoch"] == 1 and checkpoint["partial"]["epoch"] == 2 and checkpoint["partial"]["steps"] == 2
     stopped = json.loads((tmp_path / "weights" / "metrics.json").read_text())
     assert (
-        stopped["status"] == f"stopped by {name} after step 2 of {STEPS_PER_EPOCH} of epoch 2; --resume goes on "
+        stopped["status"] == f"stopped by {name} after step 2 of {TINY_RUN_STEPS} of epoch 2; --resume goes on "
         "from there"
     )
     assert stopped["mnist_test_accuracy"] is None and [e["epoch"] for e in stopped["history"]] == [1]
@@ -180,7 +178,7 @@ def test_the_cnn_resumed_mid_epoch_draws_the_dropout_it_would_have_drawn(
     cnn = ["--model", "cnn", "--amp", "off"]
     run_to_the_end(*tiny_run_flags(tiny_mnist, tmp_path / "uninterrupted", *cnn))
     monkeypatch.setattr(
-        losses, "cross_entropy_loss", signal_at_call(STEPS_PER_EPOCH + 1, signal.SIGINT, losses.cross_entropy_loss)
+        losses, "cross_entropy_loss", signal_at_call(TINY_RUN_STEPS + 1, signal.SIGINT, losses.cross_entropy_loss)
     )
     assert train.main(tiny_run_flags(tiny_mnist, tmp_path / "stopped", *cnn)) == 130
     assert load_checkpoint(tmp_path / "stopped" / "checkpoints" / "last.pt")["partial"]["steps"] == 1
@@ -234,7 +232,7 @@ def test_sigterm_to_a_train_py_process_exits_143_without_a_traceback_and_it_resu
     # As many threads as this process uses, so that the float sums are the same in both.
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(torch.get_num_threads())}
     returncode, output = send_during_epoch_2(
-        [sys.executable, "train.py", *tiny_run_flags(tiny_mnist, tmp_path)], env, STEPS_PER_EPOCH, signal.SIGTERM
+        [sys.executable, "train.py", *tiny_run_flags(tiny_mnist, tmp_path)], env, TINY_RUN_STEPS, signal.SIGTERM
     )
     assert returncode == 143, output
     assert "Traceback" not in output and "train.py: stopped by SIGTERM after " in output
@@ -410,10 +408,10 @@ def test_non_finite_loss_stops_and_keeps_the_best_weights(tiny_mnist, uninterrup
         shutil.copyfile(uninterrupted / file, run / file)
     monkeypatch.setattr(losses, "capsule_loss", nan_loss)
 
-    assert train.main([*tiny_run_flags(tiny_mnist, run, "--resume"), "--epochs", str(EPOCHS + 1)]) == 1
+    assert train.main([*tiny_run_flags(tiny_mnist, run, "--resume"), "--epochs", str(TINY_RUN_EPOCHS + 1)]) == 1
 
     error = capsys.readouterr().err
-    assert f"epoch {EPOCHS + 1}, step 1: the loss became nan" in error
+    assert f"epoch {TINY_RUN_EPOCHS + 1}, step 1: the loss became nan" in error
     chosen = json.loads((uninterrupted / "weights" / "metrics.json").read_text())["chosen_epoch"]
     assert f"best weights so far (epoch {chosen})" in error and str(run / "weights") in error
     for file in ("checkpoints/last.pt", "weights/model.safetensors", "weights/config.json", "weights/metrics.json"):
@@ -431,7 +429,7 @@ def test_non_finite_loss_in_the_first_epoch_saves_nothing(tiny_mnist, tmp_path, 
 def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_says_so(
     tiny_mnist, tmp_path, capsys, monkeypatch
 ):
-    monkeypatch.setattr(losses, "capsule_loss", nan_after(STEPS_PER_EPOCH))
+    monkeypatch.setattr(losses, "capsule_loss", nan_after(TINY_RUN_STEPS))
     assert train.main(tiny_run_flags(tiny_mnist, tmp_path)) == 1
     assert (tmp_path / "weights" / "model.safetensors").exists()
     values = json.loads((tmp_path / "weights" / "metrics.json").read_text())
@@ -448,7 +446,7 @@ def test_a_first_run_that_stops_after_saving_weights_leaves_a_metrics_json_that_
 def test_a_fine_tune_stopped_by_a_nan_says_what_it_kept(tiny_mnist, uninterrupted, tmp_path, capsys, monkeypatch):
     """No epoch beat the starting weights (lr 0: the weights never move), then a NaN: no weights
     were written, and the checkpoint of epoch 1 was."""
-    monkeypatch.setattr(losses, "capsule_loss", nan_after(STEPS_PER_EPOCH))
+    monkeypatch.setattr(losses, "capsule_loss", nan_after(TINY_RUN_STEPS))
     assert (
         train.main([*tiny_run_flags(tiny_mnist, tmp_path), "--init-from", str(uninterrupted / "weights"), "--lr", "0"])
         == 1

@@ -25,6 +25,14 @@ def train_flags(data: Path, out: Path | None, checkpoint: Path | None = None, **
 def tiny_run_flags(data: Path, run: Path, *extra: str) -> list[str]:
     """train.py's flags for a tiny run on the MNIST files in ``data``: its network in ``run``/weights,
     its checkpoint at ``run``/checkpoints/last.pt, then ``extra``."""
-    options = dict(batch_size=TINY_RUN_BATCH, epochs=TINY_RUN_EPOCHS, device="cpu")
-    limits = dict(limit=TINY_MNIST_IMAGES - TINY_RUN_VAL, val_size=TINY_RUN_VAL)
-    return [*train_flags(data, run / "weights", run / "checkpoints" / "last.pt", **limits, **options), *extra]
+    flags = train_flags(
+        data,
+        run / "weights",
+        run / "checkpoints" / "last.pt",
+        limit=TINY_MNIST_IMAGES - TINY_RUN_VAL,
+        val_size=TINY_RUN_VAL,
+        batch_size=TINY_RUN_BATCH,
+        epochs=TINY_RUN_EPOCHS,
+        device="cpu",
+    )
+    return [*flags, *extra]
