@@ -2,7 +2,9 @@
 the library's own modules (`torch.onnx.export`), never from a second copy of them:
 
 - `capsules_graph`: the CapsNet up to its digit capsules, a 28x28 image in, the ten capsules and
-  their lengths out (the decoder left out: it is a file of its own, `capsnet.shipping.decoder_file`);
+  their lengths out (the decoder left out: it is a file of its own, `capsnet.shipping.decoder_file`),
+  two of its steps written as the matrix products that ONNX Runtime Web runs faster
+  (`capsnet.shipping.onnx_products`);
 - `probabilities_graph`: the CNN baseline, a 28x28 image in, its ten probabilities out;
 - `turn_graph`: `capsnet.data.affine.transform` of a 28x28 image by an `AffineChange`'s seven
   numbers, in float64 as the library computes the change.
@@ -16,6 +18,7 @@ with other weights than the server's.
 """
 
 import io
+from collections.abc import Callable
 from dataclasses import fields
 
 import numpy as np
@@ -26,6 +29,7 @@ from onnx import TensorProto, helper, numpy_helper
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange, affine_matrices, transform
 from capsnet.model import CapsNet
+from capsnet.shipping.onnx_products import predictions_as_product, primary_convolution_as_product
 
 OPSET = 20  # GridSample's bilinear form; ONNX Runtime Web 1.30 runs opsets up to 23
 CHANGE = tuple(field.name for field in fields(AffineChange))  # the turn graph's "change", in order
@@ -61,10 +65,14 @@ class _Turn(torch.nn.Module):
         return transform(images, affine_matrices(*change.unbind(-1)))
 
 
-def capsules_graph(network: CapsNet) -> bytes:
-    """``network``'s capsules of one image a run: "images" in, "capsules" and "lengths" out."""
+def capsules_graph(network: CapsNet, as_products: bool = True) -> bytes:
+    """``network``'s capsules of one image a run: "images" in, "capsules" and "lengths" out; its
+    PrimaryCaps convolution and its predictions as matrix products, or ``as_products=False`` as
+    exported (`capsnet.shipping.onnx_products`)."""
     side = network.config.image_size
-    return _exported(_Capsules(network), (torch.zeros(1, 1, side, side),), ["images"], ["capsules", "lengths"])
+    rewrites = (primary_convolution_as_product, predictions_as_product) if as_products else ()
+    image = (torch.zeros(1, 1, side, side),)
+    return _exported(_Capsules(network), image, ["images"], ["capsules", "lengths"], rewrites)
 
 
 def probabilities_graph(network: BaselineCNN) -> bytes:
@@ -79,10 +87,17 @@ def turn_graph(side: int) -> bytes:
     return _exported(_Turn(), (torch.zeros(1, 1, side, side), change), ["images", "change"], ["turned"])
 
 
-def _exported(module: torch.nn.Module, inputs: tuple, input_names: list[str], output_names: list[str]) -> bytes:
-    """``module``'s graph for ``inputs``' shapes, its parameters stored in float16, as bytes that
-    depend on nothing but the module's weights: each node's trace (this machine's paths and
-    counters that differ from one export to the next) is left out."""
+def _exported(
+    module: torch.nn.Module,
+    inputs: tuple,
+    input_names: list[str],
+    output_names: list[str],
+    rewrites: tuple[Callable[[onnx.ModelProto], None], ...] = (),
+) -> bytes:
+    """``module``'s graph for ``inputs``' shapes, changed by each of ``rewrites`` in turn, its
+    parameters stored in float16, as bytes that depend on nothing but the module's weights: each
+    node's trace (this machine's paths and counters that differ from one export to the next) is
+    left out."""
     modes = {part: part.training for part in module.modules()}  # the network's, given back after
     try:
         exported = torch.onnx.export(module.eval(), inputs, input_names=input_names, output_names=output_names,
@@ -94,6 +109,8 @@ def _exported(module: torch.nn.Module, inputs: tuple, input_names: list[str], ou
     for node in model.graph.node:
         node.ClearField("metadata_props")
         node.ClearField("doc_string")
+    for rewrite in rewrites:
+        rewrite(model)
     _store_in_float16(model.graph, {name for name, _ in module.named_parameters()})
     onnx.checker.check_model(model)
     buffer = io.BytesIO()
