@@ -32,12 +32,15 @@ function float32Sum(values) {
 // takes, as numpy's flatnonzero of its rows and columns finds it: {top, left, height, width}.
 function inkBox(values, side, isInk) {
   let [top, bottom, left, right] = [side, -1, side, -1];
-  values.forEach((v, k) => {
-    if (!isInk(v)) return;
-    const [row, column] = [Math.floor(k / side), k % side];
-    [top, bottom] = [Math.min(top, row), Math.max(bottom, row)];
-    [left, right] = [Math.min(left, column), Math.max(right, column)];
-  });
+  for (let row = 0; row < side; row++) {
+    for (let column = 0; column < side; column++) {
+      if (!isInk(values[row * side + column])) continue;
+      top = Math.min(top, row);
+      bottom = Math.max(bottom, row);
+      left = Math.min(left, column);
+      right = Math.max(right, column);
+    }
+  }
   return { top, left, height: bottom - top + 1, width: right - left + 1 };
 }
 
@@ -50,7 +53,8 @@ export function inkToMnist(ink, side, { field, box, centre, min_contrast, ink_th
   let strongest = Number.NEGATIVE_INFINITY;
   for (let k = 0; k < ink.length; k++) strongest = Math.max(strongest, ink[k]);
   if (!(strongest >= minContrast)) return null;
-  const scaled = Float32Array.from(ink, (v) => Math.max(v, 0) / strongest);
+  const scaled = new Float32Array(ink.length); // a loop: V8 runs Float32Array.from(ink, f) ten times slower
+  for (let k = 0; k < ink.length; k++) scaled[k] = Math.max(ink[k], 0) / strongest;
   const { top, left, height, width } = inkBox(scaled, side, (v) => v >= inkThreshold); // crop_to_ink
   const square = Math.max(height, width);
   const inSquare = new Float32Array(square * square);
