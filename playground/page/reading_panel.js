@@ -82,6 +82,7 @@ if (globalThis.PerformanceObserver?.supportedEntryTypes?.includes("longtask")) {
   }).observe({ type: "longtask" });
 }
 const LATELY_MS = 1000;
+const RESTING = 2; // a reading's rest where the pen waited lately, in readings' times
 const penWaitedLately = () => performance.now() - longTaskEnded < LATELY_MS;
 
 // The reading panel's readings and redraws under way (newest_only.js), for drawn().
@@ -108,9 +109,10 @@ export function mount({ element, props, watch, fire }) {
   let penLifted = () => {}; // ends the rest under way
 
   // While the pen is down and the page's thread has lately run a long task (the pen's events
-  // waited), each reading is followed by a rest as long as it took, which the pen's lifting ends:
-  // where the page's thread and the networks share a slow core, the readings so take at most about
-  // half of it, and the pen the rest. Where the pen never waits, the readings never rest.
+  // waited), each reading is followed by a rest twice as long as it took (RESTING), which the pen's
+  // lifting ends: where the page's thread and the networks share a slow core, the readings so take
+  // at most about a third of it, and the pen the rest. Where the pen never waits, the readings
+  // never rest.
   const rest = (ms) =>
     new Promise((done) => {
       const timer = setTimeout(done, ms);
@@ -138,7 +140,7 @@ export function mount({ element, props, watch, fire }) {
         shownCapsule(found && holder.firstElementChild, found?.capsules, true, drawing.drawing);
       }
       showReading(found && { revision: String(drawing.revision), ...found });
-      if (drawing.drawing && penWaitedLately()) await rest(performance.now() - started);
+      if (drawing.drawing && penWaitedLately()) await rest(RESTING * (performance.now() - started));
     },
     (error) => {
       failed = true;
