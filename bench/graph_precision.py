@@ -1,10 +1,12 @@
 """What the page's graphs cost in bytes and in agreement with the server's networks: the CapsNet's
-capsules and the CNN's probabilities as capsnet/shipping/onnx_file.py exports them (weights in float16), and
-the same graphs with their weights in 8 bits (symmetric, one scale per output channel, dequantized
-to float32 as the graph loads), each run by ONNX Runtime (the runtime the page runs in
-WebAssembly) on MNIST's first --digits test digits and Semeion's digits (other writers) against
-the networks in PyTorch. Prints, per graph and form: its bytes and gzipped bytes, the largest
-difference of a length (a probability for the CNN), and the digits read otherwise.
+capsules and the CNN's probabilities as capsnet/shipping/onnx_file.py exports them (weights in
+float16; the CapsNet's without the products the page reads with, capsnet/shipping/onnx_products.py,
+which move its capsules by float32's rounding alone), and the same graphs with their weights in 8
+bits (symmetric, one scale per output channel, dequantized to float32 as the graph loads), each run
+by ONNX Runtime (the runtime the page runs in WebAssembly) on MNIST's first --digits test digits and
+Semeion's digits (other writers) against the networks in PyTorch. Prints, per graph and form: its
+bytes and gzipped bytes, the largest difference of a length (a probability for the CNN), and the
+digits read otherwise.
 
     python -m bench.graph_precision --data-dir DATA
 
@@ -78,7 +80,7 @@ def main() -> None:
     print(f"CPU: {cpu_model()}; ONNX Runtime {ort.__version__}")
     print("| graph | weights | bytes | gzipped | set | largest difference | digits read otherwise |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    # the CapsNet's graph as exported, its weights in the layers' own layout: 8 bits scale each output channel
+    # the CapsNet's weights in its layers' own layout, where 8 bits scale each output channel
     for name, network, graph, output in (("CapsNet", capsnet, capsules_graph(capsnet, as_products=False), "lengths"),
                                          ("CNN", cnn, probabilities_graph(cnn), "probabilities")):  # fmt: skip
         for form, data in (("float16", graph), ("8 bits", in_eight_bits(graph))):
