@@ -14,8 +14,6 @@ the machine: docs/benchmarks.md.
 """
 
 import argparse
-import gzip
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -25,20 +23,10 @@ from capsnet import load_model
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange
 from capsnet.shipping.onnx_file import CHANGE, capsules_graph, probabilities_graph, turn_graph
-from playground.page_network import RUNTIME_FILES, RUNTIME_FOLDER, VERSION
+from playground.page_network import RUNTIME_FILES, VERSION, runtime_file
 from tests.support.paths import REPO, WEIGHTS
 
 SCRIPT = Path(__file__).with_suffix(".mjs")
-
-
-def runtime_files(folder: Path) -> None:
-    """ONNX Runtime Web's files in ``folder``, its WebAssembly unzipped."""
-    for name in RUNTIME_FILES:
-        stored = RUNTIME_FOLDER / name
-        if stored.exists():
-            shutil.copy(stored, folder / name)
-        else:
-            (folder / name).write_bytes(gzip.decompress((RUNTIME_FOLDER / f"{name}.gz").read_bytes()))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -57,7 +45,8 @@ def main(argv: list[str] | None = None) -> None:
     }
     change = AffineChange(rotation=30)
     with tempfile.TemporaryDirectory() as folder:
-        runtime_files(Path(folder))
+        for name in RUNTIME_FILES:  # the WebAssembly unzipped
+            (Path(folder) / name).write_bytes(runtime_file(name)[0])
         for name, data in graphs.items():
             (Path(folder) / f"{name}.onnx").write_bytes(data)
         numbers = ",".join(str(float(getattr(change, name))) for name in CHANGE)

@@ -67,14 +67,20 @@ class PageGraph(PageFile):
         return cls(data, f"{FOLDER}/{file_name(data)}.onnx")
 
 
+def runtime_file(name: str) -> tuple[bytes, bytes | None]:
+    """ONNX Runtime Web's file ``name`` (one of RUNTIME_FILES): its bytes, and the same gzipped
+    where the repository stores it so (its WebAssembly), else None."""
+    stored = RUNTIME_FOLDER / name
+    if stored.exists():
+        return stored.read_bytes(), None
+    gzipped = (RUNTIME_FOLDER / f"{name}.gz").read_bytes()
+    return gzip.decompress(gzipped), gzipped
+
+
 def runtime_routes() -> list[Route]:
     """ONNX Runtime Web's files, each at /onnxruntime-web/VERSION/NAME."""
     routes = []
     for name, media_type in RUNTIME_FILES.items():
-        stored = RUNTIME_FOLDER / name
-        if stored.exists():
-            routes.append(cached_route(f"{RUNTIME}/{name}", stored.read_bytes(), media_type))
-        else:
-            gzipped = (RUNTIME_FOLDER / f"{name}.gz").read_bytes()
-            routes.append(cached_route(f"{RUNTIME}/{name}", gzip.decompress(gzipped), media_type, gzipped))
+        body, gzipped = runtime_file(name)
+        routes.append(cached_route(f"{RUNTIME}/{name}", body, media_type, gzipped))
     return routes

@@ -6,7 +6,6 @@ npm package's, served gzipped to a browser that takes it, and every file is kept
 (tests/test_page_reader.py and tests/test_turn_reader.py run them in Chromium)."""
 
 import copy
-import gzip
 import hashlib
 import re
 
@@ -22,7 +21,15 @@ from capsnet.model import CapsNet
 from capsnet.shipping.onnx_file import CHANGE, probabilities_graph
 from capsnet.shipping.packed import pack_convolutions
 from playground import page_network
-from playground.page_network import CACHED, RUNTIME, RUNTIME_FILES, RUNTIME_FOLDER, PageGraph, runtime_routes
+from playground.page_network import (
+    CACHED,
+    RUNTIME,
+    RUNTIME_FILES,
+    RUNTIME_FOLDER,
+    PageGraph,
+    runtime_file,
+    runtime_routes,
+)
 
 ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev.txt")
 
@@ -110,9 +117,7 @@ def test_the_runtime_is_the_npm_package_s_files():
     recorded = dict(re.findall(r"^\| (\S+) \| ([0-9a-f]{64}) \|$", (RUNTIME_FOLDER / "README.md").read_text(), re.M))
     assert recorded.keys() == RUNTIME_FILES.keys()
     for name, digest in recorded.items():
-        stored = RUNTIME_FOLDER / name
-        zipped = RUNTIME_FOLDER / f"{name}.gz"
-        data = stored.read_bytes() if stored.exists() else gzip.decompress(zipped.read_bytes())
+        data, _ = runtime_file(name)
         assert hashlib.sha256(data).hexdigest() == digest, name
     assert f"onnxruntime-web@{page_network.VERSION}" in (RUNTIME_FOLDER / "README.md").read_text()
 
