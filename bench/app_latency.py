@@ -29,14 +29,14 @@ import torch
 
 import app
 from bench.train_throughput import cpu_model
+from harness.app_server import call_perturb, serving_app
+from harness.digit_strokes import pad_value, strokes
+from harness.gradio_clients import api_client
+from harness.page_protocol import event_index
 from playground import transform_sliders
 from playground.dimensions_section import PAPER
 from playground.reading import EXAMPLES
 from playground.routing_section import ALL_TYPES
-from tests.support.app_server import call_perturb, serving_app
-from tests.support.digit_strokes import pad_value, strokes
-from tests.support.gradio_clients import api_client
-from tests.support.page_protocol import event_index
 
 
 def percentiles(run: Callable[[int], object], repeats: int, warmup: int = 5) -> tuple[float, float]:

@@ -1,8 +1,8 @@
 """How many people at once the playground serves on this machine, measured as people use it.
 
-Serves `python app.py` on 127.0.0.1 in a subprocess (tests/support/app_server.py) and lets --people N
+Serves `python app.py` on 127.0.0.1 in a subprocess (harness/app_server.py) and lets --people N
 people use its page together: light HTTP clients in this process that send what the page sends,
-one POST per event (tests/support/page_crowd.py). Each loads the page's decoder once, draws a
+one POST per event (harness/page_crowd.py). Each loads the page's decoder once, draws a
 digit stroke by stroke (readings while a stroke is drawn, the final one at pen-up), gets the
 details, drags a slider in a few moves (redrawn by the page's decoder, with no request; a page
 without one sends each move), after
@@ -60,13 +60,13 @@ import torch
 import app
 from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
+from harness.app_server import checkout, serving_app
+from harness.digit_strokes import random_box, strokes
+from harness.page_crowd import Browser, use_the_page
+from harness.page_protocol import EVENTS, Exchange, Page
+from harness.paths import REPO
 from playground import serving
 from playground.drawing_pad import SIDE
-from tests.support.app_server import checkout, serving_app
-from tests.support.digit_strokes import random_box, strokes
-from tests.support.page_crowd import Browser, use_the_page
-from tests.support.page_protocol import EVENTS, Exchange, Page
-from tests.support.paths import REPO
 
 P95_LIMIT_SECONDS = 1.0  # the final readings' p95 on each pad for N people to count as served
 WARMUP_DIGITS = 1  # per person, before the measured run
@@ -209,12 +209,14 @@ def measure(
 
 
 # Run in another revision's checkout: its page, as its own harness sees it: `Page` is in
-# tests/support/page_protocol.py since issue 72 split page_clients.py, which was in tests/support/
-# before issue 57 and again since issue 72 moved the harness back from bench/support/.
+# harness/page_protocol.py since issue 78, in tests/support/page_protocol.py from issue 72's split of
+# page_clients.py, which was in tests/support/ before issue 57 and again since issue 72 moved the
+# harness back from bench/support/.
 PAGE_OF_CODE = (
     "import dataclasses, importlib, json, os, app\n"
-    "where = next(path for path in ('tests/support/page_protocol.py', 'tests/support/page_clients.py',\n"
-    "                               'bench/support/page_clients.py') if os.path.exists(path))\n"
+    "where = next(path for path in ('harness/page_protocol.py', 'tests/support/page_protocol.py',\n"
+    "                               'tests/support/page_clients.py', 'bench/support/page_clients.py')\n"
+    "             if os.path.exists(path))\n"
     "Page = importlib.import_module(where.removesuffix('.py').replace('/', '.')).Page\n"
     "print(json.dumps(dataclasses.asdict(Page.of(app))))"
 )

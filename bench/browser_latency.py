@@ -17,7 +17,7 @@ redrawings, the input, Figure 5, the lengths and the CNN) shows it; its figures 
 with the pairs read wrong and those read with a 1 that was not drawn. --singles draws that many
 single digits there too (pen 1 alone), each to be read as that one digit. --pair-strokes semeion
 or mnist draws them in strokes traced from Semeion's digits or MNIST's test digits (other writers,
-never trained on; bench/drawn_pairs.py) instead of tests/support/digit_strokes.py's.
+never trained on; harness/traced_strokes.py) instead of harness/digit_strokes.py's.
 
     python -m bench.browser_latency --drawings 40
     python -m bench.browser_latency --drawings 20 --phone        # 390x844, drawn with a finger
@@ -34,14 +34,14 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from bench.drawn_pairs import stroke_source
 from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
-from tests.support.app_server import serving_app
-from tests.support.chromium_browser import DESKTOP, PHONE, chromium
-from tests.support.digit_strokes import overlapping_boxes, random_box, strokes
-from tests.support.pad_drivers import PadDriver, PairDriver
-from tests.support.slider_drivers import TurnDriver
+from harness.app_server import serving_app
+from harness.chromium_browser import DESKTOP, PHONE, chromium
+from harness.digit_strokes import overlapping_boxes, random_box, strokes
+from harness.pad_drivers import PadDriver, PairDriver
+from harness.slider_drivers import TurnDriver
+from harness.traced_strokes import stroke_source
 
 
 def summary(latencies: list[float]) -> str:
@@ -63,7 +63,7 @@ def draw_pairs(
     page, count: int, singles: int, rng: np.random.Generator, touch: bool, source=None
 ) -> tuple[list, list, list, dict, float]:
     """Scroll to the Two-digits section and draw ``count`` pairs, then ``singles`` single digits
-    (pen 1), Clear between them, in tests/support/digit_strokes.py's strokes or ``source``'s; returns every
+    (pen 1), Clear between them, in harness/digit_strokes.py's strokes or ``source``'s; returns every
     stroke's latency (ms), what was misread (drawn, read), what was read with a 1 not drawn, how the
     readings kept up, and the seconds it took."""
     from playground.drawing_pad import SIDE
@@ -120,7 +120,7 @@ def main() -> None:
         "--pair-strokes",
         choices=["hand", "semeion", "mnist"],
         default="hand",
-        help="the Two-digits section's strokes: tests/support/digit_strokes.py's, or traced from "
+        help="the Two-digits section's strokes: harness/digit_strokes.py's, or traced from "
         "Semeion's digits or MNIST's test digits (default: hand)",
     )
     parser.add_argument(

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 from bench.robustness_chart import CAPSNET, CNN, GRID, INK, font, titled_canvas
 from capsnet.studies.changed_ink import CHANGES, RESULTS_FILE
 from capsnet.studies.statistics import percent, points
-from tests.support.paths import REPO
+from harness.paths import REPO
 
 OUT = REPO / "assets" / "pairs_changed_ink.png"
 WIDTH, ROW, HEADER, FOOTER = 1100, 74, 110, 50

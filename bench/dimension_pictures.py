@@ -20,9 +20,9 @@ import statistics
 from contextlib import nullcontext
 
 from bench.train_throughput import cpu_model
-from tests.support.app_server import serving_app
-from tests.support.chromium_browser import DESKTOP, chromium, round_trip
-from tests.support.slider_drivers import SLIDERS_DRAWN, SliderDriver
+from harness.app_server import serving_app
+from harness.chromium_browser import DESKTOP, chromium, round_trip
+from harness.slider_drivers import SLIDERS_DRAWN, SliderDriver
 
 EXAMPLES = 10  # under the pad
 READY_TIMEOUT_MS = 180_000  # the page's networks loading, on a busy machine

@@ -3,7 +3,7 @@
 Starts `python app.py` on 127.0.0.1; a Chromium (headless, Playwright, a mouse, the desktop page)
 taps an MNIST example, scrolls to Turn it, waits until its digit is turned there, and drags the
 rotation slider across --drags times (Straighten between), --moves mouse moves 16 ms apart, with
-Chromium's trace recording (tests/support/chromium_trace.py). Prints, with the CPU:
+Chromium's trace recording (harness/chromium_trace.py). Prints, with the CPU:
 
 - each thread's time in tasks during the drags, as a share of the drags' time: the page's main
   thread (CrRendererMain), the workers that run the networks (DedicatedWorker thread), the
@@ -23,11 +23,11 @@ import argparse
 from bench.round_trip_steps import TIMEOUT, AppRequests, tap_examples
 from bench.slider_drag import SETTLE_SECONDS
 from bench.train_throughput import cpu_model
-from tests.support.app_server import serving_app
-from tests.support.chromium_browser import DESKTOP, chromium
-from tests.support.chromium_trace import TRACE_CATEGORIES, thread_time
-from tests.support.pointer_moves import drag_across
-from tests.support.slider_drivers import TurnDriver
+from harness.app_server import serving_app
+from harness.chromium_browser import DESKTOP, chromium
+from harness.chromium_trace import TRACE_CATEGORIES, thread_time
+from harness.pointer_moves import drag_across
+from harness.slider_drivers import TurnDriver
 
 # Beside the tasks and marks: what the main thread does inside them (layout, paint and the rest).
 CATEGORIES = [*TRACE_CATEGORIES, "disabled-by-default-devtools.timeline"]

@@ -11,9 +11,9 @@ digit or two with its rule, `capsnet.digit_count`):
   each way, as two digits each moved by up to 4 of 28 pixels);
 - ``--pairs`` single digits, pen 1 alone, in a box of `random_box`;
 
-in strokes from three sources:
+in strokes from three sources (harness/traced_strokes.py):
 
-- ``hand``: tests/support/digit_strokes.py, one hand and one shape a digit (the tests' strokes: a proxy
+- ``hand``: harness/digit_strokes.py, one hand and one shape a digit (the tests' strokes: a proxy
   for a person, not a person);
 - ``semeion``: each digit traced from a Semeion digit (other writers, never trained on): its 16x16
   ink thinned to a skeleton (`capsnet.data.strokes`), the skeleton's segments joined into strokes, the
@@ -32,94 +32,23 @@ The figures it measured, with the machine: docs/pairs.md.
 
 import argparse
 import itertools
-from pathlib import Path
 
 import numpy as np
 import torch
 
 from bench.train_throughput import cpu_model
 from capsnet import load_model
-from capsnet.data.datasets import load_semeion, mnist
 from capsnet.data.preprocess import ink_to_mnist
-from capsnet.data.strokes import segments, skeletons
+from harness.digit_strokes import overlapping_boxes, random_box, strokes
+from harness.traced_strokes import stroke_source
 from playground.drawing_pad import SIDE, Drawing, inks
 from playground.networks import pair_networks
 from playground.pair_reading import PairReader
-from tests.support.digit_strokes import overlapping_boxes, random_box, strokes
-
-TRACED_DIGITS = 2000  # the MNIST test digits traced: the first 2,000
-
-
-def polylines(segments: np.ndarray) -> list[np.ndarray]:
-    """Segments [S, 2 ends, 2] joined end to end into polylines, as a pen would trace them: each
-    starts at a loose end where there is one, and follows unused segments from its last point."""
-    points = [tuple(p) for p in np.round(segments.reshape(-1, 2), 3)]
-    ends = [(points[2 * k], points[2 * k + 1]) for k in range(len(segments))]
-    unused = set(range(len(ends)))
-    touching: dict = {}
-    for k, (a, b) in enumerate(ends):
-        touching.setdefault(a, []).append(k)
-        touching.setdefault(b, []).append(k)
-    lines = []
-    while unused:
-        loose = [k for k in sorted(unused) if any(len(touching[p]) == 1 for p in ends[k])]
-        k = loose[0] if loose else min(unused)
-        a, b = ends[k]
-        line = [b, a] if len(touching[b]) == 1 else [a, b]
-        unused.discard(k)
-        while (nxt := next((j for j in touching[line[-1]] if j in unused), None)) is not None:
-            unused.discard(nxt)
-            a, b = ends[nxt]
-            line.append(b if a == line[-1] else a)
-        lines.append(np.array(line, dtype=np.float64))
-    return lines
-
-
-class TracedStrokes:
-    """Strokes traced from other writers' digits: each digit's skeleton, in its own ink box."""
-
-    def __init__(self, images: np.ndarray, labels: np.ndarray, scale: int):
-        """``images`` uint8 [N, H, W], thinned at ``scale`` times their side, for a smoother skeleton."""
-        self.labels = np.asarray(labels)
-        big = (
-            torch.from_numpy(np.asarray(images))
-            .float()
-            .div(255)
-            .repeat_interleave(scale, 1)
-            .repeat_interleave(scale, 2)
-        )  # [N, H * scale, W * scale]
-        self.ends, self.valid = segments(skeletons(big, threshold=0.5))  # [N, K, 4], [N, K]
-
-    def strokes(self, digit: int, rng: np.random.Generator, box: tuple) -> list[list[float]]:
-        """A digit of class ``digit``, chosen at random, traced into ``box`` (left, top,
-        width, height): its skeleton's ink box fitted to the box, keeping its aspect ratio."""
-        index = rng.choice(np.flatnonzero(self.labels == digit))
-        ends = self.ends[index][self.valid[index]].numpy().reshape(-1, 2, 2)  # [S, 2 ends, (x, y)]
-        low, high = ends.reshape(-1, 2).min(axis=0), ends.reshape(-1, 2).max(axis=0)
-        left, top, width, height = box
-        scale = min(width / max(high[0] - low[0], 1), height / max(high[1] - low[1], 1))
-        middle = np.array([left + width / 2, top + height / 2])
-        return [
-            np.round(np.clip((line - (low + high) / 2) * scale + middle, 0, SIDE), 1).ravel().tolist()
-            for line in polylines(ends)
-        ]
-
-
-def stroke_source(name: str, data_dir: str) -> TracedStrokes | None:
-    """The strokes a source draws with: "hand", tests/support/digit_strokes.py's (None); "semeion",
-    traced from Semeion's digits (thinned at 32x32); "mnist", traced from MNIST's first TRACED_DIGITS
-    test digits, which no network trained on."""
-    if name == "hand":
-        return None
-    if name == "semeion":
-        return TracedStrokes(*load_semeion(Path(data_dir) / "semeion" / "semeion.data"), scale=2)
-    test = mnist(data_dir, train=False)
-    return TracedStrokes(test.data[:TRACED_DIGITS].numpy(), test.targets[:TRACED_DIGITS].numpy(), scale=1)
 
 
 def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> Drawing:
     """Each digit with its own pen (pen k for the k-th) in its box, in strokes of ``source`` (None:
-    tests/support/digit_strokes.py's)."""
+    harness/digit_strokes.py's)."""
     drawn = [
         (stroke, pen)
         for pen, (digit, box) in enumerate(zip(digits, boxes, strict=True))

@@ -29,7 +29,7 @@ from capsnet.data.datasets import load_semeion, mnist
 from capsnet.data.preprocess import ink_to_mnist
 from capsnet.model import CapsNet
 from capsnet.shipping.onnx_file import capsules_graph, probabilities_graph
-from tests.support.paths import WEIGHTS
+from harness.paths import WEIGHTS
 
 EIGHT_BITS = 127  # the largest weight of an output channel is stored as +-127
 

@@ -23,8 +23,8 @@ from capsnet import load_model
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange
 from capsnet.shipping.onnx_file import CHANGE, capsules_graph, probabilities_graph, turn_graph
+from harness.paths import REPO, WEIGHTS
 from playground.page_network import RUNTIME_FILES, VERSION, runtime_file
-from tests.support.paths import REPO, WEIGHTS
 
 SCRIPT = Path(__file__).with_suffix(".mjs")
 

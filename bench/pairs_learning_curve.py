@@ -20,7 +20,7 @@ import re
 from PIL import Image, ImageDraw
 
 from bench.robustness_chart import GRID, INK, font, titled_canvas
-from tests.support.paths import REPO
+from harness.paths import REPO
 
 OUT = REPO / "assets" / "pairs_learning_curve.png"
 NETWORKS = {"CapsNet": ("weights/pairs", "#6366f1"), "CNN": ("weights/pairs-cnn", "#d95f02")}

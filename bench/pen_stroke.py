@@ -35,11 +35,11 @@ import numpy as np
 
 from bench.inference_latency import percentile
 from bench.train_throughput import cpu_model
+from harness.app_server import checkout, serving_app
+from harness.chromium_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP
+from harness.digit_strokes import strokes
+from harness.paths import REPO
 from playground import page_modules
-from tests.support.app_server import checkout, serving_app
-from tests.support.chromium_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP
-from tests.support.digit_strokes import strokes
-from tests.support.paths import REPO
 
 CGROUP = Path("/sys/fs/cgroup/cpu")  # cgroup v1's cpu controller, where this machine mounts it
 PERIOD_US = 100_000

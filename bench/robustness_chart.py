@@ -21,8 +21,8 @@ from capsnet.data.affine import SWEEPS
 from capsnet.shipping.saving import sha256
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import percent, points
+from harness.paths import REPO
 from playground.transform_sliders import LABELS
-from tests.support.paths import REPO
 
 OUT = REPO / "assets" / "robustness.png"
 SOURCE_KEY = "robustness.json sha256"  # the PNG text chunk naming the file it was drawn from

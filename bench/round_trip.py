@@ -2,7 +2,7 @@
 
 Starts `python app.py` on 127.0.0.1 and, with --against REV, the app of git revision REV (today's
 code before a change, say) beside it; the two are measured alternately, one visit each per round
-trip. For each round trip of --round-trips, a proxy on loopback (tests/support/delaying_proxy.py)
+trip. For each round trip of --round-trips, a proxy on loopback (harness/delaying_proxy.py)
 delays every byte between Chromium and the app by half the round trip each way, and a new visitor
 (a fresh browser context, nothing cached) opens the page through it in Debian's Chromium
 (headless, Playwright, a mouse), waits until the page has no request open, then:
@@ -12,7 +12,7 @@ delays every byte between Chromium and the app by half the round trip each way, 
 - drags the first dimension slider across as bench/slider_drag.py does (its `drag`): the
   reconstruction's new pictures against the slider's moves, and the requests from the press on;
 - clears the pad and draws one slow stroke, pen down the whole time (--stroke-seconds, a move every
-  16 ms), along a digit traced from MNIST's test digits (other writers: bench/drawn_pairs.py): how
+  16 ms), along a digit traced from MNIST's test digits (other writers: harness/traced_strokes.py): how
   often the reading panel changed, and the requests the page sent, while the pen was down;
 - scrolls to the Turn-it section, waits until it shows the digit turned, and drags its rotation
   slider across in --moves mouse moves, 16 ms apart (`drag_across`), --turn-drags times (Straighten
@@ -22,7 +22,7 @@ delays every byte between Chromium and the app by half the round trip each way, 
 - with the section still on the screen, taps another example (its button clicked where it is, the
   page not scrolled): from the tap to the rotation sweep (#turn-sweep) of the new reading read at
   every angle, how long it took from its first sight, the longest task of the page's main thread
-  meanwhile (Chromium's trace: tests/support/chromium_trace.py), and the requests sent.
+  meanwhile (Chromium's trace: harness/chromium_trace.py), and the requests sent.
 
 Every figure is read from the page's DOM (a MutationObserver per panel, the frames in which its
 content changed, Gradio's status tracker aside), whichever side computes the panel; the requests
@@ -40,7 +40,6 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from bench.drawn_pairs import stroke_source
 from bench.round_trip_steps import (
     TIMEOUT,
     WATCH_SCRIPT,
@@ -53,11 +52,12 @@ from bench.round_trip_steps import (
 )
 from bench.slider_drag import ms
 from bench.train_throughput import cpu_model
+from harness.app_server import checkout, serving_app
+from harness.chromium_browser import DESKTOP, chromium
+from harness.delaying_proxy import LOOPBACK, delaying_proxy
+from harness.digit_strokes import random_box
+from harness.traced_strokes import stroke_source
 from playground.drawing_pad import SIDE
-from tests.support.app_server import checkout, serving_app
-from tests.support.chromium_browser import DESKTOP, chromium
-from tests.support.delaying_proxy import LOOPBACK, delaying_proxy
-from tests.support.digit_strokes import random_box
 
 
 def visit(

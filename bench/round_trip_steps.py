@@ -9,10 +9,10 @@ import time
 import numpy as np
 
 from bench.slider_drag import SETTLE_SECONDS, drag
+from harness.chromium_trace import TRACE_CATEGORIES, longest_task
+from harness.pointer_moves import MOVE_SECONDS, drag_across
+from harness.slider_drivers import DECODER_DRAWS_SCRIPT, SliderDriver, TurnDriver
 from playground.drawing_pad import SIDE
-from tests.support.chromium_trace import TRACE_CATEGORIES, longest_task
-from tests.support.pointer_moves import MOVE_SECONDS, drag_across
-from tests.support.slider_drivers import DECODER_DRAWS_SCRIPT, SliderDriver, TurnDriver
 
 TIMEOUT = 120.0  # seconds for any one wait on the page: its load, its answers, a reading
 QUIET_SECONDS = 0.5  # no request open this long: the page has settled

@@ -13,10 +13,10 @@ import argparse
 from contextlib import nullcontext
 from pathlib import Path
 
-from tests.support.app_server import serving_app
-from tests.support.chromium_browser import DESKTOP, chromium
-from tests.support.paths import REPO
-from tests.support.screenshot import TIMEOUT_MS, photograph
+from harness.app_server import serving_app
+from harness.chromium_browser import DESKTOP, chromium
+from harness.paths import REPO
+from harness.screenshot import TIMEOUT_MS, photograph
 
 OUT = REPO / "assets" / "playground.png"
 

@@ -30,10 +30,10 @@ import time
 from contextlib import ExitStack, nullcontext
 
 from bench.train_throughput import cpu_model
-from tests.support.app_server import checkout, serving_app
-from tests.support.chromium_browser import DESKTOP, chromium, round_trip
-from tests.support.pad_drivers import PANEL
-from tests.support.slider_drivers import DECODER_DRAWS_SCRIPT, SliderDriver
+from harness.app_server import checkout, serving_app
+from harness.chromium_browser import DESKTOP, chromium, round_trip
+from harness.pad_drivers import PANEL
+from harness.slider_drivers import DECODER_DRAWS_SCRIPT, SliderDriver
 
 SETTLE_SECONDS = 3.0  # after the last move, for the server's last answers to show
 DECODER_TIMEOUT = 120.0  # seconds to wait for the page's decoder before the drag

@@ -20,8 +20,8 @@ import urllib.request
 from pathlib import Path
 
 from bench.train_throughput import cpu_model
-from tests.support.app_server import free_port
-from tests.support.paths import REPO
+from harness.app_server import free_port
+from harness.paths import REPO
 
 POLL_SECONDS = 0.05
 

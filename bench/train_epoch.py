@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 
 from bench.train_throughput import cpu_model
-from tests.support.paths import REPO
+from harness.paths import REPO
 
 FULL_EPOCH = 55_000  # MNIST's training set less train.py's default validation split
 

@@ -37,7 +37,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from capsnet import CapsNet, capsule_loss
 from capsnet.baseline import BaselineCNN, BaselineConfig, cross_entropy_loss
 from capsnet.training.processes import use_bf16
-from tests.support.naive_capsnet import NaiveCapsNet
+from harness.naive_capsnet import NaiveCapsNet
 
 
 def cpu_model() -> str:
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> None:
             name = f"CapsNet {'bf16' if bf16 else 'fp32'} compiled {mode}"
             steps[name] = make_step(compiled, images, labels, bf16=bf16, compile_mode=mode)
             eager_twin[name] = "capsnet.CapsNet bf16 (train.py)" if bf16 else "capsnet.CapsNet fp32"
-        steps["naive (tests/support/naive_capsnet.py)"] = make_step(naive, images, labels)
+        steps["naive (harness/naive_capsnet.py)"] = make_step(naive, images, labels)
         if args.cnn:
             steps["BaselineCNN (train.py)"] = make_step(BaselineCNN().to(device), images, labels, bf16=bf16)
             steps["BaselineCNN paper's exact"] = make_step(
@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> None:
                 rates[name].append(images_per_second(step, args.steps, batch_size, device))
 
         medians = {name: statistics.median(r) for name, r in rates.items()}
-        naive_rate = medians["naive (tests/support/naive_capsnet.py)"]
+        naive_rate = medians["naive (harness/naive_capsnet.py)"]
         for name, rate in medians.items():
             spread = f"{min(rates[name]):.1f}-{max(rates[name]):.1f}"
             line = f"{name:<32} {batch_size:>5} {rate:>9.1f} {spread:>15} {rate / naive_rate:>7.2f}x"

@@ -1,4 +1,5 @@
-"""The suite's fixtures and hooks; what tests share beside fixtures is in tests/support/."""
+"""The suite's fixtures and hooks; what tests share beside fixtures is in tests/support/, and what
+they share with the benchmarks in harness/."""
 
 import gc
 import os
@@ -12,11 +13,11 @@ import torch
 from capsnet import CapsNet
 from capsnet.baseline import BaselineCNN
 from capsnet.shipping import onnx_file
-from tests.support.app_server import serving_app
-from tests.support.chromium_browser import chromium
-from tests.support.gradio_clients import api_client
+from harness.app_server import serving_app
+from harness.chromium_browser import chromium
+from harness.gradio_clients import api_client
+from harness.paths import REPO, WEIGHTS
 from tests.support.mnist_files import TINY_MNIST_IMAGES, first_mnist_images
-from tests.support.paths import REPO, WEIGHTS
 from tests.support.train_flags import tiny_run_flags
 
 GRADIO_CACHE = pytest.StashKey[str]()

@@ -10,10 +10,10 @@ import torch
 from PIL import Image
 
 from capsnet.shipping.decoder_file import file_name
+from harness.digit_strokes import pad_value, strokes
 from playground.dimensions_section import PAPER, SPREAD
 from playground.reading import EXAMPLES as PAGE_EXAMPLES, example_ink
 from playground.routing_section import ALL_TYPES
-from tests.support.digit_strokes import pad_value, strokes
 from tests.support.examples import EXAMPLES, example_pixels, label_of
 
 ZEROS = [0.0] * 16

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from harness.digit_strokes import pad_value, strokes
+from harness.page_protocol import event_index, outputs_of, page_event
 from playground import serving
 from playground.dimensions_section import PAPER
-from tests.support.digit_strokes import pad_value, strokes
 from tests.support.examples import EXAMPLES, label_of
-from tests.support.page_protocol import event_index, outputs_of, page_event
 
 ZEROS = [0.0] * 16
 SIDE = 448  # an uploaded canvas
@@ -428,7 +428,7 @@ def test_api_a_file_that_is_not_an_image_gives_a_clear_error(client, tmp_path):
 def test_api_slider_values_out_of_range_give_a_clear_error(client, url, value, message):
     from gradio_client import handle_file
 
-    from tests.support.app_server import call_perturb
+    from harness.app_server import call_perturb
 
     client.predict(handle_file(str(EXAMPLES[3])), api_name="/predict")  # a reading in this session
     event, data = call_perturb(url, client.session_hash, ", ".join(['"winner"'] + [value] * 16))

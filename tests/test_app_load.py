@@ -16,18 +16,18 @@ from PIL import Image
 
 from capsnet import load_model
 from capsnet.shipping.onnx_file import capsules_graph
+from harness.app_server import free_port, serving_app
+from harness.digit_strokes import random_box, strokes
+from harness.page_crowd import PAIR_SHARE, SLIDER_STEPS, Browser, draws_pairs, use_the_page
+from harness.page_protocol import Page
+from harness.paths import REPO
 from playground import serving
 from playground.drawing_pad import SIDE
 from playground.page_decoder import PageDecoder
 from playground.page_network import PageGraph
 from playground.reading import ReadingSection
-from tests.support.app_server import free_port, serving_app
 from tests.support.concurrent_clients import WINNER, offset_sets, run_sessions, sketch
-from tests.support.digit_strokes import random_box, strokes
 from tests.support.examples import EXAMPLES, example_pixels, label_of
-from tests.support.page_crowd import PAIR_SHARE, SLIDER_STEPS, Browser, draws_pairs, use_the_page
-from tests.support.page_protocol import Page
-from tests.support.paths import REPO
 
 pytestmark = pytest.mark.server
 
@@ -97,7 +97,7 @@ def test_people_at_the_page_at_once_each_get_their_own_digit(app, served, drawin
     """Every request of 8 people drawing, dragging a slider, turning the digit and clearing together
     is answered with what that person's page needs: live readings, the drawn digit at the last
     stroke's end and while its slider moves, the details, the turn panel of each move and the sweep
-    of the drawn digit, the empty pad after Clear (tests/support/page_answer_checks.py checks each). Their
+    of the drawn digit, the empty pad after Clear (harness/page_answer_checks.py checks each). Their
     pages cannot run the decoder or the networks in the page, so every slider move, the strokes being
     drawn and every transform move go to the server (the next test's pages can). None of them
     draws pairs: the next test has people who do."""
@@ -225,7 +225,7 @@ def test_a_slow_prediction_holds_up_no_other_request(app, monkeypatch, tmp_path)
     expected_move = app.READING.perturb(app.READING.predict(example_pixels(EXAMPLES[0]))[2], WINNER, *offsets)
     monkeypatch.setattr(app.demo, "analytics_enabled", False)
     monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
-    # where gradio_client leaves a folder for each file it downloads (tests/support/gradio_clients.py)
+    # where gradio_client leaves a folder for each file it downloads (harness/gradio_clients.py)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     port = free_port()
     app.demo.launch(

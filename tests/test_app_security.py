@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from harness.page_protocol import event_index
+from harness.paths import REPO
 from playground import serving
 from tests.support.examples import EXAMPLES
-from tests.support.page_protocol import event_index
-from tests.support.paths import REPO
 
 MAX_UPLOAD = 10 * 1024 * 1024  # max_file_size: 10 MB
 pytestmark = pytest.mark.server
@@ -60,7 +60,7 @@ def test_no_mcp_server_and_no_dev_or_vibe_mode(url):
         f"gradio_api/file={REPO}/weights/model.safetensors",
         "gradio_api/file=weights/config.json",
         "gradio_api/file=assets/examples/mnist_test_0000_digit_7.png",
-        "gradio_api/file=tests/support/app_server.py",
+        "gradio_api/file=harness/app_server.py",
         "static/../app.py",
         "gradio_api/file=http://127.0.0.1:1/",  # no fetching of internal addresses
     ],
@@ -150,7 +150,7 @@ def test_a_request_with_too_few_inputs_gets_one_generic_sentence(url, app):
     ids=["out-of-range", "not-a-choice", "nan", "not-a-number"],
 )
 def test_validation_messages_stay_and_say_nothing_of_the_server(url, arguments, message):
-    from tests.support.app_server import call_perturb
+    from harness.app_server import call_perturb
 
     event, data = call_perturb(url, "validation", ", ".join(arguments))
     assert event == "error" and data["error"].startswith(message) and says_nothing_of_the_server(data["error"])

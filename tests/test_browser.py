@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from harness.chromium_browser import CHROMIUM, DESKTOP, PHONE, PHONE_UNDER_BARS, chromium
+from harness.digit_strokes import pad_value, random_box, strokes
+from harness.pad_drivers import POINT_STRIDE, PadDriver, PairDriver
+from harness.page_pictures import pen_pixels, picture
+from harness.slider_drivers import TURN_PANEL, TurnDriver
 from playground.drawing_pad import SIDE
-from tests.support.chromium_browser import CHROMIUM, DESKTOP, PHONE, PHONE_UNDER_BARS, chromium
-from tests.support.digit_strokes import pad_value, random_box, strokes
-from tests.support.pad_drivers import POINT_STRIDE, PadDriver, PairDriver
-from tests.support.page_pictures import pen_pixels, picture
-from tests.support.slider_drivers import TURN_PANEL, TurnDriver
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():
@@ -334,7 +334,7 @@ def test_figure4_on_a_phone_names_each_row_above_its_strip_drawn_at_its_natural_
 
 
 def test_the_readme_screenshot_is_made_from_the_page(url, browser, tmp_path):
-    from tests.support.screenshot import photograph
+    from harness.screenshot import photograph
 
     page = browser.new_page(viewport=DESKTOP)
     page.set_default_timeout(TIMEOUT_MS)

@@ -15,13 +15,13 @@ import urllib.request
 import numpy as np
 import pytest
 
+from harness.app_server import call_perturb
+from harness.chromium_browser import CHROMIUM, round_trip
+from harness.page_pictures import grey_picture
+from harness.page_protocol import outputs_of, page_event
+from harness.slider_drivers import PANEL_DRAWN, SliderDriver
 from playground.reading import EXAMPLES
-from tests.support.app_server import call_perturb
-from tests.support.chromium_browser import CHROMIUM, round_trip
-from tests.support.page_pictures import grey_picture
-from tests.support.page_protocol import outputs_of, page_event
 from tests.support.playground_pages import grey_levels_apart, no_alarm, session_keeping_page
-from tests.support.slider_drivers import PANEL_DRAWN, SliderDriver
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():

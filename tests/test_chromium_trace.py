@@ -1,11 +1,11 @@
-"""Reading Chromium's trace (tests/support/chromium_trace.py) on a trace written here: threads named
+"""Reading Chromium's trace (harness/chromium_trace.py) on a trace written here: threads named
 as Chromium names them, tasks, what the main thread did inside them, and the page's marks."""
 
 import json
 
 import pytest
 
-from tests.support.chromium_trace import TASK, longest_task, thread_time
+from harness.chromium_trace import TASK, longest_task, thread_time
 
 MAIN, WORKER, OTHER_WORKER = (1, 10), (1, 11), (1, 12)
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.support.paths import REPO
+from harness.paths import REPO
 
 DATA_FILES = [
     "MNIST/raw/train-images-idx3-ubyte",

@@ -22,8 +22,8 @@ from capsnet.shipping.evaluate import accuracy, semeion_predictions
 from capsnet.shipping.model_card import write_model_card
 from capsnet.shipping.pretrained import CONFIGS, NETWORKS
 from capsnet.shipping.saving import load_checkpoint
+from harness.paths import WEIGHTS
 from tests.support.interrupted_runs import kill_9_during_epoch_2
-from tests.support.paths import WEIGHTS
 
 pytestmark = pytest.mark.gpu
 

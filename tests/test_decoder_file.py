@@ -13,9 +13,9 @@ from capsnet import CapsNet, CapsNetConfig
 from capsnet.dimensions import PAPER_RANGE
 from capsnet.shipping.decoder_file import decoder_file, file_name, read_decoder_file
 from capsnet.studies.dimension_names_file import load_dimension_names
+from harness.paths import WEIGHTS
 from playground.views import paper
 from tests.support.examples import example_digits
-from tests.support.paths import WEIGHTS
 
 
 def test_the_file_holds_the_decoders_layers_in_float16_and_the_config(model):

@@ -15,7 +15,7 @@ from capsnet.digit_count import (
     second_ink,
     uncovered,
 )
-from tests.support.paths import REPO
+from harness.paths import REPO
 
 
 def strokes(*columns: int) -> torch.Tensor:

@@ -25,7 +25,7 @@ from capsnet.studies.dimension_names import (
 from capsnet.studies.dimension_names_claims import BARELY_CHANGES, VARIES, WHOLE_DIGIT, DirectionClaim, Evidence
 from capsnet.studies.dimension_names_file import NAMES_FILE, load_dimension_names
 from capsnet.studies.results_file import ResultsError
-from tests.support.paths import WEIGHTS
+from harness.paths import WEIGHTS
 
 DIMENSION, DIGIT = 5, 3  # the synthetic decoders read dimension 5 of capsule 3
 PAPER = SWEEP.expand(16, -1)

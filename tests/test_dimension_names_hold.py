@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.support.paths import WEIGHTS
+from harness.paths import WEIGHTS
 
 HELD_OUT = range(100, 200)  # the test digits of each class after the 100 that named it
 HOLDS = 0.8  # a name must hold on 80% of them

@@ -10,11 +10,11 @@ slider and the page never scrolls sideways."""
 
 import pytest
 
-from tests.support.chromium_browser import CHROMIUM, PHONE, round_trip
-from tests.support.page_pictures import rgb_picture
-from tests.support.page_protocol import outputs_of, page_event
+from harness.chromium_browser import CHROMIUM, PHONE, round_trip
+from harness.page_pictures import rgb_picture
+from harness.page_protocol import outputs_of, page_event
+from harness.slider_drivers import SLIDERS_DRAWN, SliderDriver
 from tests.support.playground_pages import grey_levels_apart, session_keeping_page
-from tests.support.slider_drivers import SLIDERS_DRAWN, SliderDriver
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from capsnet.shipping.saving import load_checkpoint
-from tests.support.paths import REPO
+from harness.paths import REPO
 from tests.support.train_flags import train_flags
 
 pytestmark = pytest.mark.slow

@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from capsnet.data.preprocess import ink_to_mnist
+from harness.digit_strokes import pad_value, strokes
 from playground import drawing_pad
 from playground.drawing_pad import BRUSH, MAX_POINTS, MAX_STROKES, SIDE, DrawingError, parse
 from playground.stroke_mask import stroke_mask
-from tests.support.digit_strokes import pad_value, strokes
 
 
 def test_a_drawn_value_parses_to_its_strokes():

@@ -12,8 +12,8 @@ import torch
 
 from capsnet.shipping import evaluate, model_card
 from capsnet.shipping.model_card import mnist_misreadings
+from harness.paths import WEIGHTS
 from tests.support.mnist_files import TINY_MNIST_IMAGES
-from tests.support.paths import WEIGHTS
 
 SEMEION_ROWS = 40
 

@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
+from harness.paths import REPO
 from tests.js import fixtures
-from tests.support.paths import REPO
 
 MIN_TESTS = 10  # fewer means node found only some of the test files
 

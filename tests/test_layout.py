@@ -13,7 +13,7 @@ import ast
 import subprocess
 from pathlib import Path
 
-from tests.support.paths import REPO
+from harness.paths import REPO
 
 ROOMS = ("data", "training", "studies", "shipping")
 READERS = {  # the modules that read a room their own room may not

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.support.paths import REPO
+from harness.paths import REPO
 
 
 @pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=["check", "format"])

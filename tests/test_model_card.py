@@ -13,7 +13,7 @@ from capsnet.baseline import BaselineCNN
 from capsnet.shipping import model_card
 from capsnet.shipping.model_card import write_model_card
 from capsnet.shipping.model_card_text import card_text, wall_time
-from tests.support.paths import WEIGHTS
+from harness.paths import WEIGHTS
 
 SHIPPED = [pytest.param(WEIGHTS, id="capsnet"), pytest.param(WEIGHTS / "cnn", id="cnn")]
 

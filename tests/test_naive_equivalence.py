@@ -7,7 +7,7 @@ import torch
 
 from capsnet import CapsNet, CapsNetConfig, dynamic_routing, squash
 from capsnet.routing import dynamic_routing_from_weights
-from tests.support.naive_capsnet import NaiveCapsNet
+from harness.naive_capsnet import NaiveCapsNet
 
 
 def loop_routing(u_hat: torch.Tensor, iterations: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -151,7 +151,7 @@ def test_only_the_last_routing_iteration_is_differentiated(route, iterations):
 
 
 def unrolled_routing(u: torch.Tensor, W: torch.Tensor, iterations: int) -> torch.Tensor:
-    """Procedure 1 with gradients through every iteration (as tests/support/naive_capsnet.py routes)."""
+    """Procedure 1 with gradients through every iteration (as harness/naive_capsnet.py routes)."""
     u_hat = torch.einsum("ijdk,bik->bijd", W, u)  # [B, I, J, D]
     b = torch.zeros(u_hat.shape[:3], dtype=u_hat.dtype)
     for iteration in range(iterations):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import REPO
+from harness.paths import REPO
 
 PICKLE_MODULES = {"pickle", "_pickle", "cPickle", "cloudpickle", "dill", "joblib", "shelve"}
 SKIPPED_FOLDERS = {"venv", "data", "checkpoints", "node_modules", "__pycache__"}

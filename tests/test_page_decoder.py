@@ -13,10 +13,10 @@ from starlette.testclient import TestClient
 
 from capsnet import load_model
 from capsnet.shipping.decoder_file import decoder_file, file_name
+from harness.app_server import serving_app
+from harness.paths import WEIGHTS
 from playground.page_decoder import PageDecoder
 from playground.page_network import CACHED
-from tests.support.app_server import serving_app
-from tests.support.paths import WEIGHTS
 
 PAIRS_WEIGHTS = WEIGHTS / "pairs"  # a CapsNet of the same shape, trained on other examples
 

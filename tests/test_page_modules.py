@@ -11,8 +11,8 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from harness.paths import REPO
 from playground import page_modules
-from tests.support.paths import REPO
 
 IMPORTS = re.compile(r'^import \{[^}]*\} from "\./([\w.]+)";$|new URL\("\./([\w.]+)", import\.meta\.url\)', re.M)
 GLUE = re.compile(r"import\(new URL\(\"page/[0-9a-f]{16}/([\w.]+)\", document\.baseURI\)\)")

@@ -13,14 +13,14 @@ import re
 import numpy as np
 import pytest
 
-from bench.drawn_pairs import stroke_source
 from capsnet.data.preprocess import ink_to_mnist
+from harness.chromium_browser import CHROMIUM, round_trip
+from harness.digit_strokes import pad_value, random_box, strokes
+from harness.pad_drivers import PadDriver
+from harness.page_pictures import grey_picture
+from harness.traced_strokes import stroke_source
 from playground import drawing_pad, views
 from playground.reading import EXAMPLES, example_ink, read
-from tests.support.chromium_browser import CHROMIUM, round_trip
-from tests.support.digit_strokes import pad_value, random_box, strokes
-from tests.support.pad_drivers import PadDriver
-from tests.support.page_pictures import grey_picture
 from tests.support.playground_pages import (
     grey_levels_apart,
     networks_state,

@@ -41,7 +41,7 @@ from capsnet.studies.statistics import share
 from capsnet.training.processes import Processes
 from capsnet.training.random_state import epoch_seed
 from capsnet.training.sharded_data import PairTrainingData
-from tests.support.paths import WEIGHTS
+from harness.paths import WEIGHTS
 from tests.support.train_flags import train_flags
 
 PAIRS_WEIGHTS, PAIRS_CNN_WEIGHTS = WEIGHTS / "pairs", WEIGHTS / "pairs-cnn"

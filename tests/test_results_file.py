@@ -10,8 +10,8 @@ import pytest
 from capsnet.studies import pairs_measurement_file, robustness_file
 from capsnet.studies.dimension_names_file import NAMES_FILE, load_dimension_names
 from capsnet.studies.results_file import ResultsError
+from harness.paths import WEIGHTS
 from playground import networks
-from tests.support.paths import WEIGHTS
 
 
 def read_pairs(capsnet: Path, cnn: Path):

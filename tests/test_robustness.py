@@ -28,7 +28,7 @@ from capsnet.studies.robustness import (
 )
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import paired, points, to_json
-from tests.support.paths import WEIGHTS
+from harness.paths import WEIGHTS
 
 CNN_WEIGHTS = WEIGHTS / "cnn"
 CAPSNET_KEYS = {

@@ -9,7 +9,7 @@ from bench import robustness_chart
 from bench.robustness_chart import CAPSNET, CNN, SOURCE_KEY, plot_box, robustness_chart as chart
 from capsnet.shipping.saving import sha256
 from capsnet.studies.robustness import SWEEPS
-from tests.support.paths import REPO, WEIGHTS
+from harness.paths import REPO, WEIGHTS
 
 SHIPPED = REPO / "assets" / "robustness.png"
 

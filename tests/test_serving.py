@@ -15,10 +15,10 @@ from gradio.exceptions import ComponentProcessingError, InvalidPathError
 from gradio.state_holder import SessionState
 from PIL import Image, UnidentifiedImageError
 
+from harness.digit_strokes import pad_value, strokes
+from harness.page_protocol import skipped
 from playground import dimensions_section, routing_section, serving, two_digits
 from playground.serving import RequestsInFlight, RequestSizeLimit
-from tests.support.digit_strokes import pad_value, strokes
-from tests.support.page_protocol import skipped
 
 
 def call(limit: RequestSizeLimit, path: str, chunks: list[bytes], declared: bool = True) -> tuple[int, bytes]:

@@ -7,7 +7,7 @@ import torch
 
 from capsnet.data.datasets import batches
 from capsnet.shipping.evaluate import accuracy
-from tests.support.paths import WEIGHTS
+from harness.paths import WEIGHTS
 
 
 @pytest.mark.slow

@@ -1,5 +1,5 @@
 """The suite writes only under its own temporary folders: Gradio's cache in this process is a
-folder of the session's own, and a served app.py and gradio_client's Client of it (tests/support/)
+folder of the session's own, and a served app.py and gradio_client's Client of it (harness/)
 write nothing into the system's temp folder."""
 
 import os
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.app_server import serving_app
+from harness.app_server import serving_app
+from harness.gradio_clients import api_client
 from tests.support.examples import EXAMPLES
-from tests.support.gradio_clients import api_client
 
 
 def test_gradio_s_cache_in_this_process_is_a_folder_of_the_session_s_own():

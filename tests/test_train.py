@@ -15,7 +15,7 @@ from capsnet.digit_count import CountRule
 from capsnet.shipping.saving import atomic_save_pretrained, load_checkpoint
 from capsnet.training.moving_average import update_moving_average, warm_decay
 from capsnet.training.validation import ValidationRead
-from tests.support.paths import REPO, WEIGHTS
+from harness.paths import REPO, WEIGHTS
 from tests.support.train_flags import train_flags
 
 

@@ -22,8 +22,8 @@ from capsnet import CapsNet
 from capsnet.shipping.saving import atomic_save_pretrained, atomic_torch_save, load_checkpoint
 from capsnet.training import final_reads, losses
 from capsnet.training.processes import use_bf16
+from harness.paths import REPO
 from tests.support.interrupted_runs import kill_9_during_epoch_2, nan_after, send_during_epoch_2
-from tests.support.paths import REPO
 from tests.support.train_flags import TINY_RUN_EPOCHS, TINY_RUN_STEPS, tiny_run_flags, train_flags
 
 

@@ -14,12 +14,12 @@ from capsnet.data.affine import SWEEPS, AffineChange, transform
 from capsnet.shipping.pretrained import WeightsError
 from capsnet.studies import robustness
 from capsnet.studies.statistics import Difference
+from harness.digit_strokes import pad_value, strokes
+from harness.page_pictures import picture
+from harness.page_protocol import outputs_of, page_event
 from playground import networks, transform_sliders, turn_it, turn_views
 from playground.dimensions_section import PAPER
 from playground.reading import Reading
-from tests.support.digit_strokes import pad_value, strokes
-from tests.support.page_pictures import picture
-from tests.support.page_protocol import outputs_of, page_event
 
 UNCHANGED = {**transform_sliders.UNCHANGED, "revision": 1}
 

@@ -16,14 +16,15 @@ import numpy as np
 import pytest
 
 from capsnet.data.preprocess import ink_to_mnist
+from harness.chromium_browser import CHROMIUM
+from harness.digit_strokes import pad_value, strokes
+from harness.pad_drivers import PadDriver
+from harness.page_pictures import grey_picture
+from harness.page_protocol import event_index
+from harness.slider_drivers import TurnDriver
 from playground import drawing_pad, page_modules, turn_it, turn_views
 from playground.reading import EXAMPLES, example_ink, read
 from playground.transform_sliders import SLIDERS, UNCHANGED
-from tests.support.chromium_browser import CHROMIUM
-from tests.support.digit_strokes import pad_value, strokes
-from tests.support.pad_drivers import PadDriver
-from tests.support.page_pictures import grey_picture
-from tests.support.page_protocol import event_index
 from tests.support.playground_pages import (
     grey_levels_apart,
     networks_state,
@@ -31,7 +32,6 @@ from tests.support.playground_pages import (
     playground_page,
     wait_for_networks,
 )
-from tests.support.slider_drivers import TurnDriver
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 if not CHROMIUM.exists():

@@ -19,16 +19,15 @@ import pytest
 import torch
 from PIL import Image
 
-from bench.pair_examples import EXAMPLE_COUNT
 from capsnet.digit_count import CountRule
 from capsnet.shipping.saving import sha256
 from capsnet.studies.statistics import points
+from harness.digit_strokes import strokes
+from harness.page_protocol import outputs_of, page_event
+from harness.paths import REPO
 from playground import drawing_pad, networks, pair_reading, two_digits, two_digits_text
 from playground.two_digit_views import PairView, beside_its_line, count_note, tinted
 from tests.support.batched_calls import called_at_once
-from tests.support.digit_strokes import strokes
-from tests.support.page_protocol import outputs_of, page_event
-from tests.support.paths import REPO
 
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
 EXAMPLES = sorted(two_digits.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))
@@ -581,7 +580,7 @@ def test_the_shipped_measurement_is_shown_for_the_shipped_weights(section):
 
 
 def test_the_examples_are_the_first_test_pairs_in_two_layers():
-    assert [path.name.split("_")[3] for path in EXAMPLES] == [f"{n:04d}" for n in range(EXAMPLE_COUNT)]
+    assert EXAMPLES and [path.name.split("_")[3] for path in EXAMPLES] == [f"{n:04d}" for n in range(len(EXAMPLES))]
     for example in two_digits.examples():
         assert example.ink.shape == (2, 28, 28) and example.picture.shape == (28, 28, 3)
         assert (example.ink.reshape(2, -1).max(axis=1) > 200).all()  # a digit in each layer

@@ -28,12 +28,12 @@ from capsnet.data.preprocess import BOX, INK_THRESHOLD, MIN_CONTRAST, ink_to_mni
 from capsnet.digit_count import top_two
 from capsnet.dimensions import PAPER_RANGE, perturb
 from capsnet.shipping.decoder_file import decoder_file, read_decoder_file
+from harness import digit_strokes
+from harness.paths import WEIGHTS
 from playground import dimension_changes, drawing_pad, views
 from playground.reading import EXAMPLES, PREPROCESSING, example_ink
 from playground.stroke_mask import stroke_mask
 from tests.js.text_fixtures import panel_numbers, sweep_words
-from tests.support import digit_strokes
-from tests.support.paths import WEIGHTS
 
 SEED = 70
 DECODER_FILE = "decoder.safetensors"

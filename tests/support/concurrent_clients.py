@@ -1,5 +1,5 @@
 """Many gradio_client sessions at once against a served app.py's API: a load of tests/test_app_load.py
-(people at the page are tests/support/page_crowd.py).
+(people at the page are harness/page_crowd.py).
 
 Each session reads a digit (/predict), then mostly drags the sliders (/perturb, cheap: the
 decoder alone), reading another digit every few requests. Sessions run in threads, one client
@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from harness.gradio_clients import api_client, temp_folder
 from tests.support.examples import EXAMPLES
-from tests.support.gradio_clients import api_client, temp_folder
 
 OFFSET_SETS = 4  # the sessions cycle through this many slider settings
 WINNER = "winner"  # decode the winning capsule

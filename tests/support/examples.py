@@ -7,7 +7,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from tests.support.paths import REPO
+from harness.paths import REPO
 
 EXAMPLES = sorted((REPO / "assets" / "examples").glob("*.png"))
 

@@ -6,7 +6,7 @@ import subprocess
 import threading
 import time
 
-from tests.support.paths import REPO
+from harness.paths import REPO
 
 
 def kill_9_during_epoch_2(command: list[str], env: dict[str, str], steps_per_epoch: int) -> None:

@@ -7,8 +7,8 @@ import time
 
 import numpy as np
 
+from harness.chromium_browser import DESKTOP
 from playground import page_modules
-from tests.support.chromium_browser import DESKTOP
 
 TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
 

@@ -1,9 +1,9 @@
 """Drawing on the playground's pads in a real browser, as a person does: strokes at a hand's pace
-with a mouse or a finger (tests/support/pointer_moves.py), the page itself timing how long each
+with a mouse or a finger (harness/pointer_moves.py), the page itself timing how long each
 stroke's reading takes to show (TIMING_SCRIPT), and what the page then shows read back: on the
 digit pad (PadDriver), its reading panel; on the Two-digits section's pad of two pens (PairDriver),
 the pens, Undo, the example pairs and the pair panel. Shared by tests/test_browser.py,
-tests/test_page_reader.py, tests/test_turn_reader.py, tests/support/screenshot.py and
+tests/test_page_reader.py, tests/test_turn_reader.py, harness/screenshot.py and
 bench/browser_latency.py, bench/slider_drag.py.
 """
 
@@ -11,9 +11,9 @@ import time
 
 import numpy as np
 
+from harness.page_pictures import picture, rgb_picture
+from harness.pointer_moves import MOVE_SECONDS, pointer
 from playground.drawing_pad import SIDE
-from tests.support.page_pictures import picture, rgb_picture
-from tests.support.pointer_moves import MOVE_SECONDS, pointer
 
 POINT_STRIDE = 3  # every third point of a stroke is a pointer move (~5 screen pixels apart)
 PAUSE_SECONDS = 0.15  # between strokes, once the last one's reading is on the page

@@ -5,14 +5,14 @@ reading or of the empty pad (`details_problem`); Turn it's panel of the sliders'
 sweep of the drawn digit (`turn_problem`); the Two-digits pair panel of the pad's value, the
 networks' input holding both pens' ink once both digits are drawn, with the capsule Decode as
 names redrawn besides the digits read (`pair_problem`), or the empty one. The people of
-tests/support/page_crowd.py check every answer with them.
+harness/page_crowd.py check every answer with them.
 """
 
 import re
 from collections.abc import Callable
 
+from harness.page_pictures import pen_ink, rgb_picture
 from playground import two_digits
-from tests.support.page_pictures import pen_ink, rgb_picture
 
 DIGIT = re.compile(r'<div class="digit">(\d)</div>')
 PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')

@@ -11,9 +11,9 @@ import time
 
 import numpy as np
 
+from harness.page_pictures import grey_picture, picture
+from harness.pointer_moves import drag_across, pointer
 from playground import page_modules
-from tests.support.page_pictures import grey_picture, picture
-from tests.support.pointer_moves import drag_across, pointer
 
 TURN_PANEL = "#turn-panel .turn"  # the turned digit, both networks' readings, the pose's moves
 

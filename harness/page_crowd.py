@@ -1,5 +1,5 @@
 """People using the playground's page at once, as light HTTP clients that speak to it as the page
-does (tests/support/page_protocol.py): the load of bench/app_load.py and tests/test_app_load.py.
+does (harness/page_protocol.py): the load of bench/app_load.py and tests/test_app_load.py.
 
 Each person sends what the page sends, one POST per event outside Gradio's queue, at a person's
 pace: loads the page's decoder once (a browser keeps it), and its network and ONNX Runtime Web
@@ -16,7 +16,7 @@ itself); looks at the result for PAUSE_SECONDS, presses Clear
 digits and draw a pair on its pad of two pens: a digit with pen 1, then another digit with pen 2
 moved over it, stroke by stroke as on the first pad; in DECODE_SHARE of the pairs they change
 Decode as; they look, press that pad's Clear, and draw another digit. Every answer is checked
-(tests/support/page_answer_checks.py): a reading panel for every reading, the drawn digit once
+(harness/page_answer_checks.py): a reading panel for every reading, the drawn digit once
 the digit is finished and while its sliders move, Figure 4 and the routing view in the details,
 the turn panel of the move sent and the sweep of the drawn digit in Turn it, the pair panel of the
 value sent for every pair reading (two digits once both are drawn) with the capsule Decode as names
@@ -34,10 +34,8 @@ from dataclasses import dataclass
 import httpx
 import numpy as np
 
-from playground import two_digits
-from playground.drawing_pad import SIDE
-from tests.support.digit_strokes import pad_value
-from tests.support.page_answer_checks import (
+from harness.digit_strokes import pad_value
+from harness.page_answer_checks import (
     details_problem,
     empty_pair_problem,
     empty_problem,
@@ -45,7 +43,9 @@ from tests.support.page_answer_checks import (
     reading_problem,
     turn_problem,
 )
-from tests.support.page_protocol import Exchange, Page, PageClient, skipped
+from harness.page_protocol import Exchange, Page, PageClient, skipped
+from playground import two_digits
+from playground.drawing_pad import SIDE
 
 STROKE_SECONDS = 0.6  # a stroke takes this long to draw ...
 LIVE_SECONDS = 0.1  # ... and the pad sends it at most this often (drawing_pad.LIVE_MS)

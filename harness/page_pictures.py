@@ -1,7 +1,7 @@
 """The playground's pictures read back as arrays: a PNG data URL, as the page shows it and the
 server sends it, as ink in [0, 1] (`picture`), grey (`grey_picture`) or RGB (`rgb_picture`); and a
 pen's ink in an RGB picture, its share of the pixels (`pen_pixels`) or its strength at each pixel
-(`pen_ink`). Read by the browser's drivers (tests/support/pad_drivers.py, slider_drivers.py), the
+(`pen_ink`). Read by the browser's drivers (harness/pad_drivers.py, slider_drivers.py), the
 checks of the page's answers (page_answer_checks.py) and the tests.
 """
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from tests.support.paths import REPO
+from harness.paths import REPO
 
 
 def free_port() -> int:

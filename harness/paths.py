@@ -2,5 +2,5 @@
 
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 WEIGHTS = REPO / "weights"

@@ -6,7 +6,7 @@ fetches and what it then computes itself); an output left as it is (gr.skip(), a
 answers a reading asked while a stroke is drawn: `skipped`); and `PageClient`, a session of its own
 that sends the page's events and fetches its files over a shared httpx client, recording each
 exchange, how long it took and what was wrong with its answer (`Exchange`, its event one of
-EVENTS). The people of tests/support/page_crowd.py are such clients; tests send single events with
+EVENTS). The people of harness/page_crowd.py are such clients; tests send single events with
 `page_event`.
 """
 

@@ -1,7 +1,7 @@
 """A person's hand on the playground's page in the browser: a finger (touch events, through a CDP
 session) or the mouse pressed, moved and lifted at page coordinates (`pointer`), at most one move
 every MOVE_SECONDS as a screen reports them, and a slider dragged across with the mouse
-(`drag_across`). What the drivers of the page's sections (tests/support/pad_drivers.py,
+(`drag_across`). What the drivers of the page's sections (harness/pad_drivers.py,
 slider_drivers.py) and the benchmarks move with.
 """
 

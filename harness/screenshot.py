@@ -3,9 +3,9 @@ a browser: `python -m bench.screenshot` makes it, tests/test_browser.py checks h
 
 from pathlib import Path
 
-from tests.support.chromium_browser import DESKTOP
-from tests.support.digit_strokes import strokes
-from tests.support.pad_drivers import PadDriver
+from harness.chromium_browser import DESKTOP
+from harness.digit_strokes import strokes
+from harness.pad_drivers import PadDriver
 
 BOX = (70, 30, 150, 220)  # where the digit is drawn: left, top, width, height in pad units
 MARGIN = 24  # CSS pixels of page kept under the reading panel
