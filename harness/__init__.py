@@ -1,4 +1,4 @@
-"""What the tests and the benchmarks both stand on; tests/ and bench/ import it, it imports neither.
+"""What the tests and the benchmarks both stand on; it imports neither tests/ nor bench/.
 
     paths         where the repository and its shipped weights are
     app_server    `python app.py` served on a free loopback port (this checkout's, or another

@@ -323,6 +323,8 @@ def test_every_docs_page_the_code_points_to_exists():
         *(REPO / "capsnet").rglob("*.py"),
         *(REPO / "playground").glob("*.py"),
         *(REPO / "bench").glob("*.py"),
+        *(REPO / "charts").glob("*.py"),
+        *(REPO / "harness").glob("*.py"),
     ]
     pointed = {
         (source.name, page)

@@ -1,14 +1,15 @@
-"""The picture of the CNN comparison (bench.robustness_chart): each curve where its accuracy
+"""The picture of the CNN comparison (charts.robustness): each curve where its accuracy
 is, and the shipped assets/robustness.png drawn from the shipped weights/robustness.json."""
 
 import numpy as np
 import pytest
 from PIL import Image, ImageColor
 
-from bench import robustness_chart
-from bench.robustness_chart import CAPSNET, CNN, SOURCE_KEY, plot_box, robustness_chart as chart
 from capsnet.shipping.saving import sha256
 from capsnet.studies.robustness import SWEEPS
+from charts import robustness
+from charts.canvas import CAPSNET, CNN
+from charts.robustness import SOURCE_KEY, plot_box, robustness_chart as chart
 from harness.paths import REPO, WEIGHTS
 
 SHIPPED = REPO / "assets" / "robustness.png"
@@ -63,7 +64,7 @@ def test_the_affnist_bars_are_as_long_as_the_accuracies():
 def test_the_shipped_picture_is_drawn_from_the_shipped_measurement():
     recorded = Image.open(SHIPPED).text.get(SOURCE_KEY)
     assert recorded == sha256(WEIGHTS / "robustness.json"), (
-        "assets/robustness.png was drawn from another robustness.json: python -m bench.robustness_chart"
+        "assets/robustness.png was drawn from another robustness.json: python -m charts.robustness"
     )
 
 
@@ -71,7 +72,7 @@ def test_the_command_draws_from_the_measurement_and_records_it(tmp_path):
     if not (WEIGHTS / "cnn" / "model.safetensors").exists():
         pytest.skip("no trained CNN baseline in weights/cnn: robustness.json cannot be checked against it")
     out = tmp_path / "robustness.png"
-    robustness_chart.main(["--out", str(out)])
+    robustness.main(["--out", str(out)])
     drawn = Image.open(out)
     assert drawn.size == Image.open(SHIPPED).size
     assert drawn.text[SOURCE_KEY] == sha256(WEIGHTS / "robustness.json")

@@ -39,7 +39,7 @@ weights; the command reproduces the file byte for byte.
     python -m capsnet.studies.robustness --data-dir ../shared/data   # writes weights/robustness.json
     python -m capsnet.studies.robustness --show                       # docs/robustness.md's table, every step
 
-The results and what they show: docs/robustness.md (`python -m bench.robustness_chart` draws
+The results and what they show: docs/robustness.md (`python -m charts.robustness` draws
 them there, beside the app: what draws is not the library's).
 """
 

@@ -8,7 +8,7 @@ every run (`capsnet.data.pairs.fixed_pairs`, seed 1): the CPU runs chose their e
 examples and read these pairs beside them (val_mnist_pairs), drawn dashed from there on. Draws
 assets/pairs_learning_curve.png with PIL and prints the curve at each run's end:
 
-    python -m bench.pairs_learning_curve
+    python -m charts.pairs_learning_curve
 """
 
 import argparse
@@ -19,7 +19,7 @@ import re
 
 from PIL import Image, ImageDraw
 
-from bench.robustness_chart import GRID, INK, font, titled_canvas
+from charts.canvas import GRID, INK, font, titled_canvas
 from harness.paths import REPO
 
 OUT = REPO / "assets" / "pairs_learning_curve.png"

@@ -7,48 +7,32 @@ It reads the measurement, checked against both networks' weights like `python -m
 capsnet.studies.robustness --show`, and draws it with PIL, measuring nothing; the PNG records the sha256
 of the robustness.json it was drawn from, so a test can tell when the two part ways.
 
-    python -m bench.robustness_chart                    # writes assets/robustness.png
+    python -m charts.robustness                         # writes assets/robustness.png
 """
 
 import argparse
 import itertools
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 from PIL.PngImagePlugin import PngInfo
 
 from capsnet.data.affine import SWEEPS
 from capsnet.shipping.saving import sha256
 from capsnet.studies.robustness_file import RESULTS_FILE, load_results
 from capsnet.studies.statistics import percent, points
+from charts.canvas import CAPSNET, CNN, GRID, INK, PAPER, font, titled_canvas
 from harness.paths import REPO
 from playground.transform_sliders import LABELS
 
 OUT = REPO / "assets" / "robustness.png"
 SOURCE_KEY = "robustness.json sha256"  # the PNG text chunk naming the file it was drawn from
-CAPSNET, CNN = "#6366f1", "#d95f02"  # as on the page: Gradio's Soft accent, and the CNN's orange
-INK, GRID, PAPER = "#1f2937", "#e5e7eb", "#ffffff"
 COLUMNS, ROWS = 4, 2
 CELL_WIDTH, CELL_HEIGHT = 400, 370  # a chart's cell, in pixels
 HEADER = 120  # the title and the key above the charts
 WIDTH, HEIGHT = COLUMNS * CELL_WIDTH + 16, HEADER + ROWS * CELL_HEIGHT  # a margin for the last tick
 PLOT_LEFT, PLOT_RIGHT, PLOT_TOP, PLOT_BOTTOM = 76, 376, 92, 318  # the plot within its cell
 LINE, DASH, GAP = 4, 14, 8  # curve width, the CNN's dashes and the gaps between them
-
-
-def font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's own font (Aileron), the same on every machine; it has "°" but neither "−" nor "×"."""
-    return ImageFont.load_default(size=size)
-
-
-def titled_canvas(
-    size: tuple[int, int], title: str, at: tuple[int, int], title_size: int
-) -> tuple[Image.Image, ImageDraw.ImageDraw]:
-    """A blank chart of ``size`` pixels on PAPER with ``title`` in INK at ``at``, and its drawing context."""
-    picture = Image.new("RGB", size, PAPER)
-    draw = ImageDraw.Draw(picture)
-    draw.text(at, title, fill=INK, font=font(title_size))
-    return picture, draw
 
 
 def tick(value: float, unit: str) -> str:

@@ -4,7 +4,7 @@ right, each with its 95% interval, and the CapsNet's lead in points with its int
 
 It reads changed_ink.json and draws it with PIL, measuring nothing.
 
-    python -m bench.changed_ink_chart                  # writes assets/pairs_changed_ink.png
+    python -m charts.changed_ink                        # writes assets/pairs_changed_ink.png
 """
 
 import argparse
@@ -13,9 +13,9 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from bench.robustness_chart import CAPSNET, CNN, GRID, INK, font, titled_canvas
 from capsnet.studies.changed_ink import CHANGES, RESULTS_FILE
 from capsnet.studies.statistics import percent, points
+from charts.canvas import CAPSNET, CNN, GRID, INK, font, titled_canvas
 from harness.paths import REPO
 
 OUT = REPO / "assets" / "pairs_changed_ink.png"
