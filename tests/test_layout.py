@@ -193,21 +193,16 @@ def imported_modules(path: Path) -> list[str]:
     return names
 
 
-def test_bench_imports_only_the_harness_from_tests_and_the_harness_no_bench():
-    """The harness is the tests' (tests/support/), and the benchmarks share it: a bench command
-    imports tests.support and nothing else of tests/; the harness imports no bench command, so
-    that the two never tie both ways."""
+def test_tests_and_bench_share_only_the_harness():
+    """What the tests and the benchmarks both use is in harness/: no test imports bench/, no
+    benchmark imports tests/, and the harness imports neither, so that neither ties the other."""
+    forbidden = {"tests": {"bench"}, "bench": {"tests"}, "harness": {"tests", "bench"}}
     wrong = [
         f"{path.relative_to(REPO)} imports {name}"
-        for path in (REPO / "bench").rglob("*.py")
+        for folder, others in forbidden.items()
+        for path in (REPO / folder).rglob("*.py")
         for name in imported_modules(path)
-        if name.split(".")[0] == "tests" and not name.startswith("tests.support")
-    ]
-    wrong += [
-        f"{path.relative_to(REPO)} imports {name}"
-        for path in (REPO / "tests" / "support").rglob("*.py")
-        for name in imported_modules(path)
-        if name.split(".")[0] == "bench"
+        if name.split(".")[0] in others
     ]
     assert not wrong, wrong
 
