@@ -204,15 +204,15 @@ def test_where_no_measure_explains_the_change_the_name_says_where_ink_comes_and_
     bottom[1, 4] = 0.1
     assert named(changes(width=3), explained(width=0.1), naming=seen(bottom, width=3)) == "the bottom grows →"
     corner = torch.zeros(2, 9)
-    corner[1, 2] = 0.7  # 70% removed in the top-right corner: the fewest cells that carry half
+    corner[1, 2] = 0.7  # 70% removed in the top-right corner, more than 1.5 times any other cell
     corner[0, 6] = 0.3
     assert named(changes(x=-1), explained(x=0.0), naming=seen(corner, x=-1)) == "the top-right shrinks →"
     moved = torch.zeros(2, 9)
-    moved[1, [0, 3, 6]] = 0.35 / 3  # 35% removed on the left, 35% added on the right: neither alone carries half,
-    moved[0, [2, 5, 8]] = 0.35 / 3  # nor do any five cells
-    moved[0, [1, 4, 7]] = 0.1
+    moved[1, [0, 3, 6]] = 0.42 / 3  # removed on the left, as much added on the right: neither side
+    moved[0, [2, 5, 8]] = 0.42 / 3  # stands out from the other, both from the middle
+    moved[0, [1, 4, 7]] = 0.16 / 3
     assert named(changes(x=1), explained(x=0.0), naming=seen(moved, x=1)) == "ink from left to right →"
-    # No place carries half of the change, but the digit grows taller on every digit.
+    # No place stands out, but the digit grows taller on every digit.
     assert named(changes(height=2), explained(height=0.05)) == "reshapes, taller →"
     # Of two measures that move on every digit, the one whose pure change explains more, though
     # the other moves more (2 visible steps of 0.5 pixels against 1.75 of 20% ink).

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from capsnet.studies.ink_places import CARRIES, PARTS, PLACE_CLAIMS, PlaceClaim, thirds
+from capsnet.studies.ink_places import PARTS, PLACE_CLAIMS, STANDS_OUT, PlaceClaim, thirds
 
 
 def rectangle(top: int, left: int, height: int, width: int) -> torch.Tensor:
@@ -46,19 +46,40 @@ def test_nothing_changed_has_no_shares():
     assert thirds(torch.zeros(1, 28, 28), rectangle(4, 4, 9, 9)[None]).sum().item() == 0
 
 
-def test_a_place_claim_holds_where_its_parts_carry_half_of_the_change_with_its_sign():
-    shares = torch.zeros(3, 2, 9)
-    shares[0, 0, 6:9] = CARRIES / 3  # half added in the bottom row: holds
-    shares[0, 1, 0] = 1 - CARRIES
-    shares[1, 0, 6:9] = 0.4 / 3  # 40%: does not
-    shares[1, 1, 0] = 0.6
-    shares[2, 1, 6:9] = 0.7 / 3  # 70% in the bottom, but taken away: does not
-    shares[2, 0, 0] = 0.3
+def spread(added: list[float], removed: list[float] | None = None) -> torch.Tensor:
+    """``thirds``' shares [1, 2, 9] of one digit from the ink added and removed in each cell."""
+    shares = torch.tensor([added, removed or [0.0] * 9])
+    return (shares / shares.sum())[None]
+
+
+def test_a_place_claim_holds_where_each_part_changes_with_its_sign_more_than_the_rest():
+    rest = 0.1  # each cell outside the bottom row gains 0.1
+    shares = torch.cat(
+        [
+            spread([rest] * 6 + [STANDS_OUT * rest] * 3),  # the bottom gains 1.5 times as much per cell: holds
+            spread([rest] * 6 + [1.4 * rest] * 3),  # 1.4 times: does not
+            spread([rest] * 9),  # the whole digit gains evenly: does not
+            spread([0.0] * 6 + [rest] * 3, [rest] * 6 + [0.0] * 3),  # gains where the rest loses as much: does not
+            spread([0.0] * 9, [0.0] * 6 + [rest] * 3),  # the bottom alone loses ink: it shrinks
+        ]
+    )
     bottom = PlaceClaim(grows=("bottom",))
-    assert bottom.holds(shares).tolist() == [True, False, False]
-    assert PlaceClaim(shrinks=("bottom",)).holds(shares).tolist() == [False, False, True]
+    assert bottom.holds(shares).tolist() == [True, False, False, False, False]
+    assert PlaceClaim(shrinks=("bottom",)).holds(shares).tolist() == [False, False, False, False, True]
+
+
+def test_each_named_part_must_change_not_only_their_sum():
+    top_only = spread([1.0] * 3 + [0.0] * 6)  # the top row alone gains
+    assert PlaceClaim(grows=("top",)).holds(top_only).item()
+    assert not PlaceClaim(grows=("top", "centre")).holds(top_only).item()  # the centre does not grow
+    both = spread([1.0] * 3 + [0, 1.0, 0] + [0.0] * 3)
+    assert PlaceClaim(grows=("top", "centre")).holds(both).item()
+    bottom = spread([0.0] * 6 + [1.0] * 3)
+    assert PlaceClaim(grows=("bottom",)).holds(bottom).item()
+    assert not PlaceClaim(grows=("bottom-left",)).holds(bottom).item()  # the rest of the bottom grows as much
     move = PlaceClaim(grows=("bottom",), shrinks=("top-left",))  # both signs count
-    torch.testing.assert_close(move.carried(shares), torch.tensor([1.0, 1.0, 0.0]))
+    assert move.holds(spread([0.0] * 6 + [0.2] * 3, [0.5] + [0.0] * 8)).item()
+    assert not move.holds(spread([0.0] * 6 + [0.2] * 3, [0.0] * 9)).item()  # the top-left loses nothing
 
 
 def test_place_names_read_as_a_slider_label():

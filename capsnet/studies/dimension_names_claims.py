@@ -4,8 +4,9 @@ name is made (docs/dimensions.md, "Names that hold"):
 - a direction ("wider →", "thicker strokes and moves left →") holds on a digit when each named
   measure moves that way between the range's ends, x(-range) to x(+range); "wider", "taller" and
   their opposites claim both the 4-sigma measure and the ink's reach (``shape_measures.reach``);
-- a place ("the bottom grows →", ``ink_places``) holds on a digit when the named parts carry at
-  least half of that digit's absolute change, with the named sign;
+- a place ("the bottom grows →", ``ink_places``) holds on a digit when each named part gains (or
+  loses) ink with the named sign, per pixel at least ``ink_places.STANDS_OUT`` times as much as any
+  other ninth of the digit's box gains or loses;
 - a name earns its claim on the digits that name it only where the claim holds on NAMING_HOLDS of
   them, and keeps it only where it holds on HOLDS of as many digits of its class that it was not
   made from; otherwise it says VARIES. "barely changes" and "changes shape: whole digit" claim

@@ -13,10 +13,15 @@ cells: "the top" is cells 0, 1, 2), a corner or the centre (one cell each). A ch
 (the image at +range minus the image at -range) is split by sign and cell: the ink it adds and the
 ink it removes in each cell, as fractions of the change's total |x(+range) - x(-range)|.
 
-A place name claims, for each digit, that its parts carry at least CARRIES of that digit's absolute
-change with the named sign: ink added where it says "grows", removed where it says "shrinks" (for
-"ink from A to B": removed in A, added in B). Which claims a dimension earns and how they are
-checked on digits the naming never saw: ``capsnet.studies.dimension_names_claims``.
+A place name claims, for each digit, that the change is where it says: each named part changes
+with its named sign (it gains ink where the name says "grows", loses it where it says "shrinks";
+for "ink from A to B", A loses and B gains), by at least STANDS_OUT times as much per pixel as the
+rest of the digit gains or loses. A part's change is its net change, the ink added less the ink
+removed, per cell of the part, and it must beat the net change of every cell outside the named
+parts, either way (the cells are ninths of the box, so per cell is per pixel). A change spread
+over the whole digit, or all along a side of which a name gives one corner, holds no place. Which
+claims a dimension earns and how they are checked on digits the naming never saw:
+``capsnet.studies.dimension_names_claims``.
 """
 
 import itertools
@@ -43,7 +48,7 @@ CORNER_PAIRS = {
     ("top-left", "bottom-left"): "left corners",
     ("top-right", "bottom-right"): "right corners",
 }  # two corners of one side, said in fewer words
-CARRIES = 0.5  # a place claim holds on a digit when its parts carry half of the digit's |change| with the named sign
+STANDS_OUT = 1.5  # each named part gains (or loses) 1.5 times as much per cell as any other cell gains or loses
 
 
 def thirds(change: torch.Tensor, images: torch.Tensor) -> torch.Tensor:
@@ -103,14 +108,18 @@ class PlaceClaim:
     def cells_of(parts: tuple[str, ...]) -> list[int]:
         return sorted({cell for part in parts for cell in PARTS[part]})
 
-    def carried(self, shares: torch.Tensor) -> torch.Tensor:
-        """The fraction of each digit's |change| the claim's parts carry with its signs, [N], from
-        ``thirds``' [N, 2, 9]."""
-        return shares[:, 0, self.cells_of(self.grows)].sum(-1) + shares[:, 1, self.cells_of(self.shrinks)].sum(-1)
-
     def holds(self, shares: torch.Tensor) -> torch.Tensor:
-        """On which digits the claim holds, [N] booleans, from ``thirds``' [N, 2, 9]."""
-        return self.carried(shares) >= CARRIES
+        """On which digits the claim holds, [N] booleans, from ``thirds``' [N, 2, 9]: each named part's
+        net change, with its sign, per cell, at least STANDS_OUT times every other cell's |net change|."""
+        net = shares[:, 0] - shares[:, 1]  # [N, 9]: added less removed
+        rest = [cell for cell in range(9) if cell not in self.cells_of(self.grows + self.shrinks)]
+        rest_change = net[:, rest].abs().amax(-1)  # [N]: the most any cell outside the parts gains or loses
+        held = torch.ones(len(shares), dtype=torch.bool)
+        for sign, parts in ((1, self.grows), (-1, self.shrinks)):
+            for part in parts:
+                change = sign * net[:, PARTS[part]].sum(-1) / len(PARTS[part])  # [N]: per cell, with its sign
+                held &= (change > 0) & (change >= STANDS_OUT * rest_change)
+        return held
 
 
 def place_claims() -> tuple[PlaceClaim, ...]:
