@@ -2,15 +2,22 @@
 
 Every name in weights/dimensions.json claims something of each digit of its class: a direction
 ("wider →": dragging the slider right makes the digit wider) or a place ("the bottom grows →": the
-bottom of the digit's box gains at least half of the ink that changes). Here each name's words are
-read, and its claim measured, by this file's own small functions, importing nothing of the naming
-(capsnet.studies.dimension_names, dimension_names_claims, ink_places, shape_measures), on MNIST test
-digits 100..199 of its class (the first 100 named it), decoded at the range's ends.
+bottom of the digit gains ink, clearly more than any other part of it gains or loses; "ink from top
+to bottom →": the top loses ink and the bottom gains it, each clearly more than any other part
+changes). Here each name's words are read, and its claim measured, by this file's own small
+functions, importing nothing of the naming (capsnet.studies.dimension_names, dimension_names_claims,
+ink_places, shape_measures), on MNIST test digits 100..199 of its class (the first 100 named it),
+decoded at the range's ends.
 
 The measures here are other measures of the same words: the ink is the inked pixels (at least
 half grey), not the sum of grey levels; width and height are how far the inked pixels reach, not
 four standard deviations of the grey levels; position and slant come from the inked pixels' own
-moments. A place is a third of the box of the inked pixels of the unperturbed reconstruction.
+moments. A place is a part of the box of the inked pixels of the unperturbed reconstruction, cut
+in thirds each way: "the top" its top third, "the centre" its middle ninth, "the top-left" its
+top-left ninth (a pixel outside the box counts in the nearest third). A part's change is the grey
+levels it gains less those it loses, per pixel of the part inside the box; a place name holds on a
+digit where each part it names changes with its sign by at least STANDS_OUT times as much as any
+other ninth of the box gains or loses.
 """
 
 import json
@@ -25,6 +32,7 @@ HELD_OUT = range(100, 200)  # the test digits of each class after the 100 that n
 HOLDS = 0.8  # a name must hold on 80% of them
 SAYS_NOTHING = ("barely changes", "changes shape: whole digit", "varies from digit to digit")
 INKED = 0.5  # a pixel at least half grey is ink
+STANDS_OUT = 1.5  # a named part changes per pixel 1.5 times as much as any other ninth (docs/dimensions.md)
 DIRECTIONS = {
     "thicker strokes": (("ink", 1),),
     "thinner strokes": (("ink", -1),),
@@ -60,18 +68,18 @@ PLACES = {  # (row, column) thirds of the digit's box
 
 def read_claim(name: str) -> tuple[str, object] | None:
     """What a name says will happen to each digit: ("direction", ((measure, sign), ...)) or
-    ("place", (cells gaining ink, cells losing ink)); None for a name that says only that the
-    digit changes. A name outside this vocabulary fails the test."""
+    ("place", ((cells of a part, +1 gains ink or -1 loses it), ...)); None for a name that says only
+    that the digit changes. A name outside this vocabulary fails the test."""
     if name in SAYS_NOTHING:
         return None
     words = name.removesuffix(" →").removeprefix("reshapes, ")
     if words.startswith("ink from "):
         source, target = words.removeprefix("ink from ").split(" to ")
-        return "place", (PLACES[target], PLACES[source])
+        return "place", ((PLACES[source], -1), (PLACES[target], 1))
     if words.startswith("the "):
         parts, verb = words.removeprefix("the ").rsplit(" ", 1)
-        cells = set().union(*(PLACES[part] for part in parts.split(" and ")))
-        return "place", (cells, set()) if verb in ("grows", "grow") else (set(), cells)
+        sign = {"grows": 1, "grow": 1, "shrinks": -1, "shrink": -1}[verb]
+        return "place", tuple((PLACES[part], sign) for part in parts.split(" and "))
     phrases = [
         phrase if phrase in DIRECTIONS else f"moves {phrase}" for phrase in words.split(" and ")
     ]  # "moves left and down"
@@ -102,24 +110,36 @@ def inked_measures(images: np.ndarray) -> dict[str, np.ndarray]:
     return {key: np.asarray(value, dtype=float) for key, value in found.items()}
 
 
-def place_shares(change: np.ndarray, middle: np.ndarray) -> np.ndarray:
-    """The ink ``change`` [N, H, W] adds ([:, 0]) and removes ([:, 1]) in each third (row, column)
-    of the box of each ``middle`` digit's inked pixels, as fractions of its total |change|: [N, 2, 3, 3]."""
-    shares = np.zeros((len(change), 2, 3, 3))
+def third_changes(change: np.ndarray, middle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The grey levels ``change`` [N, H, W] gains less those it loses in each third (row, column) of
+    the box of each ``middle`` digit's inked pixels, and each third's pixels inside the box: two
+    [N, 3, 3] arrays."""
+    net, pixels = np.zeros((len(change), 3, 3)), np.zeros((len(change), 3, 3))
     for n, (delta, digit) in enumerate(zip(change, middle, strict=True)):
         ys, xs = np.nonzero(digit >= INKED)
         top, bottom = (ys.min(), ys.max()) if len(ys) else (0, digit.shape[0] - 1)
         left, right = (xs.min(), xs.max()) if len(xs) else (0, digit.shape[1] - 1)
-        total = np.abs(delta).sum()
-        if total == 0:
-            continue
         for row in range(delta.shape[0]):
             r = min(max(int((row - top + 0.5) * 3 // (bottom - top + 1)), 0), 2)
             for column in range(delta.shape[1]):
                 c = min(max(int((column - left + 0.5) * 3 // (right - left + 1)), 0), 2)
-                value = delta[row, column]
-                shares[n, 0 if value > 0 else 1, r, c] += abs(value) / total
-    return shares
+                net[n, r, c] += delta[row, column]
+                pixels[n, r, c] += top <= row <= bottom and left <= column <= right
+    return net, pixels
+
+
+def place_holds(parts: tuple[tuple[set, int], ...], net: np.ndarray, pixels: np.ndarray) -> np.ndarray:
+    """On which digits each named part (its cells, +1 gains or -1 loses) changes with its sign per
+    pixel at least STANDS_OUT times as much as any cell outside the parts gains or loses: [N]."""
+    named = set().union(*(cells for cells, _ in parts))
+    others = [(r, c) for r in range(3) for c in range(3) if (r, c) not in named]
+    per_pixel = net / np.maximum(pixels, 1)  # [N, 3, 3]
+    most_elsewhere = np.max([np.abs(per_pixel[:, r, c]) for r, c in others], axis=0)  # [N]
+    held = np.ones(len(net), dtype=bool)
+    for cells, sign in parts:
+        change = sign * sum(net[:, r, c] for r, c in cells) / np.maximum(sum(pixels[:, r, c] for r, c in cells), 1)
+        held &= (change > 0) & (change >= STANDS_OUT * most_elsewhere)
+    return held
 
 
 def holds(claim: tuple[str, object], low: np.ndarray, middle: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -128,10 +148,27 @@ def holds(claim: tuple[str, object], low: np.ndarray, middle: np.ndarray, high: 
     if what == "direction":
         before, after = inked_measures(low), inked_measures(high)
         return np.all([sign * (after[k] - before[k]) > 0 for k, sign in said], axis=0)
-    gains, losses = said
-    shares = place_shares(high - low, middle)
-    carried = sum(shares[:, 0, r, c] for r, c in gains) + sum(shares[:, 1, r, c] for r, c in losses)
-    return carried >= 0.5
+    return place_holds(said, *third_changes(high - low, middle))
+
+
+def test_a_place_name_holds_only_where_the_change_is():
+    digit = np.zeros((1, 28, 28))
+    digit[0, 4:25, 8:20] = 1  # the box: rows 4..24 (thirds of 7), columns 8..19 (of 4)
+    top, bottom = np.zeros_like(digit), np.zeros_like(digit)
+    top[0, 4:11, 8:20] = 0.5
+    bottom[0, 18:25, 8:20] = 0.5
+
+    def held(name: str, change: np.ndarray) -> bool:
+        return bool(holds(read_claim(name), digit, digit, digit + change)[0])
+
+    assert held("the top grows →", top)
+    assert not held("the top grows →", 0.5 * digit)  # the whole digit gains alike
+    assert not held("the top and bottom grow →", 0.5 * digit)
+    assert not held("the top and centre grow →", top)  # the centre does not grow
+    assert not held("the top-left grows →", top)  # the rest of the top grows as much
+    assert held("ink from top to bottom →", bottom - top)
+    assert not held("ink from top to bottom →", bottom - top + 0.4 * digit)  # the middle gains nearly as much
+    assert held("the top and bottom shrink →", -top - bottom)
 
 
 @pytest.fixture(scope="module")
