@@ -110,7 +110,8 @@ if __name__ == "__main__":
                 TURN_IT.turn_graph.route(),
                 *page_network.runtime_routes(),
                 *page_modules.routes(),
-            ]
+            ],
+            head=page_modules.head(),
         ),
     )
     serving.freeze_what_is_loaded()

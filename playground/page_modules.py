@@ -7,10 +7,16 @@ imports the module by its address on the page and calls its ``mount`` with what 
 (``element``, ``props``, ``watch``, and a function for each event it fires). Each address changes
 with the folder's bytes, so a page never mixes modules of two versions. Where each module runs and
 why: docs/playground.md.
+
+The page's head (`head`) asks for every module of the page's thread at once, as soon as Gradio
+puts the head in (modulepreload), rather than one import after another, and runs kept_input.js,
+which keeps what a person taps or draws on a pad before the pad's module has mounted.
 """
 
 import hashlib
+import html
 import json
+import re
 from pathlib import Path
 
 from starlette.routing import Route
@@ -30,6 +36,28 @@ def _folder_hash() -> str:
 
 
 URL = f"page/{_folder_hash()}"  # the modules' folder, relative to the page
+KEPT_INPUT = "kept_input.js"  # a plain script, run from the page's head: never imported
+_IMPORT = re.compile(r'from "\./([\w.]+\.js)";')  # import { ... } from "./name.js";
+_WORKER = re.compile(r'new URL\("\./([\w.]+\.js)", import\.meta\.url\)')  # a worker's module
+
+
+def _imports(name: str) -> list[str]:
+    """The modules ``name`` imports, in its order."""
+    return _IMPORT.findall((FOLDER / name).read_text(encoding="utf-8"))
+
+
+def page_thread_modules() -> list[str]:
+    """The modules the page's thread runs: those no module imports or starts as a worker (the glue
+    imports them), then what they import, each once, in the order found."""
+    texts = [(FOLDER / path.name).read_text(encoding="utf-8") for path in MODULES]
+    imported = {name for text in texts for name in _IMPORT.findall(text) + _WORKER.findall(text)}
+    found, waiting = [], [path.name for path in MODULES if path.name not in imported | {KEPT_INPUT}]
+    while waiting:
+        name = waiting.pop(0)
+        if name not in found:
+            found.append(name)
+            waiting.extend(_imports(name))
+    return found
 
 
 def _imported(module: str) -> str:
@@ -52,6 +80,16 @@ def called(module: str, function: str, *arguments) -> str:
     ``arguments`` (as JSON)."""
     extra = "".join(f", {json.dumps(argument)}" for argument in arguments)
     return f"(...inputs) => {{ {_imported(module)}.then((module) => module.{function}(...inputs{extra})); }}"
+
+
+def head() -> str:
+    """HTML for the page's head: a modulepreload link for each of `page_thread_modules`, and
+    kept_input.js inline, so that it runs before any component is laid out."""
+    links = "".join(
+        f'<link rel="modulepreload" fetchpriority="low" href="{html.escape(f"{URL}/{name}")}">'
+        for name in page_thread_modules()
+    )
+    return f"{links}<script>{(FOLDER / KEPT_INPUT).read_bytes().decode()}</script>"
 
 
 def routes() -> list[Route]:

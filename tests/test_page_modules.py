@@ -55,7 +55,24 @@ def test_every_module_s_imports_are_in_the_folder_and_every_module_is_used(app):
     for name, imported in modules.items():
         assert imported <= modules.keys(), (name, imported - modules.keys())
     used = set().union(*modules.values()) | {GLUE.findall(line)[0] for line in glue_lines(app.demo)}
-    assert used == modules.keys(), modules.keys() - used
+    assert used | {page_modules.KEPT_INPUT} == modules.keys(), modules.keys() - used
+
+
+def test_the_head_preloads_what_the_glue_imports_and_what_that_imports():
+    """Every module the page's thread runs is preloaded from the head, the worker's only modules are
+    not, and kept_input.js runs there inline, as a plain script."""
+    modules = {path.name: imports_of(path) for path in page_modules.MODULES}
+    preloaded = page_modules.page_thread_modules()
+    assert len(preloaded) == len(set(preloaded))
+    for name in preloaded:
+        assert modules[name] - {"network_worker.js"} <= set(preloaded), name
+    assert "network_worker.js" not in preloaded and "decode.js" not in preloaded  # the worker's own
+    assert {"drawing_pad.js", "reading_panel.js", "page_networks.js"} <= set(preloaded)
+    head = page_modules.head()
+    assert head.count('rel="modulepreload"') == len(preloaded)
+    kept_input = (page_modules.FOLDER / page_modules.KEPT_INPUT).read_text(encoding="utf-8")
+    assert f"<script>{kept_input}</script>" in head
+    assert not re.search(r"^(import|export) ", kept_input, re.M)  # a plain script
 
 
 def test_every_name_a_module_imports_is_exported_by_the_module_it_names():
@@ -102,7 +119,7 @@ def test_no_python_file_holds_javascript_or_reads_a_js_file():
     for source in sources:
         text = source.read_text(encoding="utf-8")
         assert not re.search(r"\.js\"\)\.read_text|\.js'\)\.read_text", text), source.name
-        if source.name != "page_modules.py":  # the glue's one line
+        if source.name != "page_modules.py":  # the glue's one line, and kept_input.js put in the head
             assert not re.search(r"(document\.|addEventListener|=> \{\n)", text), source.name
 
 

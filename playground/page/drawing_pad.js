@@ -122,17 +122,22 @@ export function mount({ element, props, watch }) {
     ];
   }
 
-  canvas.addEventListener("pointerdown", (event) => {
+  function press(event) {
     if (pointer !== null || (event.pointerType === "mouse" && event.button !== 0)) return;
     if (points() >= props.max_points) return;
     event.preventDefault();
     pointer = event.pointerId;
-    canvas.setPointerCapture(pointer);
+    try {
+      canvas.setPointerCapture(pointer);
+    } catch {
+      // a press made before the module mounted (replayKept), its pointer lifted since
+    }
     stroke = padPoint(event);
     redraw();
-  });
+  }
+  canvas.addEventListener("pointerdown", press);
 
-  canvas.addEventListener("pointermove", (event) => {
+  function move(event) {
     if (event.pointerId !== pointer) return;
     event.preventDefault();
     const moves = event.getCoalescedEvents ? event.getCoalescedEvents() : [event];
@@ -143,7 +148,8 @@ export function mount({ element, props, watch }) {
     }
     redraw();
     send(true);
-  });
+  }
+  canvas.addEventListener("pointermove", move);
 
   function endStroke(event) {
     if (event.pointerId !== pointer) return;
@@ -209,7 +215,26 @@ export function mount({ element, props, watch }) {
     button.addEventListener("click", () => choosePen(Number(button.dataset.pen)));
   }
 
-  element.dataset.revision = revision; // the pad is ready: it counts what it sends
+  // Input made on the pad before this module mounted (kept_input.js), replayed now that the pad
+  // listens: each click on the same button, each press, move and lift at the same place of the
+  // canvas, whatever its size now.
+  function replayKept() {
+    const buttons = element.querySelector(".pad").querySelectorAll("button");
+    const pointerHandlers = { pointerdown: press, pointermove: move, pointerup: endStroke, pointercancel: endStroke };
+    for (const input of globalThis.keptPadInput?.take(element.closest("[id]")?.id) ?? []) {
+      if (input.kind === "click") {
+        buttons[input.button]?.click();
+        continue;
+      }
+      const box = canvas.getBoundingClientRect();
+      const clientX = box.left + input.x * box.width;
+      const clientY = box.top + input.y * box.height;
+      pointerHandlers[input.kind]({ ...input, clientX, clientY, preventDefault() {} });
+    }
+  }
+
   new ResizeObserver(fitToScreen).observe(canvas);
   fitToScreen();
+  replayKept();
+  element.dataset.revision = revision; // the pad is ready: it counts what it sends
 }

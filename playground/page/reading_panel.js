@@ -93,9 +93,13 @@ const drawings = new Set();
 export const drawn = () => Promise.all([...drawings].map((drawing) => drawing.done()));
 
 export function mount({ element, props, watch, fire }) {
-  watch("value", () => {
+  // The server's settled panel brings Figure 4 and the routing view; one that came before this
+  // module mounted (a tap far from the server, the pad's module first) brings them now.
+  const settled = () => {
     if (element.querySelector(".panel[data-settled]")) fire.settled();
-  });
+  };
+  watch("value", settled);
+  settled();
   placeStrip({ element, props, watch });
 
   let toldWhy = false;
