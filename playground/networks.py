@@ -42,7 +42,8 @@ class Measurement:
     """What the page shows of a study's results file for the weights it reads with, or why there is none."""
 
     results: PairFigures | RobustnessFigures | None  # read where the file is, checked against the weights
-    why_not: str = ""  # where results is None: the study's error message (what is wrong, and the fix)
+    why_not: str = ""  # where results is None: what is wrong (the study's error, without its fix)
+    command: str = ""  # where results is None: the command that measures these weights (the error's fix)
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def robustness_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
         )
     except ResultsError as error:
         log.warning("The Turn-it section shows no measurement over MNIST: %s", error)
-        return Measurement(None, str(error))
+        return Measurement(None, error.problem, error.command)
 
 
 def pairs_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
@@ -111,7 +112,7 @@ def pairs_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
         return Measurement(pairs_measurement_file.load_figures(path, capsnet_weights, cnn_weights))
     except ResultsError as error:
         log.warning("The Two-digits section shows no measurement: %s", error)
-        return Measurement(None, str(error))
+        return Measurement(None, error.problem, error.command)
 
 
 def pair_networks(capsnet_weights: str, cnn_weights: str) -> PairNetworks:

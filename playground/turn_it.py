@@ -229,7 +229,10 @@ def measured(measurement: Measurement) -> tuple[turn_views.Curve | None, str]:
             (`networks.robustness_results`).
     """
     if measurement.results is None:
-        return None, f"Not measured for these weights: {measurement.why_not}"
+        return None, (
+            f"Not measured for these weights: {measurement.why_not}. `{measurement.command}` measures both "
+            f"networks and writes `{RESULTS_FILE}` beside the CapsNet's weights; the page shows it from its next start."
+        )
     m = measurement.results
     curve = turn_views.Curve(np.array(m.angles), np.array(m.capsnet_turned), np.array(m.cnn_turned), m.digit_count)
     ranges = ", ".join(f"{name} {low:g} … {high:g}" for name, low, high in m.affnist_ranges)

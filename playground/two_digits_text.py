@@ -40,7 +40,7 @@ def measured(measurement: Measurement) -> str:
     """A sentence of what `capsnet.studies.pairs_measurement` found for the pairs networks
     (pairs.json beside the CapsNet's weights, `networks.pairs_results`), or why there is none."""
     if measurement.results is None:
-        return f"Not measured for these weights: {measurement.why_not}"
+        return f"Not measured for these weights: {measurement.why_not}. Fix: `{measurement.command}` writes it."
     m = measurement.results
     who_reads_more = verdict(
         m.lead,

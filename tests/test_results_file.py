@@ -78,4 +78,4 @@ def test_the_page_says_which_file_lacks_an_entry_and_what_to_run(tmp_path):
     path.write_text(json.dumps(results), encoding="utf-8")
     measurement = networks.pairs_results(*map(str, folders))
     assert measurement.results is None
-    assert str(path) in measurement.why_not and "python -m capsnet.studies.pairs_measurement" in measurement.why_not
+    assert str(path) in measurement.why_not and "python -m capsnet.studies.pairs_measurement" in measurement.command

@@ -363,3 +363,12 @@ def test_a_measurement_of_other_weights_is_not_shown(app, measured_folder, tmp_p
     none_there = networks.robustness_results(str(tmp_path), app.NETWORKS.cnn_weights)
     curve, finding = turn_it.measured(none_there)
     assert curve is None and "robustness.json is missing" in finding
+
+
+def test_weights_without_a_measurement_say_so_in_the_section_with_the_command_that_makes_one(tmp_path):
+    run, cnn = tmp_path / "run", tmp_path / "cnn"  # a train.py run's folder, served with CAPSNET_WEIGHTS
+    curve, finding = turn_it.measured(networks.robustness_results(str(run), str(cnn)))
+    assert curve is None and f"{run / 'robustness.json'} is missing" in finding
+    assert f"`python -m capsnet.studies.robustness --data-dir DATA --capsnet {run} --cnn {cnn}`" in finding
+    view = turn_views.sweep_html(None, curve, turn_it.NO_CURVE, "")
+    assert "not measured for these weights" in view  # the chart's place points to the finding above it

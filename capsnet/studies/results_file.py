@@ -20,6 +20,7 @@ class ResultsError(WeightsError):
 
     def __init__(self, problem: str, command: str):
         super().__init__(problem, f"Fix: {command} writes it for these weights.")
+        self.command = command
 
 
 def weights_sha256(folders: dict[str, str | Path]) -> dict[str, str]:

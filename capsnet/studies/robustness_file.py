@@ -9,7 +9,6 @@ from capsnet.studies.results_file import load_measured
 from capsnet.studies.statistics import Difference
 
 RESULTS_FILE = "robustness.json"
-COMMAND = "python -m capsnet.studies.robustness --data-dir DATA --capsnet CAPSNET --cnn CNN"
 
 
 @dataclass(frozen=True)
@@ -55,6 +54,11 @@ def read_figures(results: dict) -> RobustnessFigures:
     )
 
 
+def command(capsnet_folder: str | Path, cnn_folder: str | Path) -> str:
+    """The command that measures these two networks and writes robustness.json beside the CapsNet's weights."""
+    return f"python -m capsnet.studies.robustness --data-dir DATA --capsnet {capsnet_folder} --cnn {cnn_folder}"
+
+
 def load_results(path: str | Path, capsnet_folder: str | Path, cnn_folder: str | Path) -> dict:
     """robustness.json, checked against the weights it was measured with.
 
@@ -62,10 +66,14 @@ def load_results(path: str | Path, capsnet_folder: str | Path, cnn_folder: str |
         ResultsError: the file is missing or not a JSON object, or either network's
             model.safetensors is missing or is not the one whose SHA-256 the file records.
     """
-    return load_measured(path, {"capsnet": capsnet_folder, "cnn": cnn_folder}, COMMAND, dict)
+    return load_measured(
+        path, {"capsnet": capsnet_folder, "cnn": cnn_folder}, command(capsnet_folder, cnn_folder), dict
+    )
 
 
 def load_figures(path: str | Path, capsnet_folder: str | Path, cnn_folder: str | Path) -> RobustnessFigures:
     """What the page shows of robustness.json, checked as load_results checks it; ResultsError where an
     entry is missing."""
-    return load_measured(path, {"capsnet": capsnet_folder, "cnn": cnn_folder}, COMMAND, read_figures)
+    return load_measured(
+        path, {"capsnet": capsnet_folder, "cnn": cnn_folder}, command(capsnet_folder, cnn_folder), read_figures
+    )
