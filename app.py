@@ -54,9 +54,9 @@ TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
 def show_details(
     reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict, iterations: int, capsule_type: int
 ) -> tuple:
-    """A stroke's reading is on the page (the reading panel settled): the decoding controls back
-    to the winner at zero offsets, Figure 4 and the routing view. Figure 4 says why not where
-    *Decode as* or *Slider range* is a value the page cannot have sent, and the rest stays as it is."""
+    """What follows a finished stroke's reading: the decoding controls back to the winner at zero
+    offsets, Figure 4 and the routing view. Figure 4 says why not where *Decode as* or *Slider
+    range* is a value the page cannot have sent, and the rest stays as it is."""
     try:
         CAPSULE_DIMENSIONS.check_decoding(decode_as, scale)
     except dimensions_section.DecodingError as error:
@@ -70,6 +70,18 @@ def show_details(
     )
 
 
+def read_drawing(
+    value: dict, decode_as: str, scale: str, shown_sliders: dict, iterations: int, capsule_type: int
+) -> tuple:
+    """The drawing pad changed: its reading, kept and shown in the reading panel; once the stroke
+    has ended, `show_details` in the same answer, so that Figure 4 and the routing view come a
+    round trip after the pen lifts, not two. Outputs: the kept reading, the four details, the panel."""
+    reading, panel = READING.read_drawing(value)
+    if reading == gr.skip():  # a stroke still being drawn, or a value the page cannot have sent
+        return reading, gr.skip(), gr.skip(), gr.skip(), gr.skip(), panel
+    return reading, *show_details(reading, decode_as, scale, shown_sliders, iterations, capsule_type), panel
+
+
 INTRODUCTION = """
 # Capsule Network Playground
 Draw a digit and watch a **capsule network** (Sabour, Frosst & Hinton 2017,
@@ -80,15 +92,15 @@ CSS = (Path(__file__).parent / "playground" / "playground.css").read_text(encodi
 with gr.Blocks(title="Capsule Network Playground") as demo:
     reading_state = gr.State(None)  # the current drawing's Reading, per user
     gr.Markdown(INTRODUCTION, elem_id="intro")
-    reading_view, decode_as = READING.layout(reading_state, serving.PAGE_EVENT)
+    pad, reading_view, decode_as = READING.layout()
     scale, sliders, figure4 = CAPSULE_DIMENSIONS.layout(reading_state, reading_view, decode_as, serving.PAGE_EVENT)
     iterations, capsule_type, routing_view = ROUTING.layout(reading_state, serving.PAGE_EVENT)
     READING.api(reading_state, decode_as)  # /predict and /perturb, never shown
-    # A stroke has ended: the sections above follow its reading.
-    reading_view.settled(
-        show_details,
-        inputs=[reading_state, decode_as, scale, sliders, iterations, capsule_type],
-        outputs=[decode_as, sliders, figure4, routing_view],
+    # The pad changed: its reading, and once a stroke has ended, the sections above follow it.
+    pad.change(
+        read_drawing,
+        inputs=[pad, decode_as, scale, sliders, iterations, capsule_type],
+        outputs=[reading_state, decode_as, sliders, figure4, routing_view, reading_view],
         trigger_mode="always_last",
         **serving.PAGE_EVENT,
     )

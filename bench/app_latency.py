@@ -8,8 +8,9 @@ In-process, on app.py's event functions, for digits drawn as the drawing pad sen
 - Turn it: a transform slider's move (TURN_IT.turn: both networks on the turned input, the turn
   panel), and the section's refresh for a new reading (TURN_IT.show: the panel and the sweep).
 Over HTTP, against `python app.py` started here, as the page sends them (one POST each, outside
-Gradio's queue): a reading, a slider move and a transform slider's move; and the API's /perturb through Gradio's queue
-(POST, then its event stream, then its PNG). The browser's own share is in bench.browser_latency.
+Gradio's queue): a finished stroke's reading with its details, a slider move and a transform
+slider's move; and the API's /perturb through Gradio's queue (POST, then its event stream, then
+its PNG). The browser's own share is in bench.browser_latency.
 
     python -m bench.app_latency --repeats 200 --http-repeats 100
 
@@ -32,7 +33,7 @@ from bench.train_throughput import cpu_model
 from harness.app_server import call_perturb, serving_app
 from harness.digit_strokes import pad_value, strokes
 from harness.gradio_clients import api_client
-from harness.page_protocol import event_index
+from harness.page_protocol import Page, event_index
 from playground import transform_sliders
 from playground.dimensions_section import PAPER
 from playground.reading import EXAMPLES
@@ -123,9 +124,10 @@ def main() -> None:
             )
             response.raise_for_status()
 
+        page = Page.of(app)
         report(
-            "reading over HTTP, as the page sends it",
-            percentiles(lambda i: page_event(app.READING.read_drawing, [drawings[i % 10]]), args.http_repeats),
+            "reading and its details over HTTP, as the page sends it",
+            percentiles(lambda i: page_event(app.read_drawing, page.drawing(drawings[i % 10])), args.http_repeats),
         )
         report(
             "slider move over HTTP, as the page sends it",

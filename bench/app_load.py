@@ -3,8 +3,8 @@
 Serves `python app.py` on 127.0.0.1 in a subprocess (harness/app_server.py) and lets --people N
 people use its page together: light HTTP clients in this process that send what the page sends,
 one POST per event (harness/page_crowd.py). Each loads the page's decoder once, draws a
-digit stroke by stroke (readings while a stroke is drawn, the final one at pen-up), gets the
-details, drags a slider in a few moves (redrawn by the page's decoder, with no request; a page
+digit stroke by stroke (readings while a stroke is drawn, the final one at pen-up, answered with
+its details), drags a slider in a few moves (redrawn by the page's decoder, with no request; a page
 without one sends each move), after
 every other digit or so turns it in the Turn-it section (its refresh, then the rotation slider in a
 few moves), looks for two seconds, presses Clear; half of them then draw a pair on the Two-digits

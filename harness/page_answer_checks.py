@@ -1,10 +1,11 @@
 """The checks of the served page's answers, as the page needs them: each takes an answer's outputs
 and says what is wrong with them, None where nothing is. A reading panel, of the digit drawn where
-it is known (`reading_problem`), or the empty one; show_details' Figure 4 and routing view of a
-reading or of the empty pad (`details_problem`); Turn it's panel of the sliders' revision and the
-sweep of the drawn digit (`turn_problem`); the Two-digits pair panel of the pad's value, the
-networks' input holding both pens' ink once both digits are drawn, with the capsule Decode as
-names redrawn besides the digits read (`pair_problem`), or the empty one. The people of
+it is known (`reading_problem`), or the empty one; the Figure 4 and routing view that come with
+a finished stroke's reading or the empty pad's (`details_problem`), checked with it (`all_of`);
+Turn it's panel of the sliders' revision and the sweep of the drawn digit (`turn_problem`); the
+Two-digits pair panel of the pad's value, the networks' input holding both pens' ink once both
+digits are drawn, with the capsule Decode as names redrawn besides the digits read
+(`pair_problem`), or the empty one. The people of
 harness/page_crowd.py check every answer with them.
 """
 
@@ -92,9 +93,19 @@ def empty_pair_problem(outputs: list) -> str | None:
     return f"not the empty pair panel: {outputs[-1][:200]}"
 
 
+def all_of(*problems: Callable[[list], str | None]) -> Callable[[list], str | None]:
+    """The check that the answer passes each of ``problems``: the first one's complaint, if any."""
+
+    def problem(outputs: list) -> str | None:
+        return next((found for found in (check(outputs) for check in problems) if found), None)
+
+    return problem
+
+
 def details_problem(reading: bool) -> Callable[[list], str | None]:
-    """The check of show_details' answer: Figure 4 and the routing view of a reading, or their
-    empty states."""
+    """The check of what comes with a finished stroke's reading (app.py's `read_drawing`: the kept
+    reading, Decode as, the sliders, Figure 4, the routing view, the panel): Figure 4 and the
+    routing view of a reading, or their empty states."""
     wanted = (
         ('<table class="figure4"', '<div class="routing-view">')
         if reading
@@ -102,7 +113,7 @@ def details_problem(reading: bool) -> Callable[[list], str | None]:
     )
 
     def problem(outputs: list) -> str | None:
-        figure4, routing = outputs[2], outputs[3]
+        figure4, routing = outputs[3], outputs[4]
         if wanted[0] in figure4[:100] and wanted[1] in routing[:100]:
             return None
         return f"not the details of {'a reading' if reading else 'an empty pad'}: {figure4[:100]} {routing[:100]}"

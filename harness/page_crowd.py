@@ -5,8 +5,8 @@ Each person sends what the page sends, one POST per event outside Gradio's queue
 pace: loads the page's decoder once (a browser keeps it), and its network and ONNX Runtime Web
 where it has them; draws a digit stroke by stroke (a page that reads drawings itself sends nothing
 while a stroke is drawn; one without, the pad's value every LIVE_SECONDS, the next only once the
-last is answered; the whole stroke at pen-up), and each finished stroke's reading brings
-`show_details`; then drags a slider in a few steps, which the page's decoder redraws with no
+last is answered; the whole stroke at pen-up, answered with its details: Figure 4 and the routing
+view); then drags a slider in a few steps, which the page's decoder redraws with no
 request (a page without one, as before the decoder was in the page, sends each step); after
 one digit in TURN_SHARE scrolls down to Turn it (its refresh: the turn panel and the rotation sweep)
 and drags the rotation slider in a few steps (a page that turns the digit itself fetches Turn it's
@@ -36,6 +36,7 @@ import numpy as np
 
 from harness.digit_strokes import pad_value
 from harness.page_answer_checks import (
+    all_of,
     details_problem,
     empty_pair_problem,
     empty_problem,
@@ -122,7 +123,6 @@ class Person(PageClient):
         self.pair_revision = 0  # and so does the Two-digits pad
         self.pair_decode_as = two_digits.TWO_READ
         self.sliders = page.sliders  # the sliders' value on the page
-        self.details: asyncio.Task | None = None
 
     async def send_drawing(
         self,
@@ -133,26 +133,13 @@ class Person(PageClient):
         since: float | None = None,
     ) -> list | None:
         self.revision += 1
-        return await self.send(
-            event, self.page.read_drawing, [pad_value(strokes, self.revision, drawing=drawing)], problem, since
-        )
-
-    def follow_with_details(self, reading: bool, event: str) -> None:
-        """The panel settled: show_details follows (after the one in flight, as the page sends it)."""
-        self.details = asyncio.create_task(self._show_details(self.details, reading, event))
-
-    async def _show_details(self, previous: asyncio.Task | None, reading: bool, event: str) -> None:
-        if previous is not None:
-            await previous
-        page = self.page
-        outputs = await self.send(
-            event,
-            page.show_details,
-            [None, page.decode_as, page.scale, self.sliders, page.iterations, page.capsule_type],
-            details_problem(reading),
-        )
-        if outputs is not None and not skipped(outputs[1]):  # gr.skip(): as they are
-            self.sliders = outputs[1]
+        value = pad_value(strokes, self.revision, drawing=drawing)
+        if not drawing:  # a finished stroke: its details come with it
+            problem = all_of(problem, details_problem(bool(strokes)))
+        outputs = await self.send(event, self.page.read_drawing, self.page.drawing(value, self.sliders), problem, since)
+        if outputs is not None and not drawing and not skipped(outputs[2]):  # gr.skip(): as they are
+            self.sliders = outputs[2]
+        return outputs
 
     async def draw(self, digit: int, strokes: list[list[float]]) -> None:
         """Draw ``strokes`` one by one: live readings while each is drawn, the final one at pen-up."""
@@ -160,13 +147,9 @@ class Person(PageClient):
             if pen_up is None:
                 if self.page.network is None:  # else the page reads it: nothing is sent
                     await self.send_drawing("live", shown, True, reading_problem(None))
-            elif (
-                await self.send_drawing(
-                    "final", shown, False, reading_problem(digit if len(shown) == len(strokes) else None), since=pen_up
-                )
-                is not None
-            ):
-                self.follow_with_details(True, "details")
+            else:
+                finished = digit if len(shown) == len(strokes) else None
+                await self.send_drawing("final", shown, False, reading_problem(finished), since=pen_up)
 
     async def send_pair(
         self,
@@ -225,8 +208,6 @@ class Person(PageClient):
     async def move_a_slider(self, digit: int) -> None:
         """Drag one slider to a random offset within its range, in SLIDER_STEPS moves: redrawn by
         the page's decoder, or where the page has none, each move sent."""
-        if self.details is not None:
-            await self.details
         if not self.sliders.get("enabled"):
             return  # no details came: the page's sliders stay disabled
         row = self.sliders["rows"][self.rng.integers(len(self.sliders["rows"]))]
@@ -251,8 +232,6 @@ class Person(PageClient):
         angle in SLIDER_STEPS moves: turned in the page with no request, or each move sent. A page
         that sweeps the digit itself asks for the refresh only the first time, its graphs still
         loading."""
-        if self.details is not None:
-            await self.details
         transforms = self.page.transforms
         if not (self.page.sweeps_in_page and self.browser.has_turn_graphs):
             await self.send(
@@ -276,10 +255,7 @@ class Person(PageClient):
             await asyncio.sleep(max(0.0, sent + STEP_SECONDS - time.perf_counter()))
 
     async def clear(self) -> None:
-        if await self.send_drawing("clear", [], False, empty_problem) is not None:
-            self.follow_with_details(False, "clear")
-        if self.details is not None:
-            await self.details
+        await self.send_drawing("clear", [], False, empty_problem)
 
     async def use(
         self, drawings: list[tuple[int, list[list[float]]]], start_delay: float, done: Callable[[int], bool]

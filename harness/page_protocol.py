@@ -24,10 +24,9 @@ from playground.routing_section import ALL_TYPES
 EVENTS = {  # what each exchange's event is (Exchange.event), as the reports name it
     "decoder": "the page's decoder, once a page (GET)",
     "network": "the page's network and ONNX Runtime Web, once a page (GET)",
-    "final": "reading at a stroke's end, pen up -> shown",
+    "final": "reading at a stroke's end, with Figure 4 and routing, pen up -> shown",
     "live": "reading while a stroke is drawn",
     "let-go": "... let go by a crowded server",
-    "details": "details after a reading (Figure 4, routing)",
     "slider": "slider move (decoder, reading panel)",
     "turn-refresh": "Turn it: refresh for a reading (panel, sweep)",
     "turn": "Turn it: a transform slider's move",
@@ -71,7 +70,6 @@ class Page:
     """What a client's requests need of app.py: the events' indices and the controls' values."""
 
     read_drawing: int  # fn_index of each event the page sends
-    show_details: int
     move_dimensions: int
     turn: int
     turn_refresh: int
@@ -93,13 +91,19 @@ class Page:
     sweeps_in_page: bool = False  # whether a page with those graphs also refreshes Turn it itself (the
     # turn panel and the rotation sweep): False, a page that asks the server for every refresh
 
+    def drawing(self, value: dict, sliders: dict | None = None) -> list:
+        """The data of the pad's event for its ``value``: the value, then what the page sends beside
+        it for the details of a finished stroke (Decode as, the range, ``sliders`` or the sliders'
+        first value, the routing view's controls)."""
+        sliders = self.sliders if sliders is None else sliders
+        return [value, self.decode_as, self.scale, sliders, self.iterations, self.capsule_type]
+
     @classmethod
     def of(cls, app) -> "Page":
         """The page of the imported app.py (the same indices as a `python app.py` serving it)."""
         pairs = app.TWO_DIGITS.problem is None
         return cls(
-            event_index(app, app.READING.read_drawing),
-            event_index(app, app.show_details),
+            event_index(app, app.read_drawing),
             event_index(app, app.CAPSULE_DIMENSIONS.move_dimensions),
             event_index(app, app.TURN_IT.turn),
             event_index(app, app.TURN_IT.show),

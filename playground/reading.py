@@ -3,8 +3,9 @@ reading panel (the digit, the ten capsule lengths, the 28x28 image the network s
 reconstruction and the runner-up's), *Decode as*; and the API's /predict and /perturb, which read an
 image and move the capsules of that reading.
 
-`ReadingSection.layout` lays the section out inside the app's Blocks and wires the pad's event: the
-reading panel is the one component the page updates while a stroke is drawn. The reading of the
+`ReadingSection.layout` lays the section out inside the app's Blocks; the app wires the pad's
+event (`read_drawing`, with what follows a finished stroke in the same answer): the reading panel
+is the one component the page updates while a stroke is drawn. The reading of the
 current drawing (`Reading`) is kept per user (gr.State): the other sections decode, route and turn
 it without running the network's convolutions again. The panel carries the reading's capsules, and
 the page's decoder (`page_decoder`, playground/page/reading_panel.js) redraws the reconstruction when a
@@ -183,8 +184,9 @@ class ReadingSection:
     def read_drawing(self, value) -> tuple:
         """The drawing pad changed: read what is on it now and show it in the reading panel, the one
         component the page updates while a stroke is drawn. Once the stroke has ended the reading is
-        kept (gr.State) and the panel, settled, brings the app's `show_details`. A value the page
-        cannot have sent gets its reason in the panel."""
+        kept (gr.State) and the panel is settled (the app's `read_drawing` adds what follows it);
+        while a stroke is drawn, or for a value the page cannot have sent (its reason in the panel),
+        the kept reading is left as it is: gr.skip()."""
         try:
             drawing = drawing_pad.parse(value)
         except drawing_pad.DrawingError as error:
@@ -246,10 +248,11 @@ class ReadingSection:
         picture = views.paper(reading.reconstruction(reading.decoded_digit(decode_as), offsets))
         return views.upscaled(picture, API_PIXEL)
 
-    def layout(self, reading: gr.State, page_event: dict) -> tuple[gr.HTML, gr.Radio]:
+    def layout(self) -> tuple[drawing_pad.DrawingPad, gr.HTML, gr.Radio]:
         """The pad beside the reading panel and *Decode as*, laid out where it is called inside the
-        app's Blocks, the pad's event wired; the panel and *Decode as*, for the sections that
-        follow the reading."""
+        app's Blocks: the pad, for the app to wire its event once every section that follows a
+        finished stroke is laid out; the panel and *Decode as*, for the sections that follow the
+        reading."""
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=300):
                 pad = drawing_pad.DrawingPad(
@@ -259,7 +262,7 @@ class ReadingSection:
                 reading_view = gr.HTML(
                     self.panel(None),
                     elem_id="reading-panel",
-                    js_on_load=page_modules.mounted("reading_panel.js", events=("settled",)),
+                    js_on_load=page_modules.mounted("reading_panel.js"),
                     strip_pad="#pad canvas",
                     strip_height=110,
                     decoder_url=self.decoder.url,
@@ -276,10 +279,7 @@ class ReadingSection:
                     label="Decode as",
                     info="which digit capsule the decoder redraws from",
                 )
-        pad.change(
-            self.read_drawing, inputs=pad, outputs=[reading, reading_view], trigger_mode="always_last", **page_event
-        )
-        return reading_view, decode_as
+        return pad, reading_view, decode_as
 
     def api(self, reading: gr.State, decode_as: gr.Radio) -> None:
         """/predict and /perturb, with input and output components of their own (an image file in,

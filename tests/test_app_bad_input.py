@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from harness.digit_strokes import pad_value, strokes
-from harness.page_protocol import event_index, outputs_of, page_event
+from harness.page_protocol import Page, event_index, outputs_of, page_event
 from playground import serving
 from playground.dimensions_section import PAPER
 from tests.support.examples import EXAMPLES, label_of
@@ -163,6 +163,11 @@ def panel_of(response: httpx.Response) -> str:
     return outputs_of(response)[-1]  # the reading panel is every such event's last output
 
 
+def read_on_the_page(app, url: str, value, session: str = "page") -> str:
+    """The reading panel the pad's event answers ``value`` with, sent as the page sends it."""
+    return panel_of(page_event(app, url, app.read_drawing, Page.of(app).drawing(value), session))
+
+
 def left_as_is(output) -> bool:
     """Whether an event's output is gr.skip(): the component stays as the page shows it."""
     return isinstance(output, dict) and output.get("__type__") == "update" and "value" not in output
@@ -186,17 +191,18 @@ FORGED_PAD_VALUES = {
 @pytest.mark.server
 @pytest.mark.parametrize("value, reason", FORGED_PAD_VALUES.values(), ids=FORGED_PAD_VALUES.keys())
 def test_a_forged_drawing_gets_a_clear_message_and_the_app_reads_on(app, url, value, reason):
-    panel = panel_of(page_event(app, url, app.READING.read_drawing, [value]))
+    panel = read_on_the_page(app, url, value)
     assert "Cannot read this drawing" in panel and reason in panel and "Traceback" not in panel
-    panel = panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(2, 60, 30, 160, 220))]))
+    panel = read_on_the_page(app, url, pad_value(strokes(2, 60, 30, 160, 220)))
     assert '<div class="digit">2</div>' in panel
 
 
 @pytest.mark.server
 def test_nan_and_infinity_as_json_numbers_get_a_clear_message(app, url):
-    fn_index = event_index(app, app.READING.read_drawing)
+    fn_index = event_index(app, app.read_drawing)
+    beside = json.dumps(Page.of(app).drawing(None)[1:])[1:-1]  # what the page sends beside the value
     for bad in ('{"strokes": [], "revision": NaN}', '{"strokes": [], "revision": Infinity}'):
-        body = f'{{"data": [{bad}], "fn_index": {fn_index}, "session_hash": "nan"}}'
+        body = f'{{"data": [{bad}, {beside}], "fn_index": {fn_index}, "session_hash": "nan"}}'
         response = httpx.post(
             f"{url}gradio_api/run/predict", content=body, timeout=120, headers={"Content-Type": "application/json"}
         )
@@ -222,7 +228,7 @@ def test_the_largest_drawing_allowed_holds_up_nobody(app, url):
     answers = {}
 
     def send(name: str, value: dict) -> None:
-        answers[name] = panel_of(page_event(app, url, app.READING.read_drawing, [value], session=name))
+        answers[name] = read_on_the_page(app, url, value, session=name)
 
     heavy = [threading.Thread(target=send, args=(f"heavy-{k}", largest)) for k in range(4)]
     for thread in heavy:
@@ -238,7 +244,7 @@ def test_the_largest_drawing_allowed_holds_up_nobody(app, url):
 @pytest.mark.parametrize("offsets", [[0.3] + ZEROS[1:], "x", None], ids=["beyond", "a-string", "none"])
 def test_forged_slider_values_get_a_clear_message(app, url, offsets):
     session = f"sliders-{offsets!r}"
-    panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(3, 60, 30, 160, 220))], session))
+    read_on_the_page(app, url, pad_value(strokes(3, 60, 30, 160, 220)), session)
     sliders = {"offsets": offsets, "rows": [], "enabled": True}
     panel = panel_of(
         page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, "winner", "paper", sliders], session)
@@ -264,15 +270,15 @@ FORGED_ROUTING = {  # (iterations, capsule type) that the routing view's sliders
 @pytest.mark.parametrize("iterations, capsule_type", FORGED_ROUTING.values(), ids=FORGED_ROUTING.keys())
 def test_forged_routing_values_get_a_clear_message_in_the_routing_view(app, url, iterations, capsule_type):
     session = "routing-forged"
-    panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session))
+    read_on_the_page(app, url, pad_value(strokes(4, 60, 30, 160, 220)), session)
     routing = outputs_of(page_event(app, url, app.ROUTING.show_routing, [None, iterations, capsule_type], session))[0]
     assert "Cannot show the routing" in routing and "must be a whole number" in routing
-    sliders = app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER)
+    value, decode_as, scale, sliders, _, _ = Page.of(app).drawing(pad_value(strokes(4, 60, 30, 160, 220)))
     details = outputs_of(
-        page_event(app, url, app.show_details, [None, "winner", "paper", sliders, iterations, capsule_type], session)
+        page_event(app, url, app.read_drawing, [value, decode_as, scale, sliders, iterations, capsule_type], session)
     )
-    assert "Cannot show the routing" in details[3] and '<table class="figure4"' in details[2]
-    assert "Traceback" not in routing + details[3]
+    assert "Cannot show the routing" in details[4] and '<table class="figure4"' in details[3]
+    assert "Traceback" not in routing + details[4] and '<div class="digit">4</div>' in details[-1]
     routing = outputs_of(page_event(app, url, app.ROUTING.show_routing, [None, 3, -1], session))[0]
     assert "winner <b>4</b>" in routing  # the app routes on
 
@@ -286,7 +292,7 @@ def test_forged_decode_as_and_slider_range_get_a_clear_message(app, url, forged)
     """Every event that takes *Decode as* and *Slider range* says in the page what is wrong with
     a value that is none of their choices, and leaves its other outputs as they are."""
     session = "decoding-forged"
-    panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(7, 60, 30, 160, 220))], session))
+    read_on_the_page(app, url, pad_value(strokes(7, 60, 30, 160, 220)), session)
     sliders = app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER)
     for decode_as, scale, reason in (
         (forged, "paper", "Decode as must be one of winner, 0, 1"),
@@ -300,9 +306,10 @@ def test_forged_decode_as_and_slider_range_get_a_clear_message(app, url, forged)
             page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, decode_as, scale, sliders], session)
         )
         assert "Cannot move the sliders" in panel and reason in panel
-        details = outputs_of(page_event(app, url, app.show_details, [None, decode_as, scale, sliders, 3, -1], session))
-        assert "Cannot show Figure 4" in details[2] and reason in details[2]
-        assert all(map(left_as_is, details[:2] + details[3:]))
+        drawn = pad_value(strokes(7, 60, 30, 160, 220))
+        details = outputs_of(page_event(app, url, app.read_drawing, [drawn, decode_as, scale, sliders, 3, -1], session))
+        assert "Cannot show Figure 4" in details[3] and reason in details[3]
+        assert all(map(left_as_is, details[1:3] + details[4:5])) and '<div class="digit">7</div>' in details[-1]
     panel = outputs_of(
         page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, "winner", "paper", sliders], session)
     )[0]
@@ -443,11 +450,13 @@ def test_details_again_for_the_same_reading_answer_with_nothing_to_reset(app, ur
     """The second stroke of a 4: the sliders already show the winner's names at zero, so the
     details leave them (gr.skip()) and still draw Figure 4 and the routing view."""
     session = "details-twice"
-    panel_of(page_event(app, url, app.READING.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session))
-    sliders = app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER)
-    for _ in range(2):
-        response = page_event(app, url, app.show_details, [None, "winner", "paper", sliders, 3, -1], session)
+    page = Page.of(app)
+    sliders = page.sliders
+    for revision in (1, 2):
+        drawn = pad_value(strokes(4, 60, 30, 160, 220), revision=revision)
+        response = page_event(app, url, app.read_drawing, page.drawing(drawn, sliders), session)
         assert response.status_code == 200, response.text
-        decode_as, shown, figure4, routing = response.json()["data"]
+        _, decode_as, shown, figure4, routing, _ = response.json()["data"]
+        assert left_as_is(shown) == (revision == 2)  # the second time, the sliders are at zero already
         sliders = shown if isinstance(shown, dict) and "rows" in shown else sliders
         assert figure4.count("<tr>") == 17 and "winner <b>4</b>" in routing

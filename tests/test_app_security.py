@@ -134,7 +134,7 @@ def test_a_request_with_too_few_inputs_gets_one_generic_sentence(url, app):
     page = httpx.post(
         f"{url}gradio_api/run/predict",
         timeout=120,  # a page event, outside the queue
-        json={"data": [], "fn_index": event_index(app, app.READING.read_drawing), "session_hash": "few"},
+        json={"data": [], "fn_index": event_index(app, app.read_drawing), "session_hash": "few"},
     )
     assert page.status_code == 500 and page.json()["error"] == serving.UNEXPECTED_ERROR
 

@@ -16,7 +16,7 @@ from capsnet.studies import robustness
 from capsnet.studies.statistics import Difference
 from harness.digit_strokes import pad_value, strokes
 from harness.page_pictures import picture
-from harness.page_protocol import outputs_of, page_event
+from harness.page_protocol import Page, outputs_of, page_event
 from playground import networks, transform_sliders, turn_it, turn_views
 from playground.dimensions_section import PAPER
 from playground.reading import Reading
@@ -268,7 +268,8 @@ def last_output(app, url: str, fn, data: list, session: str) -> str:
 @pytest.mark.server
 def test_over_http_a_move_turns_the_drawing_and_a_forged_one_disturbs_nothing(app, url):
     session = "turn-it"
-    drawn = last_output(app, url, app.READING.read_drawing, [pad_value(strokes(4, 60, 30, 160, 220))], session)
+    four = pad_value(strokes(4, 60, 30, 160, 220))
+    drawn = last_output(app, url, app.read_drawing, Page.of(app).drawing(four), session)
     assert '<div class="digit">4</div>' in drawn
     turned = last_output(app, url, app.TURN_IT.turn, [None, sliders(2, rotation=30)], session)
     assert 'data-revision="2"' in turned and "CNN reads" in turned
@@ -288,7 +289,9 @@ def test_over_http_a_move_turns_the_drawing_and_a_forged_one_disturbs_nothing(ap
 @pytest.mark.server
 def test_over_http_the_section_follows_the_reading_when_asked(app, url):
     session = "turn-it-show"
-    last_output(app, url, app.READING.read_drawing, [pad_value(strokes(1, 100, 30, 60, 220), revision=9)], session)
+    last_output(
+        app, url, app.read_drawing, Page.of(app).drawing(pad_value(strokes(1, 100, 30, 60, 220), revision=9)), session
+    )
     panel, sweep = outputs_of(page_event(app, url, app.TURN_IT.show, [None, sliders(rotation=20)], session))
     assert "CapsNet reads" in panel and 'data-revision="1"' in panel
     assert "Your 1, turned" in sweep and 'data-reading="9"' in sweep

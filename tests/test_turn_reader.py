@@ -375,7 +375,7 @@ def settled(page, before: str | None) -> str:
 
 def servers_reading_of(app, page, revision: str):
     """The server's reading of the pad's value of ``revision`` as the page sent it."""
-    read_drawing = event_index(app, app.READING.read_drawing)
+    read_drawing = event_index(app, app.read_drawing)
     values = [body["data"][0] for body in page.asked if body["fn_index"] == read_drawing]
     value = next(value for value in values if str(value["revision"]) == revision)
     return read(app.READING.network, ink_to_mnist(drawing_pad.ink(drawing_pad.parse(value))), int(revision))

@@ -1,13 +1,13 @@
 // The reading panel's page side (playground/reading.py lays it out; gr.HTML gives `element`,
-// `props`, `watch` and `fire`, the events it fires):
+// `props` and `watch`):
 //
 // - While a stroke is drawn on the pad props.reader_pad, the page's networks (page_networks.js,
 //   in a worker) read the newest drawing each time they are free, and the panel is filled here with
 //   the reading: the digit, the ten lengths, what the network sees, the reconstruction and the
 //   runner-up's. The panel is the server's layout (props.panel_template, reading_views.reading_panel), its
 //   numbers filled in: one renderer, whichever side computed them. The server hears of the drawing
-//   only once the stroke ends, and its settled panel (the same numbers) fires "settled", which
-//   brings Figure 4 and the routing view.
+//   only once the stroke ends, and answers its settled panel (the same numbers) with Figure 4 and
+//   the routing view.
 // - When a slider moves or Decode as changes (a "capsule-redraw" event), the decoder in the worker
 //   redraws the reconstruction from the panel's capsules (data-capsules), with no request.
 // - Whenever the panel comes to show a capsule the page's decoder can draw (a reading made here,
@@ -92,14 +92,7 @@ const drawings = new Set();
 // drawings offered and the redraws of the slider moves (the tests' and benchmarks' way to wait).
 export const drawn = () => Promise.all([...drawings].map((drawing) => drawing.done()));
 
-export function mount({ element, props, watch, fire }) {
-  // The server's settled panel brings Figure 4 and the routing view; one that came before this
-  // module mounted (a tap far from the server, the pad's module first) brings them now.
-  const settled = () => {
-    if (element.querySelector(".panel[data-settled]")) fire.settled();
-  };
-  watch("value", settled);
-  settled();
+export function mount({ element, props, watch }) {
   placeStrip({ element, props, watch });
 
   let toldWhy = false;
@@ -127,7 +120,7 @@ export function mount({ element, props, watch, fire }) {
     });
 
   // A drawing read, and the panel filled with it unless the panel shows a newer drawing already,
-  // or the server's reading of the same one (settled: its details follow it).
+  // or the server's reading of the same one (settled: its details came with it).
   const read = newestOnly(
     async (drawing) => {
       const started = performance.now();
