@@ -9,8 +9,10 @@
 
 A run writes its chosen weights, metrics.json and model card to --out, by default a new folder
 runs/MODEL-TASK-DATE, never over another run's weights (the shipped weights/ among them) unless
---overwrite says so. The page serves them with CAPSNET_WEIGHTS=OUT python app.py (the CNN:
-CAPSNET_CNN_WEIGHTS; --task pairs: CAPSNET_PAIRS_WEIGHTS, CAPSNET_PAIRS_CNN_WEIGHTS).
+--overwrite says so; beside a CapsNet trained on digits, the names of its dimensions that the page's
+sliders show (dimensions.json, unless --no-names). The page serves them with CAPSNET_WEIGHTS=OUT
+python app.py (the CNN: CAPSNET_CNN_WEIGHTS; --task pairs: CAPSNET_PAIRS_WEIGHTS,
+CAPSNET_PAIRS_CNN_WEIGHTS). MNIST is read from --data-dir, else $CAPSNET_DATA_DIR, else ./data.
 
 --batch-size is the global batch: under torchrun each of the N processes takes batch-size / N
 images of every step, a shard of the data of its own (DistributedSampler).
@@ -35,6 +37,7 @@ from capsnet.data.datasets import mnist, validation_split
 from capsnet.data.pairs import pair_right
 from capsnet.shipping.model_card import write_model_card
 from capsnet.shipping.pretrained import NETWORKS, SERVED_BY
+from capsnet.studies import dimension_names
 from capsnet.training.epoch_losses import NonFiniteLossError, UnreadLosses
 from capsnet.training.final_reads import read_test_sets
 from capsnet.training.hub import push
@@ -57,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     options = parse_args(argv)
     try:
         return train(options, sys.argv[1:] if argv is None else argv)
-    except KeyboardInterrupt:  # Ctrl-C where the run does not stop by itself: the upload to the Hub
+    except KeyboardInterrupt:  # Ctrl-C where the run does not stop by itself: the names, the upload to the Hub
         print("\ntrain.py: interrupted", file=sys.stderr)
         return 128 + signal.SIGINT
     finally:
@@ -164,20 +167,9 @@ def report_start(run: Run, data: RunData, state: TrainingState) -> None:
             f"the checkpoint has finished {first - 1} epochs: nothing left to train, only the test "
             "(raise --epochs to go on)"
         )
-    source = (
-        (
-            "examples as people write them, drawn on the device"
-            if options.examples == "written"
-            else "pairs made on the CPU"
-        )
-        if options.task == "pairs"
-        else "on the device"
-        if options.device_data == "on"
-        else "from a DataLoader"
-    )
     print(
         f"{options.model} on {options.task}: device {run.device}, bf16 autocast {'on' if run.bf16 else 'off'}, "
-        f"data {source}, {run.processes.world} process(es), global batch {options.batch_size}, "
+        f"data {options.data_source()}, {run.processes.world} process(es), global batch {options.batch_size}, "
         f"{data.train_images} training images, {data.val_images} for validation, epochs {first}..{last}"
         + ("" if options.dry_run else f"; the chosen weights go to {state.out}/")
     )
@@ -376,16 +368,32 @@ def final_read(run: Run, data: RunData, state: TrainingState) -> int:
     write_model_card(
         out, options.model, options.data_dir, repo=options.push_to_hub, device=run.device, misread=reads.misread
     )
-    print(f"the page serves it with: {SERVED_BY[options.model, options.task][0]}={out} python app.py")
-    run.signals.close()  # from here, Ctrl-C stops the upload at once
-    if run.signals.received and options.push_to_hub:
+    naming = names_wanted(options, chosen.config.num_classes)
+    run.signals.close()  # from here, Ctrl-C stops the naming and the upload at once
+    if run.signals.received and (naming or options.push_to_hub):
         print(
-            f"train.py: stopped by {signal.Signals(run.signals.received).name} before the upload to the Hub; "
-            f"the run is written in {out}/",
+            f"train.py: stopped by {signal.Signals(run.signals.received).name} before "
+            f"{'the names' if naming else 'the upload to the Hub'}; the run is written in {out}/",
             file=sys.stderr,
         )
         return 128 + run.signals.received
+    if naming:
+        print(f"naming the sliders, what each dimension does (--no-names skips it); the run is written in {out}/")
+        dimension_names.main(["--weights", str(out), "--data-dir", str(options.data_dir)])  # beside the weights
+    print(f"the page serves it with: {SERVED_BY[options.model, options.task][0]}={out} python app.py")
     return push(out, options.push_to_hub) if options.push_to_hub else 0
+
+
+def names_wanted(options: RunOptions, classes: int) -> bool:
+    """Whether the run names the sliders of a CapsNet on digits (capsnet.studies.dimension_names): not
+    with --no-names, nor where MNIST's test set lacks the digits of a class they are measured on."""
+    needed = 2 * dimension_names.DIGITS_PER_CLASS  # of each class: half name the dimensions, half check them
+    if options.no_names or (options.model, options.task) != ("capsnet", "digits"):
+        return False
+    if torch.bincount(mnist(options.data_dir, train=False).targets, minlength=classes).min() < needed:
+        print(f"the sliders stay numbered: the names need {needed} test digits a class, {options.data_dir} has fewer")
+        return False
+    return True
 
 
 if __name__ == "__main__":

@@ -6,12 +6,15 @@ would."""
 
 import argparse
 import math
+import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from capsnet.data.written import SINGLE_SHARE
 from capsnet.shipping.pretrained import NETWORKS, WEIGHTS_FILE
 from capsnet.training.sharded_data import DRY_RUN_VAL_IMAGES
+
+DATA_DIR_VARIABLE = "CAPSNET_DATA_DIR"  # MNIST's folder where --data-dir is not given, as the tests read it
 
 
 class UsageError(Exception):
@@ -54,7 +57,18 @@ class RunOptions:
     device_data: str = in_recipe()  # on: MNIST kept on the device; off: a DataLoader
     max_minutes: float | None  # stop at the last epoch boundary within it; None: no limit
     dry_run: bool = in_recipe()  # one step, a little validation, nothing saved
+    no_names: bool  # leave the chosen CapsNet's dimensions unnamed (no dimensions.json)
     push_to_hub: str | None  # the Hub repo the run's folder is uploaded to; None: none
+
+    def data_source(self) -> str:
+        """Where the run's examples come from, in words (the line a run begins with)."""
+        if self.task == "pairs":
+            return (
+                "examples as people write them, drawn on the device"
+                if self.examples == "written"
+                else "pairs made on the CPU"
+            )
+        return "on the device" if self.device_data == "on" else "from a DataLoader"
 
     def recipe(self) -> dict:
         """The options of the recipe by name, as the run's checkpoint keeps them."""
@@ -106,7 +120,9 @@ def flags(description: str) -> argparse.ArgumentParser:
         f"validation examples keep {SINGLE_SHARE} (default: {SINGLE_SHARE})",
     )
     p.add_argument(
-        "--data-dir", default="./data", help="where torchvision's MNIST lives or is downloaded to (default: ./data)"
+        "--data-dir",
+        default=os.environ.get(DATA_DIR_VARIABLE, "./data"),
+        help=f"where torchvision's MNIST lives or is downloaded to (default: ${DATA_DIR_VARIABLE}, else ./data)",
     )
     p.add_argument(
         "--out",
@@ -211,6 +227,14 @@ def flags(description: str) -> argparse.ArgumentParser:
         action="store_true",
         help=f"one batch, one epoch, validation on the first {DRY_RUN_VAL_IMAGES:,} held-out images only, "
         "nothing saved: a quick check, in seconds, that everything runs",
+    )
+    p.add_argument(
+        "--no-names",
+        action="store_true",
+        help="the CapsNet on digits: do not measure what each of its dimensions does at the end "
+        "(capsnet.studies.dimension_names), so that the page's sliders are numbered, not named (default: "
+        "name them beside the weights, in dimensions.json, where MNIST's test set holds the digits they are "
+        "measured on)",
     )
     p.add_argument(
         "--push-to-hub",
