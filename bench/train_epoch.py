@@ -68,6 +68,7 @@ def epoch_seconds(
             f"{run}/weights",
             "--checkpoint",
             f"{run}/last.pt",
+            "--no-names",  # the sliders' names are no part of an epoch's time
             *(["--examples", examples] if task == "pairs" else []),
         ]
         launcher = (
