@@ -6,8 +6,8 @@ bottom of the digit gains ink, clearly more than any other part of it gains or l
 to bottom →": the top loses ink and the bottom gains it, each clearly more than any other part
 changes). Here each name's words are read, and its claim measured, by this file's own small
 functions, importing nothing of the naming (capsnet.studies.dimension_names, dimension_names_claims,
-ink_places, shape_measures), on MNIST test digits 100..199 of its class (the first 100 named it),
-decoded at the range's ends.
+ink_places, shape_measures), on MNIST test digits 200..299 of its class, which the naming never
+decoded (digits 0..99 named it, 100..199 checked each name as it was made), at the range's ends.
 
 The measures here are other measures of the same words: the ink is the inked pixels (at least
 half grey), not the sum of grey levels; width and height are how far the inked pixels reach, not
@@ -28,7 +28,7 @@ import torch
 
 from harness.paths import WEIGHTS
 
-HELD_OUT = range(100, 200)  # the test digits of each class after the 100 that named it
+HELD_OUT = range(200, 300)  # the test digits of each class after those that named and checked it
 HOLDS = 0.8  # a name must hold on 80% of them
 SAYS_NOTHING = ("barely changes", "changes shape: whole digit", "varies from digit to digit")
 INKED = 0.5  # a pixel at least half grey is ink
