@@ -76,7 +76,7 @@ def visit(browser, url: str, milliseconds: float, taps: int) -> list[dict]:
         answers = person.answers
         times = page.evaluate(TAP_AND_TIME, tap % EXAMPLES)
         timed.append({**times, "answered": person.answers - answers})
-        person.answered(answers, 2, READY_TIMEOUT_MS / 1000)  # the reading, then its details
+        person.answered(answers, 1, READY_TIMEOUT_MS / 1000)  # the reading, with its details
         page.evaluate(f"() => {SLIDERS_DRAWN}")
     context.close()
     return timed

@@ -81,7 +81,7 @@ def visit(browser, url: str, milliseconds: float, download_mbps: float | None, m
     person = SliderDriver(page)
     answers = person.answers
     reading_ms = page.evaluate(TAP_AND_TIME, EXAMPLE)
-    person.answered(answers, 2, DECODER_TIMEOUT)  # the reading, then its details
+    person.answered(answers, 1, DECODER_TIMEOUT)  # the reading, with its details
     decoder_ready = None
     if page.evaluate("() => document.querySelector('#reading-panel .panel').dataset.decoder !== undefined"):
         page.wait_for_function(DECODER_DRAWS_SCRIPT, timeout=DECODER_TIMEOUT * 1000, polling=20)

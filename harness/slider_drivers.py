@@ -205,10 +205,10 @@ class SliderDriver:
 
     def tap_example(self, index: int, timeout: float = 60.0) -> str:
         """Tap the pad's ``index``-th MNIST example and wait until its reading is on the page and
-        the sliders follow it (the reading, then its details, answered); returns the digit read."""
+        the sliders follow it (the reading, with its details, answered); returns the digit read."""
         before = self.answers
         self.page.locator("#pad button.example").nth(index).click()
-        self.answered(before, 2, timeout)
+        self.answered(before, 1, timeout)
         return self.page.locator("#reading-panel .digit").inner_text()
 
     def choose(self, selector: str, timeout: float = 60.0) -> None:

@@ -128,7 +128,7 @@ def test_a_new_reading_redraws_the_pictures_before_the_server_answers(app, url, 
     assert person.answers == answers, "the pictures waited for the server"
     assert drawn_at_once["whose"] == "page" and drawn_at_once["revision"] != before["revision"]
     assert [row["picture"] for row in drawn_at_once["rows"]] != [row["picture"] for row in before["rows"]]
-    person.answered(answers, 2)  # the reading, then its details
+    person.answered(answers, 1)  # the reading, with its details
     after = shown(page)
     server = servers_sliders(app, url, page.session, "winner", "paper")
     assert_same_pictures(drawn_at_once, server, "drawn before the answers (the page's own reading)")
