@@ -93,9 +93,12 @@ with gr.Blocks(title="Capsule Network Playground") as demo:
     reading_state = gr.State(None)  # the current drawing's Reading, per user
     gr.Markdown(INTRODUCTION, elem_id="intro")
     pad, reading_view, decode_as = READING.layout()
+    # /predict and /perturb, never shown; the app's first events: Gradio 6.31.0's page checks the
+    # data of event 0 against /predict's one parameter whatever the event, and warns in the console
+    # where it has more ("Too many arguments provided for the endpoint").
+    READING.api(reading_state, decode_as)
     scale, sliders, figure4 = CAPSULE_DIMENSIONS.layout(reading_state, reading_view, decode_as, serving.PAGE_EVENT)
     iterations, capsule_type, routing_view = ROUTING.layout(reading_state, serving.PAGE_EVENT)
-    READING.api(reading_state, decode_as)  # /predict and /perturb, never shown
     # The pad changed: its reading, and once a stroke has ended, the sections above follow it.
     pad.change(
         read_drawing,
