@@ -229,7 +229,7 @@ def test_train_py_trains_on_pairs_chooses_on_validation_pairs_and_resumes(tiny_m
     assert "mnist_test_accuracy" not in metrics and "pairs of" in metrics["selection"]
     assert train.main([*flags, "--epochs", "2", "--resume"]) == 0
     assert json.loads((out / "metrics.json").read_text())["epochs"] == 2
-    assert train.main(["--task", "digits", *flags[4:], "--epochs", "3", "--resume"]) == 2  # not the same recipe
+    assert train.main([*flags, "--task", "digits", "--epochs", "3", "--resume"]) == 2  # not the same recipe
 
 
 @pytest.mark.slow
