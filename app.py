@@ -29,7 +29,7 @@ from playground import (
     views,
 )
 from playground.page_network import PageGraph
-from playground.reading import WINNER, Reading
+from playground.reading import MAX_ITERATIONS, WINNER, Reading
 
 serving.configure_process()
 NETWORKS = networks.load()
@@ -37,6 +37,7 @@ READING = reading.ReadingSection(
     NETWORKS.capsnet,
     page_decoder.PageDecoder.of(NETWORKS.capsnet),
     PageGraph.of(onnx_file.capsules_graph(NETWORKS.capsnet)),
+    PageGraph.of(onnx_file.routing_graph(NETWORKS.capsnet.config, MAX_ITERATIONS)),
 )
 CAPSULE_DIMENSIONS = dimensions_section.DimensionsSection(READING, NETWORKS.names)
 ROUTING = routing_section.RoutingSection(NETWORKS.capsnet.config)
@@ -51,12 +52,10 @@ TURN_IT = turn_it.TurnItSection(
 TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
 
 
-def show_details(
-    reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict, iterations: int, capsule_type: int
-) -> tuple:
+def show_details(reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict) -> tuple:
     """What follows a finished stroke's reading: the decoding controls back to the winner at zero
-    offsets, Figure 4 and the routing view. Figure 4 says why not where *Decode as* or *Slider
-    range* is a value the page cannot have sent, and the rest stays as it is."""
+    offsets, Figure 4 and the routing view's numbers. Figure 4 says why not where *Decode as* or
+    *Slider range* is a value the page cannot have sent, and the rest stays as it is."""
     try:
         CAPSULE_DIMENSIONS.check_decoding(decode_as, scale)
     except dimensions_section.DecodingError as error:
@@ -66,20 +65,18 @@ def show_details(
         gr.skip() if decode_as == WINNER else WINNER,
         CAPSULE_DIMENSIONS.sliders_at_zero(winner, scale, shown_sliders, reading),
         CAPSULE_DIMENSIONS.figure4_html(reading, WINNER, scale),
-        ROUTING.show_routing(reading, iterations, capsule_type),
+        routing_section.routing_numbers(reading),
     )
 
 
-def read_drawing(
-    value: dict, decode_as: str, scale: str, shown_sliders: dict, iterations: int, capsule_type: int
-) -> tuple:
+def read_drawing(value: dict, decode_as: str, scale: str, shown_sliders: dict) -> tuple:
     """The drawing pad changed: its reading, kept and shown in the reading panel; once the stroke
     has ended, `show_details` in the same answer, so that Figure 4 and the routing view come a
     round trip after the pen lifts, not two. Outputs: the kept reading, the four details, the panel."""
     reading, panel = READING.read_drawing(value)
     if reading == gr.skip():  # a stroke still being drawn, or a value the page cannot have sent
         return reading, gr.skip(), gr.skip(), gr.skip(), gr.skip(), panel
-    return reading, *show_details(reading, decode_as, scale, shown_sliders, iterations, capsule_type), panel
+    return reading, *show_details(reading, decode_as, scale, shown_sliders), panel
 
 
 INTRODUCTION = """
@@ -98,11 +95,11 @@ with gr.Blocks(title="Capsule Network Playground") as demo:
     # where it has more ("Too many arguments provided for the endpoint").
     READING.api(reading_state, decode_as)
     scale, sliders, figure4 = CAPSULE_DIMENSIONS.layout(reading_state, reading_view, decode_as, serving.PAGE_EVENT)
-    iterations, capsule_type, routing_view = ROUTING.layout(reading_state, serving.PAGE_EVENT)
+    routing_view = ROUTING.layout()
     # The pad changed: its reading, and once a stroke has ended, the sections above follow it.
     pad.change(
         read_drawing,
-        inputs=[pad, decode_as, scale, sliders, iterations, capsule_type],
+        inputs=[pad, decode_as, scale, sliders],
         outputs=[reading_state, decode_as, sliders, figure4, routing_view, reading_view],
         trigger_mode="always_last",
         **serving.PAGE_EVENT,
@@ -121,6 +118,7 @@ if __name__ == "__main__":
             routes=[
                 READING.decoder.route(),
                 READING.page_network.route(),
+                READING.routing_graph.route(),
                 TURN_IT.cnn_graph.route(),
                 TURN_IT.turn_graph.route(),
                 *page_network.runtime_routes(),

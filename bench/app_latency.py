@@ -37,7 +37,6 @@ from harness.page_protocol import Page, event_index
 from playground import transform_sliders
 from playground.dimensions_section import PAPER
 from playground.reading import EXAMPLES
-from playground.routing_section import ALL_TYPES
 
 
 def percentiles(run: Callable[[int], object], repeats: int, warmup: int = 5) -> tuple[float, float]:
@@ -89,7 +88,7 @@ def main() -> None:
     report(
         "after a finished stroke (show_details)",
         percentiles(
-            lambda i: app.show_details(readings[i % 10], app.WINNER, PAPER, sliders[i % 10], 3, ALL_TYPES),
+            lambda i: app.show_details(readings[i % 10], app.WINNER, PAPER, sliders[i % 10]),
             max(args.repeats // 4, 20),
         ),
     )

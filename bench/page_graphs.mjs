@@ -4,7 +4,8 @@
 //
 //   node bench/page_graphs.mjs FOLDER RUNS CHANGE NAME...
 //
-// FOLDER/NAME.onnx for each NAME; CHANGE: the turn graph's numbers, comma-separated.
+// FOLDER/NAME.onnx for each NAME; CHANGE: the turn graph's numbers, comma-separated. The routing
+// graph routes the votes the capsules graph (NAME "capsules", given first) makes of the image.
 //
 // Prints one line a graph: NAME, then the median and the 10th and 90th percentiles of RUNS runs
 // in milliseconds. The graphs take turns run by run, so a change of the machine's pace falls on
@@ -23,7 +24,9 @@ ort.env.wasm.wasmPaths = {
 const field = 28;
 const image = new Float32Array(field * field);
 for (let row = 6; row < 22; row += 1) image[row * field + 14] = 1; // a 1's stroke
+let votes = null; // the capsules graph's votes of the image, for the routing graph
 const inputs = (session) => {
+  if (session.inputNames.includes("votes")) return { votes };
   const given = { images: new ort.Tensor("float32", image, [1, 1, field, field]) };
   if (session.inputNames.includes("change")) {
     const numbers = Float64Array.from(change.split(","), Number);
@@ -38,6 +41,7 @@ for (const name of names) {
     executionProviders: ["wasm"],
   });
   for (let warm = 0; warm < 5; warm += 1) await session.run(inputs(session));
+  if (name === "capsules") votes = (await session.run(inputs(session))).votes;
   sessions.push({ name, session, times: [] });
 }
 for (let run = 0; run < Number(runs); run += 1) {

@@ -1,8 +1,9 @@
 """What each of the page's graphs costs a run in ONNX Runtime Web, on one thread of WebAssembly as
 the page's workers run them (playground/page/network_worker.js): the CapsNet's capsules graph as
 the app serves it (its PrimaryCaps convolution and its predictions as matrix products,
-capsnet/shipping/onnx_products.py) and as exported, the CNN's probabilities and the turn of a
-digit. The graphs are exported from --weights and --cnn-weights into a temporary folder beside the
+capsnet/shipping/onnx_products.py) and as exported, its routing graph (the capsules graph's votes
+routed for r = 1 .. 5, run once a stroke ends), the CNN's probabilities and the turn of a digit.
+The graphs are exported from --weights and --cnn-weights into a temporary folder beside the
 runtime's files (playground/onnxruntime-web/) and run by Node (bench/page_graphs.mjs), taking
 turns run by run. Prints the median and the 10th and 90th percentiles of --runs runs, with the CPU.
 
@@ -22,9 +23,10 @@ from bench.train_throughput import cpu_model
 from capsnet import load_model
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange
-from capsnet.shipping.onnx_file import CHANGE, capsules_graph, probabilities_graph, turn_graph
+from capsnet.shipping.onnx_file import CHANGE, capsules_graph, probabilities_graph, routing_graph, turn_graph
 from harness.paths import REPO, WEIGHTS
 from playground.page_network import RUNTIME_FILES, VERSION, runtime_file
+from playground.reading import MAX_ITERATIONS
 
 SCRIPT = Path(__file__).with_suffix(".mjs")
 
@@ -40,6 +42,7 @@ def main(argv: list[str] | None = None) -> None:
     graphs = {
         "capsules": capsules_graph(capsnet),
         "capsules-as-exported": capsules_graph(capsnet, as_products=False),
+        "routing": routing_graph(capsnet.config, MAX_ITERATIONS),
         "probabilities": probabilities_graph(cnn),
         "turn": turn_graph(capsnet.config.image_size),
     }

@@ -19,7 +19,6 @@ import httpx
 
 from playground import page_network, transform_sliders
 from playground.dimensions_section import PAPER
-from playground.routing_section import ALL_TYPES
 
 EVENTS = {  # what each exchange's event is (Exchange.event), as the reports name it
     "decoder": "the page's decoder, once a page (GET)",
@@ -76,8 +75,6 @@ class Page:
     sliders: dict  # the sliders' value before any reading
     decode_as: str  # "winner"
     scale: str  # the sliders' range: the paper's
-    iterations: int  # the routing view's r
-    capsule_type: int  # the routing view's capsule type: all
     transforms: dict  # the transform sliders' value before any move: the digit unchanged
     read_pair: int | None  # the Two-digits pad's change and Decode as: None where the section has
     decode_pair: int | None  # no pairs networks, and so no pad
@@ -94,9 +91,9 @@ class Page:
     def drawing(self, value: dict, sliders: dict | None = None) -> list:
         """The data of the pad's event for its ``value``: the value, then what the page sends beside
         it for the details of a finished stroke (Decode as, the range, ``sliders`` or the sliders'
-        first value, the routing view's controls)."""
+        first value)."""
         sliders = self.sliders if sliders is None else sliders
-        return [value, self.decode_as, self.scale, sliders, self.iterations, self.capsule_type]
+        return [value, self.decode_as, self.scale, sliders]
 
     @classmethod
     def of(cls, app) -> "Page":
@@ -110,8 +107,6 @@ class Page:
             app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER),
             app.WINNER,
             PAPER,
-            app.NETWORKS.capsnet.config.routing_iterations,
-            ALL_TYPES,
             {**transform_sliders.UNCHANGED, "revision": 0},
             event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
             event_index(app, app.TWO_DIGITS.decode_again) if pairs else None,

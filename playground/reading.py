@@ -135,6 +135,7 @@ class ReadingSection:
     network: CapsNet
     decoder: PageDecoder  # the network's decoder, for the page
     page_network: PageGraph  # the network up to its capsules, for the page to read drawings with
+    routing_graph: PageGraph  # its votes routed for r = 1 .. MAX_ITERATIONS, for the page's routing view
 
     @property
     def decode_choices(self) -> list[str]:
@@ -267,6 +268,7 @@ class ReadingSection:
                     strip_height=110,
                     decoder_url=self.decoder.url,
                     network_url=self.page_network.url,
+                    routing_url=self.routing_graph.url,
                     runtime_url=RUNTIME,
                     reader_pad="#pad",
                     facts=PREPROCESSING,

@@ -1,6 +1,6 @@
 """What every view of the playground is drawn with: ink as a picture (black on white paper, as a
 PNG data URL), the bars of ten capsule lengths, and the panel that says why a view shows nothing.
-The views themselves: reading_views, figure4_views, routing_views, turn_views, two_digit_views.
+The views themselves: reading_views, figure4_views, turn_views, two_digit_views.
 
 Pictures go to the page inline, as PNG data URLs inside HTML: a 28x28 PNG is a few hundred bytes,
 the browser scales it up crisp (CSS `image-rendering: pixelated`), and nothing is written to disk

@@ -177,6 +177,7 @@ def page_graphs(app) -> dict[str, bytes]:
     about a second: the tests that read the graphs read these."""
     return {
         "capsules": app.READING.page_network.data,
+        "routing": app.READING.routing_graph.data,
         "probabilities": app.TURN_IT.cnn_graph.data,
         "turn": app.TURN_IT.turn_graph.data,
     }

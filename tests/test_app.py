@@ -13,7 +13,6 @@ from capsnet.shipping.decoder_file import file_name
 from harness.digit_strokes import pad_value, strokes
 from playground.dimensions_section import PAPER, SPREAD
 from playground.reading import EXAMPLES as PAGE_EXAMPLES, example_ink
-from playground.routing_section import ALL_TYPES
 from tests.support.examples import EXAMPLES, example_pixels, label_of
 
 ZEROS = [0.0] * 16
@@ -88,20 +87,20 @@ def test_a_forged_drawing_gets_its_reason_in_the_panel(app):
 
 def test_details_reset_the_controls_and_draw_figure4_and_the_routing(app, reading):
     shown = app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER)
-    decode_as, sliders, figure4, routing = app.show_details(reading, "3", PAPER, shown, 3, ALL_TYPES)
+    decode_as, sliders, figure4, routing = app.show_details(reading, "3", PAPER, shown)
     assert decode_as == app.WINNER
     assert sliders["enabled"] and sliders["offsets"] == ZEROS
     assert [row["dimension"] for row in sliders["rows"]] == app.CAPSULE_DIMENSIONS.ordered_dimensions(
         reading.winner, PAPER
     )
-    assert figure4.count("<tr>") == 17 and routing.count("<img") == 1
-    again = app.show_details(reading, app.WINNER, PAPER, sliders, 3, ALL_TYPES)
+    assert figure4.count("<tr>") == 17 and routing["revision"] == reading.revision and len(routing["lengths"]) == 5
+    again = app.show_details(reading, app.WINNER, PAPER, sliders)
     assert all(isinstance(output, type(gr.skip())) for output in again[:2])  # nothing to reset
 
 
 def test_details_after_clear_empty_everything(app):
-    decode_as, sliders, figure4, routing = app.show_details(None, app.WINNER, PAPER, {}, 3, ALL_TYPES)
-    assert not sliders["enabled"] and "draw a digit" in figure4 and "Draw a digit" in routing
+    decode_as, sliders, figure4, routing = app.show_details(None, app.WINNER, PAPER, {})
+    assert not sliders["enabled"] and "draw a digit" in figure4 and routing is None
 
 
 def test_the_sliders_are_named_and_ordered_by_measured_effect(app, reading):

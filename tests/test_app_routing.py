@@ -1,17 +1,24 @@
-"""The routing view's event functions: the trace kept with each reading, rendered for any r and
-capsule type."""
+"""The routing view's numbers: the trace kept with each reading, sent for every r, for the page to
+draw at any r and capsule type (playground/page/routing_view.js; its drawing: tests/js and
+tests/test_browser.py)."""
 
-import re
+import base64
 
+import numpy as np
 import torch
 
-from playground.routing_section import ALL_TYPES, MAX_ITERATIONS
+from capsnet.routing import agreement, vote_heatmap
+from playground.routing_section import MAX_ITERATIONS, routing_numbers
 from tests.support.examples import EXAMPLES, example_pixels
 
 
 def reading_of_a_seven(app):
     example = next(path for path in EXAMPLES if path.stem.endswith("_7"))
     return app.READING.predict(example_pixels(example))[2]
+
+
+def float32s(text: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype="<f4")
 
 
 def test_a_reading_keeps_its_routing_for_every_iteration_count(app):
@@ -25,24 +32,23 @@ def test_a_reading_keeps_its_routing_for_every_iteration_count(app):
             torch.testing.assert_close(trace.lengths[r - 1], out.lengths[0])
 
 
-def test_the_view_shows_the_heatmap_the_table_and_the_agreement(app):
+def test_the_numbers_hold_every_r_and_the_votes_for_each_r_s_winner(app):
     reading = reading_of_a_seven(app)
-    view = app.ROUTING.show_routing(reading, 3, ALL_TYPES)
-    assert view.count("<img") == 1
-    assert all(f"r = {r}" in view for r in range(1, MAX_ITERATIONS + 1))
-    assert re.search(r"<tr class='chosen'><th>r = 3</th>", view)
-    assert f"winner <b>{reading.winner}</b>" in view and "runner-up" in view
-    assert f"all {app.NETWORKS.capsnet.config.primary_capsule_types} capsule types" in view
+    trace, config = reading.trace, app.NETWORKS.capsnet.config
+    numbers = routing_numbers(reading)
+    assert numbers["revision"] == reading.revision
+    np.testing.assert_array_equal(float32s(numbers["image"]).reshape(28, 28), reading.image.astype(np.float32))
+    np.testing.assert_allclose(numbers["lengths"], trace.lengths.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(
+        numbers["agreements"], agreement(trace.u_hat, trace.capsules, trace.couplings).numpy(), rtol=1e-6
+    )
+    shares = float32s(numbers["winner_shares"]).reshape(MAX_ITERATIONS, config.primary_capsule_types, 6, 6)
+    for k in range(MAX_ITERATIONS):  # summed over the types, each r's map of its winner's votes
+        winner = int(trace.predictions[k])
+        expected = vote_heatmap(trace.couplings[k], trace.u_hat, winner, config.primary_capsule_types, 6)
+        np.testing.assert_allclose(shares[k].sum(axis=0), expected.numpy(), rtol=1e-4)
+    assert not np.allclose(shares[0], shares[2])  # r = 1 is uniform; routing moves the votes
 
 
-def test_one_capsule_type_and_other_iterations_redraw_from_the_kept_trace(app):
-    reading = reading_of_a_seven(app)
-    heatmap = re.compile(r'<img class="heatmap" src="([^"]+)"')
-    all_types = heatmap.search(app.ROUTING.show_routing(reading, 3, ALL_TYPES)).group(1)
-    one_type = app.ROUTING.show_routing(reading, 1, 7)
-    assert heatmap.search(one_type).group(1) != all_types
-    assert "capsule type 7 only" in one_type and "<tr class='chosen'><th>r = 1</th>" in one_type
-
-
-def test_an_empty_pad_clears_the_routing_view(app):
-    assert "<img" not in app.ROUTING.show_routing(None, 3, ALL_TYPES)
+def test_an_empty_pad_has_no_numbers():
+    assert routing_numbers(None) is None

@@ -154,9 +154,16 @@ def shows_that_dimension_moved(page, selector: str, model, image: np.ndarray, di
     )
 
 
+def routing_heatmap(page) -> str:
+    """The routing view's heatmap, as a PNG data URL."""
+    return page.locator("#routing canvas.heatmap").evaluate("(canvas) => canvas.toDataURL()")
+
+
 def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser, tmp_path, trained_model):
     page = browser.new_page(viewport=DESKTOP)
     page.set_default_timeout(TIMEOUT_MS)
+    page.sent = []  # the requests that run an event
+    page.on("request", lambda request: page.sent.append(request.url) if "/gradio_api/run/" in request.url else None)
     page.goto(url)
     person = PadDriver(page)
     assert person.reading() == "?"
@@ -166,7 +173,7 @@ def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser,
     person.draw(strokes(7, 60, 30, 160, 220))
     assert person.reading() == "7"
     page.wait_for_selector("#figure4 table.figure4 img")  # what follows a reading
-    page.wait_for_selector("#routing img.heatmap")
+    page.wait_for_selector("#routing canvas.heatmap")
     page.wait_for_function("() => !document.querySelector('#sliders input[type=range]').disabled")
     first_label = page.locator("#sliders label").first.inner_text()
     assert first_label.startswith("d") and first_label == page.locator("#figure4 th[scope=row]").first.inner_text()
@@ -188,12 +195,14 @@ def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser,
     )
     page.wait_for_function("() => document.querySelector('#sliders output').textContent.trim() === '0.00'")
 
-    heatmap = page.locator("#routing img.heatmap").get_attribute("src")
-    type_box = page.locator("#routing-type input[type=number]")
-    type_box.fill("7")
-    type_box.press("Enter")
-    changes(page, "#routing img.heatmap", "src", heatmap)
-    assert "capsule type 7 only" in page.locator("#routing").inner_text()
+    heatmap = routing_heatmap(page)
+    sent = len(page.sent)
+    page.locator("#routing input.capsule-type").fill("7")  # drawn in the page from the reading's numbers
+    page.wait_for_function("() => document.querySelector('#routing').textContent.includes('capsule type 7 only')")
+    assert routing_heatmap(page) != heatmap
+    page.locator("#routing input.iterations").fill("1")
+    page.wait_for_selector("#routing tr.chosen:has-text('r = 1')")
+    assert len(page.sent) == sent  # the controls ask the server nothing
 
     page.locator("#pad button.undo").click()  # the 7's only stroke
     page.wait_for_selector("#reading-panel .digit.empty")

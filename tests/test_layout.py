@@ -33,7 +33,6 @@ LIVE = (  # every stroke's reading, drawn
     "playground.reading_views",
     "playground.figure4_views",
     "playground.routing_section",
-    "playground.routing_views",
     "playground.views",
 )
 

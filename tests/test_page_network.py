@@ -18,6 +18,7 @@ from starlette.testclient import TestClient
 
 from capsnet.data.affine import AffineChange, transform
 from capsnet.model import CapsNet
+from capsnet.routing import agreement
 from capsnet.shipping.onnx_file import CHANGE, probabilities_graph
 from capsnet.shipping.packed import pack_convolutions
 from playground import page_network
@@ -50,11 +51,28 @@ def test_the_graph_reads_as_the_network_does(trained, graph, mnist_test):
     with torch.inference_mode():
         expected = trained(images)
     for image, capsules, lengths in zip(images, expected.capsules, expected.lengths, strict=True):
-        v, v_lengths = session.run(None, {"images": image[None].numpy()})
-        assert v.shape == (1, 10, 16) and v_lengths.shape == (1, 10)
+        v, v_lengths, votes = session.run(None, {"images": image[None].numpy()})
+        assert v.shape == (1, 10, 16) and v_lengths.shape == (1, 10) and votes.shape == (1152, 10, 16)
         assert np.abs(v_lengths[0] - lengths.numpy()).max() < 2e-3  # its weights in float16
         assert np.abs(v[0] - capsules.numpy()).max() < 2e-3
         assert v_lengths[0].argmax() == lengths.argmax()
+
+
+def test_the_routing_graph_routes_the_votes_as_the_library_does_for_every_r(trained, graph, page_graphs, mnist_test):
+    capsules, routing = ort.InferenceSession(graph), ort.InferenceSession(page_graphs["routing"])
+    images = mnist_test.data[:16, None].float() / 255  # [16, 1, 28, 28]
+    traces = trained.routing_traces(images, 5)
+    for image, trace in zip(images, traces, strict=True):
+        _, _, votes = capsules.run(None, {"images": image[None].numpy()})
+        lengths, shares, agreements = routing.run(None, {"votes": votes})
+        assert lengths.shape == (5, 10) and shares.shape == (5, 1152, 10) and agreements.shape == (5, 10)
+        assert np.abs(lengths - trace.lengths.numpy()).max() < 2e-3  # the votes of float16 weights
+        assert (lengths.argmax(axis=1) == trace.predictions.numpy()).all()
+        expected_shares = (trace.couplings * trace.u_hat.norm(dim=-1)).numpy()  # c_ij |u_hat_j|i|
+        assert np.abs(shares - expected_shares).max() < 2e-2 * np.abs(expected_shares).max()
+        assert np.abs(agreements - agreement(trace.u_hat, trace.capsules, trace.couplings).numpy()).max() < 2e-3
+    one = routing.run(None, {"votes": votes})  # the first and fifth rows differ: r is routed again
+    assert np.abs(one[0][0] - one[0][4]).max() > 0.05
 
 
 def test_the_graph_stores_its_weights_in_float16_and_leaves_the_decoder_out(trained, graph):

@@ -21,10 +21,12 @@ from harness.page_pictures import grey_picture
 from harness.traced_strokes import stroke_source
 from playground import drawing_pad, views
 from playground.reading import EXAMPLES, example_ink, read
+from playground.routing_section import facts, routing_numbers
 from tests.support.playground_pages import (
     grey_levels_apart,
     networks_state,
     no_alarm,
+    page_module,
     page_networks,
     playground_page,
     wait_for_networks,
@@ -49,9 +51,43 @@ async (drawings) => {
   for (const drawing of drawings) {
     const found = await networks.readDrawing(drawing);
     readings.push(found && {image: Array.from(found.image), lengths: found.lengths,
-                            reconstruction: Array.from(found.reconstructions.winner)});
+                            reconstruction: Array.from(found.reconstructions.winner),
+                            routing: {lengths: found.routing.lengths, agreements: found.routing.agreements,
+                                      winnerShares: Array.from(found.routing.winnerShares)}});
   }
   return readings;
+}
+"""
+
+
+# In the page: the largest difference, in levels of 255, between the routing view's heatmaps drawn
+# from each pair of numbers [the page's, the server's] at every r, all types and type 7, where both
+# map the same winner's votes and outline the same strongest position ([worst, maps compared, maps
+# not compared]): where two capsules or two positions are near a tie, float16 weights can pick the
+# other, and the picture differs as a whole.
+HEATMAPS_APART = """
+async ({facts, pairs}) => {
+  const view = await ROUTING_VIEW;
+  const argmax = (values) => values.indexOf(Math.max(...values));
+  let [worst, compared, tied] = [0, 0, 0];
+  for (const [page, server] of pairs) {
+    const own = {...page, image: Float32Array.from(page.image), winnerShares: Float32Array.from(page.winnerShares)};
+    const numbers = [own, view.serverNumbers(server)];
+    for (let k = 0; k < numbers[0].lengths.length; k++) {
+      for (const type of [-1, 7]) {
+        const heats = numbers.map((n) => view.voteHeat(facts, n.winnerShares, k, type));
+        const winners = numbers.map((n) => argmax(n.lengths[k]));
+        if (winners[0] !== winners[1] || argmax(heats[0]) !== argmax(heats[1])) {
+          tied += 1;
+          continue;
+        }
+        compared += 1;
+        const [a, b] = numbers.map((n, which) => view.heatmapPixels(facts, n.image, heats[which]));
+        for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+      }
+    }
+  }
+  return [worst, compared, tied];
 }
 """
 
@@ -120,7 +156,8 @@ def test_the_page_reads_every_drawing_as_the_server_does(app, url, page, data_di
     with_reader(page, url)
     values = drawings(data_dir)
     readings = page.evaluate(READ_IN_PAGE.replace("NETWORKS", page_networks(page)), [in_page_form(v) for v in values])
-    worst = {"input": 0, "length": 0.0, "reconstruction": 0}
+    worst = {"input": 0, "length": 0.0, "reconstruction": 0, "routed length": 0.0, "agreement": 0.0, "heatmap": 0}
+    heatmaps = []  # [the page's routing numbers, the server's], for each drawing read
     for value, in_page in zip(values, readings, strict=True):
         image = ink_to_mnist(drawing_pad.ink(drawing_pad.parse(value)))
         assert (in_page is None) == (image is None)
@@ -134,9 +171,25 @@ def test_the_page_reads_every_drawing_as_the_server_does(app, url, page, data_di
             worst["reconstruction"],
             apart(np.reshape(in_page["reconstruction"], (28, 28)), server.reconstruction(server.winner).numpy()),
         )
+        numbers = routing_numbers(server)
+        for key, name in (("lengths", "routed length"), ("agreements", "agreement")):
+            worst[name] = max(worst[name], float(np.abs(np.array(in_page["routing"][key]) - numbers[key]).max()))
+        for own, lengths in zip(in_page["routing"]["lengths"], numbers["lengths"], strict=True):
+            second, first = sorted(lengths)[-2:]
+            assert np.argmax(own) == np.argmax(lengths) or first - second < LENGTH  # the same winner at every r
+        heatmaps.append([{**in_page["routing"], "image": in_page["image"]}, numbers])
+    # the routing view's heatmap at every r, over all the types and over one, drawn by the page's
+    # renderer from the page's numbers and from the server's
+    routing = {"facts": facts(app.NETWORKS.capsnet.config), "pairs": heatmaps}
+    worst["heatmap"], compared, tied = page.evaluate(
+        HEATMAPS_APART.replace("ROUTING_VIEW", page_module("routing_view.js")), routing
+    )
+    print(f"heatmaps compared: {compared}, near a tie and not compared: {tied}")
+    assert tied <= compared / 20
     print(f"{len(values)} drawings, the page against the server at worst: {worst}")
     assert worst["input"] <= GREY_LEVELS and worst["reconstruction"] <= GREY_LEVELS, worst
-    assert worst["length"] <= LENGTH, worst
+    assert worst["heatmap"] <= GREY_LEVELS, worst
+    assert max(worst["length"], worst["routed length"], worst["agreement"]) <= LENGTH, worst
 
 
 def panel_pictures(page) -> dict[str, np.ndarray]:
@@ -201,5 +254,13 @@ def test_where_the_page_cannot_read_the_server_reads_as_before(app, url, page, m
     assert networks_state(page) == "unavailable"
     person.draw(strokes(4, 60, 40, 160, 200))
     assert person.reading() == "4" and person.drawing()["readings"] >= 1
+    # the routing view, drawn from the server's numbers by the page's renderer, and redrawn with no request
+    page.wait_for_function("() => document.querySelector('#routing').textContent.includes('winner 4:')")
+    sent = len(page.sent)
+    heatmap = "() => document.querySelector('#routing canvas.heatmap').toDataURL()"
+    all_types = page.evaluate(heatmap)
+    page.locator("#routing input.capsule-type").fill("7")
+    page.wait_for_function("() => document.querySelector('#routing').textContent.includes('capsule type 7 only')")
+    assert page.evaluate(heatmap) != all_types and len(page.sent) == sent
     no_alarm(page)
     assert sum("The server reads each drawing" in text for kind, text in page.messages if kind == "info") == 1

@@ -17,7 +17,7 @@ from PIL import Image, UnidentifiedImageError
 
 from harness.digit_strokes import pad_value, strokes
 from harness.page_protocol import skipped
-from playground import dimensions_section, routing_section, serving, two_digits
+from playground import dimensions_section, serving, two_digits
 from playground.serving import RequestsInFlight, RequestSizeLimit
 
 
@@ -200,7 +200,7 @@ def test_each_page_event_takes_one_worker_thread_and_answers_what_its_function_r
     read = next(block_fn for block_fn in app.demo.fns.values() if block_fn.fn == app.read_drawing)
     state = SessionState(app.demo)
     value = pad_value(strokes(7, 60, 40, 120, 180))
-    inputs = [value, "winner", dimensions_section.PAPER, None, 3, routing_section.ALL_TYPES]
+    inputs = [value, "winner", dimensions_section.PAPER, None]
     answer = asyncio.run(app.demo.process_api(read, inputs, state))
     expected = app.read_drawing(*inputs)
     assert hops == ["read_drawing"] and "7" in expected[-1]

@@ -5,17 +5,10 @@ import io
 import re
 
 import numpy as np
-import pytest
 import torch
 from PIL import Image
 
-from capsnet.model import CapsNetConfig
 from playground import figure4_views, reading_views, views
-from playground.routing_views import FIELD_OUTLINE, cell_edges, heatmap_overlay
-
-CONFIG = CapsNetConfig()
-GRID = CONFIG.primary_grid  # 6
-SMALL = CapsNetConfig(image_size=24, kernel_size=5)  # an 8x8 grid of 9x9 fields
 
 
 def decoded(data_url: str) -> np.ndarray:
@@ -90,61 +83,6 @@ def test_figure4_has_a_named_row_per_dimension_of_the_sweep():
     assert strip.shape == (28, 11 * 29 - 1)
     np.testing.assert_array_equal(strip[:, 29 * 3 : 29 * 3 + 28], views.paper(images[5, 3]))
     assert "-0.25" in html and "+0.25" in html
-
-
-@pytest.mark.parametrize("config", [CONFIG, SMALL], ids=["paper", "small"])
-@pytest.mark.parametrize("scale", [2, 4, 10])
-def test_each_cell_is_centred_on_its_receptive_field(scale, config):
-    edges = cell_edges(config, scale)  # display pixels
-    assert len(edges) == config.primary_grid + 1
-    assert np.all(np.diff(edges) == 2 * scale)  # one stride (2 input pixels) wide
-    for r in range(config.primary_grid):
-        rows = config.receptive_field_of(r, 0)[0]
-        assert (edges[r] + edges[r + 1]) / 2 == pytest.approx(scale * (rows.start + rows.stop) / 2)
-
-
-@pytest.mark.parametrize("config", [CONFIG, SMALL], ids=["paper", "small"])
-def test_heatmap_overlay_colours_the_voting_cell_and_outlines_what_it_sees(config):
-    scale, row, col, side = 10, 1, 4, 10 * config.image_size
-    heat = np.zeros((config.primary_grid, config.primary_grid), dtype=np.float32)
-    heat[row, col] = 3.0
-    blank = heatmap_overlay(config, np.zeros((config.image_size, config.image_size), dtype=np.float32), heat, scale)
-    assert blank.shape == (side, side, 3) and blank.dtype == np.uint8
-    edges = cell_edges(config, scale)
-    cell = np.zeros((side, side), dtype=bool)
-    cell[edges[row] : edges[row + 1], edges[col] : edges[col + 1]] = True
-    reddish = blank[..., 0].astype(int) > blank[..., 2]
-    np.testing.assert_array_equal(reddish, cell)
-    outline = (blank == FIELD_OUTLINE).all(axis=-1)
-    rows, cols = config.receptive_field_of(row, col)
-    box = np.zeros((side, side), dtype=bool)
-    box[scale * rows.start : scale * rows.stop, scale * cols.start : scale * cols.stop] = True
-    inner = np.zeros_like(box)
-    inner[scale * rows.start + 2 : scale * rows.stop - 2, scale * cols.start + 2 : scale * cols.stop - 2] = True
-    np.testing.assert_array_equal(outline, box & ~inner)
-    assert (blank[~cell & ~outline] == 255).all()
-
-
-def test_heatmap_overlay_draws_the_digit_over_the_cells():
-    image = np.zeros((28, 28), dtype=np.float32)
-    image[6:20, 13:15] = 1.0
-    heat = np.random.default_rng(4).random((GRID, GRID)).astype(np.float32)
-    inked = heatmap_overlay(CONFIG, image, heat, scale=4).astype(int)
-    paper = heatmap_overlay(CONFIG, np.zeros_like(image), heat, scale=4).astype(int)
-    ink = image.repeat(4, axis=0).repeat(4, axis=1) == 1  # [112, 112]
-    np.testing.assert_array_equal(inked[~ink], paper[~ink])
-    assert (inked[ink].sum(axis=-1) < paper[ink].sum(axis=-1)).all()
-    assert (heatmap_overlay(CONFIG, image, np.zeros((GRID, GRID)), scale=4)[~ink] == 255).all()
-
-
-def test_heatmap_overlay_rejects_bad_input_clearly():
-    with pytest.raises(ValueError, match="28x28"):
-        heatmap_overlay(CONFIG, np.zeros((16, 16)), np.zeros((GRID, GRID)))
-    with pytest.raises(ValueError, match="6x6"):
-        heatmap_overlay(CONFIG, np.zeros((28, 28)), np.zeros((28, 28)))
-    for scale in (0, 5):
-        with pytest.raises(ValueError, match="scale"):
-            heatmap_overlay(CONFIG, np.zeros((28, 28)), np.zeros((GRID, GRID)), scale=scale)
 
 
 def test_the_reading_panel_shows_what_else_it_could_be():

@@ -1,10 +1,13 @@
 """The networks and the turn of a digit as ONNX graphs another program can run, each exported from
 the library's own modules (`torch.onnx.export`), never from a second copy of them:
 
-- `capsules_graph`: the CapsNet up to its digit capsules, a 28x28 image in, the ten capsules and
-  their lengths out (the decoder left out: it is a file of its own, `capsnet.shipping.decoder_file`),
-  two of its steps written as the matrix products that ONNX Runtime Web runs faster
-  (`capsnet.shipping.onnx_products`);
+- `capsules_graph`: the CapsNet up to its digit capsules, a 28x28 image in, the ten capsules, their
+  lengths and the votes they were routed from out (the decoder left out: it is a file of its own,
+  `capsnet.shipping.decoder_file`), two of its steps written as the matrix products that ONNX
+  Runtime Web runs faster (`capsnet.shipping.onnx_products`);
+- `routing_graph`: those votes routed again for r = 1 .. R iterations, what a routing view shows
+  (`capsnet.routing`): no weights, and run only when the routing is to be shown, so that a reading
+  made while the pen moves costs no more than the capsules;
 - `probabilities_graph`: the CNN baseline, a 28x28 image in, its ten probabilities out;
 - `turn_graph`: `capsnet.data.affine.transform` of a 28x28 image by an `AffineChange`'s seven
   numbers, in float64 as the library computes the change.
@@ -28,7 +31,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange, affine_matrices, transform
-from capsnet.model import CapsNet
+from capsnet.model import CapsNet, CapsNetConfig
+from capsnet.routing import agreement, dynamic_routing, routing_by_iterations
 from capsnet.shipping.onnx_products import predictions_as_product, primary_convolution_as_product
 
 OPSET = 20  # GridSample's bilinear form; ONNX Runtime Web 1.30 runs opsets up to 23
@@ -36,14 +40,35 @@ CHANGE = tuple(field.name for field in fields(AffineChange))  # the turn graph's
 
 
 class _Capsules(torch.nn.Module):
-    """The CapsNet up to its digit capsules: [1, 1, 28, 28] -> v [1, 10, 16] and |v_j| [1, 10]."""
+    """The CapsNet up to its digit capsules: [1, 1, 28, 28] -> v [1, 10, 16], |v_j| [1, 10] and the
+    votes u_hat_j|i [1152, 10, 16] (eq. 2) they were routed from."""
 
     def __init__(self, network: CapsNet):
         super().__init__()
         self.network = network
 
-    def forward(self, images: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.network.capsules(images)
+    def forward(self, images: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        u_hat = self.network.digits.predictions(self.network.primary_capsules(images))  # [1, 1152, 10, 16]
+        v, _ = dynamic_routing(u_hat, self.network.config.routing_iterations)  # as DigitCapsules for one image
+        return v, v.norm(dim=-1), u_hat[0]
+
+
+ROUTED = ("routed_lengths", "vote_shares", "agreements")  # the routing graph's outputs
+
+
+class _Routing(torch.nn.Module):
+    """Votes u_hat_j|i [1152, 10, 16] routed for r = 1 .. R (row r - 1): |v_j| [R, 10], each vote's
+    share c_ij |u_hat_j|i| [R, 1152, 10] (`capsnet.routing.vote_heatmap`'s mass), and each digit
+    capsule's agreement [R, 10] (`capsnet.routing.agreement`)."""
+
+    def __init__(self, max_iterations: int):
+        super().__init__()
+        self.max_iterations = max_iterations
+
+    def forward(self, votes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        trace = routing_by_iterations(votes, self.max_iterations)
+        shares = trace.couplings * votes.norm(dim=-1)  # [R, 1152, 10]
+        return trace.lengths, shares, agreement(votes, trace.capsules, trace.couplings)
 
 
 class _Probabilities(torch.nn.Module):
@@ -66,13 +91,20 @@ class _Turn(torch.nn.Module):
 
 
 def capsules_graph(network: CapsNet, as_products: bool = True) -> bytes:
-    """``network``'s capsules of one image a run: "images" in, "capsules" and "lengths" out; its
+    """``network``'s capsules of one image a run: "images" in, "capsules", "lengths" and "votes" out; its
     PrimaryCaps convolution and its predictions as matrix products, or ``as_products=False`` as
     exported (`capsnet.shipping.onnx_products`)."""
     side = network.config.image_size
     rewrites = (primary_convolution_as_product, predictions_as_product) if as_products else ()
     image = (torch.zeros(1, 1, side, side),)
-    return _exported(_Capsules(network), image, ["images"], ["capsules", "lengths"], rewrites)
+    return _exported(_Capsules(network), image, ["images"], ["capsules", "lengths", "votes"], rewrites)
+
+
+def routing_graph(config: CapsNetConfig, max_iterations: int) -> bytes:
+    """The capsules graph's "votes" of ``config``'s network routed for r = 1 .. ``max_iterations``:
+    "votes" in, ROUTED out (`_Routing`)."""
+    votes = torch.zeros(config.num_primary_capsules, config.num_classes, config.digit_capsule_dim)
+    return _exported(_Routing(max_iterations), (votes,), ["votes"], list(ROUTED))
 
 
 def probabilities_graph(network: BaselineCNN) -> bytes:

@@ -5,8 +5,11 @@
 //
 //   {id, kind, ...} -> {id, result} or {id, error: message}, the kinds being
 //   load     {facts, runtime, graphs: {name: url or bytes}, decoder: url or null} -> {loaded: [names]}
-//   read     {drawing: {strokes, background}} -> null for too little ink, or {image, capsules,
-//            lengths, reconstructions: {winner, runnerUp}} (the capsules graph, the decoder)
+//   read     {drawing: {strokes, background}, routed} -> null for too little ink, or {image,
+//            capsules, lengths, reconstructions: {winner, runnerUp}} (the capsules graph, the
+//            decoder), and where `routed`, routing: {lengths: |v_j| after each r [R][10],
+//            agreements [R][10], winnerShares: after each r, each primary capsule's share of the
+//            votes for that r's winner, Float32Array [R * 1152]} (the routing graph)
 //   decode   {capsules, digit, offsets} -> the picture's ink (the decoder)
 //   changes  {capsules, digit, limits} -> for each dimension, the ink it adds and takes away
 //            between -limit and +limit: [Float32Array], 32 decoder runs (dimension_changes.js)
@@ -32,10 +35,12 @@ const imageTensor = (image) => new ort.Tensor("float32", image, [1, 1, facts.fie
 
 // The graph at `source` (its address, or its bytes: an ArrayBuffer), run once unseen: a session's
 // first run prepares its kernels, so the first reading is as fast as the later ones. Its inputs: an
-// image, and a change for the turn.
+// image, and a change for the turn; the routing's votes, a reading's, are first routed by the
+// reader's warm-up.
 async function session(source) {
   const graph = source instanceof ArrayBuffer ? new Uint8Array(source) : source;
   const created = await ort.InferenceSession.create(graph, { executionProviders: ["wasm"] });
+  if (created.inputNames.includes("votes")) return created; // the routing: first run by the reader's warm-up
   const blank = imageTensor(new Float32Array(facts.field * facts.field));
   const inputs = created.inputNames.includes("change") ? { images: blank, change: unchanged } : { images: blank };
   await created.run(inputs);
@@ -68,22 +73,44 @@ async function load(message) {
   return { loaded: Object.keys(sessions), decoder: decoder !== null };
 }
 
-// The network's capsules of `image`: {capsules: v [10 * 16], lengths: |v_j| [10]}.
+// The network's capsules of `image`: {capsules: v [10 * 16], lengths: |v_j| [10], votes: the
+// capsules graph's u_hat_j|i, a Tensor}.
 async function capsulesOf(image) {
   const outputs = await sessions.capsules.run({ images: imageTensor(image) });
-  return { capsules: outputs.capsules.data, lengths: Array.from(outputs.lengths.data) };
+  return { capsules: outputs.capsules.data, lengths: Array.from(outputs.lengths.data), votes: outputs.votes };
 }
 
-async function read({ drawing }) {
+// Rows of `width` numbers of `values`, as arrays.
+const rows = (values, width) =>
+  Array.from({ length: values.length / width }, (_, r) => Array.from(values.subarray(r * width, (r + 1) * width)));
+
+// The routing view's numbers of `votes` routed again for r = 1 .. R (read's `routing`).
+async function routingOf(votes) {
+  const routed = await sessions.routing.run({ votes });
+  const [iterations, digits] = routed.routed_lengths.dims;
+  const lengths = rows(routed.routed_lengths.data, digits);
+  const shares = routed.vote_shares.data; // [R, I, J]
+  const primaries = shares.length / (iterations * digits);
+  const winnerShares = new Float32Array(iterations * primaries);
+  lengths.forEach((row, r) => {
+    const winner = argmax(row);
+    for (let i = 0; i < primaries; i++) winnerShares[r * primaries + i] = shares[(r * primaries + i) * digits + winner];
+  });
+  return { lengths, agreements: rows(routed.agreements.data, digits), winnerShares };
+}
+
+async function read({ drawing, routed }) {
   const image = inkToMnist(inks(drawing.strokes, drawing.background, facts), facts.side, facts);
   if (image === null) return null;
-  const { capsules, lengths } = await capsulesOf(image);
+  const { capsules, lengths, votes } = await capsulesOf(image);
   const [winner, runnerUp] = [...lengths.keys()].sort((a, b) => lengths[b] - lengths[a]);
   const reconstructions = {
     winner: decode(decoder, capsules, winner, null),
     runnerUp: decode(decoder, capsules, runnerUp, null),
   };
-  return { image, capsules, lengths, reconstructions };
+  const found = { image, capsules, lengths, reconstructions };
+  if (routed) found.routing = await routingOf(votes);
+  return found;
 }
 
 async function turn({ image, change, networks }) {
@@ -91,7 +118,8 @@ async function turn({ image, change, networks }) {
   const turned = (await sessions.turn.run({ images: imageTensor(image), change: moved })).turned.data;
   const answer = { turned };
   if (networks.includes("capsules")) {
-    Object.assign(answer, await capsulesOf(turned));
+    const { capsules, lengths } = await capsulesOf(turned);
+    Object.assign(answer, { capsules, lengths });
     answer.reconstruction = decode(decoder, answer.capsules, argmax(answer.lengths), null);
   }
   if (networks.includes("probabilities")) {

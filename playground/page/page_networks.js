@@ -86,9 +86,9 @@ function warmUpDrawing({ side, background_side }) {
 }
 
 // The reader, loaded once the page is idle: `settings` = {facts (reading.PREPROCESSING), runtime:
-// ONNX Runtime Web's folder, capsules: the CapsNet's graph, decoder: its decoder file}, each
-// address relative to the page.
-export function startReader({ facts: numbers, runtime, capsules, decoder }) {
+// ONNX Runtime Web's folder, capsules: the CapsNet's graph, routing: its routing graph, decoder: its
+// decoder file}, each address relative to the page.
+export function startReader({ facts: numbers, runtime, capsules, routing, decoder }) {
   facts ??= numbers;
   readerFiles ??= { capsules: absolute(capsules), decoder: absolute(decoder) };
   reader ??= started(
@@ -101,7 +101,7 @@ export function startReader({ facts: numbers, runtime, capsules, decoder }) {
         await capsnet.ask("load", {
           facts,
           runtime: absolute(runtime),
-          graphs: { capsules: absolute(capsules) },
+          graphs: { capsules: absolute(capsules), routing: absolute(routing) },
           decoder: absolute(decoder),
         });
         await readDrawing(warmUpDrawing(facts)); // its code compiled before a person's first drawing
@@ -142,10 +142,12 @@ export const readerState = () => states.reader;
 export const turnerState = () => states.turner;
 
 // A drawing read: `drawing` = {strokes: flat [x0, y0, x1, y1, ...] arrays in pad units,
-// background: the example's ink values 0..255 or null}. A promise of null for too little ink, or
-// {image: the network's input, capsules: v [10 * 16], lengths: |v_j| [10], reconstructions:
-// {winner, runnerUp}: the decoder's pictures}.
-export const readDrawing = ({ strokes, background }) => capsnet.ask("read", { drawing: { strokes, background } });
+// background: the example's ink values 0..255 or null, drawing: whether the pen is still down}. A
+// promise of null for too little ink, or {image: the network's input, capsules: v [10 * 16],
+// lengths: |v_j| [10], reconstructions: {winner, runnerUp}: the decoder's pictures}, and once the
+// pen is up, routing: the routing view's numbers (network_worker.js).
+export const readDrawing = ({ strokes, background, drawing }) =>
+  capsnet.ask("read", { drawing: { strokes, background }, routed: !drawing });
 
 // The decoder's picture of capsule `digit` of `capsules` moved by `offsets` (null: not moved).
 export const decodeCapsule = (capsules, digit, offsets) => capsnet.ask("decode", { capsules, digit, offsets });

@@ -7,7 +7,8 @@
 //   runner-up's. The panel is the server's layout (props.panel_template, reading_views.reading_panel), its
 //   numbers filled in: one renderer, whichever side computed them. The server hears of the drawing
 //   only once the stroke ends, and answers its settled panel (the same numbers) with Figure 4 and
-//   the routing view.
+//   the routing view's numbers. Each reading made here is published (reading_store.js) for the
+//   panels that follow it; once the pen is up, with its routing.
 // - When a slider moves or Decode as changes (a "capsule-redraw" event), the decoder in the worker
 //   redraws the reconstruction from the panel's capsules (data-capsules), with no request.
 // - Whenever the panel comes to show a capsule the page's decoder can draw (a reading made here,
@@ -28,7 +29,7 @@
 import { newestOnly } from "./newest_only.js";
 import { decodeCapsule, readDrawing, readerState, startReader } from "./page_networks.js";
 import { barsFilled, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
-import { showReading } from "./shown_reading.js";
+import { publish } from "./reading_store.js";
 import { placeStrip } from "./strip.js";
 
 // The capsules of a panel's data-capsules (float32 little-endian in base64, reading_views.capsules_base64).
@@ -136,11 +137,12 @@ export function mount({ element, props, watch }) {
         shown = drawing.revision;
         shownCapsule(found && holder.firstElementChild, found?.capsules, true, drawing.drawing);
       }
-      showReading(found && { revision: String(drawing.revision), ...found });
+      publish({ revision: drawing.revision, image: null, ...found });
       if (drawing.drawing && penWaitedLately()) await rest(RESTING * (performance.now() - started));
     },
     (error) => {
       failed = true;
+      publish(null);
       giveUp(`the page's reading failed (${error.message})`);
     },
   );
@@ -211,6 +213,7 @@ export function mount({ element, props, watch }) {
     facts: props.facts,
     runtime: props.runtime_url,
     capsules: props.network_url,
+    routing: props.routing_url,
     decoder: props.decoder_url,
   })
     .then(() => {

@@ -14,7 +14,7 @@
 // The transform sliders offer each move as a cancelable "turn-change" event, detail {value: the
 // sliders' value, as transform_sliders.py describes it}. The panel cancels it where it turns the
 // digit itself: its networks loaded, and the reading panel showing a reading made in the page
-// (shown_reading.js) of the drawing the server keeps. Otherwise the move goes to the server as
+// (reading_store.js) of the drawing the server keeps. Otherwise the move goes to the server as
 // before, and the console says why once, as information.
 //
 // The section's refresh for a new settled reading comes the same way (turn_sweep.js, a
@@ -27,7 +27,7 @@ import { newestOnly } from "./newest_only.js";
 import { startTurner, TURNERS, turnAndRead, turnerState } from "./page_networks.js";
 import { argmax, barsFilled, fixed, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
 import { drawn as drawnByReadingPanel } from "./reading_panel.js";
-import { shownReading } from "./shown_reading.js";
+import { currentReading } from "./reading_store.js";
 import { sweepFilled, unturned } from "./sweep_fill.js";
 
 // The browser's turn: whatever waits (a paint, a slider's move, a tap, the server's answers) goes
@@ -55,9 +55,9 @@ export function mount({ element, props }) {
 
   // The page's reading the reading panel shows, or null where it shows another or none.
   const reading = () => {
-    const shown = shownReading();
+    const shown = currentReading();
     const panel = document.querySelector(`${props.reading_panel} .panel`);
-    return shown && panel?.dataset.revision === shown.revision ? shown : null;
+    return shown?.image && panel?.dataset.revision === String(shown.revision) ? shown : null;
   };
   const turning = () => turnerState() === "ready" && !failed && element.isConnected;
   const bothRead = (value, shown) =>

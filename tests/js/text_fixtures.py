@@ -81,8 +81,8 @@ def panel_numbers(rng: np.random.Generator, network: CapsNet) -> dict:
     numbers of three decimals (an odd number of sixteenths); numpy's argmax of lengths, ties among
     them."""
     config, classes = network.config, network.config.num_classes
-    # the page's network (a graph) has no part in the reading panel's template
-    template = ReadingSection(network, PageDecoder.of(network), page_network=None).panel_template()
+    # the page's graphs have no part in the reading panel's template
+    template = ReadingSection(network, PageDecoder.of(network), page_network=None, routing_graph=None).panel_template()
     texts, halfway, maxima = [], [], []
     for _ in range(4):
         lengths = rng.uniform(0, 1, classes).astype(np.float32)

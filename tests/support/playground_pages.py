@@ -57,10 +57,15 @@ def grey_levels_apart(a: np.ndarray, b: np.ndarray) -> int:
     return int(np.abs(a.astype(int) - b.astype(int)).max())
 
 
+def page_module(name: str) -> str:
+    """JavaScript that imports the page's module ``name`` (of playground/page/), as the page itself
+    imports it: the one instance the page runs."""
+    return f"import(new URL('{page_modules.URL}/{name}', document.baseURI))"
+
+
 def page_networks(page) -> str:
-    """JavaScript that imports the page's networks module (playground/page/page_networks.js), as the
-    page itself imports it: the one instance the page runs."""
-    return f"import(new URL('{page_modules.URL}/page_networks.js', document.baseURI))"
+    """JavaScript that imports the page's networks module (playground/page/page_networks.js)."""
+    return page_module("page_networks.js")
 
 
 def networks_state(page, which: str = "reader") -> str:
