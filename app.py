@@ -26,7 +26,6 @@ from playground import (
     serving,
     turn_it,
     two_digits,
-    views,
 )
 from playground.page_network import PageGraph
 from playground.reading import MAX_ITERATIONS, WINNER, Reading
@@ -59,12 +58,12 @@ def show_details(reading: Reading | None, decode_as: str, scale: str, shown_slid
     try:
         CAPSULE_DIMENSIONS.check_decoding(decode_as, scale)
     except dimensions_section.DecodingError as error:
-        return gr.skip(), gr.skip(), views.message_panel(f"Cannot show Figure 4: {error}"), gr.skip()
+        return gr.skip(), gr.skip(), {"message": f"Cannot show Figure 4: {error}"}, gr.skip()
     winner = None if reading is None else reading.winner
     return (
         gr.skip() if decode_as == WINNER else WINNER,
         CAPSULE_DIMENSIONS.sliders_at_zero(winner, scale, shown_sliders, reading),
-        CAPSULE_DIMENSIONS.figure4_html(reading, WINNER, scale),
+        CAPSULE_DIMENSIONS.figure4(reading, WINNER, scale),
         routing_section.routing_numbers(reading),
     )
 

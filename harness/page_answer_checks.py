@@ -104,15 +104,16 @@ def all_of(*problems: Callable[[list], str | None]) -> Callable[[list], str | No
 
 def details_problem(reading: bool) -> Callable[[list], str | None]:
     """The check of what comes with a finished stroke's reading (app.py's `read_drawing`: the kept
-    reading, Decode as, the sliders, Figure 4, the routing view's numbers, the panel): Figure 4 and
-    the routing numbers of a reading, or the empty Figure 4 and no numbers."""
-    figure4_wanted = '<table class="figure4"' if reading else 'class="figure4 empty"'
+    reading, Decode as, the sliders, Figure 4, the routing view, the panel): Figure 4's strips and
+    the routing's numbers of a reading, or neither for an empty pad."""
 
     def problem(outputs: list) -> str | None:
         figure4, routing = outputs[3], outputs[4]
+        swept = isinstance(figure4, dict) and len(figure4.get("strips", [])) > 0
         routed = isinstance(routing, dict) and len(routing.get("lengths", [])) > 0
-        if figure4_wanted in figure4[:100] and (routed if reading else routing is None):
+        if (swept and routed) if reading else (figure4 is None and routing is None):
             return None
-        return f"not the details of {'a reading' if reading else 'an empty pad'}: {figure4[:100]} {str(routing)[:100]}"
+        what = "a reading" if reading else "an empty pad"
+        return f"not the details of {what}: {str(figure4)[:100]} {str(routing)[:100]}"
 
     return problem

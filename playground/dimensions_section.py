@@ -10,8 +10,9 @@ in the page for a reading of the page's, and by the server with the sliders' val
 `DimensionsSection.layout` lays the section out inside the app's Blocks and wires its events: a
 slider's move redraws the reading panel's reconstruction, in the page (`page_decoder`) or, where
 the page cannot, on the server; *Decode as*, or the sliders' range, changed redraws that capsule's
-reconstruction, and the sliders' names and pictures, in the page at once, and brings from the
-server its sliders back at zero, with their names and pictures, and its Figure 4.
+reconstruction, the sliders' names and pictures and Figure 4 in the page at once, and brings from
+the server its sliders back at zero, with their names and pictures, and its Figure 4 (the page's
+fallback: `Figure4View` draws the server's only where the page decodes nothing of its own).
 """
 
 from dataclasses import dataclass
@@ -121,23 +122,26 @@ class DimensionsSection:
         )
         return gr.skip() if value == shown else value
 
-    def figure4_html(self, reading: Reading | None, decode_as: str, scale: str) -> str:
-        """The paper's Figure 4 for this drawing: each row one dimension swept over its slider's
-        range, in the sliders' order and with their names."""
+    def figure4(self, reading: Reading | None, decode_as: str, scale: str) -> dict | None:
+        """The paper's Figure 4 for this drawing (`figure4_views.figure4_value`): each row one
+        dimension swept over its slider's range, in the sliders' order and with their names; None
+        before any drawing."""
         if reading is None:
-            return figure4_views.figure4_html(None, [], "")
+            return None
         digit = reading.decoded_digit(decode_as)
         order = self.ordered_dimensions(digit, scale)
         limits = torch.tensor([self.dimension_limit(digit, d, scale) for d in range(self.dimensions)])
         values = limits[:, None] * torch.linspace(-1, 1, len(SWEEP))  # [16, 11]
         with serving.network_slot(), torch.inference_mode():
             images = sweep_reconstructions(reading.network, reading.capsules, digit, values)  # [16, 11, 28, 28]
-        ends = (
-            f"{SWEEP[0]:+.2f} … {SWEEP[-1]:+.2f}"
-            if scale == PAPER
-            else f"−{self.names.spread_range:g} sd … +{self.names.spread_range:g} sd"
-        )
-        return figure4_views.figure4_html(images[order], [self.dimension_label(digit, d, scale) for d in order], ends)
+        return figure4_views.figure4_value(reading.revision, digit, scale, self.rows(digit, scale), images[order])
+
+    def sweep_ends(self) -> dict[str, str]:
+        """Each range's sweep, for Figure 4's heading: {range: "-0.25 … +0.25"}."""
+        ends = {PAPER: f"{SWEEP[0]:+.2f} … {SWEEP[-1]:+.2f}"}
+        if SPREAD in self.ranges:
+            ends[SPREAD] = f"−{self.names.spread_range:g} sd … +{self.names.spread_range:g} sd"
+        return ends
 
     def move_dimensions(self, reading: Reading | None, decode_as: str, scale: str, sliders: dict) -> str:
         """A slider moved: the reading panel with the offsets added to the decoded capsule."""
@@ -170,12 +174,12 @@ class DimensionsSection:
         return (
             self.reading.panel(reading, decode_as),
             self.sliders_at_zero(digit, scale, shown_sliders, reading),
-            self.figure4_html(reading, decode_as, scale),
+            self.figure4(reading, decode_as, scale),
         )
 
     def layout(
         self, reading: gr.State, reading_view: gr.HTML, decode_as: gr.Radio, page_event: dict
-    ) -> tuple[gr.Radio, dimension_sliders.DimensionSliders, gr.HTML]:
+    ) -> tuple[gr.Radio, dimension_sliders.DimensionSliders, "Figure4View"]:
         """The section, laid out where it is called inside the app's Blocks, its events wired: a
         slider's move redraws ``reading_view`` (in the page, or where it cannot, on the server);
         ``decode_as`` or the range changed, the reconstruction in the page at once, then the panel,
@@ -199,7 +203,7 @@ class DimensionsSection:
                 )
                 gr.Markdown(EXPLANATION)
             with gr.Column(scale=4, min_width=300):
-                figure4 = gr.HTML(self.figure4_html(None, WINNER, PAPER), elem_id="figure4")
+                figure4 = Figure4View(None, self.sweep_ends(), elem_id="figure4")
         sliders.input(
             self.move_dimensions,
             inputs=[reading, decode_as, scale, sliders],
@@ -217,6 +221,32 @@ class DimensionsSection:
             **page_event,
         )
         return scale, sliders, figure4
+
+
+class Figure4View(gr.HTML):
+    """The paper's Figure 4, drawn by the page (playground/page/figure4_view.js) from its own
+    decoder's sweep of the capsule the sliders move, or from ``value`` (`DimensionsSection.figure4`)
+    where the page cannot decode.
+
+    Args:
+        value: `figure4_views.figure4_value`, None before any drawing, or {"message": why not}.
+        ends: each range's sweep, for the heading (`DimensionsSection.sweep_ends`). Optional
+            because Gradio (6.31.0) rebuilds an output component from its other constructor
+            arguments whenever an event returns an update for it.
+    """
+
+    def __init__(self, value: dict | None = None, ends: dict | None = None, **kwargs):
+        super().__init__(
+            value=value,
+            html_template=figure4_views.EMPTY,
+            js_on_load=page_modules.mounted("figure4_view.js"),
+            ends=ends or {},
+            gap_ink=figure4_views.GAP_INK,
+            **kwargs,
+        )
+
+    def api_info(self) -> dict:
+        return {"anyOf": [{"type": "object"}, {"type": "null"}]}
 
 
 EXPLANATION = """

@@ -241,6 +241,38 @@ def test_a_tapped_example_shows_before_the_server_answers(app, url, page):
     assert page.locator("#reading-panel .panel[data-settled]").count() == 0  # the server has not answered
 
 
+def test_figure4_is_swept_in_the_page_as_the_server_sweeps_it(app, url, page):
+    """An example tapped: Figure 4 drawn from the page's 176 decoder runs, before the server answers,
+    has the server's rows, and every strip within 2 grey levels of the server's; Decode as another
+    digit sweeps that capsule."""
+    with_reader(page, url)
+    round_trip(page, SLOW_ROUND_TRIP_MS)
+    digit, ink = example_ink(EXAMPLES[5])
+    tapped = pad_value([], background=base64.b64encode(ink.astype(np.uint8).tobytes()).decode())
+    reading = read(app.READING.network, ink_to_mnist(drawing_pad.ink(drawing_pad.parse(tapped))))
+    for decode_as in (app.WINNER, str((digit + 1) % 10)):
+        if decode_as == app.WINNER:
+            page.locator("#pad button.example").nth(5).click()
+        else:
+            page.locator(f'input[type=radio][value="{decode_as}"]:not(#pair-decode-as input)').click()
+        server = app.CAPSULE_DIMENSIONS.figure4(reading, decode_as, "paper")
+        first_row = server["rows"][0]["label"]
+        page.wait_for_function(
+            "(label) => document.querySelector('#figure4 th[scope=row]')?.textContent === label", arg=first_row
+        )
+        page.evaluate(f"async () => (await {page_module('figure4_view.js')}).drawn()")
+        if decode_as == app.WINNER:
+            assert page.locator("#reading-panel .panel[data-settled]").count() == 0  # the server has not answered
+        shown = page.locator("#figure4 tr:has(th[scope=row])")
+        assert [row.inner_text().strip() for row in shown.locator("th").all()] == [r["label"] for r in server["rows"]]
+        strips = [
+            grey_picture(src) for src in shown.locator("img").evaluate_all("(images) => images.map((i) => i.src)")
+        ]
+        worst = max(grey_levels_apart(a, grey_picture(b)) for a, b in zip(strips, server["strips"], strict=True))
+        assert worst <= GREY_LEVELS, (decode_as, worst)
+    assert page.sent == [url.rstrip("/") + "/gradio_api/run/predict"] * len(page.sent)  # no request of its own
+
+
 @pytest.mark.parametrize("missing", ["WebAssembly", "the graph"])
 def test_where_the_page_cannot_read_the_server_reads_as_before(app, url, page, missing):
     if missing == "WebAssembly":
@@ -262,5 +294,6 @@ def test_where_the_page_cannot_read_the_server_reads_as_before(app, url, page, m
     page.locator("#routing input.capsule-type").fill("7")
     page.wait_for_function("() => document.querySelector('#routing').textContent.includes('capsule type 7 only')")
     assert page.evaluate(heatmap) != all_types and len(page.sent) == sent
+    assert page.locator("#figure4 th[scope=row]").count() == 16  # the server's Figure 4, drawn here
     no_alarm(page)
     assert sum("The server reads each drawing" in text for kind, text in page.messages if kind == "info") == 1

@@ -73,16 +73,16 @@ def test_a_message_panel_escapes_its_text():
     assert "&lt;script&gt;" in views.message_panel("<script>alert(1)</script>")
 
 
-def test_figure4_has_a_named_row_per_dimension_of_the_sweep():
+def test_figure4_has_a_strip_per_row_of_the_sweep_each_picture_a_faint_pixel_apart():
     images = torch.rand(16, 11, 28, 28, generator=torch.Generator().manual_seed(0))
-    names = [f"d{d}: <b>" for d in range(16)]
-    html = figure4_views.figure4_html(images, names, "-0.25 … +0.25")
-    rows = re.findall(r'<th scope="row">(.*?)</th><td><img src="([^"]+)"', html)
-    assert [name for name, _ in rows] == [f"d{d}: &lt;b&gt;" for d in range(16)]
-    strip = decoded(rows[5][1])
+    rows = [{"dimension": d, "label": f"d{d}", "limit": 0.25} for d in range(16)]
+    value = figure4_views.figure4_value(4, 7, "paper", rows, images)
+    assert (value["revision"], value["digit"], value["range"], value["rows"]) == (4, 7, "paper", rows)
+    assert len(value["strips"]) == 16 and value["width"] == 11 * 29 - 1
+    strip = decoded(value["strips"][5])
     assert strip.shape == (28, 11 * 29 - 1)
     np.testing.assert_array_equal(strip[:, 29 * 3 : 29 * 3 + 28], views.paper(images[5, 3]))
-    assert "-0.25" in html and "+0.25" in html
+    np.testing.assert_array_equal(strip[:, 29 * 3 + 28], views.paper(np.full(28, figure4_views.GAP_INK)))
 
 
 def test_the_reading_panel_shows_what_else_it_could_be():

@@ -16,12 +16,14 @@
 // the ends of its range, made in the page's worker (32 decoder runs, page_networks.js) for the
 // newest capsule whenever it is free (newest_only.js). Elsewhere they show the server's rows and
 // pictures. The list's data-pictures says whose pictures are shown ("page" or "server"), and
-// data-revision, for the page's, the pad's revision of the reading they are of.
+// data-revision, for the page's, the pad's revision of the reading they are of. The capsule they
+// follow in the page is published for Figure 4 (reading_store.js `decoding`).
 
 import { changeColours } from "./change_colours.js";
 import { newestOnly } from "./newest_only.js";
 import { dimensionChangesOf } from "./page_networks.js";
 import { colourPictureUrl } from "./panel_fill.js";
+import { decoding } from "./reading_store.js";
 
 // The page's pictures under way (newest_only.js), for drawn().
 const drawings = new Set();
@@ -91,9 +93,22 @@ export function mount({ element, props, watch, fire }) {
     draw({ key, capsules, digit, limits, revision: panel.dataset.revision });
   }
 
+  // The capsule followed, its digit, range and rows, for Figure 4 (reading_store.js `decoding`):
+  // published once each; null where the sliders show the server's.
+  function publish(rows) {
+    const key = following() ? keyOf() : null;
+    if (key === (decoding.current()?.key ?? null)) return;
+    if (key === null) decoding.publish(null);
+    else {
+      const { capsules, digit, panel } = followed;
+      decoding.publish({ key, revision: panel.dataset.revision, capsules, digit, range, rows });
+    }
+  }
+
   function render() {
     const value = props.value || { offsets: [], rows: [] };
     const rows = rowsShown();
+    publish(rows);
     if (JSON.stringify(rows) !== shownRows) {
       shownRows = JSON.stringify(rows);
       list.replaceChildren(

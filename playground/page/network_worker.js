@@ -13,13 +13,16 @@
 //   decode   {capsules, digit, offsets} -> the picture's ink (the decoder)
 //   changes  {capsules, digit, limits} -> for each dimension, the ink it adds and takes away
 //            between -limit and +limit: [Float32Array], 32 decoder runs (dimension_changes.js)
+//   sweep    {capsules, digit, limits, steps} -> Figure 4: for each dimension, its picture at each of
+//            `steps` offsets from -limit to +limit, the others at zero: Float32Array [16 * steps *
+//            field²], dimension order (the decoder)
 //   turn     {image, change, networks: ["capsules" and/or "probabilities"]} -> {turned, and for
 //            "capsules": capsules, lengths, reconstruction; for "probabilities": probabilities}
 //
 // Pictures are ink in [0, 1], Float32Array [field * field]; messages are answered in turn, but
-// "changes" after every other message waiting.
+// "changes" and "sweep" after every other message waiting.
 
-import { decode, parseDecoderFile } from "./decode.js";
+import { decode, decodeAll, parseDecoderFile } from "./decode.js";
 import { dimensionChanges } from "./dimension_changes.js";
 import { downloaded } from "./downloaded.js";
 import { inkToMnist } from "./ink_to_mnist.js";
@@ -142,17 +145,39 @@ async function changes({ capsules, digit, limits }) {
   return found;
 }
 
+// Figure 4's pictures, GIVING_WAY dimensions at a time (as `changes`): each dimension at `steps`
+// offsets evenly from -limit to +limit (capsnet.dimensions.sweep_reconstructions).
+async function sweep({ capsules, digit, limits, steps }) {
+  const field = decoder.config.image_size ** 2;
+  const pictures = new Float32Array(limits.length * steps * field);
+  for (let first = 0; first < limits.length; first += GIVING_WAY) {
+    if (first > 0) await giveWay();
+    const offsetSets = [];
+    for (let d = first; d < Math.min(first + GIVING_WAY, limits.length); d++) {
+      for (let s = 0; s < steps; s++) {
+        offsetSets.push(limits.map((limit, other) => (other === d ? limit * (-1 + (2 * s) / (steps - 1)) : 0)));
+      }
+    }
+    decodeAll(decoder, capsules, digit, offsetSets).forEach((picture, k) => {
+      pictures.set(picture, (first * steps + k) * field);
+    });
+  }
+  return pictures;
+}
+
 const KINDS = {
   load,
   read,
   turn,
   decode: ({ capsules, digit, offsets }) => decode(decoder, capsules, digit, offsets),
   changes,
+  sweep,
 };
 
 // One message at a time, in the order they came (a reading waits for the one before it), but the
-// pictures beside the sliders ("changes") wait for every other message, and give way to those that
-// come while they are made.
+// pictures beside the sliders ("changes") and Figure 4's ("sweep") wait for every other message,
+// and give way to those that come while they are made.
+const LATER = new Set(["changes", "sweep"]);
 const waiting = [];
 let answering = false;
 
@@ -166,7 +191,7 @@ async function answer(data) {
 
 // The first message waiting that waits for no other, taken from the list; undefined where none.
 function urgent() {
-  const first = waiting.findIndex((data) => data.kind !== "changes");
+  const first = waiting.findIndex((data) => !LATER.has(data.kind));
   return first === -1 ? undefined : waiting.splice(first, 1)[0];
 }
 

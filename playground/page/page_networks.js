@@ -156,6 +156,10 @@ export const decodeCapsule = (capsules, digit, offsets) => capsnet.ask("decode",
 // range (`limits`, one number a dimension): a Float32Array of signed changes for each.
 export const dimensionChangesOf = (capsules, digit, limits) => capsnet.ask("changes", { capsules, digit, limits });
 
+// Figure 4's pictures of capsule `digit` of `capsules`: each dimension at `steps` offsets evenly
+// from -limit to +limit of its `limits`, the others at zero: Float32Array [16 * steps * 28²].
+export const sweepOf = (capsules, digit, limits, steps) => capsnet.ask("sweep", { capsules, digit, limits, steps });
+
 // `image` (the network's input) changed by `change` (the turn graph's numbers) and read by both
 // networks: {turned, capsules, lengths, reconstruction: the CapsNet's winner, probabilities}. The
 // two networks' parts go to the turners as they come free: with two, one turn's parts run side by

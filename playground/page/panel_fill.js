@@ -58,15 +58,16 @@ export function barsFilled(svg, values, winner) {
   });
 }
 
-// A square picture of `pixels`, `channels` a pixel (1: grey, 3: RGB), as a PNG data URL.
-function pngUrl(pixels, channels) {
-  const side = Math.sqrt(pixels.length / channels);
+// A picture of `pixels`, `channels` a pixel (1: grey, 3: RGB), `width` wide (square where not
+// given), as a PNG data URL.
+function pngUrl(pixels, channels, width = Math.sqrt(pixels.length / channels)) {
+  const height = pixels.length / channels / width;
   const canvas = document.createElement("canvas");
-  canvas.width = side;
-  canvas.height = side;
+  canvas.width = width;
+  canvas.height = height;
   const context = canvas.getContext("2d");
-  const image = context.createImageData(side, side);
-  for (let k = 0; k < side * side; k++) {
+  const image = context.createImageData(width, height);
+  for (let k = 0; k < width * height; k++) {
     for (let c = 0; c < 3; c++) image.data[4 * k + c] = pixels[channels * k + (channels === 3 ? c : 0)];
     image.data[4 * k + 3] = 255;
   }
@@ -74,8 +75,9 @@ function pngUrl(pixels, channels) {
   return canvas.toDataURL("image/png");
 }
 
-// A square picture of ink in [0, 1] as a PNG data URL: black ink on white paper (views.paper).
-export const pictureUrl = (ink) => pngUrl(paper(ink), 1);
+// A picture of ink in [0, 1] as a PNG data URL, square or `width` wide: black ink on white paper
+// (views.paper).
+export const pictureUrl = (ink, width) => pngUrl(paper(ink), 1, width);
 
 // A square picture of RGB colours (3 a pixel, as views.png_data_url takes them) as a PNG data URL.
 export const colourPictureUrl = (rgb) => pngUrl(rgb, 3);

@@ -29,7 +29,7 @@
 import { newestOnly } from "./newest_only.js";
 import { decodeCapsule, readDrawing, readerState, startReader } from "./page_networks.js";
 import { barsFilled, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
-import { publish } from "./reading_store.js";
+import { reading as shownReading } from "./reading_store.js";
 import { placeStrip } from "./strip.js";
 
 // The capsules of a panel's data-capsules (float32 little-endian in base64, reading_views.capsules_base64).
@@ -137,12 +137,12 @@ export function mount({ element, props, watch }) {
         shown = drawing.revision;
         shownCapsule(found && holder.firstElementChild, found?.capsules, true, drawing.drawing);
       }
-      publish({ revision: drawing.revision, image: null, ...found });
+      shownReading.publish({ revision: drawing.revision, penUp: !drawing.drawing, image: null, ...found });
       if (drawing.drawing && penWaitedLately()) await rest(RESTING * (performance.now() - started));
     },
     (error) => {
       failed = true;
-      publish(null);
+      shownReading.publish(null);
       giveUp(`the page's reading failed (${error.message})`);
     },
   );

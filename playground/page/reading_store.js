@@ -1,26 +1,36 @@
-// The reading the page shows, in one place: the reading panel publishes each reading it makes in
-// the page (reading_panel.js), and the panels that follow a reading subscribe here (the routing
-// view, Turn it) instead of looking into one another's elements.
+// What the page shows, in one place: the panels publish here what they made in the page, and the
+// panels that follow it subscribe here, instead of looking into one another's elements. Two
+// topics, each null where the page shows nothing of its own (not yet, or no longer: the server
+// draws):
 //
-// A reading: {revision: the pad's revision read, image: the network's input [28 * 28], capsules: v
-// [10 * 16], lengths: |v_j| [10], and once the pen is up, routing: the routing view's numbers
-// (page_networks.js readDrawing)}, or {revision, image: null} where the drawing had too little ink.
-// null: the page reads nothing of its own (not yet, or no longer: the server reads).
+// - `reading`, published by the reading panel (reading_panel.js) for every reading it makes:
+//   {revision: the pad's revision read, penUp: the stroke ended, image: the network's input
+//   [28 * 28], capsules: v [10 * 16], lengths: |v_j| [10], and once the pen is up, routing: the
+//   routing view's numbers (page_networks.js readDrawing)}, or {revision, penUp, image: null} where
+//   the drawing had too little ink. The routing view and Turn it follow it.
+// - `decoding`, published by the dimension sliders (dimension_sliders.js) for the capsule they
+//   follow in the page: {key: what tells two apart, revision, capsules, digit: the capsule decoded,
+//   range: the sliders' range, rows: [{dimension, label, limit}] in the order shown}, or null where
+//   they show the server's. Figure 4 follows it.
 
-let current = null;
-const listeners = new Set();
-
-// The page's newest reading, or null.
-export const currentReading = () => current;
-
-// `reading` is the page's newest (or null, the page reads no more): every listener is told.
-export function publish(reading) {
-  current = reading;
-  for (const listener of listeners) listener(reading);
+function topic() {
+  let current = null;
+  const listeners = new Set();
+  return {
+    // the newest value, or null
+    current: () => current,
+    // `value` is the newest (or null): every listener is told
+    publish(value) {
+      current = value;
+      for (const listener of listeners) listener(value);
+    },
+    // `listener(value)` called with each value published from now on; the returned function stops it
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }
 
-// `listener(reading)` called with each reading published from now on; the returned function stops it.
-export function subscribe(listener) {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
+export const reading = topic();
+export const decoding = topic();

@@ -12,7 +12,7 @@
 // props.facts: the network's routing iterations, primary capsule types and grid, and their
 // receptive fields (routing_section.facts).
 
-import { currentReading, subscribe } from "./reading_store.js";
+import { reading as pageReading } from "./reading_store.js";
 
 const ALL_TYPES = -1;
 const SCALE = 10; // display pixels per input pixel: 280 x 280
@@ -194,10 +194,10 @@ export function mount({ element, props, watch }) {
     else if (reading.image === null) show(null);
     else if (reading.routing) show({ revision: reading.revision, image: reading.image, ...reading.routing });
   }
-  subscribe(follow);
+  pageReading.subscribe(follow);
   watch("value", () => {
-    if (currentReading() === null) show(serverNumbers(props.value));
+    if (pageReading.current() === null) show(serverNumbers(props.value));
   });
   for (const input of [iterationsInput, typeInput]) input.addEventListener("input", render);
-  follow(currentReading());
+  follow(pageReading.current());
 }

@@ -27,7 +27,7 @@ import { newestOnly } from "./newest_only.js";
 import { startTurner, TURNERS, turnAndRead, turnerState } from "./page_networks.js";
 import { argmax, barsFilled, fixed, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
 import { drawn as drawnByReadingPanel } from "./reading_panel.js";
-import { currentReading } from "./reading_store.js";
+import { reading as pageReading } from "./reading_store.js";
 import { sweepFilled, unturned } from "./sweep_fill.js";
 
 // The browser's turn: whatever waits (a paint, a slider's move, a tap, the server's answers) goes
@@ -55,7 +55,7 @@ export function mount({ element, props }) {
 
   // The page's reading the reading panel shows, or null where it shows another or none.
   const reading = () => {
-    const shown = currentReading();
+    const shown = pageReading.current();
     const panel = document.querySelector(`${props.reading_panel} .panel`);
     return shown?.image && panel?.dataset.revision === String(shown.revision) ? shown : null;
   };
