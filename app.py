@@ -4,9 +4,9 @@ The page's table of contents: the networks loaded once (playground/networks.py, 
 in docs/playground.md), then each section in the page's order, laid out and wired by its module of
 playground/ (their map: playground/__init__.py). `python app.py` serves it on 127.0.0.1:7860; its
 API (/predict, /perturb, /predict_pair): docs/api.md. Beside Gradio's routes it serves the
-CapsNet's decoder for the page to redraw with (GET /decoder/NAME.safetensors: page_decoder.py), and
-the graphs and ONNX Runtime Web for the page to read and turn drawings with (GET /network/NAME.onnx
-and /onnxruntime-web/VERSION/FILE: page_network.py), and the page's own JavaScript modules
+graphs (the CapsNet's, its decoder's, its routing's, the CNN's, the turn's) and ONNX Runtime Web
+for the page to read, redraw and turn drawings with (GET /network/NAME.onnx and
+/onnxruntime-web/VERSION/FILE: page_network.py), and the page's own JavaScript modules
 (GET /page/HASH/NAME.js: page_modules.py).
 """
 
@@ -18,7 +18,6 @@ from capsnet.shipping import onnx_file
 from playground import (
     dimensions_section,
     networks,
-    page_decoder,
     page_modules,
     page_network,
     reading,
@@ -34,7 +33,7 @@ serving.configure_process()
 NETWORKS = networks.load()
 READING = reading.ReadingSection(
     NETWORKS.capsnet,
-    page_decoder.PageDecoder.of(NETWORKS.capsnet),
+    PageGraph.of(onnx_file.decoder_graph(NETWORKS.capsnet)),
     PageGraph.of(onnx_file.capsules_graph(NETWORKS.capsnet)),
     PageGraph.of(onnx_file.routing_graph(NETWORKS.capsnet.config, MAX_ITERATIONS)),
 )

@@ -17,7 +17,10 @@ the visits whose three panels all came, the median and the worst of: the example
 ready after the examples, and each panel after the later of the tap and the pad being ready; with
 the CPU.
 
-    python -m bench.first_tap --round-trips 150 300 --visits 10 [--phone] [--against REV]
+With --loaded, each visitor waits until the page's networks are ready (its reader loaded) before
+tapping: what a visitor gets for every tap after the first, at that distance from the server.
+
+    python -m bench.first_tap --round-trips 150 300 --visits 10 [--phone] [--loaded] [--against REV]
 """
 
 import argparse
@@ -64,10 +67,18 @@ WATCH_SCRIPT = """
 })();
 """
 PANELS = ("reading", "figure4", "routing")
+# In the page: where its reader stands, from the networks module it preloads (page_networks.js)
+READER_STATE = """
+async () => {
+  const link = document.querySelector('link[rel=modulepreload][href$="/page_networks.js"]');
+  return link ? (await import(link.href)).readerState() : 'waiting';
+}
+"""
 
 
-def visit(browser, url: str, example: int, phone: bool, wait_s: float) -> dict:
-    """One fresh visit: the example tapped as soon as it shows; what the page noted (ms from its start)."""
+def visit(browser, url: str, example: int, phone: bool, wait_s: float, loaded: bool = False) -> dict:
+    """One fresh visit: the example tapped as soon as it shows, or once the page's reader is ready
+    (``loaded``); what the page noted (ms from its start)."""
     context = browser.new_context(viewport=PHONE if phone else DESKTOP, has_touch=phone, is_mobile=phone)
     try:
         page = context.new_page()
@@ -76,6 +87,11 @@ def visit(browser, url: str, example: int, phone: bool, wait_s: float) -> dict:
         button = page.locator("#pad button.example").nth(example)
         button.wait_for(state="visible", timeout=120_000)
         digit = button.get_attribute("title").split()[-1]
+        deadline = time.monotonic() + 120
+        while loaded and page.evaluate(READER_STATE) == "waiting" and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        if loaded and page.evaluate(READER_STATE) != "ready":
+            raise RuntimeError("the page's reader did not load")
         page.evaluate("(digit) => { window.firstTap.digit = digit; window.firstTapLook(); }", digit)
         button.tap() if phone else button.click()
         deadline = time.monotonic() + wait_s
@@ -130,6 +146,7 @@ def main() -> None:
     parser.add_argument("--phone", action="store_true", help="a phone's page (390x844) and a finger")
     parser.add_argument("--against", metavar="REV", help="also the app of git revision REV, visited in turn")
     parser.add_argument("--wait", type=float, default=15.0, help="seconds to wait for the panels (default: 15)")
+    parser.add_argument("--loaded", action="store_true", help="tap once the page's networks are ready")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -155,7 +172,7 @@ def main() -> None:
             for i in range(args.visits):
                 for name in apps:
                     url = f"http://{LOOPBACK}:{ports[name]}/"
-                    visits[name].append(visit(browser, url, i % 10, args.phone, args.wait))
+                    visits[name].append(visit(browser, url, i % 10, args.phone, args.wait, args.loaded))
             for name in apps:
                 report(name, round_trip, args.phone, visits[name])
 

@@ -57,11 +57,14 @@ TAP_AND_TIME = """
 })
 """ % (PANEL, PANEL)  # noqa: UP031 (JavaScript, whose braces str.format would need doubled)
 
-# In the page: the bytes it fetched so far (resource timing), and those of the decoder's weights.
+# In the page: the bytes it fetched so far (resource timing), and those of the decoder's graph.
 PAGE_BYTES = """
-() => {
+async () => {
+  const config = await (await fetch('config')).json();
+  const panel = config.components.find((c) => c.props?.elem_id === 'reading-panel');
+  const address = panel.props.props?.decoder_url ?? panel.props.decoder_url;  // the decoder's, named by its hash
   const entries = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')];
-  const decoder = entries.filter((entry) => entry.name.includes('/decoder/'));
+  const decoder = entries.filter((entry) => entry.name.endsWith(address));
   const sum = (list) => list.reduce((total, entry) => total + entry.transferSize, 0);
   return {all: sum(entries), decoder: sum(decoder), decoderFetched: decoder.length ? decoder[0].responseEnd : null};
 }

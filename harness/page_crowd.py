@@ -196,14 +196,14 @@ class Person(PageClient):
         await self.send_pair("pair-clear", [], "", False)
 
     async def load_the_decoder(self) -> None:
-        """GET the page's decoder, as the page does once it is loaded; the answer must be the file."""
-        await self.load("decoder", [self.page.decoder], lambda content: content[8:9] == b"{")  # safetensors:
-        # the header's length in 8 bytes, then its JSON
+        """GET the page's decoder's graph, as the page does once it is loaded."""
+        await self.load("decoder", [self.page.decoder], lambda content: len(content) > 0)
 
     async def load_the_network(self) -> None:
-        """GET the page's graph and ONNX Runtime Web's files, as the page does once it is loaded
-        (the WebAssembly gzipped, as a browser takes it); the graph must be ONNX's protobuf."""
-        await self.load("network", [self.page.network, *self.page.runtime], lambda content: len(content) > 0)
+        """GET the page's graphs (the capsules', the routing's) and ONNX Runtime Web's files, as the
+        page does once it is loaded (the WebAssembly gzipped, as a browser takes it)."""
+        files = [self.page.network, *self.page.routing, *self.page.runtime]
+        await self.load("network", files, lambda content: len(content) > 0)
 
     async def move_a_slider(self, digit: int) -> None:
         """Drag one slider to a random offset within its range, in SLIDER_STEPS moves: redrawn by

@@ -82,6 +82,7 @@ class Page:
     # None, a page that sends every slider move to the server
     network: str | None = None  # the address of the graph the page reads drawings with, where it has
     # one: None, a page that sends each stroke while it is drawn
+    routing: tuple[str, ...] = ()  # the address of the routing graph, which the page loads with the network
     runtime: tuple[str, ...] = ()  # the addresses of ONNX Runtime Web's files, which run the graph
     turn_graphs: tuple[str, ...] = ()  # the CNN's and the turn's graphs, with which the page turns the
     # digit itself once Turn it is near the screen: empty, a page that sends each transform move
@@ -112,6 +113,7 @@ class Page:
             event_index(app, app.TWO_DIGITS.decode_again) if pairs else None,
             app.READING.decoder.url,
             app.READING.page_network.url,
+            (app.READING.routing_graph.url,),
             tuple(f"{page_network.RUNTIME}/{name}" for name in page_network.RUNTIME_FILES),
             (app.TURN_IT.cnn_graph.url, app.TURN_IT.turn_graph.url),
             sweeps_in_page=True,

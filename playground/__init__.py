@@ -21,8 +21,8 @@ What they stand on:
                   the page's own components, each one gr.HTML (.py, .css, and a module in page/):
                   the value it sends and the server's check of it
     stroke_mask   the pen's ink: the pixels a stroke covers, as the page's pen draws them
-    page_decoder, page_network, onnxruntime-web/
-                  what the page's networks load: the CapsNet's decoder file and the graphs, each
+    page_network, onnxruntime-web/
+                  what the page's networks load: the graphs (the decoder's among them), each
                   served under its hash, and ONNX Runtime Web, pinned
     page_modules, page/
                   the page's JavaScript, ES modules served under the folder's hash: the pen and

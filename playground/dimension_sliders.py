@@ -11,7 +11,7 @@ cost the page sixteen components' work where one does. Its value:
      "pictures": [16 PNG data URLs] or null}               # dimension order (dimension_changes.py)
 
 Beside each slider, a picture of where its dimension changes the digit. Dragging a slider redraws
-the reconstruction in the page (the reading panel's decoder: page_decoder.py); only where the page
+the reconstruction in the page (the reading panel's decoder, a graph in the page's worker); only where the page
 cannot does it fire the component's `input` event, which asks the server (drag moves, not the
 server's resets). Every digit's rows over each range come to the page once (the `digit_rows`
 prop), so that the page's module (playground/page/dimension_sliders.js) follows a reading made in

@@ -8,7 +8,7 @@ Beside each slider, a picture of where its dimension changes the digit (`dimensi
 in the page for a reading of the page's, and by the server with the sliders' value.
 
 `DimensionsSection.layout` lays the section out inside the app's Blocks and wires its events: a
-slider's move redraws the reading panel's reconstruction, in the page (`page_decoder`) or, where
+slider's move redraws the reading panel's reconstruction, in the page (the decoder's graph) or, where
 the page cannot, on the server; *Decode as*, or the sliders' range, changed redraws that capsule's
 reconstruction, the sliders' names and pictures and Figure 4 in the page at once, and brings from
 the server its sliders back at zero, with their names and pictures, and its Figure 4 (the page's

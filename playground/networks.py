@@ -5,7 +5,7 @@ app starts (`load`), each through the library, its convolutions packed for readi
 The environment names where each comes from, a folder (or a Hugging Face Hub repo id):
 
     CAPSNET_WEIGHTS            the CapsNet (default `weights`), whose decoder the page also redraws
-                               with (page_decoder.py); beside it the measured names of its
+                               with (its graph: page_network.py); beside it the measured names of its
                                dimensions (dimensions.json) and the robustness measurement
                                (robustness.json, made with both networks)
     CAPSNET_CNN_WEIGHTS        the CNN baseline that reads beside it in the Turn-it section (`weights/cnn`)

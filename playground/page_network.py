@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from capsnet.shipping.decoder_file import file_name
+from capsnet.shipping.onnx_file import file_name
 
 _HERE = Path(__file__).parent
 FOLDER = "network"  # each graph at /network/NAME.onnx

@@ -8,7 +8,7 @@ event (`read_drawing`, with what follows a finished stroke in the same answer): 
 is the one component the page updates while a stroke is drawn. The reading of the
 current drawing (`Reading`) is kept per user (gr.State): the other sections decode, route and turn
 it without running the network's convolutions again. The panel carries the reading's capsules, and
-the page's decoder (`page_decoder`, playground/page/reading_panel.js) redraws the reconstruction when a
+the page's decoder (its graph, playground/page/reading_panel.js) redraws the reconstruction when a
 slider moves or *Decode as* changes.
 """
 
@@ -38,7 +38,6 @@ from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
 from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
 from playground import batches, drawing_pad, page_modules, reading_views, serving, views
-from playground.page_decoder import PageDecoder
 from playground.page_network import RUNTIME, PageGraph
 
 WINNER = "winner"  # Decode as: the longest capsule
@@ -133,7 +132,7 @@ class ReadingSection:
     """The drawing pad and the reading panel over the app's CapsNet, and /predict and /perturb."""
 
     network: CapsNet
-    decoder: PageDecoder  # the network's decoder, for the page
+    decoder: PageGraph  # the network's decoder, for the page to redraw with
     page_network: PageGraph  # the network up to its capsules, for the page to read drawings with
     routing_graph: PageGraph  # its votes routed for r = 1 .. MAX_ITERATIONS, for the page's routing view
 
@@ -271,7 +270,7 @@ class ReadingSection:
                     routing_url=self.routing_graph.url,
                     runtime_url=RUNTIME,
                     reader_pad="#pad",
-                    facts=PREPROCESSING,
+                    facts={**PREPROCESSING, "classes": self.network.config.num_classes},
                     panel_template=self.panel_template(),
                     empty_panel=self.panel(None),
                 )

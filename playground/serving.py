@@ -276,7 +276,7 @@ def launch_options(routes: Sequence[Route] = (), head: str = "") -> dict:
     """``demo.launch`` settings: uploads, requests, threads and kept sessions capped, errors shown
     as messages (in our words: `public_error`), no share link (the Space or GRADIO_SERVER_NAME /
     GRADIO_SERVER_PORT decide where it listens); ``routes`` served beside Gradio's (the page's
-    decoder: `page_decoder`), before them; ``head`` put in the page's head after PAGE_HEAD."""
+    graphs: `page_network`), before them; ``head`` put in the page's head after PAGE_HEAD."""
     return {
         "max_file_size": MAX_UPLOAD_BYTES,
         "max_threads": MAX_THREADS,

@@ -9,7 +9,7 @@ import pytest
 import torch
 from PIL import Image
 
-from capsnet.shipping.decoder_file import file_name
+from capsnet.shipping.onnx_file import file_name
 from harness.digit_strokes import pad_value, strokes
 from playground.dimensions_section import PAPER, SPREAD
 from playground.reading import EXAMPLES as PAGE_EXAMPLES, example_ink
@@ -130,14 +130,14 @@ def test_decode_as_another_digit_renames_the_sliders_and_redraws(app, reading):
 
 
 def test_the_panel_carries_what_the_decoder_in_the_page_redraws_from(app, reading):
-    """playground/page/decode.js redraws the reconstruction from the panel: the reading's capsules,
+    """The page's decoder redraws the reconstruction from the panel: the reading's capsules,
     exactly, the address of the decoder of the network that read them, the capsule shown, the winner."""
     other = (reading.winner + 1) % 10
     panel = app.CAPSULE_DIMENSIONS.decode_again(reading, str(other), PAPER, {})[0]
     data = dict(re.findall(r' data-([a-z]+)="([^"]*)"', panel.split(">", 1)[0]))
     capsules = np.frombuffer(base64.b64decode(data["capsules"]), dtype="<f4").reshape(reading.capsules.shape)
     np.testing.assert_array_equal(capsules, reading.capsules.numpy())
-    assert data["decoder"] == app.READING.decoder.url == f"decoder/{file_name(app.READING.decoder.data)}.safetensors"
+    assert data["decoder"] == app.READING.decoder.url == f"network/{file_name(app.READING.decoder.data)}.onnx"
     assert (data["decoded"], data["winner"]) == (str(other), str(reading.winner))
     assert "data-capsules" not in app.READING.panel(None)
 

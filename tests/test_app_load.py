@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from capsnet import load_model
-from capsnet.shipping.onnx_file import capsules_graph
+from capsnet.shipping.onnx_file import capsules_graph, decoder_graph
 from harness.app_server import free_port, serving_app
 from harness.digit_strokes import random_box, strokes
 from harness.page_crowd import PAIR_SHARE, SLIDER_STEPS, Browser, draws_pairs, use_the_page
@@ -23,7 +23,6 @@ from harness.page_protocol import Page
 from harness.paths import REPO
 from playground import serving
 from playground.drawing_pad import SIDE
-from playground.page_decoder import PageDecoder
 from playground.page_network import PageGraph
 from playground.reading import ReadingSection
 from tests.support.concurrent_clients import WINNER, offset_sets, run_sessions, sketch
@@ -85,7 +84,7 @@ def expected(weights) -> dict[int, tuple]:
     """answers_of the Reading section over the snapshot, the network the served app reads with."""
     snapshot = load_model(weights)
     graph = PageGraph.of(capsules_graph(snapshot))  # the page's graphs play no part in the API's answers
-    return answers_of(ReadingSection(snapshot, PageDecoder.of(snapshot), graph, routing_graph=None))
+    return answers_of(ReadingSection(snapshot, PageGraph.of(decoder_graph(snapshot)), graph, routing_graph=None))
 
 
 def assert_same_picture(served: np.ndarray, computed: np.ndarray) -> None:

@@ -1,4 +1,4 @@
-"""The decoder in the page (playground/page/decode.js, in a worker), in a real browser (Debian's Chromium driven by
+"""The decoder in the page (its graph, run in the page's worker), in a real browser (Debian's Chromium driven by
 Playwright): it draws what the server draws, within one grey level of 255, for the ten MNIST
 examples, every slider at either end of both ranges and elsewhere, decoded as the winner and as
 another digit (against the server's reading panel and /perturb); a drag redraws at every move with
@@ -21,7 +21,7 @@ from harness.page_pictures import grey_picture
 from harness.page_protocol import outputs_of, page_event
 from harness.slider_drivers import PANEL_DRAWN, SliderDriver
 from playground.reading import EXAMPLES
-from tests.support.playground_pages import grey_levels_apart, no_alarm, session_keeping_page
+from tests.support.playground_pages import grey_levels_apart, networks_state, no_alarm, session_keeping_page
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():
@@ -214,21 +214,28 @@ def one_moved(person: SliderDriver, offset: float) -> list[float]:
 def test_without_its_weights_the_sliders_ask_the_server(app, url, page):
     """The weights cannot be had: the sliders redraw on the server, as before, the same pictures,
     and the page writes nothing alarming."""
-    page.route("**/decoder/*.safetensors", lambda route: route.fulfill(status=404))
+    page.route(f"**/{app.READING.decoder.url}", lambda route: route.fulfill(status=404))
     person = loaded(page, url)
     person.tap_example(3)
     assert not person.decoder_draws()
     offsets = one_moved(person, 0.2)
     shows(person, servers_panel_picture(app, url, page.session, "winner", "paper", offsets))
+    deadline = time.monotonic() + 120  # the decoder loads after the capsules' graph: its refusal comes then
+    while networks_state(page) == "waiting" and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    assert networks_state(page) == "unavailable"
     no_alarm(page)
     assert any("redraw on the server" in text for kind, text in page.messages if kind == "info")
 
 
 def test_a_reading_does_not_wait_for_the_weights_and_the_sliders_ask_the_server_meanwhile(app, url, page):
     held = []
-    page.route("**/decoder/*.safetensors", lambda route: held.append(route))
+    page.route(f"**/{app.READING.decoder.url}", lambda route: held.append(route))
     person = loaded(page, url)
-    assert person.tap_example(5) == "5"  # read and shown, the weights still held
+    assert person.tap_example(5) == "5"  # read and shown, the decoder not had yet
+    deadline = time.monotonic() + 120  # it is asked for after the capsules' graph
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
     assert len(held) == 1 and not person.decoder_draws()
     offsets = one_moved(person, -0.1)
     shows(person, servers_panel_picture(app, url, page.session, "winner", "paper", offsets))
@@ -249,7 +256,7 @@ def test_a_reading_the_page_cannot_draw_is_left_to_the_server(app, url, page, pa
     and says nothing alarming."""
     person = with_decoder(page, url)
     spoilt = (
-        "dataset.decoder = 'decoder/0123456789abcdef.safetensors'"
+        "dataset.decoder = 'network/0123456789abcdef.onnx'"
         if panel == "of another network"
         else "dataset.capsules = '!'"
     )

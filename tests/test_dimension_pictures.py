@@ -175,7 +175,7 @@ def test_while_the_pen_is_down_the_sliders_stay_and_they_follow_once_it_lifts(ur
 
 
 def test_without_the_page_decoder_the_server_draws_the_pictures(app, url, page):
-    page.route("**/decoder/*.safetensors", lambda route: route.fulfill(status=404))
+    page.route(f"**/{app.READING.decoder.url}", lambda route: route.fulfill(status=404))
     page.goto(url)
     person = SliderDriver(page)
     person.tap_example(2)

@@ -66,7 +66,7 @@ def test_the_head_preloads_what_the_glue_imports_and_what_that_imports():
     assert len(preloaded) == len(set(preloaded))
     for name in preloaded:
         assert modules[name] - {"network_worker.js"} <= set(preloaded), name
-    assert "network_worker.js" not in preloaded and "decode.js" not in preloaded  # the worker's own
+    assert "network_worker.js" not in preloaded and "inks.js" not in preloaded  # the worker's own
     assert {"drawing_pad.js", "reading_panel.js", "page_networks.js"} <= set(preloaded)
     head = page_modules.head()
     assert head.count('rel="modulepreload"') == len(preloaded)
@@ -96,7 +96,6 @@ def test_a_module_that_ports_a_python_function_is_named_after_it():
         ("inks.js", "playground/drawing_pad.py `inks`"),
         ("ink_to_mnist.js", "capsnet/data/preprocess.py `ink_to_mnist`"),
         ("paper.js", "playground/views.py `paper`"),
-        ("decode.js", "capsnet/model.py `CapsNet.decode`"),
         ("dimension_changes.js", "playground/dimension_changes.py `dimension_changes`"),
         ("change_colours.js", "playground/dimension_changes.py `change_colours`"),
     ]:

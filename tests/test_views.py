@@ -40,7 +40,7 @@ def test_the_reading_panel_shows_the_winner_its_length_and_its_revision():
 
 
 def test_the_reading_panel_carries_its_capsules_for_the_page_decoder_where_it_names_one():
-    """playground/page/decode.js redraws from these: the capsules exactly, the decoder's address, the
+    """The page's decoder (a graph in its worker) redraws from these: the capsules exactly, the decoder's address, the
     capsule shown and the winner; a panel with no decoder named carries none of them."""
     capsules = torch.randn(10, 16, generator=torch.Generator().manual_seed(0))
     panel = reading_views.reading_panel(

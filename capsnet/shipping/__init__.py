@@ -7,8 +7,8 @@ beside them, the graphs a browser runs, the engines that read it fast on a CPU, 
     model_card_text
                   the card's text, section by section
     evaluate      accuracy on MNIST's test set and on Semeion (other people's handwriting)
-    decoder_file  the decoder alone, in float16, for the page to redraw with
-    onnx_file     the networks and the turn of a digit as ONNX graphs, exported from the library
+    onnx_file     the networks, their decoder, the routing and the turn of a digit as ONNX graphs,
+                  exported from the library
     onnx_products two steps of the CapsNet's graph as the matrix products the page runs faster
     compiled      the network compiled for one image at a time (TorchInductor, weights frozen)
     packed        convolutions whose weights are packed for oneDNN once, for reading on the CPU

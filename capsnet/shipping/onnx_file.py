@@ -2,9 +2,11 @@
 the library's own modules (`torch.onnx.export`), never from a second copy of them:
 
 - `capsules_graph`: the CapsNet up to its digit capsules, a 28x28 image in, the ten capsules, their
-  lengths and the votes they were routed from out (the decoder left out: it is a file of its own,
-  `capsnet.shipping.decoder_file`), two of its steps written as the matrix products that ONNX
+  lengths and the votes they were routed from out (the decoder left out: a graph of its own), two
+  of its steps written as the matrix products that ONNX
   Runtime Web runs faster (`capsnet.shipping.onnx_products`);
+- `decoder_graph`: the CapsNet's decoder, any number of masked capsules in (each all zero but the
+  capsule decoded), their pictures out, as `CapsNet.decode` draws them;
 - `routing_graph`: those votes routed again for r = 1 .. R iterations, what a routing view shows
   (`capsnet.routing`): no weights, and run only when the routing is to be shown, so that a reading
   made while the pen moves costs no more than the capsules;
@@ -16,10 +18,11 @@ The playground's page runs them with ONNX Runtime Web, so a reading follows the 
 the slider without a request to the server (playground/page/network_worker.js). The
 networks' weights are stored in float16 and cast to float32 as a graph loads: half the bytes; how
 far that moves a reading: docs/playground.md. A graph's bytes are the same at every export of the
-same weights, so the page knows it by its hash (`capsnet.shipping.decoder_file.file_name`) and never reads
-with other weights than the server's.
+same weights, so the page knows it by its hash (`file_name`) and never reads with other weights
+than the server's.
 """
 
+import hashlib
 import io
 from collections.abc import Callable
 from dataclasses import fields
@@ -51,6 +54,18 @@ class _Capsules(torch.nn.Module):
         u_hat = self.network.digits.predictions(self.network.primary_capsules(images))  # [1, 1152, 10, 16]
         v, _ = dynamic_routing(u_hat, self.network.config.routing_iterations)  # as DigitCapsules for one image
         return v, v.norm(dim=-1), u_hat[0]
+
+
+class _Decoder(torch.nn.Module):
+    """The CapsNet's decoder: masked capsules [N, 10 * 16] (all zero but one capsule each) -> pictures
+    [N, 28 * 28] in [0, 1] (`CapsNet.decode`, the mask applied by the caller)."""
+
+    def __init__(self, network: CapsNet):
+        super().__init__()
+        self.decoder = network.decoder
+
+    def forward(self, capsules: torch.Tensor) -> torch.Tensor:
+        return self.decoder(capsules)
 
 
 ROUTED = ("routed_lengths", "vote_shares", "agreements")  # the routing graph's outputs
@@ -100,6 +115,15 @@ def capsules_graph(network: CapsNet, as_products: bool = True) -> bytes:
     return _exported(_Capsules(network), image, ["images"], ["capsules", "lengths", "votes"], rewrites)
 
 
+def decoder_graph(network: CapsNet) -> bytes:
+    """``network``'s decoder, any number of pictures a run: "capsules" [N, 160] in, "pictures"
+    [N, 784] out (`_Decoder`)."""
+    config = network.config
+    capsules = torch.zeros(2, config.num_classes * config.digit_capsule_dim)
+    batch = {"capsules": {0: torch.export.Dim("pictures", min=1, max=4096)}}
+    return _exported(_Decoder(network), (capsules,), ["capsules"], ["pictures"], dynamic_shapes=batch)
+
+
 def routing_graph(config: CapsNetConfig, max_iterations: int) -> bytes:
     """The capsules graph's "votes" of ``config``'s network routed for r = 1 .. ``max_iterations``:
     "votes" in, ROUTED out (`_Routing`)."""
@@ -119,12 +143,18 @@ def turn_graph(side: int) -> bytes:
     return _exported(_Turn(), (torch.zeros(1, 1, side, side), change), ["images", "change"], ["turned"])
 
 
+def file_name(data: bytes) -> str:
+    """The name a graph goes by: the first 16 hex digits of its SHA-256."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
 def _exported(
     module: torch.nn.Module,
     inputs: tuple,
     input_names: list[str],
     output_names: list[str],
     rewrites: tuple[Callable[[onnx.ModelProto], None], ...] = (),
+    dynamic_shapes: dict | None = None,
 ) -> bytes:
     """``module``'s graph for ``inputs``' shapes, changed by each of ``rewrites`` in turn, its
     parameters stored in float16, as bytes that depend on nothing but the module's weights: each
@@ -133,7 +163,8 @@ def _exported(
     modes = {part: part.training for part in module.modules()}  # the network's, given back after
     try:
         exported = torch.onnx.export(module.eval(), inputs, input_names=input_names, output_names=output_names,
-                                     opset_version=OPSET, dynamo=True, verbose=False)  # fmt: skip
+                                     opset_version=OPSET, dynamo=True, verbose=False,
+                                     dynamic_shapes=dynamic_shapes)  # fmt: skip
     finally:
         for part, training in modes.items():
             part.training = training

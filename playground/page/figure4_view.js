@@ -42,10 +42,10 @@ const escaped = (text) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`
 
 // Figure 4 in `element` from `value` ({revision, rows: [{label}], strips: a PNG data URL a row, in
 // the order shown, width: a strip's pixels across}), its heading's ends `ends` ("-0.25 … +0.25");
-// the prompt to draw for null, and why not for {message}.
+// the prompt to draw for none, and why not for {message}.
 export function drawFigure4(element, value, ends) {
-  if (value === null || value.message !== undefined) {
-    const why = value?.message;
+  if (!value?.rows) {
+    const why = value?.message; // else nothing drawn yet (Gradio's empty value: null or "")
     element.innerHTML = why
       ? `<div class="panel message">${escaped(why)}</div>`
       : `<div class="figure4 empty">${EMPTY}</div>`;

@@ -1,13 +1,14 @@
 // The page's networks in a module worker of their own, off the thread that takes the pen and
-// paints the ink: ONNX Runtime Web runs the graphs (capsnet/shipping/onnx_file.py), and the drawing is made
-// into the network's input and the capsules into pictures here too. page_networks.js starts one
+// paints the ink: ONNX Runtime Web runs the graphs (capsnet/shipping/onnx_file.py: the capsules,
+// their routing, the decoder, the CNN, the turn), and the drawing is made into the network's
+// input here too. page_networks.js starts one
 // or two of these and talks to them in messages:
 //
 //   {id, kind, ...} -> {id, result} or {id, error: message}, the kinds being
-//   load     {facts, runtime, graphs: {name: url or bytes}, decoder: url or null} -> {loaded: [names]}
+//   load     {facts, runtime, graphs: {name: url or bytes}, unchanged} -> {loaded: [names]}
 //   read     {drawing: {strokes, background}, routed} -> null for too little ink, or {image,
 //            capsules, lengths, reconstructions: {winner, runnerUp}} (the capsules graph, the
-//            decoder), and where `routed`, routing: {lengths: |v_j| after each r [R][10],
+//            decoder's graph), and where `routed`, routing: {lengths: |v_j| after each r [R][10],
 //            agreements [R][10], winnerShares: after each r, each primary capsule's share of the
 //            votes for that r's winner, Float32Array [R * 1152]} (the routing graph)
 //   decode   {capsules, digit, offsets} -> the picture's ink (the decoder)
@@ -22,28 +23,25 @@
 // Pictures are ink in [0, 1], Float32Array [field * field]; messages are answered in turn, but
 // "changes" and "sweep" after every other message waiting.
 
-import { decode, decodeAll, parseDecoderFile } from "./decode.js";
 import { dimensionChanges } from "./dimension_changes.js";
-import { downloaded } from "./downloaded.js";
 import { inkToMnist } from "./ink_to_mnist.js";
 import { inks } from "./inks.js";
 
 let ort = null; // ONNX Runtime Web's module, once imported
-let facts = null; // Python's numbers (playground/reading.py PREPROCESSING)
+let facts = null; // Python's numbers (playground/reading.py PREPROCESSING, and the network's classes)
 const sessions = {}; // ONNX Runtime's session of each graph loaded, by name
-let decoder = null; // the decoder (decode.js), once loaded
 
 const argmax = (values) => values.indexOf(Math.max(...values));
 const imageTensor = (image) => new ort.Tensor("float32", image, [1, 1, facts.field, facts.field]);
 
-// The graph at `source` (its address, or its bytes: an ArrayBuffer), run once unseen: a session's
-// first run prepares its kernels, so the first reading is as fast as the later ones. Its inputs: an
-// image, and a change for the turn; the routing's votes, a reading's, are first routed by the
-// reader's warm-up.
+// The graph at `source` (its address, or its bytes: an ArrayBuffer), run once unseen where it
+// reads an image: a session's first run prepares its kernels, so the first reading is as fast as
+// the later ones. Its inputs: an image, and a change for the turn. The routing's votes and the
+// decoder's capsules are a reading's: the reader's warm-up runs them first.
 async function session(source) {
   const graph = source instanceof ArrayBuffer ? new Uint8Array(source) : source;
   const created = await ort.InferenceSession.create(graph, { executionProviders: ["wasm"] });
-  if (created.inputNames.includes("votes")) return created; // the routing: first run by the reader's warm-up
+  if (!created.inputNames.includes("images")) return created;
   const blank = imageTensor(new Float32Array(facts.field * facts.field));
   const inputs = created.inputNames.includes("change") ? { images: blank, change: unchanged } : { images: blank };
   await created.run(inputs);
@@ -63,18 +61,32 @@ async function load(message) {
   }
   if (message.unchanged)
     unchanged = new ort.Tensor("float64", Float64Array.from(message.unchanged), [message.unchanged.length]);
-  if (message.decoder && decoder === null) {
-    decoder = parseDecoderFile(await downloaded(message.decoder));
-    // compiled before the first slider moves, and before the first pictures beside the sliders
-    const blank = new Float32Array(decoder.layers[0].inputs);
-    decode(decoder, blank, 0, null);
-    dimensionChanges(decoder, blank, 0, Array(decoder.config.digit_capsule_dim).fill(1));
-  }
   for (const [name, source] of Object.entries(message.graphs)) {
     sessions[name] ??= await session(source);
   }
-  return { loaded: Object.keys(sessions), decoder: decoder !== null };
+  return { loaded: Object.keys(sessions) };
 }
+
+// The decoder's pictures of capsule `digit` of `capsules` (v [10 * 16]) moved by each of
+// `offsetSets` (one number a dimension, or null: not moved), the other capsules masked to zero
+// (CapsNet.decode): Float32Array [field²] each, of ink in [0, 1]. One run for all.
+async function decodeAll(capsules, digit, offsetSets) {
+  const width = capsules.length;
+  const dimensions = width / facts.classes;
+  const masked = new Float32Array(offsetSets.length * width);
+  offsetSets.forEach((offsets, k) => {
+    for (let d = 0; d < dimensions; d++) {
+      masked[k * width + digit * dimensions + d] = capsules[digit * dimensions + d] + (offsets ? offsets[d] : 0);
+    }
+  });
+  const input = new ort.Tensor("float32", masked, [offsetSets.length, width]);
+  const { pictures } = await sessions.decoder.run({ capsules: input });
+  const field = pictures.dims[1];
+  return offsetSets.map((_, k) => pictures.data.slice(k * field, (k + 1) * field));
+}
+
+// The decoder's picture of capsule `digit` of `capsules` moved by `offsets` (decodeAll's, for one).
+const decode = async (capsules, digit, offsets) => (await decodeAll(capsules, digit, [offsets]))[0];
 
 // The network's capsules of `image`: {capsules: v [10 * 16], lengths: |v_j| [10], votes: the
 // capsules graph's u_hat_j|i, a Tensor}.
@@ -108,8 +120,8 @@ async function read({ drawing, routed }) {
   const { capsules, lengths, votes } = await capsulesOf(image);
   const [winner, runnerUp] = [...lengths.keys()].sort((a, b) => lengths[b] - lengths[a]);
   const reconstructions = {
-    winner: decode(decoder, capsules, winner, null),
-    runnerUp: decode(decoder, capsules, runnerUp, null),
+    winner: await decode(capsules, winner, null),
+    runnerUp: await decode(capsules, runnerUp, null),
   };
   const found = { image, capsules, lengths, reconstructions };
   if (routed) found.routing = await routingOf(votes);
@@ -123,7 +135,7 @@ async function turn({ image, change, networks }) {
   if (networks.includes("capsules")) {
     const { capsules, lengths } = await capsulesOf(turned);
     Object.assign(answer, { capsules, lengths });
-    answer.reconstruction = decode(decoder, answer.capsules, argmax(answer.lengths), null);
+    answer.reconstruction = await decode(answer.capsules, argmax(answer.lengths), null);
   }
   if (networks.includes("probabilities")) {
     const outputs = await sessions.probabilities.run({ images: imageTensor(turned) });
@@ -140,7 +152,7 @@ async function changes({ capsules, digit, limits }) {
   const found = [];
   for (let first = 0; first < limits.length; first += GIVING_WAY) {
     if (first > 0) await giveWay();
-    found.push(...dimensionChanges(decoder, capsules, digit, limits, first, first + GIVING_WAY));
+    found.push(...(await dimensionChanges(decodeAll, capsules, digit, limits, first, first + GIVING_WAY)));
   }
   return found;
 }
@@ -148,7 +160,7 @@ async function changes({ capsules, digit, limits }) {
 // Figure 4's pictures, GIVING_WAY dimensions at a time (as `changes`): each dimension at `steps`
 // offsets evenly from -limit to +limit (capsnet.dimensions.sweep_reconstructions).
 async function sweep({ capsules, digit, limits, steps }) {
-  const field = decoder.config.image_size ** 2;
+  const field = facts.field ** 2;
   const pictures = new Float32Array(limits.length * steps * field);
   for (let first = 0; first < limits.length; first += GIVING_WAY) {
     if (first > 0) await giveWay();
@@ -158,7 +170,7 @@ async function sweep({ capsules, digit, limits, steps }) {
         offsetSets.push(limits.map((limit, other) => (other === d ? limit * (-1 + (2 * s) / (steps - 1)) : 0)));
       }
     }
-    decodeAll(decoder, capsules, digit, offsetSets).forEach((picture, k) => {
+    (await decodeAll(capsules, digit, offsetSets)).forEach((picture, k) => {
       pictures.set(picture, (first * steps + k) * field);
     });
   }
@@ -169,7 +181,7 @@ const KINDS = {
   load,
   read,
   turn,
-  decode: ({ capsules, digit, offsets }) => decode(decoder, capsules, digit, offsets),
+  decode: ({ capsules, digit, offsets }) => decode(capsules, digit, offsets),
   changes,
   sweep,
 };

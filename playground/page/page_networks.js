@@ -85,9 +85,9 @@ function warmUpDrawing({ side, background_side }) {
   return { strokes: [[side / 2 - 20, side / 2, side / 2 + 20, side / 2]], background };
 }
 
-// The reader, loaded once the page is idle: `settings` = {facts (reading.PREPROCESSING), runtime:
-// ONNX Runtime Web's folder, capsules: the CapsNet's graph, routing: its routing graph, decoder: its
-// decoder file}, each address relative to the page.
+// The reader, loaded once the page is idle: `settings` = {facts (reading.PREPROCESSING and the
+// network's classes), runtime: ONNX Runtime Web's folder, capsules: the CapsNet's graph, routing:
+// its routing graph, decoder: its decoder's graph}, each address relative to the page.
 export function startReader({ facts: numbers, runtime, capsules, routing, decoder }) {
   facts ??= numbers;
   readerFiles ??= { capsules: absolute(capsules), decoder: absolute(decoder) };
@@ -101,8 +101,7 @@ export function startReader({ facts: numbers, runtime, capsules, routing, decode
         await capsnet.ask("load", {
           facts,
           runtime: absolute(runtime),
-          graphs: { capsules: absolute(capsules), routing: absolute(routing) },
-          decoder: absolute(decoder),
+          graphs: { capsules: absolute(capsules), routing: absolute(routing), decoder: absolute(decoder) },
         });
         await readDrawing(warmUpDrawing(facts)); // its code compiled before a person's first drawing
       } catch (error) {
@@ -126,9 +125,9 @@ export function startTurner({ runtime, turn, probabilities, unchanged }) {
     "turner",
     askedForReader.then(async (started) => {
       await started;
-      const common = { facts, runtime: absolute(runtime), unchanged, decoder: readerFiles.decoder };
+      const common = { facts, runtime: absolute(runtime), unchanged };
       const [turnGraph, cnnGraph] = await Promise.all([turn, probabilities].map((url) => downloaded(absolute(url))));
-      const graphs = { turn: turnGraph, probabilities: cnnGraph, capsules: readerFiles.capsules };
+      const graphs = { turn: turnGraph, probabilities: cnnGraph, ...readerFiles };
       const workers = TURNERS === 2 ? [capsnet, networkWorker()] : [capsnet];
       await Promise.all(workers.map((worker) => worker.ask("load", { ...common, graphs })));
       for (const worker of workers) turnPart.add(worker);

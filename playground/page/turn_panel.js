@@ -187,7 +187,8 @@ export function mount({ element, props }) {
       .then(() => {
         const shown = reading();
         if (sweeping !== job) return;
-        if (shown?.revision !== revision) server();
+        if (shown === null || String(shown.revision) !== revision)
+          server(); // the pad's revision, a number; the event's, as the panel's data-revision says it
         else return refresh(job, shown, revision, into);
       })
       .catch((error) => {

@@ -18,12 +18,6 @@ const TYPED_ARRAYS = { float32: Float32Array, uint8: Uint8Array };
 // The parsed JSON of fixture `name` (stroke_mask for stroke_mask.json).
 export const fixture = (name) => JSON.parse(readFileSync(join(folder, `${name}.json`), "utf8"));
 
-// The bytes of the fixture file `name`, as an ArrayBuffer of their own.
-export function fixtureBytes(name) {
-  const bytes = readFileSync(join(folder, name));
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
-}
-
 // An array fixtures.py `packed`: {dtype, shape, deflated} as a typed array of its values.
 export function unpacked({ dtype, deflated }) {
   const bytes = new Uint8Array(inflateSync(Buffer.from(deflated, "base64"))); // a buffer of its own, aligned

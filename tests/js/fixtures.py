@@ -5,8 +5,7 @@ a fixed seed, written for tests/js/*.test.js to check the ports against:
 
 DIR gets one JSON file a module, named after it (stroke_mask.json for stroke_mask.js, ...),
 facts.json (playground/reading.py `PREPROCESSING`, the numbers the page's modules get from the
-server), decoder.safetensors, the shipped network's decoder file (capsnet/shipping/decoder_file.py), and
-every_float16.safetensors, a decoder file holding every float16 (`every_float16_decoder`). An array
+server). An array
 in the JSON is {"dtype", "shape", "deflated"}: its little-endian bytes, zlib-compressed, in
 base64 (`packed`), so that the pad's 280x280 pictures stay small. The panels' words are made in
 text_fixtures.py.
@@ -14,20 +13,15 @@ text_fixtures.py.
 
 import argparse
 import base64
-import dataclasses
 import json
 import zlib
 from pathlib import Path
 
 import numpy as np
-import torch
 from PIL import Image
 
 from capsnet import CapsNet
 from capsnet.data.preprocess import BOX, INK_THRESHOLD, MIN_CONTRAST, ink_to_mnist
-from capsnet.digit_count import top_two
-from capsnet.dimensions import PAPER_RANGE, perturb
-from capsnet.shipping.decoder_file import decoder_file, read_decoder_file
 from harness import digit_strokes
 from harness.paths import WEIGHTS
 from playground import dimension_changes, drawing_pad, views
@@ -36,9 +30,6 @@ from playground.stroke_mask import stroke_mask
 from tests.js.text_fixtures import panel_numbers, sweep_words
 
 SEED = 70
-DECODER_FILE = "decoder.safetensors"
-EVERY_FLOAT16_FILE = "every_float16.safetensors"
-HALVES = 2**16  # float16 bit patterns
 SIDE = drawing_pad.SIDE
 # drawings whose field's centre of mass lies on a half pixel, where the sums' rounding decides the field's place
 CENTRED_ON_HALF_PIXELS = {"a straight 1", "a square", "the pad's edges"}
@@ -208,57 +199,6 @@ def rounded(rng: np.random.Generator) -> list[dict]:
     return [{"x": x, "rounded": r} for x, r in zip(values.tolist(), np.rint(values).tolist(), strict=True)]
 
 
-def decodings(rng: np.random.Generator, network: CapsNet, every_float16: bytes) -> dict:
-    """network.decode's pictures (float32 [784]) of capsules of three examples: the winner as read,
-    the runner-up moved within the paper's range, a digit moved four times as far; and the first
-    HALVES weights of the decoder file ``every_float16`` (`every_float16_decoder`) as torch reads them."""
-    images = (
-        torch.from_numpy(np.stack([example_ink(path)[1] for path in EXAMPLES[:3]]))[:, None] / 255
-    )  # [3, 1, 28, 28]
-    with torch.inference_mode():
-        capsules, lengths = network.capsules(images)  # [3, 10, 16], [3, 10]
-    cases = []
-    for v, first_two in zip(capsules, top_two(lengths), strict=True):
-        dimensions = v.shape[-1]
-        moves = [
-            (int(first_two[0]), None),
-            (int(first_two[1]), rng.uniform(-PAPER_RANGE, PAPER_RANGE, dimensions)),
-            (int(rng.integers(0, len(v))), rng.uniform(-4 * PAPER_RANGE, 4 * PAPER_RANGE, dimensions)),
-        ]
-        for digit, offsets in moves:
-            moved = torch.zeros(dimensions) if offsets is None else torch.tensor(offsets, dtype=torch.float32)
-            with torch.inference_mode():
-                picture = network.decode(perturb(v, digit, moved)[None], torch.tensor([digit]))[0, 0]
-            cases.append(
-                {
-                    "capsules": v.ravel().tolist(),
-                    "digit": digit,
-                    "offsets": None if offsets is None else offsets.tolist(),
-                    "picture": packed(picture.ravel().numpy()),
-                }
-            )
-    layers = [list(t.shape) for name, t in network.decoder.state_dict().items() if name.endswith(".weight")]
-    halves = read_decoder_file(every_float16)[1]["0.weight"].float().ravel()[:HALVES]
-    return {
-        "config": dataclasses.asdict(network.config),
-        "layers": layers,
-        "cases": cases,
-        "every_float16": packed(halves.numpy()),
-    }
-
-
-def every_float16_decoder(network: CapsNet) -> bytes:
-    """The decoder file of a small decoder of ``network``'s config (random weights) whose first
-    layer's weights begin with every float16, in the order of their bits: subnormals, zeros of both
-    signs, infinities and NaN among them."""
-    torch.manual_seed(SEED)
-    small = CapsNet(dataclasses.replace(network.config, decoder_hidden=(512, 16)))
-    every = torch.arange(HALVES, dtype=torch.int32).to(torch.int16).view(torch.float16)
-    with torch.no_grad():
-        small.decoder[0].weight.view(-1)[:HALVES] = every.float()
-    return decoder_file(small)
-
-
 def change_colour_cases(rng: np.random.Generator) -> dict:
     """dimension_changes.change_colours of float32 changes of ink: none (-0 too), each way's full
     change and beyond, a hair either side of none, changes whose colour is a whole level and a half
@@ -277,36 +217,12 @@ def change_colour_cases(rng: np.random.Generator) -> dict:
     return {"palette": dimension_changes.PALETTE, "changes": packed(changes), "colours": packed(colours)}
 
 
-def dimension_change_cases(rng: np.random.Generator, network: CapsNet) -> list[dict]:
-    """dimension_changes.dimension_changes (float32 [16, 784]) of two examples' capsules: the
-    winner over the paper's range, and the runner-up over limits as wide as the spread's."""
-    images = torch.from_numpy(np.stack([example_ink(path)[1] for path in EXAMPLES[3:5]]))[:, None] / 255
-    with torch.inference_mode():
-        capsules, lengths = network.capsules(images)  # [2, 10, 16], [2, 10]
-    dimensions = capsules.shape[-1]
-    limits = [np.full(dimensions, PAPER_RANGE), rng.uniform(0.05, 1.5, dimensions)]
-    cases = []
-    for v, first_two, limit in zip(capsules, top_two(lengths), limits, strict=True):
-        digit, limit = int(first_two[len(cases)]), torch.tensor(limit, dtype=torch.float32)
-        changes = dimension_changes.dimension_changes(network, v, digit, limit)  # [16, 28, 28]
-        cases.append(
-            {
-                "capsules": v.ravel().tolist(),
-                "digit": digit,
-                "limits": limit.tolist(),
-                "changes": packed(changes.reshape(dimensions, -1).numpy()),
-            }
-        )
-    return cases
-
-
 def write(folder: Path) -> None:
     """Write every fixture into ``folder``, made if missing."""
     rng = np.random.default_rng(SEED)
     network = CapsNet.from_pretrained(WEIGHTS).eval()
     drawn = drawings(rng)
     inks = pad_inks(drawn)
-    every_float16 = every_float16_decoder(network)
     files = {
         "facts": PREPROCESSING,
         "stroke_mask": stroke_masks(drawn),
@@ -315,17 +231,13 @@ def write(folder: Path) -> None:
         "resample": resizes(rng),
         "paper": papers(rng),
         "round_half_even": rounded(rng),
-        "decode": decodings(rng, network, every_float16),
         "panel_fill": panel_numbers(rng, network),
         "sweep_fill": sweep_words(rng),
         "change_colours": change_colour_cases(rng),
-        "dimension_changes": dimension_change_cases(rng, network),
     }
     folder.mkdir(parents=True, exist_ok=True)
     for name, content in files.items():
         (folder / f"{name}.json").write_text(json.dumps(content), encoding="utf-8")
-    (folder / DECODER_FILE).write_bytes(decoder_file(network))
-    (folder / EVERY_FLOAT16_FILE).write_bytes(every_float16)
 
 
 def main() -> None:

@@ -9,8 +9,9 @@ import torch
 
 from capsnet import CapsNet, CapsNetConfig
 from capsnet.digit_count import top_two
+from capsnet.shipping.onnx_file import decoder_graph
 from playground import reading_views, turn_views
-from playground.page_decoder import PageDecoder
+from playground.page_network import PageGraph
 from playground.reading import ReadingSection
 from playground.turn_it import POSE_LIMIT, SWEEP_ANGLES
 
@@ -82,7 +83,7 @@ def panel_numbers(rng: np.random.Generator, network: CapsNet) -> dict:
     them."""
     config, classes = network.config, network.config.num_classes
     # the page's graphs have no part in the reading panel's template
-    template = ReadingSection(network, PageDecoder.of(network), page_network=None, routing_graph=None).panel_template()
+    template = ReadingSection(network, PageGraph.of(decoder_graph(network)), None, None).panel_template()
     texts, halfway, maxima = [], [], []
     for _ in range(4):
         lengths = rng.uniform(0, 1, classes).astype(np.float32)

@@ -49,7 +49,7 @@ def no_alarm(page) -> None:
         for kind, text in page.messages
         if kind in ("error", "warning") and not text.startswith("Failed to load resource")
     ]
-    assert alarming == []
+    assert alarming == [], alarming
 
 
 def grey_levels_apart(a: np.ndarray, b: np.ndarray) -> int:
