@@ -93,5 +93,4 @@ def test_the_two_strongest_digits_are_asked_for_in_top_two_alone():
     written_out = {str(path.relative_to(REPO)): path.read_text(encoding="utf-8").count(".topk(2") for path in sources}
     assert {path: count for path, count in written_out.items() if count} == {
         "capsnet/digit_count.py": 1,  # top_two itself
-        "playground/routing_section.py": 1,
-    }  # the agreement's winner and runner-up: not yet top_two's
+    }

@@ -67,11 +67,13 @@ export function heatmapPixels(facts, image, heat, scale = SCALE) {
   const cellOf = new Int32Array(side).fill(-1); // display pixel -> grid index, or -1 outside
   const edges = cellEdges(facts, scale);
   for (let k = 0; k < grid; k++) cellOf.fill(k, edges[k], edges[k + 1]);
+  const colours = mean > 0 ? Array.from(heat, (value) => colourOf(value / (2 * mean))) : []; // each cell's, once
+  const paper = [255, 255, 255];
   const pixels = new Uint8ClampedArray(side * side * 4);
   for (let y = 0; y < side; y++) {
     for (let x = 0; x < side; x++) {
       const cell = mean > 0 && cellOf[y] >= 0 && cellOf[x] >= 0;
-      const under = cell ? colourOf(heat[cellOf[y] * grid + cellOf[x]] / (2 * mean)) : [255, 255, 255];
+      const under = cell ? colours[cellOf[y] * grid + cellOf[x]] : paper;
       const ink =
         INK_OPACITY * Math.min(Math.max(image[Math.floor(y / scale) * facts.image_size + Math.floor(x / scale)], 0), 1);
       const at = 4 * (y * side + x);
