@@ -51,11 +51,9 @@ def routing_numbers(reading: Reading | None) -> dict | None:
 
 
 def facts(config: CapsNetConfig) -> dict:
-    """What the page's renderer needs of ``config``'s network: its routing iterations, the primary
-    capsules' types and grid, and where on the image each grid cell looks."""
+    """What the page's renderer needs of ``config``'s network: its image size, the primary capsules'
+    types and grid, and where on the image each grid cell looks."""
     return {
-        "routing_iterations": config.routing_iterations,
-        "max_iterations": MAX_ITERATIONS,
         "types": config.primary_capsule_types,
         "grid": config.primary_grid,
         "image_size": config.image_size,

@@ -9,9 +9,10 @@
 // after each r [R][10], agreements [R][10], winnerShares: after each r, each primary capsule's
 // share c_ij |u_hat_j|i| of the votes for that r's winner [R * 1152]}. Every r comes with them, so
 // the two controls (r, and one primary capsule type or all) redraw here and send nothing.
-// props.facts: the network's routing iterations, primary capsule types and grid, and their
-// receptive fields (routing_section.facts).
+// props.facts: the network's image size, primary capsule types and grid, and their receptive
+// fields (routing_section.facts).
 
+import { argmax } from "./panel_fill.js";
 import { reading as pageReading } from "./reading_store.js";
 
 const ALL_TYPES = -1;
@@ -96,7 +97,6 @@ function outline(pixels, side, { grid, stride, receptive_field }, heat, scale) {
   for (const y of [top, top + 1, bottom - 2, bottom - 1]) for (let x = left; x < right; x++) paint(y, x);
 }
 
-const argmax = (values) => values.indexOf(Math.max(...values));
 const runnerUpOf = (values) => argmax(values.map((value, k) => (k === argmax(values) ? -1 : value)));
 
 // The lengths after each r as a table of bars, the winner of each row in bold, row `iterations` outlined.
