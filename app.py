@@ -40,7 +40,7 @@ READING = reading.ReadingSection(
 CAPSULE_DIMENSIONS = dimensions_section.DimensionsSection(READING, NETWORKS.names)
 ROUTING = routing_section.RoutingSection(NETWORKS.capsnet.config)
 TURN_IT = turn_it.TurnItSection(
-    NETWORKS.capsnet,
+    READING,
     NETWORKS.cnn,
     NETWORKS.names,
     NETWORKS.robustness,
@@ -92,17 +92,18 @@ with gr.Blocks(title="Capsule Network Playground") as demo:
     # data of event 0 against /predict's one parameter whatever the event, and warns in the console
     # where it has more ("Too many arguments provided for the endpoint").
     READING.api(reading_state, decode_as)
-    scale, sliders, figure4 = CAPSULE_DIMENSIONS.layout(reading_state, reading_view, decode_as, serving.PAGE_EVENT)
+    scale, sliders, figure4 = CAPSULE_DIMENSIONS.layout(reading_state, pad, reading_view, decode_as, serving.PAGE_EVENT)
     routing_view = ROUTING.layout()
-    # The pad changed: its reading, and once a stroke has ended, the sections above follow it.
-    pad.change(
+    # The pad's drawing where the server reads it (the page fires it where it cannot): its reading,
+    # and once a stroke has ended, the sections above follow it.
+    pad.input(
         read_drawing,
         inputs=[pad, decode_as, scale, sliders],
         outputs=[reading_state, decode_as, sliders, figure4, routing_view, reading_view],
         trigger_mode="always_last",
         **serving.PAGE_EVENT,
     )
-    TURN_IT.layout(reading_state, reading_view, serving.PAGE_EVENT)  # follows the reading once on the screen
+    TURN_IT.layout(reading_state, pad, reading_view, serving.PAGE_EVENT)  # follows the reading once on the screen
     TWO_DIGITS.layout(serving.PAGE_EVENT)  # a pad of its own, and /predict_pair
 
 demo.queue(default_concurrency_limit=serving.API_WORKERS)

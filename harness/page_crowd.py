@@ -4,15 +4,16 @@ does (harness/page_protocol.py): the load of bench/app_load.py and tests/test_ap
 Each person sends what the page sends, one POST per event outside Gradio's queue, at a person's
 pace: loads the page's decoder once (a browser keeps it), and its network and ONNX Runtime Web
 where it has them; draws a digit stroke by stroke (a page that reads drawings itself sends nothing
-while a stroke is drawn; one without, the pad's value every LIVE_SECONDS, the next only once the
-last is answered; the whole stroke at pen-up, answered with its details: Figure 4 and the routing
-view); then drags a slider in a few steps, which the page's decoder redraws with no
-request (a page without one, as before the decoder was in the page, sends each step); after
-one digit in TURN_SHARE scrolls down to Turn it (its refresh: the turn panel and the rotation sweep)
-and drags the rotation slider in a few steps (a page that turns the digit itself fetches Turn it's
-graphs the first time and sends no move, nor, once it has them, a refresh: it sweeps the digit
-itself); looks at the result for PAUSE_SECONDS, presses Clear
-(a reading of the empty pad, and its details). PAIR_SHARE of the people then scroll down to Two
+while a stroke is drawn, and today's page nothing at all, `Page.reads_in_page`; one without, the
+pad's value every LIVE_SECONDS, the next only once the last is answered; the whole stroke at
+pen-up, answered with its details: Figure 4 and the routing view); then drags a slider in a few
+steps, which the page's decoder redraws with no request (a page without one, as before the
+decoder was in the page, sends each step); after one digit in TURN_SHARE scrolls down to Turn it
+(its refresh: the turn panel and the rotation sweep) and drags the rotation slider in a few steps
+(a page that turns the digit itself fetches Turn it's graphs the first time and sends no move,
+nor, once it has them, a refresh: it sweeps the digit itself; today's page waits for them rather
+than ask); looks at the result for PAUSE_SECONDS, presses Clear
+(a reading of the empty pad, and its details, where the server reads). PAIR_SHARE of the people then scroll down to Two
 digits and draw a pair on its pad of two pens: a digit with pen 1, then another digit with pen 2
 moved over it, stroke by stroke as on the first pad; in DECODE_SHARE of the pairs they change
 Decode as; they look, press that pad's Clear, and draw another digit. Every answer is checked
@@ -123,6 +124,8 @@ class Person(PageClient):
         self.pair_revision = 0  # and so does the Two-digits pad
         self.pair_decode_as = two_digits.TWO_READ
         self.sliders = page.sliders  # the sliders' value on the page
+        self.value = pad_value([], 0)  # the pad's value, which the server's fallbacks take too
+        self.finished = 0  # strokes finished on the digit pad and read, by the server or the page
 
     async def send_drawing(
         self,
@@ -134,6 +137,7 @@ class Person(PageClient):
     ) -> list | None:
         self.revision += 1
         value = pad_value(strokes, self.revision, drawing=drawing)
+        self.value = value
         if not drawing:  # a finished stroke: its details come with it
             problem = all_of(problem, details_problem(bool(strokes)))
         outputs = await self.send(event, self.page.read_drawing, self.page.drawing(value, self.sliders), problem, since)
@@ -147,9 +151,19 @@ class Person(PageClient):
             if pen_up is None:
                 if self.page.network is None:  # else the page reads it: nothing is sent
                     await self.send_drawing("live", shown, True, reading_problem(None))
+            elif self.reads_here:
+                self.revision += 1
+                self.value = pad_value(shown, self.revision)
+                self.finished += 1
             else:
                 finished = digit if len(shown) == len(strokes) else None
                 await self.send_drawing("final", shown, False, reading_problem(finished), since=pen_up)
+                self.finished += 1
+
+    @property
+    def reads_here(self) -> bool:
+        """Whether the page reads the digit pad's drawings itself and sends nothing of them."""
+        return self.page.reads_in_page and self.page.network is not None
 
     async def send_pair(
         self,
@@ -208,7 +222,7 @@ class Person(PageClient):
     async def move_a_slider(self, digit: int) -> None:
         """Drag one slider to a random offset within its range, in SLIDER_STEPS moves: redrawn by
         the page's decoder, or where the page has none, each move sent."""
-        if not self.sliders.get("enabled"):
+        if not (self.sliders.get("enabled") or self.reads_here):
             return  # no details came: the page's sliders stay disabled
         row = self.sliders["rows"][self.rng.integers(len(self.sliders["rows"]))]
         target = self.rng.uniform(-row["limit"], row["limit"])
@@ -221,7 +235,7 @@ class Person(PageClient):
                 await self.send(
                     "slider",
                     self.page.move_dimensions,
-                    [None, self.page.decode_as, self.page.scale, self.sliders],
+                    [None, self.page.decode_as, self.page.scale, self.sliders, *self.drawing_sent],
                     reading_problem(digit),
                 )
             await asyncio.sleep(max(0.0, sent + STEP_SECONDS - time.perf_counter()))
@@ -233,9 +247,12 @@ class Person(PageClient):
         that sweeps the digit itself asks for the refresh only the first time, its graphs still
         loading."""
         transforms = self.page.transforms
-        if not (self.page.sweeps_in_page and self.browser.has_turn_graphs):
+        if not (self.page.sweeps_in_page and self.browser.has_turn_graphs) and not self.reads_here:
             await self.send(
-                "turn-refresh", self.page.turn_refresh, [None, transforms], turn_problem(transforms["revision"], digit)
+                "turn-refresh",
+                self.page.turn_refresh,
+                [None, transforms, *self.drawing_sent],
+                turn_problem(transforms["revision"], digit),
             )
         target = self.rng.uniform(-90, 90)  # drawn either way: the people choose alike
         if self.page.turn_graphs:
@@ -251,11 +268,23 @@ class Person(PageClient):
                 "revision": transforms["revision"] + 1,
             }
             sent = time.perf_counter()
-            await self.send("turn", self.page.turn, [None, transforms], turn_problem(transforms["revision"]))
+            await self.send(
+                "turn", self.page.turn, [None, transforms, *self.drawing_sent], turn_problem(transforms["revision"])
+            )
             await asyncio.sleep(max(0.0, sent + STEP_SECONDS - time.perf_counter()))
 
+    @property
+    def drawing_sent(self) -> list:
+        """What the server's fallbacks take beside their inputs: the pad's value, where the page
+        reads drawings itself (the server then has not heard of it)."""
+        return [self.value] if self.page.reads_in_page else []
+
     async def clear(self) -> None:
-        await self.send_drawing("clear", [], False, empty_problem)
+        if self.reads_here:
+            self.revision += 1
+            self.value = pad_value([], self.revision)
+        else:
+            await self.send_drawing("clear", [], False, empty_problem)
 
     async def use(
         self, drawings: list[tuple[int, list[list[float]]]], start_delay: float, done: Callable[[int], bool]
@@ -307,8 +336,7 @@ async def _use_the_page(
         ]
 
         def person_done(digits: int) -> bool:
-            finals = sum(exchange.event == "final" for person in crowd for exchange in person.exchanges)
-            return done(digits, finals)
+            return done(digits, sum(person.finished for person in crowd))
 
         spread = STROKE_SECONDS + PAUSE_SECONDS  # people arrive over about one digit's time
         await asyncio.gather(*(person.use(drawings, person.rng.uniform(0, spread), person_done) for person in crowd))
@@ -333,8 +361,8 @@ def use_the_page(
         people: how many at once, each a session of its own: person k is always session "person-k".
         drawings: (digit, strokes) to draw, each person picking at random.
         done: ``done(digits, final_readings)``, asked by each person before each digit with the
-            digits they have drawn and the final readings answered to everyone so far: True stops
-            that person.
+            digits they have drawn and the strokes finished and read so far, by the server or by
+            everyone's pages: True stops that person.
         seed: the people's choices (drawings, sliders, arrival) follow from it.
         pair_share: of the people, those who also draw a pair in Two digits after each digit
             (none where the page has no Two-digits pad).

@@ -88,6 +88,9 @@ class Page:
     # digit itself once Turn it is near the screen: empty, a page that sends each transform move
     sweeps_in_page: bool = False  # whether a page with those graphs also refreshes Turn it itself (the
     # turn panel and the rotation sweep): False, a page that asks the server for every refresh
+    reads_in_page: bool = False  # whether a page with the network sends nothing of its digit pad (no
+    # reading at pen-up, none for Clear) and waits for Turn it's graphs rather than ask for a refresh:
+    # False, a page that sends each finished stroke and Clear, and asks for Turn it's first refresh
 
     def drawing(self, value: dict, sliders: dict | None = None) -> list:
         """The data of the pad's event for its ``value``: the value, then what the page sends beside
@@ -117,6 +120,7 @@ class Page:
             tuple(f"{page_network.RUNTIME}/{name}" for name in page_network.RUNTIME_FILES),
             (app.TURN_IT.cnn_graph.url, app.TURN_IT.turn_graph.url),
             sweeps_in_page=True,
+            reads_in_page=True,
         )
 
 

@@ -103,6 +103,19 @@ async (offsets) => {{
 }}
 """
 
+# In the page: once Decode as or the slider range shows `chosen` (the radio's value) and the page
+# has published the choice (reading_store.js `decodeAs`): whether the page redrew it itself.
+CHOSEN_SCRIPT = f"""
+(chosen) => import(new URL('{page_modules.URL}/reading_store.js', document.baseURI)).then((store) =>
+  new Promise((done) => {{
+    const taken = (choice) => choice && (choice.digit === chosen || choice.range === chosen);
+    if (taken(store.decodeAs.current())) return done(store.decodeAs.current().redrawnHere);
+    const stop = store.decodeAs.subscribe((choice) => {{
+      if (taken(choice)) {{ stop(); done(choice.redrawnHere); }}
+    }});
+  }}))
+"""
+
 # In the page: whether the page's decoder has its weights and draws the panel's reading (it
 # cancels a redraw of the picture shown, unmoved, which it can draw), without moving anything.
 DECODER_DRAWS_SCRIPT = """
@@ -184,14 +197,26 @@ class SliderDriver:
 
     def __init__(self, page):
         self.page = page
-        self.answers = 0  # the page's events answered by the server so far
+        self.requests = 0  # the page's events sent to the server so far
+        self.answers = 0  # and answered
+        page.on("request", self._sent)
         page.on("requestfinished", self._answered)
         page.wait_for_selector("#sliders input[type=range]")
         page.evaluate(DRAG_TIMING_SCRIPT)
 
+    def _sent(self, request) -> None:
+        if request.method == "POST" and request.url.endswith("/gradio_api/run/predict"):
+            self.requests += 1
+
     def _answered(self, request) -> None:
         if request.method == "POST" and request.url.endswith("/gradio_api/run/predict"):
             self.answers += 1
+
+    def all_shown(self, timeout: float = 60.0) -> None:
+        """Wait until every event sent to the server is answered, and the reading panel and the
+        sliders have drawn all that was asked of them."""
+        self.answered(self.answers, self.requests - self.answers, timeout)
+        self.page.evaluate(f"() => {SLIDERS_DRAWN}")
 
     def answered(self, before: int, events: int, timeout: float = 60.0) -> None:
         """Wait until the server has answered ``events`` of the page's events since ``before``
@@ -204,19 +229,31 @@ class SliderDriver:
         self.page.evaluate("() => new Promise((shown) => requestAnimationFrame(() => requestAnimationFrame(shown)))")
 
     def tap_example(self, index: int, timeout: float = 60.0) -> str:
-        """Tap the pad's ``index``-th MNIST example and wait until its reading is on the page and
-        the sliders follow it (the reading, with its details, answered); returns the digit read."""
-        before = self.answers
+        """Tap the pad's ``index``-th MNIST example and wait until its finished reading is on the
+        page (read there, or answered with its details by the server) and the sliders follow it;
+        returns the digit read."""
         self.page.locator("#pad button.example").nth(index).click()
-        self.answered(before, 1, timeout)
+        self.page.wait_for_function(
+            "() => { const panel = document.querySelector('#reading-panel .panel[data-settled]');"
+            " return panel?.dataset.revision === document.querySelector('#pad [data-revision]').dataset.revision; }",
+            timeout=timeout * 1000,
+        )
+        self.all_shown(timeout)
         return self.page.locator("#reading-panel .digit").inner_text()
 
     def choose(self, selector: str, timeout: float = 60.0) -> None:
-        """Click the radio button of ``selector`` (*Decode as*, *Slider range*) and wait for the
-        server's answer (the panel, the sliders at zero with their names, Figure 4) on the page."""
-        before = self.answers
-        self.page.locator(selector).click()
-        self.answered(before, 1, timeout)
+        """Click the radio button of ``selector`` (*Decode as*, *Slider range*) and wait until the
+        page shows what follows it (the panel, the sliders at zero with their names), drawn there,
+        or where the page cannot, answered by the server."""
+        requests = self.requests
+        button = self.page.locator(selector)
+        button.click()
+        redrawn_here = self.page.evaluate(CHOSEN_SCRIPT, button.get_attribute("value"))
+        deadline = time.monotonic() + timeout
+        while not redrawn_here and self.requests == requests:  # the event's request is on its way
+            assert time.monotonic() < deadline, "the page neither redrew nor asked the server"
+            self.page.wait_for_timeout(10)
+        self.all_shown(timeout)
 
     def decoder_draws(self) -> bool:
         """Whether the page's decoder has its weights and draws this reading."""

@@ -82,7 +82,7 @@ class DimensionSliders(gr.HTML):
             value=value,
             html_template=TEMPLATE,
             css_template=(_HERE / "dimension_sliders.css").read_text(encoding="utf-8"),
-            js_on_load=page_modules.mounted("dimension_sliders.js", events=("input",)),
+            js_on_load=page_modules.mounted("dimension_sliders.js", events=("input", "submit")),
             apply_default_css=False,
             digit_rows=digit_rows or {},
             palette=PALETTE,

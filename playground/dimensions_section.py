@@ -10,9 +10,9 @@ in the page for a reading of the page's, and by the server with the sliders' val
 `DimensionsSection.layout` lays the section out inside the app's Blocks and wires its events: a
 slider's move redraws the reading panel's reconstruction, in the page (the decoder's graph) or, where
 the page cannot, on the server; *Decode as*, or the sliders' range, changed redraws that capsule's
-reconstruction, the sliders' names and pictures and Figure 4 in the page at once, and brings from
-the server its sliders back at zero, with their names and pictures, and its Figure 4 (the page's
-fallback: `Figure4View` draws the server's only where the page decodes nothing of its own).
+reconstruction, the sliders' names and pictures and Figure 4 in the page, or where it cannot, brings
+from the server its sliders back at zero, with their names and pictures, and its Figure 4
+(`Figure4View` draws the server's only where the page decodes nothing of its own).
 """
 
 from dataclasses import dataclass
@@ -23,11 +23,12 @@ import torch
 from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
 from capsnet.studies.dimension_names_file import DimensionNames
 from playground import dimension_changes, dimension_sliders, figure4_views, page_modules, serving, views
+from playground.drawing_pad import DrawingError, DrawingPad
 from playground.reading import WINNER, Reading, ReadingSection
 
 PAPER, SPREAD = "paper", "spread"  # the sliders' two ranges
 # Decode as, or the range, changed: the page's decoder redraws the chosen capsule at zero offsets,
-# as the server's answer will show it, and the sliders follow; nothing where it cannot.
+# and the sliders follow; where it cannot, the sliders ask the server (their "submit" event).
 REDRAW_AS = page_modules.called("reading_panel.js", "redrawAs", WINNER)
 
 
@@ -143,12 +144,17 @@ class DimensionsSection:
             ends[SPREAD] = f"−{self.names.spread_range:g} sd … +{self.names.spread_range:g} sd"
         return ends
 
-    def move_dimensions(self, reading: Reading | None, decode_as: str, scale: str, sliders: dict) -> str:
+    def move_dimensions(
+        self, reading: Reading | None, decode_as: str, scale: str, sliders: dict, drawing: dict | None = None
+    ) -> str:
         """A slider moved: the reading panel with the offsets added to the decoded capsule."""
         try:
             self.check_decoding(decode_as, scale)
+            reading = self.reading.reading_of(reading, drawing)
         except DecodingError as error:
             return views.message_panel(f"Cannot move the sliders: {error}")
+        except DrawingError as error:
+            return views.message_panel(f"Cannot read this drawing: {error}")
         if reading is None:  # the page enables the sliders with a reading: the server dropped it since
             return views.message_panel(
                 "This page's reading is no longer kept on the server (it keeps the "
@@ -162,14 +168,20 @@ class DimensionsSection:
             return views.message_panel(f"Cannot move the sliders: {error}")
         return self.reading.panel(reading, decode_as, offsets)
 
-    def decode_again(self, reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict) -> tuple:
-        """Decode as, or the sliders' range, changed: the reconstruction, the sliders back at zero
-        with that capsule's names, its Figure 4; the reading panel says why not where either is a
-        value the page cannot have sent, and the rest stays as it is."""
+    def decode_again(
+        self, reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict, drawing: dict | None = None
+    ) -> tuple:
+        """Decode as, or the sliders' range, changed where the page cannot redraw: the
+        reconstruction, the sliders back at zero with that capsule's names, its Figure 4; the reading
+        panel says why not where either is a value the page cannot have sent, and the rest stays as
+        it is."""
         try:
             self.check_decoding(decode_as, scale)
+            reading = self.reading.reading_of(reading, drawing)
         except DecodingError as error:
             return views.message_panel(f"Cannot decode: {error}"), gr.skip(), gr.skip()
+        except DrawingError as error:
+            return views.message_panel(f"Cannot read this drawing: {error}"), gr.skip(), gr.skip()
         digit = None if reading is None else reading.decoded_digit(decode_as)
         return (
             self.reading.panel(reading, decode_as),
@@ -178,13 +190,13 @@ class DimensionsSection:
         )
 
     def layout(
-        self, reading: gr.State, reading_view: gr.HTML, decode_as: gr.Radio, page_event: dict
+        self, reading: gr.State, pad: DrawingPad, reading_view: gr.HTML, decode_as: gr.Radio, page_event: dict
     ) -> tuple[gr.Radio, dimension_sliders.DimensionSliders, "Figure4View"]:
         """The section, laid out where it is called inside the app's Blocks, its events wired: a
-        slider's move redraws ``reading_view`` (in the page, or where it cannot, on the server);
-        ``decode_as`` or the range changed, the reconstruction in the page at once, then the panel,
-        the sliders and Figure 4 from the server. The range, the sliders and Figure 4, for the
-        app's `show_details`."""
+        slider's move redraws ``reading_view``; ``decode_as`` or the range changed, the
+        reconstruction, the sliders and Figure 4. In the page, or where it cannot, on the server,
+        whose events take ``pad``'s drawing. The range, the sliders and Figure 4, for the app's
+        `show_details`."""
         gr.Markdown(
             f"### The {self.dimensions} dimensions of the capsule\nEach slider adds an offset to one "
             "dimension of the decoded capsule; the reconstruction above follows."
@@ -206,16 +218,15 @@ class DimensionsSection:
                 figure4 = Figure4View(None, self.sweep_ends(), elem_id="figure4")
         sliders.input(
             self.move_dimensions,
-            inputs=[reading, decode_as, scale, sliders],
+            inputs=[reading, decode_as, scale, sliders, pad],
             outputs=reading_view,
             trigger_mode="always_last",
             **page_event,
         )
         gr.on([decode_as.input, scale.input], None, inputs=[decode_as, scale], js=REDRAW_AS, **page_event)
-        gr.on(
-            [decode_as.input, scale.input],
+        sliders.submit(  # fired by the page where it cannot redraw (dimension_sliders.js)
             self.decode_again,
-            inputs=[reading, decode_as, scale, sliders],
+            inputs=[reading, decode_as, scale, sliders, pad],
             outputs=[reading_view, sliders, figure4],
             trigger_mode="always_last",
             **page_event,

@@ -5,7 +5,8 @@ server gets each pen's ink apart.
 
 The page side (drawing_pad.js, drawing_pad.css) runs in a gr.HTML component: strokes are drawn
 with pointer events (mouse, pen or finger), kept on the page, and sent while a stroke is drawn and
-when it ends. Its value:
+when it ends, as the component's "input" event, unless the page reads it itself: its value then
+changes with no request, for the server's fallbacks to take as their input. Its value:
 
     {"strokes": ["x0 y0 x1 y1 ...", ...],       # pad units, 0..SIDE, each stroke BRUSH wide
      "background": base64 or null,              # an example under the strokes: 28x28 ink, 784 bytes a pen
@@ -147,7 +148,7 @@ class DrawingPad(gr.HTML):
                 examples=buttons, pens=pens, hint=html.escape(hint), examples_caption=html.escape(examples_caption)
             ),
             css_template=(_HERE / "drawing_pad.css").read_text(encoding="utf-8"),
-            js_on_load=page_modules.mounted("drawing_pad.js"),
+            js_on_load=page_modules.mounted("drawing_pad.js", events=("input",)),
             apply_default_css=False,
             side=SIDE,
             brush=BRUSH,

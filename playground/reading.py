@@ -199,6 +199,22 @@ class ReadingSection:
             return gr.skip(), self.panel(reading)
         return reading, self.panel(reading, settled=True)
 
+    def reading_of(self, kept: Reading | None, value: dict | None) -> Reading | None:
+        """The reading of the pad's drawing ``value`` for a server's fallback: ``kept`` where it is of
+        that drawing (or no drawing is given), else the drawing read now. A drawing the page read
+        itself never reached the server, and the fallback brings it along.
+
+        Raises:
+            drawing_pad.DrawingError: ``value`` is not a drawing the page can have sent.
+        """
+        if value is None:
+            return kept
+        drawing = drawing_pad.parse(value)
+        if kept is not None and kept.revision == drawing.revision:
+            return kept
+        image = ink_to_mnist(drawing_pad.ink(drawing))
+        return None if image is None else read(self.network, image, drawing.revision)
+
     def predict(self, image: Image.Image | np.ndarray | None) -> tuple[dict | None, np.ndarray | None, Reading | None]:
         """/predict: read an image (any size, dark ink on light paper or the reverse, or strokes on a
         transparent background): the digit and the ten capsule lengths, the winner's reconstruction
@@ -270,6 +286,7 @@ class ReadingSection:
                     routing_url=self.routing_graph.url,
                     runtime_url=RUNTIME,
                     reader_pad="#pad",
+                    decode_as_winner=f"#decode-as input[value='{WINNER}']",
                     facts={**PREPROCESSING, "classes": self.network.config.num_classes},
                     panel_template=self.panel_template(),
                     empty_panel=self.panel(None),
@@ -279,6 +296,7 @@ class ReadingSection:
                     value=WINNER,
                     label="Decode as",
                     info="which digit capsule the decoder redraws from",
+                    elem_id="decode-as",
                 )
         return pad, reading_view, decode_as
 

@@ -23,8 +23,10 @@ from capsnet.studies.dimension_names_file import DimensionNames
 from capsnet.studies.robustness_file import RESULTS_FILE
 from capsnet.studies.statistics import Difference, percent
 from playground import page_modules, serving, turn_views
+from playground.drawing_pad import DrawingError, DrawingPad
 from playground.networks import Measurement
 from playground.page_network import RUNTIME, PageGraph
+from playground.reading import ReadingSection
 from playground.transform_sliders import UNCHANGED, TransformSliders, TurnError, change_of
 
 SWEEP_ANGLES = np.array(SWEEPS["rotation"][0])  # degrees: a drawing's rotation sweep, the measurement's steps
@@ -44,10 +46,11 @@ class TurnItSection:
 
     The event functions take the reading of the current drawing (`reading.Reading`, gr.State):
     its ``image`` (the network's input, [28, 28] in [0, 1]), ``capsules`` ([10, 16]), ``lengths``
-    and ``winner``.
+    and ``winner``; and the drawing pad's value, which they read where the page read it and the
+    server has not (`ReadingSection.reading_of`).
     """
 
-    capsnet: CapsNet
+    reading: ReadingSection  # the app's CapsNet and the drawing it read
     cnn: BaselineCNN
     names: DimensionNames | None  # the measured names of each digit's dimensions, or None
     robustness: InitVar[Measurement]  # robustness.json for both networks, or why there is none
@@ -58,6 +61,10 @@ class TurnItSection:
 
     def __post_init__(self, robustness: Measurement):
         self.curve, self.finding = measured(robustness)
+
+    @property
+    def capsnet(self) -> CapsNet:
+        return self.reading.network
 
     def turned(self, reading, change: AffineChange) -> turn_views.Turned:
         """Both networks on the drawing changed by ``change``, and how the drawn digit's capsule moved."""
@@ -114,8 +121,12 @@ class TurnItSection:
             revision,
         )
 
-    def turn(self, reading, sliders) -> str:
+    def turn(self, reading, sliders, drawing: dict | None = None) -> str:
         """A transform slider moved: the turn panel, the one output of the event."""
+        try:
+            reading = self.reading.reading_of(reading, drawing)
+        except DrawingError as error:
+            return turn_views.turn_message(f"Cannot read this drawing: {error}")
         return turn_views.turn_message(NO_READING) if reading is None else self.panel(reading, sliders)
 
     def follow(self, reading, sliders) -> str:
@@ -128,9 +139,13 @@ class TurnItSection:
             return turn_views.sweep_html(None, self.curve, NO_CURVE, "")
         return turn_views.sweep_html(self.sweep(reading), self.curve, NO_CURVE, str(reading.revision))
 
-    def show(self, reading, sliders) -> tuple[str, str]:
+    def show(self, reading, sliders, drawing: dict | None = None) -> tuple[str, str]:
         """The section is on the screen and shows another reading than the current one (turn_sweep.js
         asks): the turn panel and the sweep for the current one."""
+        try:
+            reading = self.reading.reading_of(reading, drawing)
+        except DrawingError as error:
+            return turn_views.turn_message(f"Cannot read this drawing: {error}"), gr.skip()
         return self.follow(reading, sliders), self.sweep_view(reading)
 
     def panel_template(self, drawn: int) -> str:
@@ -151,11 +166,11 @@ class TurnItSection:
         full = turn_views.Sweep(0, SWEEP_ANGLES, ones, misread, ones, misread)
         return turn_views.sweep_html(full, self.curve, NO_CURVE, "")
 
-    def layout(self, reading: gr.State, reading_view: gr.HTML, page_event: dict) -> None:
+    def layout(self, reading: gr.State, pad: DrawingPad, reading_view: gr.HTML, page_event: dict) -> None:
         """The section, laid out where it is called inside the app's Blocks, its events wired:
         a slider's move updates the turn panel alone; a new reading of ``reading_view``'s brings
         the panel and the sweep for it once the section is on the screen (made in the page where
-        it turns the digit itself, else by ``show``)."""
+        it turns the digit itself, else by ``show``). The server's events take ``pad``'s drawing."""
         gr.Markdown(INTRODUCTION.format(claim=PAPER_CLAIM, ours=self.finding), elem_id="turn-it")
         with gr.Row(equal_height=False):
             with gr.Column(scale=4, min_width=300):
@@ -176,6 +191,8 @@ class TurnItSection:
                     kept_template=self.panel_template(0),
                     lost_template=self.panel_template(1),
                     sweep_template=self.sweep_template(),
+                    empty_panel=turn_views.empty_turn_panel(PROMPT),
+                    empty_sweep=self.sweep_view(None),
                     sweep_angles=SWEEP_ANGLES.tolist(),
                     sweep_y={"zero": turn_views.BOTTOM, "one": turn_views.TOP},
                 )
@@ -183,12 +200,13 @@ class TurnItSection:
             self.sweep_view(None),
             elem_id="turn-sweep",
             js_on_load=page_modules.mounted("turn_sweep.js", events=("refresh",)),
-            reading_panel=f"#{reading_view.elem_id}",
         )
 
-        sliders.input(self.turn, inputs=[reading, sliders], outputs=panel, trigger_mode="always_last", **page_event)
+        sliders.input(
+            self.turn, inputs=[reading, sliders, pad], outputs=panel, trigger_mode="always_last", **page_event
+        )
         sweep.refresh(
-            self.show, inputs=[reading, sliders], outputs=[panel, sweep], trigger_mode="always_last", **page_event
+            self.show, inputs=[reading, sliders, pad], outputs=[panel, sweep], trigger_mode="always_last", **page_event
         )
 
 

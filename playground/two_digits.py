@@ -237,7 +237,7 @@ class TwoDigitsSection:
                     elem_id="pair-decode-as",
                     info="redraw another digit's capsule too: one of a digit that is not there should redraw little",
                 )
-        pad.change(
+        pad.input(
             self.read_drawing,
             inputs=[pad, decode_as],
             outputs=[reading, panel],

@@ -13,6 +13,7 @@ from capsnet.shipping.onnx_file import file_name
 from harness.digit_strokes import pad_value, strokes
 from playground.dimensions_section import PAPER, SPREAD
 from playground.reading import EXAMPLES as PAGE_EXAMPLES, example_ink
+from playground.transform_sliders import UNCHANGED
 from tests.support.examples import EXAMPLES, example_pixels, label_of
 
 ZEROS = [0.0] * 16
@@ -175,6 +176,31 @@ def test_sliders_of_a_reading_the_server_dropped_ask_to_draw_again(app):
     used least recently (serving.SESSIONS_KEPT)."""
     shown = app.CAPSULE_DIMENSIONS.move_dimensions(None, app.WINNER, PAPER, {"offsets": ZEROS})
     assert 'role="alert"' in shown and "draw the digit again" in shown
+
+
+def test_the_server_s_fallbacks_read_the_drawing_the_page_read(app, reading):
+    """A drawing the page read never reached the server: a fallback (a slider's move, Decode as,
+    Turn it) reads the pad's value it brings, where the kept reading is of another drawing."""
+    three = drawn(3, revision=9)
+    sliders = app.CAPSULE_DIMENSIONS.sliders_at_zero(3, PAPER)
+    for kept in (None, reading):  # nothing kept, or the 7 of revision 1
+        assert panel_digit(app.CAPSULE_DIMENSIONS.move_dimensions(kept, app.WINNER, PAPER, sliders, three)) == "3"
+        panel, _, figure4 = app.CAPSULE_DIMENSIONS.decode_again(kept, "5", PAPER, {}, three)
+        assert panel_digit(panel) == "3" and "Reconstruction from capsule 5" in panel and figure4["digit"] == 5
+        turned, sweep = app.TURN_IT.show(kept, {**UNCHANGED, "revision": 1}, three)
+        assert "CapsNet redraws capsule 3" in turned and 'data-reading="9"' in sweep
+    assert app.READING.reading_of(reading, drawn(7, revision=reading.revision)) is reading  # not read again
+    assert app.READING.reading_of(reading, None) is reading  # a page that sends no drawing: as kept
+
+
+@pytest.mark.parametrize("forged", [{"strokes": "1 2"}, [], "3"], ids=["strokes", "list", "string"])
+def test_a_forged_drawing_in_a_fallback_gets_its_reason(app, reading, forged):
+    sliders = app.CAPSULE_DIMENSIONS.sliders_at_zero(7, PAPER)
+    moved = app.CAPSULE_DIMENSIONS.move_dimensions(reading, app.WINNER, PAPER, sliders, forged)
+    decoded = app.CAPSULE_DIMENSIONS.decode_again(reading, "5", PAPER, {}, forged)[0]
+    turned = app.TURN_IT.turn(reading, {**UNCHANGED, "revision": 1}, forged)
+    for shown in (moved, decoded, turned):
+        assert 'role="alert"' in shown and "Cannot read this drawing: " in shown
 
 
 @pytest.mark.parametrize(

@@ -247,7 +247,7 @@ def test_forged_slider_values_get_a_clear_message(app, url, offsets):
     read_on_the_page(app, url, pad_value(strokes(3, 60, 30, 160, 220)), session)
     sliders = {"offsets": offsets, "rows": [], "enabled": True}
     panel = panel_of(
-        page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, "winner", "paper", sliders], session)
+        page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, "winner", "paper", sliders, None], session)
     )
     assert "Cannot move the sliders" in panel and "Traceback" not in panel
 
@@ -268,11 +268,13 @@ def test_forged_decode_as_and_slider_range_get_a_clear_message(app, url, forged)
         ("winner", forged, "the slider range must be one of paper"),
     ):
         panel, *rest = outputs_of(
-            page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, decode_as, scale, sliders], session)
+            page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, decode_as, scale, sliders, None], session)
         )
         assert "Cannot decode" in panel and reason in panel and all(map(left_as_is, rest))
         panel = panel_of(
-            page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, decode_as, scale, sliders], session)
+            page_event(
+                app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, decode_as, scale, sliders, None], session
+            )
         )
         assert "Cannot move the sliders" in panel and reason in panel
         drawn = pad_value(strokes(7, 60, 30, 160, 220))
@@ -280,7 +282,7 @@ def test_forged_decode_as_and_slider_range_get_a_clear_message(app, url, forged)
         assert "Cannot show Figure 4" in details[3]["message"] and reason in details[3]["message"]
         assert all(map(left_as_is, details[1:3] + details[4:5])) and '<div class="digit">7</div>' in details[-1]
     panel = outputs_of(
-        page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, "winner", "paper", sliders], session)
+        page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, "winner", "paper", sliders, None], session)
     )[0]
     assert '<div class="digit">7</div>' in panel  # the app decodes on
 

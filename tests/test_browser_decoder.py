@@ -2,9 +2,9 @@
 Playwright): it draws what the server draws, within one grey level of 255, for the ten MNIST
 examples, every slider at either end of both ranges and elsewhere, decoded as the winner and as
 another digit (against the server's reading panel and /perturb); a drag redraws at every move with
-no request; *Decode as* redraws before the server answers; without its weights, or for a reading of
-another network, the sliders ask the server, as before, and the page says nothing alarming; a
-reading never waits for the weights."""
+no request; *Decode as* redraws at once with no request; without its weights, or for a reading of
+another network, the sliders ask the server, as before (bringing the drawing the page read), and
+the page says nothing alarming; a reading never waits for the weights."""
 
 import base64
 import json
@@ -21,7 +21,14 @@ from harness.page_pictures import grey_picture
 from harness.page_protocol import outputs_of, page_event
 from harness.slider_drivers import PANEL_DRAWN, SliderDriver
 from playground.reading import EXAMPLES
-from tests.support.playground_pages import grey_levels_apart, networks_state, no_alarm, session_keeping_page
+from tests.support.playground_pages import (
+    grey_levels_apart,
+    keeping_pad_values,
+    networks_state,
+    no_alarm,
+    playground_page,
+    shown_value,
+)
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():
@@ -35,7 +42,7 @@ RECONSTRUCTION = re.compile(r'<figure class="reconstruction">.*?src="(data:image
 
 @pytest.fixture
 def page(browser):
-    page = session_keeping_page(browser)
+    page = keeping_pad_values(playground_page(browser))
     yield page
     page.context.close()
 
@@ -85,16 +92,20 @@ def shows(person: SliderDriver, expected: np.ndarray, timeout: float = 60.0) -> 
         person.page.wait_for_timeout(50)
 
 
-def servers_panel_picture(app, url: str, session: str, decode_as: str, scale: str, offsets: list[float]) -> np.ndarray:
-    """The reconstruction in the reading panel the server answers a slider move with, in ``session``."""
+def servers_panel_picture(app, url: str, page, decode_as: str, scale: str, offsets: list[float]) -> np.ndarray:
+    """The reconstruction in the reading panel the server answers a slider move with, for the
+    drawing ``page`` shows (which the server's fallback reads, as the page's own would bring it)."""
     sliders = {"offsets": offsets, "rows": [], "enabled": True}
-    event = page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, decode_as, scale, sliders], session)
-    panel = outputs_of(event)[0]
+    data = [None, decode_as, scale, sliders, shown_value(page)]
+    panel = outputs_of(page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, data, "server"))[0]
     return grey_picture(RECONSTRUCTION.search(panel).group(1))
 
 
-def perturb_picture(url: str, session: str, decode_as: str, offsets: list[float]) -> np.ndarray:
-    """/perturb's 280x280 picture in ``session``, one pixel of each 10x10 block: 28x28."""
+def perturb_picture(app, url: str, page, decode_as: str, offsets: list[float]) -> np.ndarray:
+    """/perturb's 280x280 picture, one pixel of each 10x10 block: 28x28, in a session whose kept
+    reading is the server's of the drawing ``page`` shows."""
+    session = "perturbed"
+    outputs_of(page_event(app, url, app.read_drawing, [shown_value(page), app.WINNER, "paper", {}], session))
     event, data = call_perturb(url, session, ", ".join([json.dumps(decode_as)] + [repr(x) for x in offsets]))
     assert event == "complete", data
     with urllib.request.urlopen(data[0]["url"], timeout=60) as response:
@@ -144,10 +155,10 @@ def test_the_page_draws_what_the_server_draws(app, url, page):
                     offsets = person.set_offsets(wanted)
                     shown = person.reconstruction()
                     assert person.answers == requests, "a slider move went to the server"
-                    server = servers_panel_picture(app, url, page.session, decode_as, scale, offsets)
+                    server = servers_panel_picture(app, url, page, decode_as, scale, offsets)
                     difference = grey_levels_apart(shown, server)
                     if scale == "paper":
-                        perturbed = perturb_picture(url, page.session, decode_as, offsets)
+                        perturbed = perturb_picture(app, url, page, decode_as, offsets)
                         difference = max(difference, grey_levels_apart(shown, perturbed))
                     assert difference <= GREY_LEVELS, f"example {example}, {scale} range, {decode_as}, {name}"
                     compared, worst = compared + 1, max(worst, difference)
@@ -179,27 +190,30 @@ def test_a_drag_redraws_at_every_move_with_no_request(app, url, page):
             "return offsets; }"
         )
     )
-    server = servers_panel_picture(app, url, page.session, "winner", "paper", offsets)
+    server = servers_panel_picture(app, url, page, "winner", "paper", offsets)
     assert grey_levels_apart(person.reconstruction(), server) <= GREY_LEVELS
 
 
-def test_decode_as_redraws_before_the_server_answers(app, url, page):
+def test_decode_as_redraws_at_once_with_no_request(app, url, page):
+    """Decode as another digit, at a slow server: the page redraws that capsule at once, the
+    server's picture of it within a grey level, the sliders back at zero, and nothing is sent."""
     person = with_decoder(page, url)
     winner = int(page.locator("#reading-panel .digit").inner_text())
     other = (winner + 4) % 10
     round_trip(page, SLOW_ROUND_TRIP_MS)
     before = person.reconstruction()
-    answers = person.answers
+    requests = person.requests
     page.locator(f'input[type=radio][value="{other}"]:not(#pair-decode-as input)').click()
     caption = f"Reconstruction from capsule {other}"  # Gradio runs the event's js a few ticks after the click
     sync_api.expect(page.locator("#reading-panel .reconstruction figcaption")).to_have_text(
         caption, timeout=SLOW_ROUND_TRIP_MS
     )
     drawn_at_once = person.reconstruction()
-    assert person.answers == answers  # drawn before any answer
     assert grey_levels_apart(drawn_at_once, before) > 10
-    person.answered(answers, 1)  # the server's answer
-    assert grey_levels_apart(person.reconstruction(), drawn_at_once) <= GREY_LEVELS
+    server = servers_panel_picture(app, url, page, str(other), "paper", [0.0] * 16)
+    assert grey_levels_apart(drawn_at_once, server) <= GREY_LEVELS
+    page.wait_for_timeout(2 * SLOW_ROUND_TRIP_MS)  # time for a request, were one sent
+    assert person.requests == requests
     assert page.locator("#reading-panel .reconstruction figcaption").inner_text() == caption
     assert page.locator("#sliders output").first.inner_text().strip() == "0.00"
 
@@ -219,7 +233,7 @@ def test_without_its_weights_the_sliders_ask_the_server(app, url, page):
     person.tap_example(3)
     assert not person.decoder_draws()
     offsets = one_moved(person, 0.2)
-    shows(person, servers_panel_picture(app, url, page.session, "winner", "paper", offsets))
+    shows(person, servers_panel_picture(app, url, page, "winner", "paper", offsets))
     deadline = time.monotonic() + 120  # the decoder loads after the capsules' graph: its refusal comes then
     while networks_state(page) == "waiting" and time.monotonic() < deadline:
         page.wait_for_timeout(100)
@@ -238,7 +252,7 @@ def test_a_reading_does_not_wait_for_the_weights_and_the_sliders_ask_the_server_
         page.wait_for_timeout(100)
     assert len(held) == 1 and not person.decoder_draws()
     offsets = one_moved(person, -0.1)
-    shows(person, servers_panel_picture(app, url, page.session, "winner", "paper", offsets))
+    shows(person, servers_panel_picture(app, url, page, "winner", "paper", offsets))
     held[0].continue_()
     page.wait_for_function(
         "() => !document.dispatchEvent(new CustomEvent('capsule-redraw', {cancelable: true, detail: {offsets: null}}))"
@@ -263,6 +277,6 @@ def test_a_reading_the_page_cannot_draw_is_left_to_the_server(app, url, page, pa
     page.evaluate(f"() => {{ document.querySelector('#reading-panel .panel').{spoilt}; }}")
     assert not person.decoder_draws()
     offsets = one_moved(person, 0.05)
-    shows(person, servers_panel_picture(app, url, page.session, "winner", "paper", offsets))
+    shows(person, servers_panel_picture(app, url, page, "winner", "paper", offsets))
     assert person.decoder_draws()  # the server's answer: a panel of this network
     no_alarm(page)

@@ -1,7 +1,7 @@
 """The pictures beside the dimension sliders of where each dimension changes the digit
 (playground/dimension_changes.py; in the page dimension_changes.js in the network worker,
 change_colours.js and dimension_sliders.js), in a real browser (Debian's Chromium driven by
-Playwright): a tapped example's 16 pictures are drawn in the page before the server answers, with
+Playwright): a tapped example's 16 pictures are drawn in the page with no request, with
 the rows of the digit read, and each is within two levels of 255 (every channel) of the server's for
 the same reading, digit and range, over both ranges and Decode as another digit; without the page's
 decoder the server's pictures are shown; while the pen is down they stay, and follow the reading
@@ -14,7 +14,7 @@ from harness.chromium_browser import CHROMIUM, PHONE, round_trip
 from harness.page_pictures import rgb_picture
 from harness.page_protocol import outputs_of, page_event
 from harness.slider_drivers import SLIDERS_DRAWN, SliderDriver
-from tests.support.playground_pages import grey_levels_apart, session_keeping_page
+from tests.support.playground_pages import grey_levels_apart, keeping_pad_values, playground_page, shown_value
 
 pytestmark = pytest.mark.browser
 if not CHROMIUM.exists():
@@ -47,7 +47,7 @@ SHOWN = """
 
 @pytest.fixture
 def page(browser):
-    page = session_keeping_page(browser)
+    page = keeping_pad_values(playground_page(browser))
     yield page
     page.context.close()
 
@@ -58,11 +58,12 @@ def shown(page) -> dict:
     return page.evaluate(SHOWN)
 
 
-def servers_sliders(app, url: str, session: str, decode_as: str, scale: str) -> dict:
+def servers_sliders(app, url: str, page, decode_as: str, scale: str) -> dict:
     """The sliders' value the server answers *Decode as* ``decode_as`` over ``scale`` with, for the
-    reading it keeps for ``session``: the rows, and the pictures in dimension order."""
-    event = page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, decode_as, scale, {}], session)
-    return outputs_of(event)[1]
+    drawing ``page`` shows (which the server's fallback reads): the rows, and the pictures in
+    dimension order."""
+    data = [None, decode_as, scale, {}, shown_value(page)]
+    return outputs_of(page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, data, "server"))[1]
 
 
 def assert_same_pictures(sliders: dict, server: dict, what: str) -> int:
@@ -98,7 +99,7 @@ def test_the_page_draws_the_pictures_the_server_draws(app, url, page):
                     person.choose(f'input[type=radio][value="{decode_as}"]:not(#pair-decode-as input)')
                 sliders = shown(page)
                 assert sliders["whose"] == "page", (example, scale, decode_as)
-                server = servers_sliders(app, url, page.session, decode_as, scale)
+                server = servers_sliders(app, url, page, decode_as, scale)
                 worst = max(worst, assert_same_pictures(sliders, server, f"example {example}, {scale}, {decode_as}"))
                 compared += len(sliders["rows"])
             person.choose('input[type=radio][value="winner"]:not(#pair-decode-as input)')
@@ -108,32 +109,27 @@ def test_the_page_draws_the_pictures_the_server_draws(app, url, page):
     print(f"{compared} pictures drawn in the page, at most {worst} level(s) from the server's")
 
 
-def test_a_new_reading_redraws_the_pictures_before_the_server_answers(app, url, page):
-    """At a slow server, a tapped example's rows and pictures are the page's before any answer
-    comes (no request is needed for them), of the new reading; they are the server's rows and
-    pictures within LEVELS, and the server's answers leave them so."""
+def test_a_new_reading_redraws_the_pictures_with_no_request(app, url, page):
+    """At a slow server, a tapped example's rows and pictures are the page's, of the new reading,
+    with no request; they are the server's rows and pictures within LEVELS."""
     page.goto(url)
     person = SliderDriver(page)
     person.tap_example(1)
     page.wait_for_function("() => document.querySelector('#sliders .dimensions').dataset.pictures === 'page'")
     round_trip(page, SLOW_ROUND_TRIP_MS)
-    before, answers = shown(page), person.answers
+    before, requests = shown(page), person.requests
     page.locator("#pad button.example").nth(6).click()
     page.wait_for_function(
         "(before) => { const shown = document.querySelector('#reading-panel .panel').dataset.revision;"
         " return shown !== before && document.querySelector('#sliders .dimensions').dataset.revision === shown; }",
         arg=before["panel"],
     )
-    drawn_at_once = page.evaluate(SHOWN)
-    assert person.answers == answers, "the pictures waited for the server"
+    drawn_at_once = shown(page)
     assert drawn_at_once["whose"] == "page" and drawn_at_once["revision"] != before["revision"]
     assert [row["picture"] for row in drawn_at_once["rows"]] != [row["picture"] for row in before["rows"]]
-    person.answered(answers, 1)  # the reading, with its details
-    after = shown(page)
-    server = servers_sliders(app, url, page.session, "winner", "paper")
-    assert_same_pictures(drawn_at_once, server, "drawn before the answers (the page's own reading)")
-    assert after["whose"] == "page"
-    assert_same_pictures(after, server, "after the answers (the server's reading)")
+    assert_same_pictures(drawn_at_once, servers_sliders(app, url, page, "winner", "paper"), "the page's own reading")
+    page.wait_for_timeout(2 * SLOW_ROUND_TRIP_MS)  # time for a request, were one sent
+    assert person.requests == requests and shown(page) == drawn_at_once
 
 
 # In the page: the reading panel's and the sliders' pad revisions.
@@ -181,7 +177,7 @@ def test_without_the_page_decoder_the_server_draws_the_pictures(app, url, page):
     person.tap_example(2)
     sliders = shown(page)
     assert sliders["whose"] == "server"
-    server = servers_sliders(app, url, page.session, "winner", "paper")
+    server = servers_sliders(app, url, page, "winner", "paper")
     assert [row["picture"] for row in sliders["rows"]] == [
         server["pictures"][row["dimension"]] for row in server["rows"]
     ]

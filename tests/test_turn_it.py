@@ -271,18 +271,20 @@ def test_over_http_a_move_turns_the_drawing_and_a_forged_one_disturbs_nothing(ap
     four = pad_value(strokes(4, 60, 30, 160, 220))
     drawn = last_output(app, url, app.read_drawing, Page.of(app).drawing(four), session)
     assert '<div class="digit">4</div>' in drawn
-    turned = last_output(app, url, app.TURN_IT.turn, [None, sliders(2, rotation=30)], session)
+    turned = last_output(app, url, app.TURN_IT.turn, [None, sliders(2, rotation=30), None], session)
     assert 'data-revision="2"' in turned and "CNN reads" in turned
     for value, reason in [
         (sliders(3, rotation=720), "outside its range"),
         ("x", "an object with keys"),
         ({**UNCHANGED, "scale": None}, "scale must be a finite number"),
     ]:
-        shown = last_output(app, url, app.TURN_IT.turn, [None, value], session)
+        shown = last_output(app, url, app.TURN_IT.turn, [None, value, None], session)
         assert "Cannot turn the digit" in shown and reason in html.unescape(shown)
-    again = last_output(app, url, app.TURN_IT.turn, [None, sliders(4, rotation=30)], session)
+    again = last_output(app, url, app.TURN_IT.turn, [None, sliders(4, rotation=30), None], session)
     assert again.replace('data-revision="4"', 'data-revision="2"') == turned  # the reading is still there
-    nan = last_output(app, url, app.TURN_IT.turn, [None, sliders(5, rotation=float("nan"))], session)  # JSON's NaN
+    nan = last_output(
+        app, url, app.TURN_IT.turn, [None, sliders(5, rotation=float("nan")), None], session
+    )  # JSON's NaN
     assert "rotation must be a finite number" in nan
 
 
@@ -292,7 +294,7 @@ def test_over_http_the_section_follows_the_reading_when_asked(app, url):
     last_output(
         app, url, app.read_drawing, Page.of(app).drawing(pad_value(strokes(1, 100, 30, 60, 220), revision=9)), session
     )
-    panel, sweep = outputs_of(page_event(app, url, app.TURN_IT.show, [None, sliders(rotation=20)], session))
+    panel, sweep = outputs_of(page_event(app, url, app.TURN_IT.show, [None, sliders(rotation=20), None], session))
     assert "CapsNet reads" in panel and 'data-revision="1"' in panel
     assert "Your 1, turned" in sweep and 'data-reading="9"' in sweep
 

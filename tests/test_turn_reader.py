@@ -7,7 +7,8 @@ only once the section is near the screen; the section's refresh for a new readin
 page with no request, its rotation sweep the server's own (sweep_fill.js fills its layout: the
 same caption, marks, lines and sentence, every value within 0.01) for examples and drawn digits
 misread when turned; where the page cannot turn (its graphs not to be had), the sliders and the
-refresh ask the server as before and the page says nothing alarming."""
+refresh ask the server, which reads the drawing the page read (the pad's value comes with them),
+and the page says nothing alarming."""
 
 import base64
 import json
@@ -27,8 +28,10 @@ from playground.reading import EXAMPLES, example_ink, read
 from playground.transform_sliders import SLIDERS, UNCHANGED
 from tests.support.playground_pages import (
     grey_levels_apart,
+    keeping_pad_values,
     networks_state,
     no_alarm,
+    offered_value,
     playground_page,
     wait_for_networks,
 )
@@ -135,7 +138,7 @@ async (cases) => {{
 def page(browser):
     """A playground page (tests/support/playground_pages.py) that also keeps the body of each event it
     sends to the server (``page.asked``, {data, fn_index, ...})."""
-    page = playground_page(browser)
+    page = keeping_pad_values(playground_page(browser))
     page.asked = []
     page.on(
         "request",
@@ -242,7 +245,9 @@ def test_without_its_graphs_the_sliders_and_the_refresh_ask_the_server(app, url,
     person = tapped(page, url, 2)
     revision = settled(page, None)
     page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]', state="attached")
-    assert sum(body["fn_index"] == event_index(app, app.TURN_IT.show) for body in page.asked) == 1
+    asked = [body for body in page.asked if body["fn_index"] == event_index(app, app.TURN_IT.show)]
+    assert len(asked) == 1 and asked[0]["data"][-1]["revision"] == int(revision)  # the drawing the page read
+    assert page.locator("#turn-panel .verdict.capsnet b").inner_text() == "2"  # the server read it too
     page.wait_for_timeout(2000)
     assert networks_state(page, "turner") == "unavailable"
     sent = len(page.sent)
@@ -374,10 +379,8 @@ def settled(page, before: str | None) -> str:
 
 
 def servers_reading_of(app, page, revision: str):
-    """The server's reading of the pad's value of ``revision`` as the page sent it."""
-    read_drawing = event_index(app, app.read_drawing)
-    values = [body["data"][0] for body in page.asked if body["fn_index"] == read_drawing]
-    value = next(value for value in values if str(value["revision"]) == revision)
+    """The server's reading of the pad's value of ``revision`` as the page offered it."""
+    value = offered_value(page, revision)
     return read(app.READING.network, ink_to_mnist(drawing_pad.ink(drawing_pad.parse(value))), int(revision))
 
 

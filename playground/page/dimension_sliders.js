@@ -7,8 +7,8 @@
 //
 // Dragging a slider sets the offset and asks the page's decoder to redraw the reconstruction (a
 // "capsule-redraw" event: reading_panel.js); only where it cannot does the move go to the server,
-// as the component's "input" event. The server sets the whole value (new labels, offsets back at
-// zero, its pictures).
+// as the component's "input" event, and Decode as or the range changed as its "submit" event. The
+// server sets the whole value (new labels, offsets back at zero, its pictures).
 //
 // Where the page's decoder draws the capsule the reading panel shows (its "capsule-shown" events,
 // once the pen has lifted), the sliders follow it in the page, with no request: that digit's rows
@@ -23,7 +23,7 @@ import { changeColours } from "./change_colours.js";
 import { newestOnly } from "./newest_only.js";
 import { dimensionChangesOf } from "./page_networks.js";
 import { colourPictureUrl } from "./panel_fill.js";
-import { decoding } from "./reading_store.js";
+import { decodeAs, decoding } from "./reading_store.js";
 
 // The page's pictures under way (newest_only.js), for drawn().
 const drawings = new Set();
@@ -157,10 +157,12 @@ export function mount({ element, props, watch, fire }) {
     render();
   });
 
-  // The Slider-range radio changed (reading_panel.js `redrawAs`): the page's rows and pictures
-  // follow once the reconstruction is redrawn ("capsule-shown").
-  document.addEventListener("capsule-redraw", ({ detail }) => {
-    if (detail.range !== undefined && following()) range = detail.range;
+  // Decode as or the Slider-range radio changed (reading_panel.js `redrawAs`): the page's rows and
+  // pictures follow once the reconstruction is redrawn ("capsule-shown"); where the page does not
+  // redraw, the server brings the reconstruction, the sliders and Figure 4 (the "submit" event).
+  decodeAs.subscribe((chosen) => {
+    if (chosen.redrawnHere && following()) range = chosen.range;
+    if (!chosen.redrawnHere) fire.submit();
   });
 
   // The reading panel shows a new capsule: a reading's, or Decode as's, at zero offsets (`atZero`),

@@ -1,15 +1,16 @@
 // The drawing pad's page side (playground/drawing_pad.py lays it out; gr.HTML gives `element`,
-// `props` and `watch`). A person draws with a mouse, a pen or a finger (pointer events); the pad
-// keeps the strokes and sets props.value to {strokes, background, revision, drawing} while a stroke
-// is drawn (at most every props.live_ms, drawing: true) and when it ends, which fires the
-// component's change event: one small JSON value per reading, no image upload. Coordinates are in
-// the pad's own units, 0..props.side, whatever size the canvas has on the screen. Each stroke goes
-// as one string of numbers and the background as base64, not as arrays: Gradio's page copies the
-// value element by element on every event, and a digit's few hundred points would be that many copies.
+// `props`, `watch` and `fire`, the events it fires). A person draws with a mouse, a pen or a finger
+// (pointer events); the pad keeps the strokes and sets props.value to {strokes, background,
+// revision, drawing} while a stroke is drawn (at most every props.live_ms, drawing: true) and when
+// it ends. Where the server reads the drawing, each such value fires the component's "input"
+// event: one small JSON value per reading, no image upload. Coordinates are in the pad's own units,
+// 0..props.side, whatever size the canvas has on the screen. Each stroke goes as one string of
+// numbers and the background as base64, not as arrays: Gradio's page copies the value element by
+// element on every event, and a digit's few hundred points would be that many copies.
 // A pad of several pens (props.colours, one a pen) draws each stroke in its pen's colour and sends
 // each stroke's pen as one digit of value.pens; its background has one layer of ink a pen.
 
-export function mount({ element, props, watch }) {
+export function mount({ element, props, watch, fire }) {
   const canvas = element.querySelector("canvas");
   const context = canvas.getContext("2d");
   const side = props.side;
@@ -31,8 +32,10 @@ export function mount({ element, props, watch }) {
   }
 
   // The reading panel (reading_panel.js) may read the drawing itself: it cancels the "pad-drawing"
-  // event, and the server then hears of the stroke being drawn only when it ends. Otherwise the
-  // stroke goes to the server at most every props.live_ms.
+  // event, and the server then hears nothing of it. The finished drawing is still the pad's value,
+  // which the server's fallbacks take as their input (the value changes with no request: the app
+  // listens to "input" alone). Otherwise the drawing goes to the server, while a stroke is drawn at
+  // most every props.live_ms.
   function send(drawing = false) {
     const all = stroke ? [...strokes, stroke] : strokes;
     const readHere = !element.dispatchEvent(
@@ -46,10 +49,12 @@ export function mount({ element, props, watch }) {
     revision += 1;
     element.dataset.revision = revision;
     if (drawing && readHere) return;
-    sentAt = performance.now();
     const value = { strokes: all.map((s) => s.join(" ")), background: encoded(background), revision, drawing };
     if (colours.length > 1) value.pens = (stroke ? [...pens, pen] : pens).join("");
     props.value = value;
+    if (readHere) return;
+    sentAt = performance.now();
+    fire.input();
   }
 
   function encoded(pixels) {

@@ -1,14 +1,15 @@
 // The reading panel's page side (playground/reading.py lays it out; gr.HTML gives `element`,
 // `props` and `watch`):
 //
-// - While a stroke is drawn on the pad props.reader_pad, the page's networks (page_networks.js,
-//   in a worker) read the newest drawing each time they are free, and the panel is filled here with
-//   the reading: the digit, the ten lengths, what the network sees, the reconstruction and the
-//   runner-up's. The panel is the server's layout (props.panel_template, reading_views.reading_panel), its
-//   numbers filled in: one renderer, whichever side computed them. The server hears of the drawing
-//   only once the stroke ends, and answers its settled panel (the same numbers) with Figure 4 and
-//   the routing view's numbers. Each reading made here is published (reading_store.js) for the
-//   panels that follow it; once the pen is up, with its routing.
+// - While a stroke is drawn on the pad props.reader_pad, and once the pen lifts, the page's
+//   networks (page_networks.js, in a worker) read the newest drawing each time they are free, and
+//   the panel is filled here with the reading: the digit, the ten lengths, what the network sees,
+//   the reconstruction and the runner-up's. The panel is the server's layout (props.panel_template,
+//   reading_views.reading_panel), its numbers filled in: one renderer, whichever side computed
+//   them. The server hears nothing of the drawing. Each reading made here is published
+//   (reading_store.js) for the panels that follow it; once the pen is up, with its routing, and as
+//   `settled`, as a finished drawing the server reads is when its panel comes. A new finished
+//   drawing is decoded as its winner: Decode as goes back to "winner", as the server's reading sets it.
 // - When a slider moves or Decode as changes (a "capsule-redraw" event), the decoder in the worker
 //   redraws the reconstruction from the panel's capsules (data-capsules), with no request.
 // - Whenever the panel comes to show a capsule the page's decoder can draw (a reading made here,
@@ -19,17 +20,17 @@
 //
 // The pad offers each drawing as a cancelable "pad-drawing" event, detail {strokes: flat arrays,
 // background: 784 ink values 0..255 or null, revision, drawing}; the panel cancels it where it reads
-// the drawing itself, and the pad then sends nothing while the stroke goes on. A "capsule-redraw"
-// event, detail {offsets: one number a dimension or null; digit: the capsule to draw, null for the
-// winner, absent for the one shown}, is cancelled where the page redraws. Where the page cannot (no
-// WebAssembly or workers, the visitor saves data, the files not loaded yet or not loadable, an
-// error), the events are left alone and the server is asked as before; the console says why, once,
-// as information: nothing has gone wrong for the person.
+// the drawing itself, and the pad then sends nothing. A "capsule-redraw" event, detail {offsets: one
+// number a dimension or null; digit: the capsule to draw, null for the winner, absent for the one
+// shown}, is cancelled where the page redraws. Where the page cannot (no WebAssembly or workers,
+// the visitor saves data, the files not loaded yet or not loadable, an error), the events are left
+// alone and the server is asked as before; the console says why, once, as information: nothing has
+// gone wrong for the person.
 
 import { newestOnly } from "./newest_only.js";
 import { decodeCapsule, readDrawing, readerState, startReader } from "./page_networks.js";
 import { barsFilled, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
-import { reading as shownReading } from "./reading_store.js";
+import { decodeAs as decodeAsChosen, settled, reading as shownReading } from "./reading_store.js";
 import { placeStrip } from "./strip.js";
 
 // The capsules of a panel's data-capsules (float32 little-endian in base64, reading_views.capsules_base64).
@@ -40,12 +41,14 @@ function capsulesOf(panel) {
 
 const base64 = (floats) => btoa(String.fromCharCode(...new Uint8Array(floats.buffer)));
 
-// The reading panel's layout (`template`) filled with `found`, a reading of drawing `revision`.
-function filledPanel(template, decoderUrl, found, revision) {
+// The reading panel's layout (`template`) filled with `found`, a reading of drawing `revision`,
+// settled where the pen is up.
+function filledPanel(template, decoderUrl, found, revision, penUp) {
   const { image, capsules, lengths, reconstructions } = found;
   const [winner, runnerUp] = [...lengths.keys()].sort((a, b) => lengths[b] - lengths[a]);
   const panel = fromTemplate(template);
   Object.assign(panel.dataset, { revision, decoded: winner, winner, decoder: decoderUrl, capsules: base64(capsules) });
+  if (penUp) panel.dataset.settled = "";
   panel.querySelector(".reading .digit").textContent = winner;
   numbered(panel.querySelector(".reading .caption"), lengths[winner]);
   numbered(panel.querySelector(".reconstruction figcaption"), winner);
@@ -58,13 +61,15 @@ function filledPanel(template, decoderUrl, found, revision) {
 }
 
 // Decode as, or the sliders' range (`range`), changed to `decodeAs` ("winner", or a digit): the
-// panel's reconstruction redrawn from that capsule at zero offsets, as the server's answer will show
-// it. The glue of the Decode-as and Slider-range radios.
+// panel's reconstruction redrawn from that capsule at zero offsets where the page's decoder draws
+// it, and the choice published (reading_store.js `decodeAs`). The glue of the Decode-as and
+// Slider-range radios.
 export function redrawAs(decodeAs, range, winner) {
   const digit = decodeAs === winner ? null : Number(decodeAs);
-  document.dispatchEvent(
+  const redrawnHere = !document.dispatchEvent(
     new CustomEvent("capsule-redraw", { cancelable: true, detail: { offsets: null, digit, range } }),
   );
+  decodeAsChosen.publish({ digit: decodeAs, range, redrawnHere });
 }
 
 // The panel's capsule shown, for the sliders ("capsule-shown"): `atZero`, unmoved and drawn here;
@@ -101,6 +106,11 @@ export function mount({ element, props, watch }) {
     if (!toldWhy) console.info(`The server reads each drawing, and the sliders redraw on the server: ${why}.`);
     toldWhy = true;
   };
+  // A new drawing is decoded as its winner, as the server's reading of it sets Decode as.
+  const decodeWinner = () => {
+    const choice = document.querySelector(props.decode_as_winner);
+    if (choice && !choice.checked) choice.click();
+  };
   let failed = false; // a reading failed here: the server reads from now on
   let shown = 0; // the pad revision of the reading the panel shows, read here
   let lastDrawing = null; // the newest drawing the pad offered
@@ -132,10 +142,14 @@ export function mount({ element, props, watch }) {
       const currentRevision = Number(current?.dataset.revision ?? -1);
       if (currentRevision > drawing.revision) return;
       if (currentRevision < drawing.revision || current.dataset.settled === undefined) {
+        const penUp = !drawing.drawing;
         if (found === null) holder.innerHTML = props.empty_panel;
-        else holder.replaceChildren(filledPanel(props.panel_template, props.decoder_url, found, drawing.revision));
+        else
+          holder.replaceChildren(filledPanel(props.panel_template, props.decoder_url, found, drawing.revision, penUp));
         shown = drawing.revision;
+        if (penUp && found) decodeWinner();
         shownCapsule(found && holder.firstElementChild, found?.capsules, true, drawing.drawing);
+        if (penUp) settled.publish({ revision: found ? String(drawing.revision) : "" });
       }
       shownReading.publish({ revision: drawing.revision, penUp: !drawing.drawing, image: null, ...found });
       if (drawing.drawing && penWaitedLately()) await rest(RESTING * (performance.now() - started));
@@ -174,8 +188,10 @@ export function mount({ element, props, watch }) {
   // The server's settled panel of an older drawing than the one shown here stays unseen: the
   // newer reading is drawn again over it. A panel the page's decoder draws is followed by the sliders.
   watch("value", () => {
-    const revision = Number(element.querySelector(".panel")?.dataset.revision ?? 0);
+    const panel = element.querySelector(".panel");
+    const revision = Number(panel?.dataset.revision ?? 0);
     if (reading() && lastDrawing !== null && revision < shown) read(lastDrawing);
+    else if (panel?.dataset.settled !== undefined) settled.publish({ revision: panel.dataset.revision ?? "" });
     const found = drawable();
     if (found) shownCapsule(found.panel, found.capsules, false);
   });

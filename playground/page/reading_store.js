@@ -1,7 +1,6 @@
 // What the page shows, in one place: the panels publish here what they made in the page, and the
-// panels that follow it subscribe here, instead of looking into one another's elements. Two
-// topics, each null where the page shows nothing of its own (not yet, or no longer: the server
-// draws):
+// panels that follow it subscribe here, instead of looking into one another's elements. Its
+// topics, each null where there is nothing (yet) to say:
 //
 // - `reading`, published by the reading panel (reading_panel.js) for every reading it makes:
 //   {revision: the pad's revision read, penUp: the stroke ended, image: the network's input
@@ -12,6 +11,12 @@
 //   follow in the page: {key: what tells two apart, revision, capsules, digit: the capsule decoded,
 //   range: the sliders' range, rows: [{dimension, label, limit}] in the order shown}, or null where
 //   they show the server's. Figure 4 follows it.
+// - `settled`, published by the reading panel for each finished drawing it shows, read in the page
+//   or by the server: {revision: the pad's revision as a string, "" where nothing was read}. Turn
+//   it follows it.
+// - `decodeAs`, published when Decode as or the sliders' range changes (reading_panel.js
+//   redrawAs): {digit: "winner" or a digit, range, redrawnHere: the page's decoder redraws it}.
+//   The sliders follow it, and ask the server where the page does not redraw.
 
 function topic() {
   let current = null;
@@ -34,3 +39,5 @@ function topic() {
 
 export const reading = topic();
 export const decoding = topic();
+export const settled = topic();
+export const decodeAs = topic();

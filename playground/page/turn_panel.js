@@ -24,7 +24,7 @@
 // on more than one angle's work; a newer reading abandons the sweep.
 
 import { newestOnly } from "./newest_only.js";
-import { startTurner, TURNERS, turnAndRead, turnerState } from "./page_networks.js";
+import { readerState, startTurner, TURNERS, turnAndRead, turnerState } from "./page_networks.js";
 import { argmax, barsFilled, fixed, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
 import { drawn as drawnByReadingPanel } from "./reading_panel.js";
 import { reading as pageReading } from "./reading_store.js";
@@ -43,6 +43,7 @@ const turns = new Set();
 export const drawn = () => Promise.all([...turns].map((turn) => turn.done()));
 
 export function mount({ element, props }) {
+  const { empty_panel: emptyPanel, empty_sweep: emptySweep } = props; // before any drawing
   let sliders = { ...props.unchanged, revision: 0 }; // the sliders' newest value
   let sweeping = null; // the sweep under way; a newer one takes its place
   let failed = false;
@@ -175,19 +176,24 @@ export function mount({ element, props }) {
     }
   }
 
-  // Turn it's refresh for the reading the panel shows, made here where the page can (once the
-  // page's reading of that drawing, under way, is done); where it cannot, the server is asked.
+  // Turn it's refresh for the reading the panel shows (`revision`, "" for none), made here where the
+  // page reads drawings and can turn them (once its networks are loaded, and the page's reading of
+  // that drawing, under way, is done); where it cannot, the server is asked.
   document.addEventListener("turn-refresh", (event) => {
     const { reading: revision, sweep: into, server } = event.detail;
-    if (!turning()) return;
+    if (failed || readerState() !== "ready" || turnerState() === "unavailable" || !element.isConnected) return;
     event.preventDefault();
     const job = {};
     sweeping = job;
-    drawnByReadingPanel()
+    startTurning()
+      .then(drawnByReadingPanel)
       .then(() => {
         const shown = reading();
         if (sweeping !== job) return;
-        if (shown === null || String(shown.revision) !== revision)
+        if (revision === "") {
+          element.querySelector(".turn")?.replaceWith(fromTemplate(emptyPanel));
+          into.querySelector(".sweep")?.replaceWith(fromTemplate(emptySweep));
+        } else if (shown === null || String(shown.revision) !== revision)
           server(); // the pad's revision, a number; the event's, as the panel's data-revision says it
         else return refresh(job, shown, revision, into);
       })
@@ -199,16 +205,18 @@ export function mount({ element, props }) {
 
   // The networks load once the section is near the screen: a person who never scrolls here never
   // fetches the CNN.
+  const startTurning = () =>
+    startTurner({
+      runtime: props.runtime_url,
+      turn: props.turn_url,
+      probabilities: props.cnn_url,
+      unchanged: props.change_fields.map((name) => props.unchanged[name]),
+    });
   const near = new IntersectionObserver(
     (entries) => {
       if (!entries.some((entry) => entry.isIntersecting)) return;
       near.disconnect();
-      startTurner({
-        runtime: props.runtime_url,
-        turn: props.turn_url,
-        probabilities: props.cnn_url,
-        unchanged: props.change_fields.map((name) => props.unchanged[name]),
-      }).catch((error) => giveUp(`its networks did not load in the page (${error.message})`));
+      startTurning().catch((error) => giveUp(`its networks did not load in the page (${error.message})`));
     },
     { rootMargin: "600px 0px" },
   );

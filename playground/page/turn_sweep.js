@@ -1,22 +1,22 @@
 // Turn it's sweep, its page side (playground/turn_it.py lays it out; gr.HTML gives `element`,
-// `props`, `watch` and `fire`, the events it fires; props.reading_panel: the reading panel's selector). The section follows
-// the reading only while it is on the screen, or about to be: when the last settled reading the
-// panel showed is not the one the section shows, it refreshes the turn panel and the sweep for it.
-// It offers the refresh to the turn panel (turn_panel.js) as a cancelable "turn-refresh" event,
-// detail {reading: the settled revision, sweep: this element, server(): ask the server after all};
-// the turner cancels it where it turns the digit itself and fills both here. Otherwise it fires
-// "refresh", and the server brings both (the sweep runs both networks on every angle); while a
-// refresh asked of the server is unanswered the next one goes there too, so that its answer, which
-// replaces both panels, is never older than what the page drew. A person drawing while the section
-// is off the screen costs nothing more. Nothing here reads the layout: an IntersectionObserver says
-// when the section is on the screen, the panels' data attributes which reading each shows.
+// `props`, `watch` and `fire`, the events it fires). The section follows the reading only while it
+// is on the screen, or about to be: when the last settled reading the reading panel showed
+// (reading_store.js `settled`) is not the one the section shows, it refreshes the turn panel and
+// the sweep for it. It offers the refresh to the turn panel (turn_panel.js) as a cancelable
+// "turn-refresh" event, detail {reading: the settled revision, "" for none, sweep: this element,
+// server(): ask the server after all}; the turner cancels it where it turns the digit itself and
+// fills both here. Otherwise it fires "refresh", and the server brings both (the sweep runs both
+// networks on every angle); while a refresh asked of the server is unanswered the next one goes
+// there too, so that its answer, which replaces both panels, is never older than what the page
+// drew. A person drawing while the section is off the screen costs nothing more. Nothing here
+// reads the layout: an IntersectionObserver says when the section is on the screen.
 
-export function mount({ element, props, watch, fire }) {
-  let settled = ""; // the revision of the last settled reading shown ("": none)
+import { settled } from "./reading_store.js";
+
+export function mount({ element, watch, fire }) {
   let asked = null; // the revision last asked for
   let serverAsked = false; // a refresh asked of the server, not answered yet
   const onScreen = new Set();
-  const readingPanel = document.querySelector(props.reading_panel) ?? document.body;
 
   function server() {
     serverAsked = true;
@@ -24,15 +24,14 @@ export function mount({ element, props, watch, fire }) {
   }
 
   function follow() {
-    const panel = readingPanel.querySelector(".panel[data-settled]");
-    if (panel) settled = panel.dataset.revision ?? "";
+    const revision = settled.current()?.revision ?? "";
     const shown = element.querySelector(".sweep")?.dataset.reading ?? "";
-    if (onScreen.size === 0 || settled === shown || settled === asked) return;
-    asked = settled;
+    if (onScreen.size === 0 || revision === shown || revision === asked) return;
+    asked = revision;
     const offer = new CustomEvent("turn-refresh", {
       bubbles: true,
       cancelable: true,
-      detail: { reading: settled, sweep: element, server },
+      detail: { reading: revision, sweep: element, server },
     });
     if (serverAsked || element.dispatchEvent(offer)) server();
   }
@@ -50,13 +49,7 @@ export function mount({ element, props, watch, fire }) {
   for (const part of [document.querySelector("#turn-sliders"), document.querySelector("#turn-panel"), element]) {
     if (part) watcher.observe(part);
   }
-  // Gradio lays the server's settled panel over the page's of the same revision attribute by
-  // attribute: its data-settled is all that may change.
-  new MutationObserver(follow).observe(readingPanel, {
-    childList: true,
-    subtree: true,
-    attributeFilter: ["data-settled"],
-  });
+  settled.subscribe(follow);
   watch("value", () => {
     serverAsked = false;
     follow();

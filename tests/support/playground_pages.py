@@ -2,7 +2,6 @@
 wrote to its console and the requests it sent, the check that it wrote nothing alarming, and how
 far apart two of its pictures are, and how far the page's networks have loaded."""
 
-import json
 import time
 
 import numpy as np
@@ -23,21 +22,6 @@ def playground_page(browser, viewport: dict = DESKTOP):
     page.on("console", lambda message: page.messages.append((message.type, message.text)))
     page.on("request", lambda request: page.sent.append(request.url) if "/gradio_api/run/" in request.url else None)
     page.on("request", lambda request: page.graphs.append(request.url) if "/network/" in request.url else None)
-    return page
-
-
-def session_keeping_page(browser):
-    """`playground_page`, which also keeps the session hash it sends its events in (``page.session``).
-    Close its context."""
-    page = playground_page(browser)
-    page.on(
-        "request",
-        lambda request: (
-            setattr(page, "session", json.loads(request.post_data)["session_hash"])
-            if request.url.endswith("/gradio_api/run/predict")
-            else None
-        ),
-    )
     return page
 
 
@@ -81,3 +65,35 @@ def wait_for_networks(page, which: str = "reader", timeout_s: float = TIMEOUT_MS
     while (state := networks_state(page, which)) == "waiting" and time.monotonic() < waited:
         page.wait_for_timeout(100)
     assert state == "ready", f"the page's {which} is {state}"
+
+
+# In the page, from its start: each drawing the pads offer ("pad-drawing", drawing_pad.js) kept as
+# the pad's value for it, in window.padValues, whether the page reads it or the server does.
+KEEP_PAD_VALUES = """
+document.addEventListener("pad-drawing", ({ detail }) => {
+  const { strokes, background, revision, drawing } = detail;
+  (window.padValues ??= []).push({
+    strokes: strokes.map((stroke) => stroke.join(" ")),
+    background: background && btoa(String.fromCharCode(...background)),
+    revision,
+    drawing,
+  });
+});
+"""
+
+
+def keeping_pad_values(page):
+    """``page``, which keeps the value of each drawing its pads offer (`pad_value`) from its next load."""
+    page.add_init_script(KEEP_PAD_VALUES)
+    return page
+
+
+def offered_value(page, revision: int | str) -> dict:
+    """The value of the drawing of ``revision`` a pad of ``page`` (`keeping_pad_values`) offered: the
+    value the server would have been sent, for the server to read it too."""
+    return page.evaluate("(r) => window.padValues.findLast((value) => String(value.revision) === r)", str(revision))
+
+
+def shown_value(page) -> dict:
+    """The value of the drawing the digit pad of ``page`` (`keeping_pad_values`) shows now."""
+    return offered_value(page, page.evaluate("() => document.querySelector('#pad [data-revision]').dataset.revision"))
