@@ -236,8 +236,8 @@ def page_of(code: Path) -> Page:
 def ramp(
     url: str, page: Page, people: list[int], readings: int, seed: int, arriving: bool = False
 ) -> tuple[dict, dict]:
-    """Each N of ``people`` in turn until one is not served: whether each was, and its final
-    readings' p95 (None for too few answers)."""
+    """Each N of ``people`` in turn until one is not served: whether each was, and the p95 of the
+    final readings that decide it, the worse pad's (None for too few answers)."""
     # the p95s that decide: the digit pad's where the server reads it, the Two-digits pad's
     limited = ([] if page.reads_in_page else ["final"]) + (["pair-final"] if page.read_pair is not None else [])
     served, final_p95 = {}, {}
@@ -246,7 +246,7 @@ def ramp(
     for n in people:
         p95, errors = measure(url, page, pid, n, readings, seed, arriving)
         served[n] = errors == 0 and all(p95[event] is not None and p95[event] <= P95_LIMIT_SECONDS for event in limited)
-        final_p95[n] = p95["final"]
+        final_p95[n] = max((p95[event] for event in limited if p95[event] is not None), default=None)
         if not served[n]:
             break
     print(f"server VmHWM (peak RSS since start): {memory_mb(pid, 'VmHWM'):.1f} MB")
@@ -328,7 +328,7 @@ def main() -> None:
                 final_p95[name].append(ramp(url, page, args.people, args.readings, args.seed, args.arriving)[1])
     if args.against:
         (new, new_runs), (old, old_runs) = final_p95.items()
-        print(f"\nfinal readings' p95, {new} against {old}, run by run:")
+        print(f"\nfinal readings' p95 (the worse pad read on the server), {new} against {old}, run by run:")
         for n in args.people:
             ours = [run[n] for run in new_runs if run.get(n) is not None]
             theirs = [run[n] for run in old_runs if run.get(n) is not None]

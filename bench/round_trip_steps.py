@@ -11,7 +11,7 @@ import numpy as np
 from bench.slider_drag import SETTLE_SECONDS, drag
 from harness.chromium_trace import TRACE_CATEGORIES, longest_task
 from harness.pointer_moves import MOVE_SECONDS, drag_across
-from harness.slider_drivers import DECODER_DRAWS_SCRIPT, SliderDriver, TurnDriver
+from harness.slider_drivers import SliderDriver, TurnDriver
 from playground.drawing_pad import SIDE
 
 TIMEOUT = 120.0  # seconds for any one wait on the page: its load, its answers, a reading
@@ -142,7 +142,7 @@ def drag_dimension(page, network: AppRequests, moves: int) -> dict:
     """The first dimension slider dragged across once the page's decoder (where it has one) draws."""
     person = SliderDriver(page)
     if page.evaluate("() => document.querySelector('#reading-panel .panel')?.dataset.decoder !== undefined"):
-        page.wait_for_function(DECODER_DRAWS_SCRIPT, timeout=TIMEOUT * 1000, polling=20)
+        person.wait_for_decoder(TIMEOUT)
     return drag(page, person, moves, network.sent)
 
 

@@ -33,7 +33,7 @@ from bench.train_throughput import cpu_model
 from harness.app_server import checkout, serving_app
 from harness.chromium_browser import DESKTOP, chromium, round_trip
 from harness.pad_drivers import PANEL
-from harness.slider_drivers import DECODER_DRAWS_SCRIPT, SliderDriver
+from harness.slider_drivers import SliderDriver
 
 SETTLE_SECONDS = 3.0  # after the last move, for the server's last answers to show
 DECODER_TIMEOUT = 120.0  # seconds to wait for the page's decoder before the drag
@@ -82,12 +82,11 @@ def visit(browser, url: str, milliseconds: float, download_mbps: float | None, m
     page.wait_for_selector("#pad button.example", timeout=DECODER_TIMEOUT * 1000)
     pad_shown = page.evaluate("() => performance.now()")
     person = SliderDriver(page)
-    answers = person.answers
     reading_ms = page.evaluate(TAP_AND_TIME, EXAMPLE)
-    person.answered(answers, 1, DECODER_TIMEOUT)  # the reading, with its details
+    person.all_shown(DECODER_TIMEOUT)  # the reading, with its details, from the server or the page
     decoder_ready = None
     if page.evaluate("() => document.querySelector('#reading-panel .panel').dataset.decoder !== undefined"):
-        page.wait_for_function(DECODER_DRAWS_SCRIPT, timeout=DECODER_TIMEOUT * 1000, polling=20)
+        person.wait_for_decoder(DECODER_TIMEOUT)
         decoder_ready = page.evaluate("() => performance.now()")
     loaded = page.evaluate(PAGE_BYTES)
     dragged = drag(page, person, moves, requests)

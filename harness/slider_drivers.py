@@ -116,10 +116,12 @@ CHOSEN_SCRIPT = f"""
   }}))
 """
 
-# In the page: whether the page's decoder has its weights and draws the panel's reading (it
-# cancels a redraw of the picture shown, unmoved, which it can draw), without moving anything.
-DECODER_DRAWS_SCRIPT = """
-() => !document.dispatchEvent(new CustomEvent('capsule-redraw', {cancelable: true, detail: {offsets: null}}))
+# In the page: whether the page's decoder has its weights and draws the panel's reading (it takes
+# a redraw of the picture shown, unmoved, which it can draw: reading_store.js `redraws`), without
+# moving anything.
+DECODER_DRAWS_SCRIPT = f"""
+() => import(new URL('{page_modules.URL}/reading_store.js', document.baseURI))
+  .then((store) => store.redraws.offer({{offsets: null}}))
 """
 
 
@@ -258,6 +260,14 @@ class SliderDriver:
     def decoder_draws(self) -> bool:
         """Whether the page's decoder has its weights and draws this reading."""
         return self.page.evaluate(DECODER_DRAWS_SCRIPT)
+
+    def wait_for_decoder(self, timeout: float = 60.0) -> None:
+        """Wait until the page's decoder draws the reading shown (`decoder_draws`)."""
+        deadline = time.monotonic() + timeout
+        while not self.decoder_draws():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the page's decoder did not draw the reading in {timeout:g} s")
+            self.page.wait_for_timeout(20)
 
     def set_offsets(self, offsets: list[float]) -> list[float]:
         """Move every slider to its dimension's offset (snapped by the slider); returns the offsets taken."""

@@ -37,6 +37,7 @@ def _folder_hash() -> str:
 
 URL = f"page/{_folder_hash()}"  # the modules' folder, relative to the page
 KEPT_INPUT = "kept_input.js"  # a plain script, run from the page's head: never imported
+FIRST_TAP = "drawing_pad.js"  # the pad, which takes a person's first tap
 _IMPORT = re.compile(r'from "\./([\w.]+\.js)";')  # import { ... } from "./name.js";
 _WORKER = re.compile(r'new URL\("\./([\w.]+\.js)", import\.meta\.url\)')  # a worker's module
 
@@ -48,15 +49,17 @@ def _imports(name: str) -> list[str]:
 
 def page_thread_modules() -> list[str]:
     """The modules the page's thread runs: those no module imports or starts as a worker (the glue
-    imports them), then what they import, each once, in the order found."""
+    imports them), the pad's first (a first tap waits for it alone), each followed by what it
+    imports that is not listed yet, each once: the browser asks for them in this order."""
     texts = [(FOLDER / path.name).read_text(encoding="utf-8") for path in MODULES]
     imported = {name for text in texts for name in _IMPORT.findall(text) + _WORKER.findall(text)}
-    found, waiting = [], [path.name for path in MODULES if path.name not in imported | {KEPT_INPUT}]
+    roots = [path.name for path in MODULES if path.name not in imported | {KEPT_INPUT}]
+    found, waiting = [], sorted(roots, key=lambda name: name != FIRST_TAP)
     while waiting:
         name = waiting.pop(0)
         if name not in found:
             found.append(name)
-            waiting.extend(_imports(name))
+            waiting[:0] = _imports(name)
     return found
 
 

@@ -56,9 +56,7 @@ def with_decoder(page, url: str) -> SliderDriver:
     """The page loaded and its decoder's weights with it."""
     person = loaded(page, url)
     person.tap_example(0)
-    page.wait_for_function(
-        "() => !document.dispatchEvent(new CustomEvent('capsule-redraw', {cancelable: true, detail: {offsets: null}}))"
-    )
+    person.wait_for_decoder()
     page.evaluate(f"() => {PANEL_DRAWN}")  # the redraw that asked drawn
     return person
 
@@ -254,9 +252,7 @@ def test_a_reading_does_not_wait_for_the_weights_and_the_sliders_ask_the_server_
     offsets = one_moved(person, -0.1)
     shows(person, servers_panel_picture(app, url, page, "winner", "paper", offsets))
     held[0].continue_()
-    page.wait_for_function(
-        "() => !document.dispatchEvent(new CustomEvent('capsule-redraw', {cancelable: true, detail: {offsets: null}}))"
-    )
+    person.wait_for_decoder()
     answers = person.answers
     person.set_offsets([0.1] * 16)
     assert person.answers == answers

@@ -5,13 +5,13 @@
 // null}; props.digit_rows = {range: every digit's rows}, props.palette the pictures' colours
 // (playground/dimension_changes.py PALETTE).
 //
-// Dragging a slider sets the offset and asks the page's decoder to redraw the reconstruction (a
-// "capsule-redraw" event: reading_panel.js); only where it cannot does the move go to the server,
+// Dragging a slider sets the offset and asks the page's decoder to redraw the reconstruction
+// (reading_store.js `redraws`, which reading_panel.js takes); only where it cannot does the move go to the server,
 // as the component's "input" event, and Decode as or the range changed as its "submit" event. The
 // server sets the whole value (new labels, offsets back at zero, its pictures).
 //
-// Where the page's decoder draws the capsule the reading panel shows (its "capsule-shown" events,
-// once the pen has lifted), the sliders follow it in the page, with no request: that digit's rows
+// Where the page's decoder draws the capsule the reading panel shows (`shownCapsule`, once the
+// pen has lifted), the sliders follow it in the page, with no request: that digit's rows
 // over the range chosen, and beside each slider the ink its dimension adds and takes away between
 // the ends of its range, made in the page's worker (32 decoder runs, page_networks.js) for the
 // newest capsule whenever it is free (newest_only.js). Elsewhere they show the server's rows and
@@ -23,7 +23,7 @@ import { changeColours } from "./change_colours.js";
 import { newestOnly } from "./newest_only.js";
 import { dimensionChangesOf } from "./page_networks.js";
 import { colourPictureUrl } from "./panel_fill.js";
-import { decodeAs, decoding } from "./reading_store.js";
+import { decodeAs, decoding, redraws, shownCapsule } from "./reading_store.js";
 
 // The page's pictures under way (newest_only.js), for drawn().
 const drawings = new Set();
@@ -139,8 +139,7 @@ export function mount({ element, props, watch, fire }) {
 
   function moved(offsets) {
     props.value = { ...props.value, offsets };
-    const redraw = new CustomEvent("capsule-redraw", { detail: { offsets }, cancelable: true });
-    if (document.dispatchEvent(redraw)) fire.input(); // not cancelled: the page's decoder did not draw
+    if (!redraws.offer({ offsets })) fire.input(); // the page's decoder did not draw it
   }
 
   list.addEventListener("input", (event) => {
@@ -158,7 +157,7 @@ export function mount({ element, props, watch, fire }) {
   });
 
   // Decode as or the Slider-range radio changed (reading_panel.js `redrawAs`): the page's rows and
-  // pictures follow once the reconstruction is redrawn ("capsule-shown"); where the page does not
+  // pictures follow once the reconstruction is redrawn (`shownCapsule`); where the page does not
   // redraw, the server brings the reconstruction, the sliders and Figure 4 (the "submit" event).
   decodeAs.subscribe((chosen) => {
     if (chosen.redrawnHere && following()) range = chosen.range;
@@ -170,8 +169,7 @@ export function mount({ element, props, watch, fire }) {
   // (`penDown`) the sliders stay as they are: nobody can drag them then, and their rows and 16
   // pictures, redrawn for every reading, would take the page's thread from the pen. They follow the
   // reading made once the pen lifts.
-  document.addEventListener("capsule-shown", ({ detail }) => {
-    const { panel, capsules, digit, atZero, penDown } = detail;
+  shownCapsule.subscribe(({ panel, capsules, digit, atZero, penDown }) => {
     if (penDown) return;
     followed = panel && { panel, capsules, digit };
     const zeros = props.value.offsets.map(() => 0);

@@ -10,6 +10,8 @@
 // A pad of several pens (props.colours, one a pen) draws each stroke in its pen's colour and sends
 // each stroke's pen as one digit of value.pens; its background has one layer of ink a pen.
 
+import { drawings } from "./reading_store.js";
+
 export function mount({ element, props, watch, fire }) {
   const canvas = element.querySelector("canvas");
   const context = canvas.getContext("2d");
@@ -31,20 +33,14 @@ export function mount({ element, props, watch, fire }) {
     return strokes.reduce((sum, s) => sum + s.length / 2, 0) + (stroke ? stroke.length / 2 : 0);
   }
 
-  // The reading panel (reading_panel.js) may read the drawing itself: it cancels the "pad-drawing"
-  // event, and the server then hears nothing of it. The finished drawing is still the pad's value,
+  // The reading panel (reading_panel.js) may read the drawing itself: it takes the drawing offered
+  // (reading_store.js `drawings`), and the server then hears nothing of it. The finished drawing is still the pad's value,
   // which the server's fallbacks take as their input (the value changes with no request: the app
   // listens to "input" alone). Otherwise the drawing goes to the server, while a stroke is drawn at
   // most every props.live_ms.
   function send(drawing = false) {
     const all = stroke ? [...strokes, stroke] : strokes;
-    const readHere = !element.dispatchEvent(
-      new CustomEvent("pad-drawing", {
-        bubbles: true,
-        cancelable: true,
-        detail: { strokes: all, background, revision: revision + 1, drawing },
-      }),
-    );
+    const readHere = drawings.offer({ pad: element, strokes: all, background, revision: revision + 1, drawing });
     if (drawing && !readHere && performance.now() - sentAt < props.live_ms) return; // neither read nor sent
     revision += 1;
     element.dataset.revision = revision;

@@ -10,27 +10,29 @@
 //   (reading_store.js) for the panels that follow it; once the pen is up, with its routing, and as
 //   `settled`, as a finished drawing the server reads is when its panel comes. A new finished
 //   drawing is decoded as its winner: Decode as goes back to "winner", as the server's reading sets it.
-// - When a slider moves or Decode as changes (a "capsule-redraw" event), the decoder in the worker
+// - When a slider moves or Decode as changes (reading_store.js `redraws`), the decoder in the worker
 //   redraws the reconstruction from the panel's capsules (data-capsules), with no request.
 // - Whenever the panel comes to show a capsule the page's decoder can draw (a reading made here,
-//   Decode as redrawn here, or the server's panel), a "capsule-shown" event says so, detail {panel,
-//   capsules, digit: the capsule decoded, atZero: the reconstruction shown unmoved, drawn here}, or
-//   {panel: null} where the page read too little ink: the dimension sliders follow it
-//   (dimension_sliders.js).
+//   Decode as redrawn here, or the server's panel), it publishes it (`shownCapsule`): the dimension
+//   sliders follow it (dimension_sliders.js).
 //
-// The pad offers each drawing as a cancelable "pad-drawing" event, detail {strokes: flat arrays,
-// background: 784 ink values 0..255 or null, revision, drawing}; the panel cancels it where it reads
-// the drawing itself, and the pad then sends nothing. A "capsule-redraw" event, detail {offsets: one
-// number a dimension or null; digit: the capsule to draw, null for the winner, absent for the one
-// shown}, is cancelled where the page redraws. Where the page cannot (no WebAssembly or workers,
-// the visitor saves data, the files not loaded yet or not loadable, an error), the events are left
-// alone and the server is asked as before; the console says why, once, as information: nothing has
-// gone wrong for the person.
+// The panel takes the drawings its pad offers (`drawings`) where it reads them itself, and the pad
+// then sends nothing; and the redraws offered where the page's decoder draws them. Where the page
+// cannot (no WebAssembly or workers, the visitor saves data, the files not loaded yet or not
+// loadable, an error), it takes neither and the server is asked as before; the console says why,
+// once, as information: nothing has gone wrong for the person.
 
 import { newestOnly } from "./newest_only.js";
 import { decodeCapsule, readDrawing, readerState, startReader } from "./page_networks.js";
 import { barsFilled, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
-import { decodeAs as decodeAsChosen, settled, reading as shownReading } from "./reading_store.js";
+import {
+  shownCapsule as capsuleShown,
+  decodeAs as decodeAsChosen,
+  drawings as offeredDrawings,
+  redraws,
+  settled,
+  reading as shownReading,
+} from "./reading_store.js";
 import { placeStrip } from "./strip.js";
 
 // The capsules of a panel's data-capsules (float32 little-endian in base64, reading_views.capsules_base64).
@@ -66,17 +68,15 @@ function filledPanel(template, decoderUrl, found, revision, penUp) {
 // Slider-range radios.
 export function redrawAs(decodeAs, range, winner) {
   const digit = decodeAs === winner ? null : Number(decodeAs);
-  const redrawnHere = !document.dispatchEvent(
-    new CustomEvent("capsule-redraw", { cancelable: true, detail: { offsets: null, digit, range } }),
-  );
+  const redrawnHere = redraws.offer({ offsets: null, digit, range });
   decodeAsChosen.publish({ digit: decodeAs, range, redrawnHere });
 }
 
-// The panel's capsule shown, for the sliders ("capsule-shown"): `atZero`, unmoved and drawn here;
-// `penDown`, a reading made while the pen is still drawing.
+// The panel's capsule shown, for the sliders: `atZero`, unmoved and drawn here; `penDown`, a
+// reading made while the pen is still drawing.
 function shownCapsule(panel, capsules, atZero, penDown = false) {
-  const detail = panel && { panel, capsules, digit: Number(panel.dataset.decoded), atZero, penDown };
-  document.dispatchEvent(new CustomEvent("capsule-shown", { detail: detail ?? { panel: null, penDown } }));
+  const shown = panel && { panel, capsules, digit: Number(panel.dataset.decoded), atZero, penDown };
+  capsuleShown.publish(shown ?? { panel: null, penDown });
 }
 
 // The end of the page thread's latest long task (over 50 ms, when no event can be taken), where
@@ -163,13 +163,13 @@ export function mount({ element, props, watch }) {
   drawings.add(read);
   const reading = () => readerState() === "ready" && !failed && element.isConnected;
 
-  document.addEventListener("pad-drawing", (event) => {
-    if (!event.target.closest?.(props.reader_pad)) return;
-    lastDrawing = event.detail;
-    if (!reading()) return;
-    event.preventDefault();
-    if (!event.detail.drawing) penLifted();
-    read(event.detail);
+  offeredDrawings.take((drawing) => {
+    if (!drawing.pad.closest(props.reader_pad)) return false;
+    lastDrawing = drawing;
+    if (!reading()) return false;
+    if (!drawing.drawing) penLifted();
+    read(drawing);
+    return true;
   });
 
   // The capsules of the panel shown where the page's decoder draws it, or null: `why(message)`
@@ -215,14 +215,13 @@ export function mount({ element, props, watch }) {
     (error) => console.info(`The server redraws this: the page's decoder failed (${error.message}).`),
   );
   drawings.add(redraw);
-  document.addEventListener("capsule-redraw", (event) => {
+  redraws.take(({ offsets = null, digit }) => {
     const found = drawable((why) => console.info(`The server redraws this: ${why}.`));
-    if (!found) return;
+    if (!found) return false;
     const { panel, capsules } = found;
-    event.preventDefault();
-    const { offsets = null, digit } = event.detail;
     const shownDigit = digit === undefined ? Number(panel.dataset.decoded) : (digit ?? Number(panel.dataset.winner));
     redraw({ panel, capsules, digit: shownDigit, offsets });
+    return true;
   });
 
   startReader({

@@ -4,6 +4,8 @@
 // component's "input" event, one small value per move, unless the page turns the digit itself;
 // "Straighten" puts every slider back.
 
+import { turns } from "./reading_store.js";
+
 export function mount({ element, props, watch, fire }) {
   const inputs = [...element.querySelectorAll("input[type=range]")];
 
@@ -30,18 +32,15 @@ export function mount({ element, props, watch, fire }) {
     }
   }
 
-  // The turn panel (turn_panel.js) may turn the digit itself: it cancels the "turn-change"
-  // event, and the value is kept without a request (the next event that sends it, Turn it's
+  // The turn panel (turn_panel.js) may turn the digit itself: it takes the move offered
+  // (reading_store.js `turns`), and the value is kept without a request (the next event that sends it, Turn it's
   // refresh, takes it along). Otherwise the move goes to the server.
   function moved() {
     const value = { revision: (props.value?.revision || 0) + 1 };
     for (const input of inputs) value[input.name] = Number(input.value);
     element.dataset.revision = value.revision;
     props.value = value;
-    const turnedHere = !element.dispatchEvent(
-      new CustomEvent("turn-change", { bubbles: true, cancelable: true, detail: { value } }),
-    );
-    if (!turnedHere) fire.input();
+    if (!turns.offer({ value })) fire.input();
   }
 
   element.addEventListener("input", (event) => {

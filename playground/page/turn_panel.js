@@ -11,23 +11,23 @@
 // server's layout (turn_views.turn_panel: props.kept_template, the drawn digit still read,
 // props.lost_template, another), filled with the numbers read here.
 //
-// The transform sliders offer each move as a cancelable "turn-change" event, detail {value: the
-// sliders' value, as transform_sliders.py describes it}. The panel cancels it where it turns the
-// digit itself: its networks loaded, and the reading panel showing a reading made in the page
-// (reading_store.js) of the drawing the server keeps. Otherwise the move goes to the server as
-// before, and the console says why once, as information.
+// The transform sliders offer each move (reading_store.js `turns`: {value: the sliders' value, as
+// transform_sliders.py describes it}). The panel takes it where it turns the digit itself: its
+// networks loaded, and the reading panel showing a reading made in the page. Otherwise the move
+// goes to the server (with the pad's drawing), and the console says why once, as information.
 //
-// The section's refresh for a new settled reading comes the same way (turn_sweep.js, a
-// "turn-refresh" event): where it can, the page fills the turn panel at the sliders' value and the
-// rotation sweep (the server's layout, props.sweep_template, sweep_fill.js) angle by angle out from
-// 0°, the sweep redrawn after each. A move of a slider goes before the next angle, so nothing waits
-// on more than one angle's work; a newer reading abandons the sweep.
+// The section's refresh for a new settled reading comes the same way (turn_sweep.js, `refreshes`):
+// where the page reads drawings, the refresh waits for the networks, then fills the turn panel at
+// the sliders' value and the rotation sweep (the server's layout, props.sweep_template,
+// sweep_fill.js) angle by angle out from 0°, the sweep redrawn after each. A move of a slider goes
+// before the next angle, so nothing waits on more than one angle's work; a newer reading abandons
+// the sweep.
 
 import { newestOnly } from "./newest_only.js";
 import { readerState, startTurner, TURNERS, turnAndRead, turnerState } from "./page_networks.js";
 import { argmax, barsFilled, fixed, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
 import { drawn as drawnByReadingPanel } from "./reading_panel.js";
-import { reading as pageReading } from "./reading_store.js";
+import { turns as offeredTurns, reading as pageReading, refreshes } from "./reading_store.js";
 import { sweepFilled, unturned } from "./sweep_fill.js";
 
 // The browser's turn: whatever waits (a paint, a slider's move, a tap, the server's answers) goes
@@ -132,12 +132,12 @@ export function mount({ element, props }) {
   };
   turns.add(turn);
 
-  document.addEventListener("turn-change", (event) => {
-    sliders = event.detail.value;
+  offeredTurns.take(({ value }) => {
+    sliders = value;
     const shown = reading();
-    if (!turning() || shown === null) return;
-    event.preventDefault();
-    offer(event.detail.value, shown);
+    if (!turning() || shown === null) return false;
+    offer(value, shown);
+    return true;
   });
 
   // Turn it's refresh of the reading `shown`: the sweep shown at once as not read yet, the turn
@@ -179,10 +179,8 @@ export function mount({ element, props }) {
   // Turn it's refresh for the reading the panel shows (`revision`, "" for none), made here where the
   // page reads drawings and can turn them (once its networks are loaded, and the page's reading of
   // that drawing, under way, is done); where it cannot, the server is asked.
-  document.addEventListener("turn-refresh", (event) => {
-    const { reading: revision, sweep: into, server } = event.detail;
-    if (failed || readerState() !== "ready" || turnerState() === "unavailable" || !element.isConnected) return;
-    event.preventDefault();
+  refreshes.take(({ reading: revision, sweep: into, server }) => {
+    if (failed || readerState() !== "ready" || turnerState() === "unavailable" || !element.isConnected) return false;
     const job = {};
     sweeping = job;
     startTurning()
@@ -194,13 +192,14 @@ export function mount({ element, props }) {
           element.querySelector(".turn")?.replaceWith(fromTemplate(emptyPanel));
           into.querySelector(".sweep")?.replaceWith(fromTemplate(emptySweep));
         } else if (shown === null || String(shown.revision) !== revision)
-          server(); // the pad's revision, a number; the event's, as the panel's data-revision says it
+          server(); // the pad's revision, a number; the offer's, a string
         else return refresh(job, shown, revision, into);
       })
       .catch((error) => {
         giveUp(`sweeping the digit in the page failed (${error.message})`);
         server();
       });
+    return true;
   });
 
   // The networks load once the section is near the screen: a person who never scrolls here never

@@ -2,16 +2,14 @@
 // `props`, `watch` and `fire`, the events it fires). The section follows the reading only while it
 // is on the screen, or about to be: when the last settled reading the reading panel showed
 // (reading_store.js `settled`) is not the one the section shows, it refreshes the turn panel and
-// the sweep for it. It offers the refresh to the turn panel (turn_panel.js) as a cancelable
-// "turn-refresh" event, detail {reading: the settled revision, "" for none, sweep: this element,
-// server(): ask the server after all}; the turner cancels it where it turns the digit itself and
-// fills both here. Otherwise it fires "refresh", and the server brings both (the sweep runs both
-// networks on every angle); while a refresh asked of the server is unanswered the next one goes
+// the sweep for it. It offers the refresh to the turn panel (turn_panel.js, reading_store.js
+// `refreshes`), which takes it where it turns the digit itself and fills both here. Otherwise it
+// fires "refresh", and the server brings both (the sweep runs both networks on every angle); while a refresh asked of the server is unanswered the next one goes
 // there too, so that its answer, which replaces both panels, is never older than what the page
 // drew. A person drawing while the section is off the screen costs nothing more. Nothing here
 // reads the layout: an IntersectionObserver says when the section is on the screen.
 
-import { settled } from "./reading_store.js";
+import { refreshes, settled } from "./reading_store.js";
 
 export function mount({ element, watch, fire }) {
   let asked = null; // the revision last asked for
@@ -28,12 +26,7 @@ export function mount({ element, watch, fire }) {
     const shown = element.querySelector(".sweep")?.dataset.reading ?? "";
     if (onScreen.size === 0 || revision === shown || revision === asked) return;
     asked = revision;
-    const offer = new CustomEvent("turn-refresh", {
-      bubbles: true,
-      cancelable: true,
-      detail: { reading: revision, sweep: element, server },
-    });
-    if (serverAsked || element.dispatchEvent(offer)) server();
+    if (serverAsked || !refreshes.offer({ reading: revision, sweep: element, server })) server();
   }
 
   const watcher = new IntersectionObserver(

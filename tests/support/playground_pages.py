@@ -67,18 +67,21 @@ def wait_for_networks(page, which: str = "reader", timeout_s: float = TIMEOUT_MS
     assert state == "ready", f"the page's {which} is {state}"
 
 
-# In the page, from its start: each drawing the pads offer ("pad-drawing", drawing_pad.js) kept as
-# the pad's value for it, in window.padValues, whether the page reads it or the server does.
-KEEP_PAD_VALUES = """
-document.addEventListener("pad-drawing", ({ detail }) => {
-  const { strokes, background, revision, drawing } = detail;
-  (window.padValues ??= []).push({
-    strokes: strokes.map((stroke) => stroke.join(" ")),
-    background: background && btoa(String.fromCharCode(...background)),
-    revision,
-    drawing,
-  });
-});
+# In the page, from its start: each drawing the pads offer (reading_store.js `drawings`) kept as the
+# pad's value for it, in window.padValues, whether the page reads it or the server does.
+KEEP_PAD_VALUES = f"""
+window.padValues = [];
+import(new URL("{page_modules.URL}/reading_store.js", document.baseURI)).then(({{ drawings }}) =>
+  drawings.take(({{ strokes, background, revision, drawing }}) => {{
+    window.padValues.push({{
+      strokes: strokes.map((stroke) => stroke.join(" ")),
+      background: background && btoa(String.fromCharCode(...background)),
+      revision,
+      drawing,
+    }});
+    return false;
+  }}),
+);
 """
 
 
