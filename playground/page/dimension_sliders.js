@@ -6,9 +6,9 @@
 // (playground/dimension_changes.py PALETTE).
 //
 // Dragging a slider sets the offset and asks the page's decoder to redraw the reconstruction
-// (reading_store.js `redraws`, which reading_panel.js takes); only where it cannot does the move go to the server,
-// as the component's "input" event, and Decode as or the range changed as its "submit" event. The
-// server sets the whole value (new labels, offsets back at zero, its pictures).
+// (reading_store.js `redraws`, which reading_panel.js takes); only where it cannot does the move go
+// to the server, as the component's "input" event, and Decode as or the range changed as its
+// "submit" event. The server sets the whole value (new labels, offsets back at zero, its pictures).
 //
 // Where the page's decoder draws the capsule the reading panel shows (`shownCapsule`, once the
 // pen has lifted), the sliders follow it in the page, with no request: that digit's rows

@@ -34,10 +34,10 @@ export function mount({ element, props, watch, fire }) {
   }
 
   // The reading panel (reading_panel.js) may read the drawing itself: it takes the drawing offered
-  // (reading_store.js `drawings`), and the server then hears nothing of it. The finished drawing is still the pad's value,
-  // which the server's fallbacks take as their input (the value changes with no request: the app
-  // listens to "input" alone). Otherwise the drawing goes to the server, while a stroke is drawn at
-  // most every props.live_ms.
+  // (reading_store.js `drawings`), and the server then hears nothing of it. The finished drawing is
+  // still the pad's value, which the server's fallbacks take as their input (the value changes with
+  // no request: the app listens to "input" alone). Otherwise the drawing goes to the server, while
+  // a stroke is drawn at most every props.live_ms.
   function send(drawing = false) {
     const all = stroke ? [...strokes, stroke] : strokes;
     const readHere = drawings.offer({ pad: element, strokes: all, background, revision: revision + 1, drawing });

@@ -33,8 +33,8 @@ export function mount({ element, props, watch, fire }) {
   }
 
   // The turn panel (turn_panel.js) may turn the digit itself: it takes the move offered
-  // (reading_store.js `turns`), and the value is kept without a request (the next event that sends it, Turn it's
-  // refresh, takes it along). Otherwise the move goes to the server.
+  // (reading_store.js `turns`), and the value is kept without a request (the next event that sends
+  // it, Turn it's refresh, takes it along). Otherwise the move goes to the server.
   function moved() {
     const value = { revision: (props.value?.revision || 0) + 1 };
     for (const input of inputs) value[input.name] = Number(input.value);
