@@ -193,8 +193,7 @@ class ReadingSection:
             return gr.skip(), views.message_panel(f"Cannot read this drawing: {error}")
         if drawing.drawing and serving.crowded():  # a stroke still being drawn: let go first (serving.crowded)
             return gr.skip(), gr.skip()
-        image = ink_to_mnist(drawing_pad.ink(drawing))
-        reading = None if image is None else read(self.network, image, drawing.revision)
+        reading = self.drawn(drawing)
         if drawing.drawing:
             return gr.skip(), self.panel(reading)
         return reading, self.panel(reading, settled=True)
@@ -210,8 +209,10 @@ class ReadingSection:
         if value is None:
             return kept
         drawing = drawing_pad.parse(value)
-        if kept is not None and kept.revision == drawing.revision:
-            return kept
+        return kept if kept is not None and kept.revision == drawing.revision else self.drawn(drawing)
+
+    def drawn(self, drawing: drawing_pad.Drawing) -> Reading | None:
+        """The network's reading of ``drawing`` made 28x28, None for too little ink."""
         image = ink_to_mnist(drawing_pad.ink(drawing))
         return None if image is None else read(self.network, image, drawing.revision)
 
