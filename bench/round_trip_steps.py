@@ -141,7 +141,7 @@ def tap_examples(page, network: AppRequests) -> list[dict | None]:
 def drag_dimension(page, network: AppRequests, moves: int) -> dict:
     """The first dimension slider dragged across once the page's decoder (where it has one) draws."""
     person = SliderDriver(page)
-    if page.evaluate("() => document.querySelector('#reading-panel .panel')?.dataset.decoder !== undefined"):
+    if person.shows_drawable():
         person.wait_for_decoder(TIMEOUT)
     return drag(page, person, moves, network.sent)
 

@@ -85,7 +85,7 @@ def visit(browser, url: str, milliseconds: float, download_mbps: float | None, m
     reading_ms = page.evaluate(TAP_AND_TIME, EXAMPLE)
     person.all_shown(DECODER_TIMEOUT)  # the reading, with its details, from the server or the page
     decoder_ready = None
-    if page.evaluate("() => document.querySelector('#reading-panel .panel').dataset.decoder !== undefined"):
+    if person.shows_drawable():
         person.wait_for_decoder(DECODER_TIMEOUT)
         decoder_ready = page.evaluate("() => performance.now()")
     loaded = page.evaluate(PAGE_BYTES)

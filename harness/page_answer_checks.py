@@ -15,28 +15,28 @@ from collections.abc import Callable
 from harness.page_pictures import pen_ink, rgb_picture
 from playground import two_digits
 
-DIGIT = re.compile(r'<div class="digit">(\d)</div>')
 PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
 PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="(data:image/png;base64,[^"]+)"', re.S)
 
 
 def reading_problem(digit: int | None) -> Callable[[list], str | None]:
-    """The check of an answer whose last output is the reading panel: a reading, of ``digit``
-    unless None."""
+    """The check of an answer whose last output is the reading panel's value
+    (playground/reading_views.py): a reading, of ``digit`` unless None."""
 
     def problem(outputs: list) -> str | None:
-        shown = DIGIT.search(outputs[-1])
+        shown = outputs[-1].get("winner") if isinstance(outputs[-1], dict) else None
         if shown is None:
-            return f"no reading in the panel: {outputs[-1][:200]}"
-        if digit is not None and shown.group(1) != str(digit):
-            return f"drew {digit}, the panel reads {shown.group(1)}"
+            return f"no reading in the panel: {str(outputs[-1])[:200]}"
+        if digit is not None and shown != digit:
+            return f"drew {digit}, the panel reads {shown}"
         return None
 
     return problem
 
 
 def empty_problem(outputs: list) -> str | None:
-    return None if 'class="digit empty"' in outputs[-1] else f"not the empty panel: {outputs[-1][:200]}"
+    empty = isinstance(outputs[-1], dict) and outputs[-1].get("revision", "") is None
+    return None if empty else f"not the empty panel: {str(outputs[-1])[:200]}"
 
 
 def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], str | None]:

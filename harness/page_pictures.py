@@ -1,5 +1,6 @@
 """The playground's pictures read back as arrays: a PNG data URL, as the page shows it and the
-server sends it, as ink in [0, 1] (`picture`), grey (`grey_picture`) or RGB (`rgb_picture`); and a
+server sends it, as ink in [0, 1] (`picture`), grey (`grey_picture`) or RGB (`rgb_picture`); a
+panel's value's picture, as the page draws it (`value_picture`); and a
 pen's ink in an RGB picture, its share of the pixels (`pen_pixels`) or its strength at each pixel
 (`pen_ink`). Read by the browser's drivers (harness/pad_drivers.py, slider_drivers.py), the
 checks of the page's answers (page_answer_checks.py) and the tests.
@@ -25,6 +26,12 @@ def grey_picture(source: str) -> np.ndarray:
 def rgb_picture(source: str) -> np.ndarray:
     """A picture's PNG data URL as uint8 RGB [h, w, 3]."""
     return np.asarray(_image(source).convert("RGB"))
+
+
+def value_picture(levels: str) -> np.ndarray:
+    """A picture of a panel's value (its ink's grey levels in base64, playground/views.ink_base64)
+    as uint8 [28, 28], as the page draws it (black ink on white: 0 is ink)."""
+    return 255 - np.frombuffer(base64.b64decode(levels), dtype=np.uint8).reshape(28, 28)
 
 
 def _image(source: str) -> Image.Image:

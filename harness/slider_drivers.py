@@ -124,6 +124,13 @@ DECODER_DRAWS_SCRIPT = f"""
   .then((store) => store.redraws.offer({{offsets: null}}))
 """
 
+# In the page: a promise of whether the reading shown is one the page's decoder can redraw, read
+# here or named by the server's answer (reading_store.js `shown`).
+SHOWN_DRAWABLE_SCRIPT = f"""
+() => import(new URL('{page_modules.URL}/reading_store.js', document.baseURI))
+  .then((store) => store.shown.current()?.drawable === true)
+"""
+
 
 class TurnDriver:
     """A person at the Turn-it section: drags its transform sliders with a mouse or a finger, one
@@ -260,6 +267,10 @@ class SliderDriver:
     def decoder_draws(self) -> bool:
         """Whether the page's decoder has its weights and draws this reading."""
         return self.page.evaluate(DECODER_DRAWS_SCRIPT)
+
+    def shows_drawable(self) -> bool:
+        """Whether the reading shown is one the page's decoder can redraw (`SHOWN_DRAWABLE_SCRIPT`)."""
+        return self.page.evaluate(SHOWN_DRAWABLE_SCRIPT)
 
     def wait_for_decoder(self, timeout: float = 60.0) -> None:
         """Wait until the page's decoder draws the reading shown (`decoder_draws`)."""

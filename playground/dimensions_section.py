@@ -22,7 +22,7 @@ import torch
 
 from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
 from capsnet.studies.dimension_names_file import DimensionNames
-from playground import dimension_changes, dimension_sliders, figure4_views, page_modules, serving, views
+from playground import dimension_changes, dimension_sliders, figure4_views, page_modules, reading_views, serving
 from playground.drawing_pad import DrawingError, DrawingPad
 from playground.reading import WINNER, Reading, ReadingSection
 
@@ -146,17 +146,17 @@ class DimensionsSection:
 
     def move_dimensions(
         self, reading: Reading | None, decode_as: str, scale: str, sliders: dict, drawing: dict | None = None
-    ) -> str:
+    ) -> dict:
         """A slider moved: the reading panel with the offsets added to the decoded capsule."""
         try:
             self.check_decoding(decode_as, scale)
             reading = self.reading.reading_of(reading, drawing)
         except DecodingError as error:
-            return views.message_panel(f"Cannot move the sliders: {error}")
+            return reading_views.message(f"Cannot move the sliders: {error}")
         except DrawingError as error:
-            return views.message_panel(f"Cannot read this drawing: {error}")
+            return reading_views.message(f"Cannot read this drawing: {error}")
         if reading is None:  # the page enables the sliders with a reading: the server dropped it since
-            return views.message_panel(
+            return reading_views.message(
                 "This page's reading is no longer kept on the server (it keeps the "
                 "sessions used most recently): draw the digit again."
             )
@@ -165,7 +165,7 @@ class DimensionsSection:
         try:
             offsets = dimension_sliders.offsets(sliders, limits)
         except dimension_sliders.SlidersError as error:
-            return views.message_panel(f"Cannot move the sliders: {error}")
+            return reading_views.message(f"Cannot move the sliders: {error}")
         return self.reading.panel(reading, decode_as, offsets)
 
     def decode_again(
@@ -179,9 +179,9 @@ class DimensionsSection:
             self.check_decoding(decode_as, scale)
             reading = self.reading.reading_of(reading, drawing)
         except DecodingError as error:
-            return views.message_panel(f"Cannot decode: {error}"), gr.skip(), gr.skip()
+            return reading_views.message(f"Cannot decode: {error}"), gr.skip(), gr.skip()
         except DrawingError as error:
-            return views.message_panel(f"Cannot read this drawing: {error}"), gr.skip(), gr.skip()
+            return reading_views.message(f"Cannot read this drawing: {error}"), gr.skip(), gr.skip()
         digit = None if reading is None else reading.decoded_digit(decode_as)
         return (
             self.reading.panel(reading, decode_as),

@@ -7,9 +7,9 @@ image and move the capsules of that reading.
 event (`read_drawing`, with what follows a finished stroke in the same answer): the reading panel
 is the one component the page updates while a stroke is drawn. The reading of the
 current drawing (`Reading`) is kept per user (gr.State): the other sections decode, route and turn
-it without running the network's convolutions again. The panel carries the reading's capsules, and
-the page's decoder (its graph, playground/page/reading_panel.js) redraws the reconstruction when a
-slider moves or *Decode as* changes.
+it without running the network's convolutions again. The page draws the panel from numbers (the
+page's own reading, or the server's, `ReadingSection.panel`), and the page's decoder (its graph,
+playground/page/reading_panel.js) redraws the reconstruction when a slider moves or *Decode as* changes.
 """
 
 import functools
@@ -140,16 +140,14 @@ class ReadingSection:
     def decode_choices(self) -> list[str]:
         return [WINNER] + [str(digit) for digit in range(self.network.config.num_classes)]
 
-    def panel(self, reading: Reading | None, decode_as: str = WINNER, offsets=None, settled: bool = False) -> str:
-        """The reading panel: the digit, the network's input, the bars, the reconstruction of the
-        chosen capsule moved by ``offsets`` (None: not moved), the runner-up's; its empty state for
-        None. ``settled``: a stroke has ended, and the panel asks for Figure 4 and the routing view."""
+    def panel(self, reading: Reading | None, decode_as: str = WINNER, offsets=None, settled: bool = False) -> dict:
+        """The reading panel's value (reading_views.py): the reading, the reconstruction of the chosen
+        capsule moved by ``offsets`` (None: not moved), the runner-up's; no reading for None.
+        ``settled``: the drawing is finished."""
         if reading is None:
-            return reading_views.reading_panel(
-                None, np.zeros(self.network.config.num_classes), None, None, None, None, settled
-            )
+            return reading_views.no_reading(settled)
         digit = reading.decoded_digit(decode_as)
-        return reading_views.reading_panel(
+        return reading_views.reading_numbers(
             reading.image,
             reading.lengths,
             reading.winner,
@@ -163,24 +161,6 @@ class ReadingSection:
             self.decoder.url if reading.network is self.network else None,
         )
 
-    def panel_template(self) -> str:
-        """The panel the page (playground/page/reading_panel.js) fills with a reading of its own: a reading's
-        panel, every capsule 1 long, the runner-up shown."""
-        config = self.network.config
-        blank = np.zeros((config.image_size, config.image_size))
-        return reading_views.reading_panel(
-            blank,
-            np.ones(config.num_classes),
-            0,
-            blank,
-            0,
-            0,
-            runner_up=1,
-            runner_up_reconstruction=blank,
-            capsules=np.zeros((config.num_classes, config.digit_capsule_dim)),
-            decoder=self.decoder.url,
-        )
-
     def read_drawing(self, value) -> tuple:
         """The drawing pad changed: read what is on it now and show it in the reading panel, the one
         component the page updates while a stroke is drawn. Once the stroke has ended the reading is
@@ -190,7 +170,7 @@ class ReadingSection:
         try:
             drawing = drawing_pad.parse(value)
         except drawing_pad.DrawingError as error:
-            return gr.skip(), views.message_panel(f"Cannot read this drawing: {error}")
+            return gr.skip(), reading_views.message(f"Cannot read this drawing: {error}")
         if drawing.drawing and serving.crowded():  # a stroke still being drawn: let go first (serving.crowded)
             return gr.skip(), gr.skip()
         reading = self.drawn(drawing)
@@ -265,7 +245,7 @@ class ReadingSection:
         picture = views.paper(reading.reconstruction(reading.decoded_digit(decode_as), offsets))
         return views.upscaled(picture, API_PIXEL)
 
-    def layout(self) -> tuple[drawing_pad.DrawingPad, gr.HTML, gr.Radio]:
+    def layout(self) -> tuple[drawing_pad.DrawingPad, "ReadingView", gr.Radio]:
         """The pad beside the reading panel and *Decode as*, laid out where it is called inside the
         app's Blocks: the pad, for the app to wire its event once every section that follows a
         finished stroke is laid out; the panel and *Decode as*, for the sections that follow the
@@ -276,10 +256,9 @@ class ReadingSection:
                     [drawing_pad.digit_example(*example_ink(path)) for path in EXAMPLES], elem_id="pad"
                 )
             with gr.Column(scale=4, min_width=300):
-                reading_view = gr.HTML(
+                reading_view = ReadingView(
                     self.panel(None),
                     elem_id="reading-panel",
-                    js_on_load=page_modules.mounted("reading_panel.js"),
                     strip_pad="#pad canvas",
                     strip_height=110,
                     decoder_url=self.decoder.url,
@@ -289,8 +268,6 @@ class ReadingSection:
                     reader_pad="#pad",
                     decode_as_winner=f"#decode-as input[value='{WINNER}']",
                     facts={**PREPROCESSING, "classes": self.network.config.num_classes},
-                    panel_template=self.panel_template(),
-                    empty_panel=self.panel(None),
                 )
                 decode_as = gr.Radio(
                     self.decode_choices,
@@ -327,3 +304,25 @@ class ReadingSection:
             api_name="perturb",
             show_progress="hidden",
         )
+
+
+class ReadingView(gr.HTML):
+    """The reading panel, drawn by the page (playground/page/reading_view.js) from ``value``
+    (reading_views.py) or from the page's own reading, whichever is of the newer drawing.
+
+    Args:
+        value: reading_views.py's value, or None before any. Optional because Gradio (6.31.0)
+            rebuilds an output component from its other constructor arguments whenever an event
+            returns an update for it.
+    """
+
+    def __init__(self, value: dict | None = None, **kwargs):
+        super().__init__(
+            value=value,
+            html_template='<div class="reading-view"></div>',
+            js_on_load=page_modules.mounted("reading_panel.js"),
+            **kwargs,
+        )
+
+    def api_info(self) -> dict:
+        return {"anyOf": [{"type": "object"}, {"type": "null"}]}

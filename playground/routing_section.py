@@ -9,24 +9,16 @@ r and every capsule's share come with a reading, so its two controls, the routin
 one primary capsule type or all, redraw in the page and send nothing.
 """
 
-import base64
-
 import gradio as gr
-import numpy as np
 import torch
 
 from capsnet.model import CapsNetConfig
 from capsnet.routing import agreement
 from playground import page_modules
 from playground.reading import MAX_ITERATIONS, Reading
+from playground.views import float32_base64
 
 ALL_TYPES = -1  # the capsule-type control's value for all types
-
-
-def float32_base64(values: np.ndarray | torch.Tensor) -> str:
-    """``values`` as float32 little-endian in base64: exact, and a third the length of the numbers
-    written out."""
-    return base64.b64encode(np.asarray(values, dtype="<f4").tobytes()).decode("ascii")
 
 
 def routing_numbers(reading: Reading | None) -> dict | None:

@@ -76,6 +76,19 @@ def lengths_svg(
     )
 
 
+def ink_base64(ink: np.ndarray | torch.Tensor) -> str:
+    """Ink in [0, 1] as the page draws it (playground/page/views.js ``inkOf``): its grey levels,
+    one byte a pixel in base64; what its picture shows, in a quarter of float32's bytes."""
+    levels = np.rint(np.asarray(ink, dtype=np.float32).clip(0, 1) * 255).astype(np.uint8)
+    return base64.b64encode(levels.tobytes()).decode("ascii")
+
+
+def float32_base64(values: np.ndarray | torch.Tensor) -> str:
+    """``values`` as float32 little-endian in base64 (views.js ``floatsOf``): exact, and a third the
+    length of the numbers written out."""
+    return base64.b64encode(np.asarray(values, dtype="<f4").tobytes()).decode("ascii")
+
+
 def message_panel(text: str) -> str:
     """A view (the reading panel, Figure 4, the routing view) saying why it shows nothing."""
     return f'<div class="panel message" role="alert">{html.escape(text)}</div>'

@@ -96,11 +96,11 @@ def test_a_crowded_server_lets_go_of_readings_while_a_stroke_is_drawn_never_at_i
     for read, live in pads:
         final = {**live, "drawing": False}
         monkeypatch.setattr(serving, "crowded", lambda: False)
-        assert all(isinstance(output, str) for output in read(live)[1:])
+        assert all(output != gr.skip() for output in read(live)[1:])
         monkeypatch.setattr(serving, "crowded", lambda: True)
         assert all(output == gr.skip() for output in read(live))
         kept, panel = read(final)
-        assert kept is not None and 'data-revision="1"' in panel
+        assert kept is not None and ('data-revision="1"' in panel if isinstance(panel, str) else panel["revision"] == 1)
     # As the page (and bench.app_load's people) get such an answer: every output skipped.
     event = next(block_fn for block_fn in app.demo.fns.values() if block_fn.fn == app.TWO_DIGITS.read_drawing)
     answer = asyncio.run(app.demo.process_api(event, [pair, two_digits.TWO_READ], SessionState(app.demo)))
@@ -203,7 +203,7 @@ def test_each_page_event_takes_one_worker_thread_and_answers_what_its_function_r
     inputs = [value, "winner", dimensions_section.PAPER, None]
     answer = asyncio.run(app.demo.process_api(read, inputs, state))
     expected = app.read_drawing(*inputs)
-    assert hops == ["read_drawing"] and "7" in expected[-1]
+    assert hops == ["read_drawing"] and expected[-1]["winner"] == 7
     assert answer["data"][-3:] == list(expected[-3:])  # Figure 4, the routing view, the panel
     reading = state[read.outputs[0]._id]  # the Reading the answer kept in the session
     assert reading.winner == 7

@@ -1,7 +1,8 @@
-"""What the playground shows: the reading panel, the bars, Figure 4, the routing heatmap."""
+"""What the playground shows: the reading panel's numbers, the pictures, Figure 4."""
 
 import base64
 import io
+import json
 import re
 
 import numpy as np
@@ -26,47 +27,44 @@ def test_a_picture_is_black_ink_on_white_paper_pixel_for_pixel():
     assert 'alt="a dot"' in html
 
 
-def test_the_reading_panel_shows_the_winner_its_length_and_its_revision():
+def ink_of(base64_levels: str) -> np.ndarray:
+    """The ink the page draws from a value's picture (views.ink_base64; views.js inkOf)."""
+    return np.frombuffer(base64.b64decode(base64_levels), dtype=np.uint8).reshape(28, 28) / 255
+
+
+def test_a_reading_s_numbers_are_what_the_panel_draws():
+    """The page draws the panel from these: the digit read, the runner-up, the capsule decoded, the
+    lengths, the three pictures within half a grey level, the capsules exactly, the decoder named."""
+    generator = torch.Generator().manual_seed(0)
     lengths = np.linspace(0.05, 0.5, 10)
     lengths[4] = 0.93
-    panel = reading_views.reading_panel(np.zeros((28, 28)), lengths, 4, torch.zeros(28, 28), 4, 12)
-    assert '<div class="digit">4</div>' in panel and "capsule length 0.930" in panel
-    assert 'data-revision="12"' in panel and "data-settled" not in panel
-    assert panel.count('class="bar winner"') == 1 and panel.count('class="bar"') == 9
-    assert "Reconstruction from capsule 4" in panel
-    assert "data-settled" in reading_views.reading_panel(
-        np.zeros((28, 28)), lengths, 4, torch.zeros(28, 28), 4, 12, True
+    image, reconstruction, other = torch.rand(3, 28, 28, generator=generator)
+    capsules = torch.randn(10, 16, generator=generator)
+    value = reading_views.reading_numbers(
+        image.numpy(), lengths, 4, reconstruction, 7, 12, True, 9, other, capsules, "decoder/0123.onnx"
     )
-
-
-def test_the_reading_panel_carries_its_capsules_for_the_page_decoder_where_it_names_one():
-    """The page's decoder (a graph in its worker) redraws from these: the capsules exactly, the decoder's address, the
-    capsule shown and the winner; a panel with no decoder named carries none of them."""
-    capsules = torch.randn(10, 16, generator=torch.Generator().manual_seed(0))
-    panel = reading_views.reading_panel(
-        np.zeros((28, 28)),
-        np.full(10, 0.1),
-        4,
-        torch.zeros(28, 28),
-        7,
+    assert json.loads(json.dumps(value)) == value  # what Gradio sends the page
+    assert (value["revision"], value["settled"], value["winner"], value["runner_up"], value["decoded"]) == (
         12,
-        capsules=capsules,
-        decoder="decoder/0123456789abcdef.safetensors",
+        True,
+        4,
+        9,
+        7,
     )
-    root = panel.split(">", 1)[0]
-    assert 'data-decoder="decoder/0123456789abcdef.safetensors" data-decoded="7" data-winner="4"' in root
-    carried = base64.b64decode(re.search(r'data-capsules="([^"]+)"', root).group(1))
-    np.testing.assert_array_equal(np.frombuffer(carried, dtype="<f4").reshape(10, 16), capsules.numpy())
-    plain = reading_views.reading_panel(
-        np.zeros((28, 28)), np.full(10, 0.1), 4, torch.zeros(28, 28), 7, 12, capsules=capsules
-    )
-    assert "data-capsules" not in plain and "data-decoder" not in plain
+    np.testing.assert_allclose(value["lengths"], lengths)
+    for name, ink in (("image", image), ("reconstruction", reconstruction), ("runner_up_reconstruction", other)):
+        np.testing.assert_allclose(ink_of(value[name]), ink.numpy(), atol=0.5 / 255 + 1e-6, err_msg=name)
+        np.testing.assert_array_equal(views.paper(ink_of(value[name])), views.paper(ink), err_msg=name)
+    carried = np.frombuffer(base64.b64decode(value["capsules"]), dtype="<f4").reshape(10, 16)
+    np.testing.assert_array_equal(carried, capsules.numpy())
+    assert value["decoder"] == "decoder/0123.onnx"
 
 
-def test_the_empty_panel_asks_for_a_digit():
-    panel = reading_views.reading_panel(None, np.zeros(10), None, None, None, None)
-    assert "Draw a digit" in panel and "<img" not in panel and "bar winner" not in panel
-    assert "data-revision" not in panel
+def test_no_reading_and_a_message_say_so():
+    assert reading_views.no_reading(True) == {"revision": None, "settled": True}
+    assert reading_views.message("Cannot read this drawing: no strokes") == {
+        "message": "Cannot read this drawing: no strokes"
+    }
 
 
 def test_a_message_panel_escapes_its_text():
@@ -83,19 +81,3 @@ def test_figure4_has_a_strip_per_row_of_the_sweep_each_picture_a_faint_pixel_apa
     assert strip.shape == (28, 11 * 29 - 1)
     np.testing.assert_array_equal(strip[:, 29 * 3 : 29 * 3 + 28], views.paper(images[5, 3]))
     np.testing.assert_array_equal(strip[:, 29 * 3 + 28], views.paper(np.full(28, figure4_views.GAP_INK)))
-
-
-def test_the_reading_panel_shows_what_else_it_could_be():
-    lengths = np.linspace(0, 0.9, 10)
-    panel = reading_views.reading_panel(
-        np.zeros((28, 28)),
-        lengths,
-        9,
-        torch.zeros(28, 28),
-        9,
-        3,
-        runner_up=8,
-        runner_up_reconstruction=torch.zeros(28, 28),
-    )
-    assert "What else it could be: 8, capsule length 0.800" in panel and panel.count("<img") == 3
-    assert "What else" not in reading_views.reading_panel(None, np.zeros(10), None, None, None, None)

@@ -22,8 +22,8 @@
 import { changeColours } from "./change_colours.js";
 import { newestOnly } from "./newest_only.js";
 import { dimensionChangesOf } from "./page_networks.js";
-import { colourPictureUrl } from "./panel_fill.js";
-import { decodeAs, decoding, redraws, shownCapsule } from "./reading_store.js";
+import { decodeAs, decoding, redraws, shown, shownCapsule } from "./reading_store.js";
+import { colourPictureUrl } from "./views.js";
 
 // The page's pictures under way (newest_only.js), for drawn().
 const drawings = new Set();
@@ -36,12 +36,12 @@ export function mount({ element, props, watch, fire }) {
   const list = element.querySelector(".dimensions");
   let shownRows = "";
   let range = props.value.range; // the range chosen, as the server or the Slider-range radio said last
-  let followed = null; // {panel, capsules, digit}: the reading panel's capsule, where the page draws it
+  let followed = null; // {reading, capsules, digit}: the reading panel's capsule, where the page draws it
   let failed = false; // the page's pictures failed: the server's from now on
   let drawnHere = { key: null, pictures: null }; // the page's newest pictures, and what they are of
 
-  const following = () => !failed && followed !== null && followed.panel.isConnected;
-  const keyOf = () => `${followed.panel.dataset.capsules} ${followed.digit} ${range}`;
+  const following = () => !failed && followed !== null && followed.reading === shown.current();
+  const keyOf = () => `${followed.reading.id} ${followed.digit} ${range}`;
   const rowsShown = () => (following() ? props.digit_rows[range][followed.digit] : props.value.rows);
 
   function format(offset) {
@@ -88,9 +88,9 @@ export function mount({ element, props, watch, fire }) {
     }
     const limits = [];
     for (const row of rowsShown()) limits[row.dimension] = row.limit;
-    const { capsules, digit, panel } = followed;
+    const { capsules, digit, reading } = followed;
     delete list.dataset.revision; // the pictures shown meanwhile are of another capsule
-    draw({ key, capsules, digit, limits, revision: panel.dataset.revision });
+    draw({ key, capsules, digit, limits, revision: reading.revision });
   }
 
   // The capsule followed, its digit, range and rows, for Figure 4 (reading_store.js `decoding`):
@@ -100,8 +100,8 @@ export function mount({ element, props, watch, fire }) {
     if (key === (decoding.current()?.key ?? null)) return;
     if (key === null) decoding.publish(null);
     else {
-      const { capsules, digit, panel } = followed;
-      decoding.publish({ key, revision: panel.dataset.revision, capsules, digit, range, rows });
+      const { capsules, digit, reading } = followed;
+      decoding.publish({ key, revision: reading.revision, capsules, digit, range, rows });
     }
   }
 
@@ -169,11 +169,11 @@ export function mount({ element, props, watch, fire }) {
   // (`penDown`) the sliders stay as they are: nobody can drag them then, and their rows and 16
   // pictures, redrawn for every reading, would take the page's thread from the pen. They follow the
   // reading made once the pen lifts.
-  shownCapsule.subscribe(({ panel, capsules, digit, atZero, penDown }) => {
+  shownCapsule.subscribe(({ reading, capsules, digit, atZero, penDown }) => {
     if (penDown) return;
-    followed = panel && { panel, capsules, digit };
+    followed = reading && { reading, capsules, digit };
     const zeros = props.value.offsets.map(() => 0);
-    if (panel === null) props.value = { ...props.value, offsets: zeros, enabled: false, pictures: null };
+    if (reading === null) props.value = { ...props.value, offsets: zeros, enabled: false, pictures: null };
     else if (atZero && following())
       props.value = { offsets: zeros, rows: rowsShown(), enabled: true, range, pictures: null };
     render();

@@ -11,8 +11,8 @@
 
 import { newestOnly } from "./newest_only.js";
 import { sweepOf } from "./page_networks.js";
-import { pictureUrl } from "./panel_fill.js";
 import { decoding } from "./reading_store.js";
+import { escaped, messageHtml, pictureUrl } from "./views.js";
 
 const STEPS = 11; // the sweep's offsets a dimension (capsnet.dimensions.SWEEP)
 const EMPTY = "<b>Figure 4</b>: draw a digit to see what each of its dimensions does.";
@@ -38,17 +38,13 @@ export function strip(pictures, steps, side, gapInk) {
   return { ink, width };
 }
 
-const escaped = (text) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-
 // Figure 4 in `element` from `value` ({revision, rows: [{label}], strips: a PNG data URL a row, in
 // the order shown, width: a strip's pixels across}), its heading's ends `ends` ("-0.25 … +0.25");
 // the prompt to draw for none, and why not for {message}.
 export function drawFigure4(element, value, ends) {
   if (!value?.rows) {
     const why = value?.message; // else nothing drawn yet (Gradio's empty value: null or "")
-    element.innerHTML = why
-      ? `<div class="panel message">${escaped(why)}</div>`
-      : `<div class="figure4 empty">${EMPTY}</div>`;
+    element.innerHTML = why ? messageHtml(why) : `<div class="figure4 empty">${EMPTY}</div>`;
     return;
   }
   const [low, high] = ends.split(" … ");

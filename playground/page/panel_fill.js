@@ -1,9 +1,8 @@
-// A panel's layout as the server writes it (playground/views.py `reading_panel`, turn_views.py
-// `turn_panel`), filled with numbers the page computed: the one way the reading panel and Turn it
-// draw. A template is the panel written for full values: every bar of a lengths_svg chart at 1, so
-// a bar of value v is drawn at v of its height.
+// A panel's layout as the server writes it (turn_views.py `turn_panel`), filled with numbers the
+// page computed: the one way Turn it draws. A template is the panel written for full values: every
+// bar of a lengths_svg chart at 1, so a bar of value v is drawn at v of its height.
 
-import { paper } from "./paper.js";
+import { pictureUrl } from "./views.js";
 
 const parsed = new Map(); // each template's element, parsed once
 
@@ -58,35 +57,10 @@ export function barsFilled(svg, values, winner) {
   });
 }
 
-// A picture of `pixels`, `channels` a pixel (1: grey, 3: RGB), `width` wide (square where not
-// given), as a PNG data URL.
-function pngUrl(pixels, channels, width = Math.sqrt(pixels.length / channels)) {
-  const height = pixels.length / channels / width;
-  const canvas = document.createElement("canvas");
-  canvas.width = width;
-  canvas.height = height;
-  const context = canvas.getContext("2d");
-  const image = context.createImageData(width, height);
-  for (let k = 0; k < width * height; k++) {
-    for (let c = 0; c < 3; c++) image.data[4 * k + c] = pixels[channels * k + (channels === 3 ? c : 0)];
-    image.data[4 * k + 3] = 255;
-  }
-  context.putImageData(image, 0, 0);
-  return canvas.toDataURL("image/png");
-}
-
-// A picture of ink in [0, 1] as a PNG data URL, square or `width` wide: black ink on white paper
-// (views.paper).
-export const pictureUrl = (ink, width) => pngUrl(paper(ink), 1, width);
-
-// A square picture of RGB colours (3 a pixel, as views.png_data_url takes them) as a PNG data URL.
-export const colourPictureUrl = (rgb) => pngUrl(rgb, 3);
-
 // `img` showing the picture of `ink`, and `number` in its description where it names one.
 export function pictureSet(img, ink, number) {
   img.src = pictureUrl(ink);
   if (number !== undefined) img.alt = img.alt.replace(/\d+/, number);
 }
 
-// The index of the largest of `values` (the first where several are).
-export const argmax = (values) => values.indexOf(Math.max(...values));
+export { argmax } from "./views.js";

@@ -3,18 +3,19 @@
 //
 // - While a stroke is drawn on the pad props.reader_pad, and once the pen lifts, the page's
 //   networks (page_networks.js, in a worker) read the newest drawing each time they are free, and
-//   the panel is filled here with the reading: the digit, the ten lengths, what the network sees,
-//   the reconstruction and the runner-up's. The panel is the server's layout (props.panel_template,
-//   reading_views.reading_panel), its numbers filled in: one renderer, whichever side computed
-//   them. The server hears nothing of the drawing. Each reading made here is published
-//   (reading_store.js) for the panels that follow it; once the pen is up, with its routing, and as
-//   `settled`, as a finished drawing the server reads is when its panel comes. A new finished
-//   drawing is decoded as its winner: Decode as goes back to "winner", as the server's reading sets it.
+//   the panel is drawn with the reading (reading_view.js, the panel's one renderer): the digit, the
+//   ten lengths, what the network sees, the reconstruction and the runner-up's. The server hears
+//   nothing of the drawing. Where the server reads instead, its numbers (props.value,
+//   playground/reading_views.py) are drawn by the same renderer.
+// - The reading shown is published (reading_store.js `shown`) for the panels that follow it; each
+//   reading made here too (`reading`), once the pen is up with its routing; and each finished
+//   drawing, read here or by the server, as `settled`. A new finished drawing is decoded as its
+//   winner: Decode as goes back to "winner", as the server's reading sets it.
 // - When a slider moves or Decode as changes (reading_store.js `redraws`), the decoder in the worker
-//   redraws the reconstruction from the panel's capsules (data-capsules), with no request.
+//   redraws the reconstruction from the shown reading's capsules, with no request.
 // - Whenever the panel comes to show a capsule the page's decoder can draw (a reading made here,
-//   Decode as redrawn here, or the server's panel), it publishes it (`shownCapsule`): the dimension
-//   sliders follow it (dimension_sliders.js).
+//   Decode as redrawn here, or the server's reading), it publishes it (`shownCapsule`): the
+//   dimension sliders follow it (dimension_sliders.js).
 //
 // The panel takes the drawings its pad offers (`drawings`) where it reads them itself, and the pad
 // then sends nothing; and the redraws offered where the page's decoder draws them. Where the page
@@ -24,42 +25,37 @@
 
 import { newestOnly } from "./newest_only.js";
 import { decodeCapsule, readDrawing, readerState, startReader } from "./page_networks.js";
-import { barsFilled, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
 import {
   shownCapsule as capsuleShown,
   decodeAs as decodeAsChosen,
   drawings as offeredDrawings,
+  reading as pageReadings,
   redraws,
   settled,
-  reading as shownReading,
+  shown,
 } from "./reading_store.js";
+import { fromServer, readingHtml, redrawReconstruction } from "./reading_view.js";
 import { placeStrip } from "./strip.js";
 
-// The capsules of a panel's data-capsules (float32 little-endian in base64, reading_views.capsules_base64).
-function capsulesOf(panel) {
-  const bytes = Uint8Array.from(atob(panel.dataset.capsules), (c) => c.charCodeAt(0));
-  return new Float32Array(bytes.buffer);
-}
-
-const base64 = (floats) => btoa(String.fromCharCode(...new Uint8Array(floats.buffer)));
-
-// The reading panel's layout (`template`) filled with `found`, a reading of drawing `revision`,
-// settled where the pen is up.
-function filledPanel(template, decoderUrl, found, revision, penUp) {
+// `found`, the page's reading of drawing `revision` (page_networks.js readDrawing), as the panel
+// shows it (reading_store.js `shown`), decoded as its winner; settled where the pen is up.
+function readHere(found, revision, penUp) {
   const { image, capsules, lengths, reconstructions } = found;
   const [winner, runnerUp] = [...lengths.keys()].sort((a, b) => lengths[b] - lengths[a]);
-  const panel = fromTemplate(template);
-  Object.assign(panel.dataset, { revision, decoded: winner, winner, decoder: decoderUrl, capsules: base64(capsules) });
-  if (penUp) panel.dataset.settled = "";
-  panel.querySelector(".reading .digit").textContent = winner;
-  numbered(panel.querySelector(".reading .caption"), lengths[winner]);
-  numbered(panel.querySelector(".reconstruction figcaption"), winner);
-  numbered(panel.querySelector(".runner-up figcaption"), runnerUp, lengths[runnerUp]);
-  pictureSet(panel.querySelector(".input img.picture"), image);
-  pictureSet(panel.querySelector(".reconstruction img.picture"), reconstructions.winner, winner);
-  pictureSet(panel.querySelector(".runner-up img.picture"), reconstructions.runnerUp, runnerUp);
-  barsFilled(panel.querySelector("svg.lengths"), lengths, winner);
-  return panel;
+  return {
+    revision,
+    settled: penUp,
+    inPage: true,
+    image,
+    lengths: Array.from(lengths),
+    capsules,
+    winner,
+    runnerUp,
+    decoded: winner,
+    reconstruction: reconstructions.winner,
+    runnerUpReconstruction: reconstructions.runnerUp,
+    drawable: true,
+  };
 }
 
 // Decode as, or the sliders' range (`range`), changed to `decodeAs` ("winner", or a digit): the
@@ -70,13 +66,6 @@ export function redrawAs(decodeAs, range, winner) {
   const digit = decodeAs === winner ? null : Number(decodeAs);
   const redrawnHere = redraws.offer({ offsets: null, digit, range });
   decodeAsChosen.publish({ digit: decodeAs, range, redrawnHere });
-}
-
-// The panel's capsule shown, for the sliders: `atZero`, unmoved and drawn here; `penDown`, a
-// reading made while the pen is still drawing.
-function shownCapsule(panel, capsules, atZero, penDown = false) {
-  const shown = panel && { panel, capsules, digit: Number(panel.dataset.decoded), atZero, penDown };
-  capsuleShown.publish(shown ?? { panel: null, penDown });
 }
 
 // The end of the page thread's latest long task (over 50 ms, when no event can be taken), where
@@ -100,6 +89,7 @@ export const drawn = () => Promise.all([...drawings].map((drawing) => drawing.do
 
 export function mount({ element, props, watch }) {
   placeStrip({ element, props, watch });
+  const view = element.querySelector(".reading-view");
 
   let toldWhy = false;
   const giveUp = (why) => {
@@ -112,9 +102,29 @@ export function mount({ element, props, watch }) {
     if (choice && !choice.checked) choice.click();
   };
   let failed = false; // a reading failed here: the server reads from now on
-  let shown = 0; // the pad revision of the reading the panel shows, read here
+  let readHereLast = 0; // the pad revision of the newest reading made here and shown
   let lastDrawing = null; // the newest drawing the pad offered
   let penLifted = () => {}; // ends the rest under way
+  let shownCount = 0; // the readings shown so far, to tell two apart
+  const reading = () => readerState() === "ready" && !failed && element.isConnected;
+
+  // The panel's capsule, for the sliders, where the page's decoder draws it (else none): `atZero`,
+  // unmoved and drawn here; `penDown`, a reading made while the pen is still drawing.
+  const capsuleOf = (next, atZero, penDown = false) =>
+    capsuleShown.publish(
+      reading() && next.drawable
+        ? { reading: next, capsules: next.capsules, digit: next.decoded, atZero, penDown }
+        : { reading: null, penDown },
+    );
+
+  // The panel drawn with `next` (reading_view.js), published (reading_store.js `shown`).
+  function show(next) {
+    shownCount += 1;
+    next.id = shownCount;
+    view.innerHTML = readingHtml(next);
+    shown.publish(next);
+  }
+  show(fromServer(props.value, props.decoder_url));
 
   // While the pen is down and the page's thread has lately run a long task (the pen's events
   // waited), each reading is followed by a rest twice as long as it took (RESTING), which the pen's
@@ -130,38 +140,35 @@ export function mount({ element, props, watch }) {
       };
     });
 
-  // A drawing read, and the panel filled with it unless the panel shows a newer drawing already,
+  // A drawing read, and the panel drawn with it unless the panel shows a newer drawing already,
   // or the server's reading of the same one (settled: its details came with it).
   const read = newestOnly(
     async (drawing) => {
       const started = performance.now();
       const found = await readDrawing(drawing);
-      const holder = element.querySelector(".panel")?.parentElement;
-      if (!holder) return;
-      const current = holder.firstElementChild;
-      const currentRevision = Number(current?.dataset.revision ?? -1);
+      if (!element.isConnected) return;
+      const current = shown.current();
+      const currentRevision = current.revision ?? -1;
       if (currentRevision > drawing.revision) return;
-      if (currentRevision < drawing.revision || current.dataset.settled === undefined) {
+      if (currentRevision < drawing.revision || !current.settled) {
         const penUp = !drawing.drawing;
-        if (found === null) holder.innerHTML = props.empty_panel;
-        else
-          holder.replaceChildren(filledPanel(props.panel_template, props.decoder_url, found, drawing.revision, penUp));
-        shown = drawing.revision;
+        const next = found === null ? { revision: null, settled: penUp } : readHere(found, drawing.revision, penUp);
+        show(next);
+        capsuleOf(next, true, drawing.drawing);
+        readHereLast = drawing.revision;
         if (penUp && found) decodeWinner();
-        shownCapsule(found && holder.firstElementChild, found?.capsules, true, drawing.drawing);
         if (penUp) settled.publish({ revision: found ? String(drawing.revision) : "" });
       }
-      shownReading.publish({ revision: drawing.revision, penUp: !drawing.drawing, image: null, ...found });
+      pageReadings.publish({ revision: drawing.revision, penUp: !drawing.drawing, image: null, ...found });
       if (drawing.drawing && penWaitedLately()) await rest(RESTING * (performance.now() - started));
     },
     (error) => {
       failed = true;
-      shownReading.publish(null);
+      pageReadings.publish(null);
       giveUp(`the page's reading failed (${error.message})`);
     },
   );
   drawings.add(read);
-  const reading = () => readerState() === "ready" && !failed && element.isConnected;
 
   offeredDrawings.take((drawing) => {
     if (!drawing.pad.closest(props.reader_pad)) return false;
@@ -172,55 +179,34 @@ export function mount({ element, props, watch }) {
     return true;
   });
 
-  // The capsules of the panel shown where the page's decoder draws it, or null: `why(message)`
-  // hears why not where its capsules cannot be read.
-  const drawable = (why = () => {}) => {
-    const panel = element.querySelector(".panel[data-capsules]");
-    if (!reading() || !panel || panel.dataset.decoder !== props.decoder_url) return null;
-    try {
-      return { panel, capsules: capsulesOf(panel) };
-    } catch (error) {
-      why(`the panel's capsules cannot be read (${error.message})`);
-      return null;
-    }
-  };
-
-  // The server's settled panel of an older drawing than the one shown here stays unseen: the
-  // newer reading is drawn again over it. A panel the page's decoder draws is followed by the sliders.
+  // The server's panel (its numbers, reading_views.py), drawn unless it is of an older drawing than
+  // the one read here: the newer reading stays. The sliders follow it where the page's decoder
+  // draws it; elsewhere the server's sliders came with it.
   watch("value", () => {
-    const panel = element.querySelector(".panel");
-    const revision = Number(panel?.dataset.revision ?? 0);
-    if (reading() && lastDrawing !== null && revision < shown) read(lastDrawing);
-    else if (panel?.dataset.settled !== undefined) settled.publish({ revision: panel.dataset.revision ?? "" });
-    const found = drawable();
-    if (found) shownCapsule(found.panel, found.capsules, false);
+    const answer = fromServer(props.value, props.decoder_url);
+    if (reading() && lastDrawing !== null && (answer.revision ?? 0) < readHereLast) return;
+    show(answer);
+    if (reading() && answer.drawable) capsuleOf(answer, false);
+    if (answer.settled && answer.message === undefined) settled.publish({ revision: String(answer.revision ?? "") });
   });
 
   // The reconstruction redrawn by the decoder, the newest move's first.
   const redraw = newestOnly(
-    async ({ panel, capsules, digit, offsets }) => {
-      const picture = panel.querySelector(".reconstruction img.picture");
-      const ink = await decodeCapsule(capsules, digit, offsets);
-      if (!panel.isConnected) return; // a new reading took its place
-      pictureSet(picture, ink);
-      if (digit !== Number(panel.dataset.decoded)) {
-        // "Reconstruction from capsule 3": the number changes
-        panel.dataset.decoded = digit;
-        const caption = panel.querySelector(".reconstruction figcaption");
-        caption.textContent = caption.textContent.replace(/\d+$/, digit);
-        picture.alt = picture.alt.replace(/\d+$/, digit);
-      }
-      if (offsets === null) shownCapsule(panel, capsules, true); // Decode as or the range changed
+    async ({ shownReading, digit, offsets }) => {
+      const ink = await decodeCapsule(shownReading.capsules, digit, offsets);
+      if (shown.current() !== shownReading) return; // a new reading took its place
+      Object.assign(shownReading, { decoded: digit, reconstruction: ink });
+      redrawReconstruction(view, ink, digit);
+      if (offsets === null) capsuleOf(shownReading, true); // Decode as or the range changed
     },
     (error) => console.info(`The server redraws this: the page's decoder failed (${error.message}).`),
   );
   drawings.add(redraw);
   redraws.take(({ offsets = null, digit }) => {
-    const found = drawable((why) => console.info(`The server redraws this: ${why}.`));
-    if (!found) return false;
-    const { panel, capsules } = found;
-    const shownDigit = digit === undefined ? Number(panel.dataset.decoded) : (digit ?? Number(panel.dataset.winner));
-    redraw({ panel, capsules, digit: shownDigit, offsets });
+    const current = shown.current();
+    if (!reading() || !current.drawable) return false;
+    const shownDigit = digit === undefined ? current.decoded : (digit ?? current.winner);
+    redraw({ shownReading: current, digit: shownDigit, offsets });
     return true;
   });
 
@@ -235,8 +221,7 @@ export function mount({ element, props, watch }) {
       // A drawing shown before the networks came (read by the server) is read here too, so that
       // Turn it turns it in the page, and the sliders follow its panel.
       if (lastDrawing !== null) read(lastDrawing);
-      const found = drawable();
-      if (found) shownCapsule(found.panel, found.capsules, false);
+      if (shown.current().drawable) capsuleOf(shown.current(), false);
     })
     .catch((error) => giveUp(error.message));
 }

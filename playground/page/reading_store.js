@@ -3,6 +3,13 @@
 // one panel asks of another, which that one takes where it can do it in the page. Its topics, each
 // null where there is nothing (yet) to say:
 //
+// - `shown`, published by the reading panel (reading_panel.js) whenever it comes to show another
+//   reading, or the same one decoded otherwise: {revision: the pad's revision read, settled: the
+//   pen is up, inPage: read by the page's networks (else the server's numbers), image: the
+//   network's input [28 * 28], lengths: |v_j| [10], capsules: v [10 * 16], winner, runnerUp,
+//   decoded: the capsule the reconstruction is drawn from, drawable: the page's decoder can redraw
+//   it, id: a number no other reading shown has}, or {revision: null, settled, id} where it shows
+//   no reading (and {message} why, where it cannot show one). Turn it follows it.
 // - `reading`, published by the reading panel (reading_panel.js) for every reading it makes:
 //   {revision: the pad's revision read, penUp: the stroke ended, image: the network's input
 //   [28 * 28], capsules: v [10 * 16], lengths: |v_j| [10], and once the pen is up, routing: the
@@ -19,9 +26,10 @@
 //   redrawAs): {digit: "winner" or a digit, range, redrawnHere: the page's decoder redraws it}.
 //   The sliders follow it, and ask the server where the page does not redraw.
 // - `shownCapsule`, published by the reading panel whenever it comes to show a capsule the page's
-//   decoder can draw (a reading made here, Decode as redrawn here, or the server's panel): {panel,
-//   capsules, digit: the capsule decoded, atZero: the reconstruction shown unmoved, drawn here,
-//   penDown: a reading made while the pen is down}, or {panel: null, penDown} where it shows none.
+//   decoder can draw (a reading made here, Decode as redrawn here, or the server's): {reading: the
+//   reading shown (`shown`), capsules, digit: the capsule decoded, atZero: the reconstruction shown
+//   unmoved, drawn here, penDown: a reading made while the pen is down}, or {reading: null, penDown}
+//   where it shows none.
 //   The sliders follow it.
 //
 // The requests, each offered by one panel and taken by another where the page can do it; `offer`
@@ -73,6 +81,7 @@ function offers() {
   };
 }
 
+export const shown = topic();
 export const reading = topic();
 export const decoding = topic();
 export const settled = topic();

@@ -12,8 +12,8 @@
 // props.facts: the network's image size, primary capsule types and grid, and their receptive
 // fields (routing_section.facts).
 
-import { argmax } from "./panel_fill.js";
 import { reading as pageReading } from "./reading_store.js";
+import { argmax, floatsOf } from "./views.js";
 
 const ALL_TYPES = -1;
 const SCALE = 10; // display pixels per input pixel: 280 x 280
@@ -163,14 +163,11 @@ export function drawRouting(view, numbers, { iterations, capsuleType }, facts) {
   canvas.getContext("2d").putImageData(new ImageData(pixels, side, side), 0, 0);
 }
 
-// float32 little-endian numbers from base64 (routing_section.float32_base64).
-const float32s = (text) => new Float32Array(Uint8Array.from(atob(text), (c) => c.charCodeAt(0)).buffer);
-
 // The server's numbers (routing_section.routing_numbers) as the renderer takes them; null for none.
 export function serverNumbers(value) {
   if (!value) return null;
   const { revision, lengths, agreements } = value;
-  return { revision, lengths, agreements, image: float32s(value.image), winnerShares: float32s(value.winner_shares) };
+  return { revision, lengths, agreements, image: floatsOf(value.image), winnerShares: floatsOf(value.winner_shares) };
 }
 
 export function mount({ element, props, watch }) {

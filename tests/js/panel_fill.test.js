@@ -3,16 +3,10 @@ import { test } from "node:test";
 import { argmax, numberedText } from "../../playground/page/panel_fill.js";
 import { fixture } from "./fixtures.js";
 
-const { texts, halfway_texts: halfwayTexts, argmax: maxima } = fixture("panel_fill");
+const { texts, argmax: maxima } = fixture("panel_fill");
 
-test("numberedText writes a panel's numbers as views.py and turn_views.py write them", () => {
+test("numberedText writes the turn panel's numbers as turn_views.py writes them", () => {
   for (const { name, template, values, text } of texts) assert.equal(numberedText(template, values), text, name);
-});
-
-test("numberedText rounds a number halfway between two to the even one, as Python's format does", () => {
-  for (const { name, template, values, text } of halfwayTexts) {
-    assert.equal(numberedText(template, values), text, `${name} of ${values}`);
-  }
 });
 
 test("argmax finds the first of the largest values, as numpy's argmax does", () => {

@@ -1,18 +1,13 @@
 """The fixtures of the panels' words (tests/js/fixtures.py writes them): the numbered texts of the
-reading panel and the turn panel as the server writes them and as the page fills their templates
-(panel_fill.js), and Turn it's sweep's words (sweep_fill.js)."""
+turn panel as the server writes them and as the page fills its templates (panel_fill.js), and
+Turn it's sweep's words (sweep_fill.js)."""
 
 import html
 
 import numpy as np
-import torch
 
 from capsnet import CapsNet, CapsNetConfig
-from capsnet.digit_count import top_two
-from capsnet.shipping.onnx_file import decoder_graph
-from playground import reading_views, turn_views
-from playground.page_network import PageGraph
-from playground.reading import ReadingSection
+from playground import turn_views
 from playground.turn_it import POSE_LIMIT, SWEEP_ANGLES
 
 
@@ -23,28 +18,6 @@ def text_of(panel: str, *openings: str) -> str:
     for opening in openings:
         at = panel.index(opening, at) + len(opening)
     return html.unescape(panel[at : panel.index("<", at)])
-
-
-def reading_texts(template: str, config: CapsNetConfig, lengths: np.ndarray) -> list[dict]:
-    """The reading panel's numbered texts, as the server writes them for ``lengths`` and as its
-    ``template`` has them, with the numbers reading_panel.js puts in."""
-    winner, runner_up = top_two(torch.from_numpy(lengths)).tolist()
-    blank = np.zeros((config.image_size, config.image_size))
-    panel = reading_views.reading_panel(
-        blank, lengths, winner, blank, winner, 1, runner_up=runner_up, runner_up_reconstruction=blank
-    )
-    texts = {
-        "the reading's caption": (('<div class="caption">',), [float(lengths[winner])]),
-        "the reconstruction's caption": (('<figure class="reconstruction"><figcaption>',), [winner]),
-        "the runner-up's caption": (
-            ('<figure class="runner-up"><figcaption>',),
-            [runner_up, float(lengths[runner_up])],
-        ),
-    }
-    return [
-        {"name": name, "template": text_of(template, *at), "values": values, "text": text_of(panel, *at)}
-        for name, (at, values) in texts.items()
-    ]
 
 
 def turn_texts(rng: np.random.Generator, config: CapsNetConfig, lengths: np.ndarray, drawn: int) -> list[dict]:
@@ -77,27 +50,18 @@ def turn_texts(rng: np.random.Generator, config: CapsNetConfig, lengths: np.ndar
 
 
 def panel_numbers(rng: np.random.Generator, network: CapsNet) -> dict:
-    """The panels' numbered texts for random lengths (`reading_texts`, `turn_texts`, the turned
-    drawing still read and not), and for the longest capsule's length exactly halfway between two
-    numbers of three decimals (an odd number of sixteenths); numpy's argmax of lengths, ties among
-    them."""
+    """The turn panel's numbered texts for random lengths (`turn_texts`, the turned drawing still
+    read and not); numpy's argmax of lengths, ties among them."""
     config, classes = network.config, network.config.num_classes
-    # the page's graphs have no part in the reading panel's template
-    template = ReadingSection(network, PageGraph.of(decoder_graph(network)), None, None).panel_template()
-    texts, halfway, maxima = [], [], []
+    texts, maxima = [], []
     for _ in range(4):
         lengths = rng.uniform(0, 1, classes).astype(np.float32)
-        texts += reading_texts(template, config, lengths)
         texts += turn_texts(rng, config, lengths, int(np.argmax(lengths)))
         texts += turn_texts(rng, config, lengths, int(np.argmin(lengths)))
         maxima.append(lengths.tolist())
-    for sixteenths in range(1, 16, 2):
-        lengths = rng.uniform(0, sixteenths / 17, classes).astype(np.float32)
-        lengths[rng.integers(classes)] = sixteenths / 16
-        halfway += reading_texts(template, config, lengths)
     maxima += [[0.25, 0.5, 0.5, 0.1], [0.0] * 10, [1.0, 0.0, 1.0]]
     argmax = [{"values": values, "argmax": int(np.argmax(values))} for values in maxima]
-    return {"texts": texts, "halfway_texts": halfway, "argmax": argmax}
+    return {"texts": texts, "argmax": argmax}
 
 
 def sweep_words(rng: np.random.Generator) -> dict:
