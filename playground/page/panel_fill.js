@@ -62,5 +62,3 @@ export function pictureSet(img, ink, number) {
   img.src = pictureUrl(ink);
   if (number !== undefined) img.alt = img.alt.replace(/\d+/, number);
 }
-
-export { argmax } from "./views.js";

@@ -25,10 +25,11 @@
 
 import { newestOnly } from "./newest_only.js";
 import { readerState, startTurner, TURNERS, turnAndRead, turnerState } from "./page_networks.js";
-import { argmax, barsFilled, fixed, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
+import { barsFilled, fixed, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
 import { drawn as drawnByReadingPanel } from "./reading_panel.js";
 import { turns as offeredTurns, reading as pageReading, refreshes } from "./reading_store.js";
 import { sweepFilled, unturned } from "./sweep_fill.js";
+import { argmax } from "./views.js";
 
 // The browser's turn: whatever waits (a paint, a slider's move, a tap, the server's answers) goes
 // first. (scheduler.yield would put the sweep before the server's answers and the page's other

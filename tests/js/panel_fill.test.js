@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { argmax, numberedText } from "../../playground/page/panel_fill.js";
+import { numberedText } from "../../playground/page/panel_fill.js";
+import { argmax } from "../../playground/page/views.js";
 import { fixture } from "./fixtures.js";
 
 const { texts, argmax: maxima } = fixture("panel_fill");
