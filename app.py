@@ -103,7 +103,7 @@ with gr.Blocks(title="Capsule Network Playground") as demo:
         trigger_mode="always_last",
         **serving.PAGE_EVENT,
     )
-    TURN_IT.layout(reading_state, pad, reading_view, serving.PAGE_EVENT)  # follows the reading once on the screen
+    TURN_IT.layout(reading_state, pad, serving.PAGE_EVENT)  # follows the reading once on the screen
     TWO_DIGITS.layout(serving.PAGE_EVENT)  # a pad of its own, and /predict_pair
 
 demo.queue(default_concurrency_limit=serving.API_WORKERS)

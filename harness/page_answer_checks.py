@@ -40,14 +40,17 @@ def empty_problem(outputs: list) -> str | None:
 
 
 def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], str | None]:
-    """The check of a Turn-it answer: the turn panel of the sliders' ``revision`` first and, where
-    ``digit`` is given (a refresh), the rotation sweep of that drawn digit after it."""
+    """The check of a Turn-it answer: the turn panel's numbers of the sliders' ``revision`` first
+    and, where ``digit`` is given (a refresh), the rotation sweep's of that drawn digit after it
+    (playground/turn_views.py)."""
 
     def problem(outputs: list) -> str | None:
-        if f'<div class="turn" data-revision="{revision}">' not in outputs[0][:100]:
-            return f"not the turn panel of revision {revision}: {outputs[0][:200]}"
-        if digit is not None and f"<figcaption>Your {digit}, turned" not in outputs[1]:
-            return f"not the sweep of the drawn {digit}: {outputs[1][:200]}"
+        panel = outputs[0] if isinstance(outputs[0], dict) else {}
+        if panel.get("revision") != revision:
+            return f"not the turn panel of revision {revision}: {str(outputs[0])[:200]}"
+        sweep = outputs[1] if digit is not None and isinstance(outputs[1], dict) else {}
+        if digit is not None and sweep.get("digit") != digit:
+            return f"not the sweep of the drawn {digit}: {str(outputs[1])[:200]}"
         return None
 
     return problem

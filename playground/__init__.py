@@ -28,10 +28,11 @@ What they stand on:
                   the page's JavaScript, ES modules served under the folder's hash: the pen and
                   the panels on the page's thread, the networks in workers (page/page_networks.js),
                   the ports of the server's preprocessing and decoder each named after its function
-    reading_views, figure4_views, turn_views, two_digit_views
+    reading_views, figure4_views, two_digit_views
                   what the sections show, drawn from plain arrays as one piece of HTML each: the
-                  reading panel, Figure 4, Turn it's panels, the Two-digits panel (the routing
-                  view is drawn by the page from numbers: routing_section, page/routing_view.js)
+                  reading panel, Figure 4, the Two-digits panel (the routing view and Turn it's
+                  panels are drawn by the page from numbers: routing_section and turn_views make
+                  the server's, page/routing_view.js, turn_view.js and sweep_view.js draw them)
     views         what they are drawn with: ink as inline pictures, the bars of ten lengths, the
                   panel that says why a view shows nothing
     dimension_changes

@@ -2,10 +2,14 @@
 CNN reads beside it.
 
 `TurnItSection.layout` lays the section out inside the app's Blocks and wires its events: the transform
-sliders (`transform_sliders.TransformSliders`, one gr.HTML), the turn panel (one gr.HTML, the only
-output of a slider's move) and the rotation sweep. What is turned is the network's 28x28 input of
-the current drawing, changed by `capsnet.data.affine.transform`, the change the robustness
-measurement makes to MNIST's test digits (`weights/robustness.json`).
+sliders (`transform_sliders.TransformSliders`, one gr.HTML), the turn panel (`TurnView`, the only
+output of a slider's move) and the rotation sweep (`SweepView`). What is turned is the network's
+28x28 input of the current drawing, changed by `capsnet.data.affine.transform`, the change the
+robustness measurement makes to MNIST's test digits (`weights/robustness.json`).
+
+The page draws the panel and the sweep from numbers (playground/page/turn_view.js, sweep_view.js):
+its own, where it turns the digit itself, or the server's (turn_views.py), the same renderer for
+both.
 """
 
 from dataclasses import InitVar, dataclass, field
@@ -31,7 +35,6 @@ from playground.transform_sliders import UNCHANGED, TransformSliders, TurnError,
 
 SWEEP_ANGLES = np.array(SWEEPS["rotation"][0])  # degrees: a drawing's rotation sweep, the measurement's steps
 POSE_LIMIT = PAPER_RANGE  # a dimension's move that fills its bar: the paper's slider range
-PROMPT = "Draw a digit above, then turn it here."
 NO_CURVE = 'MNIST\'s test digits: not measured for these weights ("What we measured" above says why).'
 NO_READING = (
     "No digit to turn: draw one above (or draw it again: the server keeps the readings of "
@@ -106,22 +109,17 @@ class TurnItSection:
             return [f"d{d + 1}" for d in dimensions]
         return [f"d{d + 1}: {self.names.paper[digit][d].name}" for d in dimensions]
 
-    def panel(self, reading, sliders) -> str:
-        """The turn panel for the drawing changed as ``sliders`` say, or why it cannot be."""
+    def panel(self, reading, sliders) -> dict:
+        """The turn panel's numbers for the drawing changed as ``sliders`` say, or why it cannot be."""
         try:
             change, revision = change_of(sliders)
         except TurnError as error:
             return turn_views.turn_message(f"Cannot turn the digit: {error}")
-        return turn_views.turn_panel(
-            self.turned(reading, change),
-            reading.winner,
-            float(reading.lengths[reading.winner]),
-            self.labels(reading.winner),
-            POSE_LIMIT,
-            revision,
+        return turn_views.turn_numbers(
+            self.turned(reading, change), reading.winner, float(reading.lengths[reading.winner]), revision
         )
 
-    def turn(self, reading, sliders, drawing: dict | None = None) -> str:
+    def turn(self, reading, sliders, drawing: dict | None = None) -> dict:
         """A transform slider moved: the turn panel, the one output of the event."""
         try:
             reading = self.reading.reading_of(reading, drawing)
@@ -129,17 +127,15 @@ class TurnItSection:
             return turn_views.turn_message(f"Cannot read this drawing: {error}")
         return turn_views.turn_message(NO_READING) if reading is None else self.panel(reading, sliders)
 
-    def follow(self, reading, sliders) -> str:
-        """The turn panel for the current reading at the sliders' values; empty for none."""
-        return turn_views.empty_turn_panel(PROMPT) if reading is None else self.panel(reading, sliders)
+    def follow(self, reading, sliders) -> dict | None:
+        """The turn panel for the current reading at the sliders' values; None for none."""
+        return None if reading is None else self.panel(reading, sliders)
 
-    def sweep_view(self, reading) -> str:
-        """The current reading's rotation sweep beside MNIST's."""
-        if reading is None:
-            return turn_views.sweep_html(None, self.curve, NO_CURVE, "")
-        return turn_views.sweep_html(self.sweep(reading), self.curve, NO_CURVE, str(reading.revision))
+    def sweep_view(self, reading) -> dict | None:
+        """The current reading's rotation sweep; None for none."""
+        return None if reading is None else turn_views.sweep_numbers(self.sweep(reading), reading.revision)
 
-    def show(self, reading, sliders, drawing: dict | None = None) -> tuple[str, str]:
+    def show(self, reading, sliders, drawing: dict | None = None) -> tuple:
         """The section is on the screen and shows another reading than the current one (turn_sweep.js
         asks): the turn panel and the sweep for the current one."""
         try:
@@ -148,59 +144,29 @@ class TurnItSection:
             return turn_views.turn_message(f"Cannot read this drawing: {error}"), gr.skip()
         return self.follow(reading, sliders), self.sweep_view(reading)
 
-    def panel_template(self, drawn: int) -> str:
-        """The turn panel the page (playground/page/turn_panel.js) fills with a turn of its own: every
-        length and probability 1, every dimension moved by POSE_LIMIT; the drawn digit (0) still
-        read when ``drawn`` is 0, no longer when it is 1."""
-        config = self.capsnet.config
-        blank, ones = np.zeros((config.image_size, config.image_size)), np.ones(config.num_classes)
-        moved = np.full(config.digit_capsule_dim, POSE_LIMIT)
-        full = turn_views.Turned(blank, ones, 0, blank, moved, ones, 0)
-        return turn_views.turn_panel(full, drawn, 1.0, self.labels(0), POSE_LIMIT, 0)
-
-    def sweep_template(self) -> str:
-        """The sweep the page (playground/page/turn_panel.js, sweep_fill.js) fills with a sweep of its own:
-        digit 0 read as 1 by both networks at every angle (every misread mark there, and a
-        first-misread line of each network to copy), every length and probability 1."""
-        ones, misread = np.ones(len(SWEEP_ANGLES)), np.ones(len(SWEEP_ANGLES), dtype=int)
-        full = turn_views.Sweep(0, SWEEP_ANGLES, ones, misread, ones, misread)
-        return turn_views.sweep_html(full, self.curve, NO_CURVE, "")
-
-    def layout(self, reading: gr.State, pad: DrawingPad, reading_view: gr.HTML, page_event: dict) -> None:
+    def layout(self, reading: gr.State, pad: DrawingPad, page_event: dict) -> None:
         """The section, laid out where it is called inside the app's Blocks, its events wired:
-        a slider's move updates the turn panel alone; a new reading of ``reading_view``'s brings
-        the panel and the sweep for it once the section is on the screen (made in the page where
-        it turns the digit itself, else by ``show``). The server's events take ``pad``'s drawing."""
+        a slider's move updates the turn panel alone; a new reading brings the panel and the sweep
+        for it once the section is on the screen (made in the page where it turns the digit
+        itself, else by ``show``). The server's events take ``pad``'s drawing."""
         gr.Markdown(INTRODUCTION.format(claim=PAPER_CLAIM, ours=self.finding), elem_id="turn-it")
         with gr.Row(equal_height=False):
             with gr.Column(scale=4, min_width=300):
                 sliders = TransformSliders(elem_id="turn-sliders")
             with gr.Column(scale=5, min_width=300):
-                panel = gr.HTML(
-                    turn_views.empty_turn_panel(PROMPT),
+                panel = TurnView(
+                    None,
                     elem_id="turn-panel",
-                    js_on_load=page_modules.mounted("turn_panel.js"),
                     runtime_url=RUNTIME,
-                    reading_panel=f"#{reading_view.elem_id}",
                     turn_url=self.turn_graph.url,
                     cnn_url=self.cnn_graph.url,
                     change_fields=list(CHANGE),
                     unchanged=UNCHANGED,
                     labels=[self.labels(digit) for digit in range(self.capsnet.config.num_classes)],
                     pose_limit=POSE_LIMIT,
-                    kept_template=self.panel_template(0),
-                    lost_template=self.panel_template(1),
-                    sweep_template=self.sweep_template(),
-                    empty_panel=turn_views.empty_turn_panel(PROMPT),
-                    empty_sweep=self.sweep_view(None),
                     sweep_angles=SWEEP_ANGLES.tolist(),
-                    sweep_y={"zero": turn_views.BOTTOM, "one": turn_views.TOP},
                 )
-        sweep = gr.HTML(
-            self.sweep_view(None),
-            elem_id="turn-sweep",
-            js_on_load=page_modules.mounted("turn_sweep.js", events=("refresh",)),
-        )
+        sweep = SweepView(None, elem_id="turn-sweep", curve=turn_views.curve_numbers(self.curve), no_curve=NO_CURVE)
 
         sliders.input(
             self.turn, inputs=[reading, sliders, pad], outputs=panel, trigger_mode="always_last", **page_event
@@ -208,6 +174,56 @@ class TurnItSection:
         sweep.refresh(
             self.show, inputs=[reading, sliders, pad], outputs=[panel, sweep], trigger_mode="always_last", **page_event
         )
+
+
+class TurnView(gr.HTML):
+    """The turn panel, drawn by the page (playground/page/turn_panel.js, turn_view.js) from its own
+    turn of the digit, or from ``value`` where the server turned it.
+
+    Args:
+        value: `turn_views.turn_numbers`, `turn_views.turn_message`, or None before any drawing.
+            Optional, as are the props (the page's networks, the sliders' fields, the pose's labels
+            and limit, the sweep's angles), because Gradio (6.31.0) rebuilds an output component
+            from its other constructor arguments whenever an event returns an update for it.
+    """
+
+    def __init__(self, value: dict | None = None, **kwargs):
+        super().__init__(
+            value=value,
+            html_template='<div class="turn-view"></div>',
+            js_on_load=page_modules.mounted("turn_panel.js"),
+            **kwargs,
+        )
+
+    def api_info(self) -> dict:
+        return {"anyOf": [{"type": "object"}, {"type": "null"}]}
+
+
+class SweepView(gr.HTML):
+    """The rotation sweep beside MNIST's curve, drawn by the page (playground/page/turn_sweep.js,
+    sweep_view.js) from the page's own sweep, or from ``value`` where the server swept; it fires
+    "refresh" where the page cannot sweep a new reading itself.
+
+    Args:
+        value: `turn_views.sweep_numbers`, or None before any drawing.
+        curve: `turn_views.curve_numbers`, MNIST's curve, or None where there is none.
+        no_curve: what the MNIST chart's place says where ``curve`` is None. Both optional because
+            Gradio (6.31.0) rebuilds an output component from its other constructor arguments
+            whenever an event returns an update for it.
+    """
+
+    def __init__(self, value: dict | None = None, curve: dict | None = None, no_curve: str = "", **kwargs):
+        super().__init__(
+            value=value,
+            html_template='<div class="sweep-view"></div>',
+            js_on_load=page_modules.mounted("turn_sweep.js", events=("refresh",)),
+            curve=curve,
+            no_curve=no_curve,
+            **kwargs,
+        )
+
+    def api_info(self) -> dict:
+        return {"anyOf": [{"type": "object"}, {"type": "null"}]}
 
 
 PAPER_CLAIM = (
@@ -231,6 +247,11 @@ should draw it turned. A CNN keeps only the answer.
 
 **What we measured.** {ours}
 """
+
+
+def degrees(angle: float) -> str:
+    """ "+40°", "0°", "−40°" (a minus sign, not a hyphen)."""
+    return f"{angle:+.0f}°".replace("+0°", "0°").replace("-", "−")
 
 
 def lead(paired: Difference) -> str:
@@ -259,7 +280,7 @@ def measured(measurement: Measurement) -> tuple[turn_views.Curve | None, str]:
         f"changes in affNIST's ranges ({m.affnist_images:,} images: {ranges}) the CapsNet reads "
         f"**{percent(m.capsnet_affnist)}**, the CNN **{percent(m.cnn_affnist)}** "
         f"({lead(m.affnist_lead)}; unchanged: {percent(m.capsnet_unchanged)} and {percent(m.cnn_unchanged)}); "
-        f"turned {turn_views.degrees(curve.angles[0])} … {turn_views.degrees(curve.angles[-1])}, on average "
+        f"turned {degrees(curve.angles[0])} … {degrees(curve.angles[-1])}, on average "
         f"over the steps {percent(curve.capsnet.mean())} and {percent(curve.cnn.mean())} "
         f"({lead(m.turned_lead)}). The curves below come from "
         f"`{RESULTS_FILE}` (`python -m capsnet.studies.robustness`)."

@@ -1,8 +1,10 @@
 """The Turn-it section: the sliders' value checked, each change applied as capsnet.data.affine.transform
 applies it, both networks' readings and the capsule's move, the rotation sweep, the runner-up in
-the reading panel; forged values answered in the turn panel, in process and over HTTP."""
+the reading panel; forged values answered in the turn panel, in process and over HTTP. The numbers
+here are those the page draws (turn_views.py); what it draws of them, tests/js/turn_view.test.js,
+sweep_view.test.js and tests/test_turn_reader.py."""
 
-import html
+import json
 import math
 import re
 
@@ -15,7 +17,7 @@ from capsnet.shipping.pretrained import WeightsError
 from capsnet.studies import robustness
 from capsnet.studies.statistics import Difference
 from harness.digit_strokes import pad_value, strokes
-from harness.page_pictures import picture
+from harness.page_pictures import value_picture
 from harness.page_protocol import Page, outputs_of, page_event
 from playground import networks, transform_sliders, turn_it, turn_views
 from playground.dimensions_section import PAPER
@@ -29,9 +31,9 @@ def sliders(revision: int = 1, **change) -> dict:
     return {**transform_sliders.UNCHANGED, **change, "revision": revision}
 
 
-def pictures(html: str) -> list[np.ndarray]:
-    """Every inline PNG of a panel, as ink in [0, 1] (MNIST's polarity)."""
-    return [picture(source) for source in re.findall(r'src="(data:image/png;base64,[^"]+)"', html)]
+def ink(levels: str) -> np.ndarray:
+    """A picture of a panel's value (views.ink_base64) as ink in [0, 1] (MNIST's polarity)."""
+    return 1 - value_picture(levels) / 255
 
 
 # The sliders' value, checked (no network needed).
@@ -91,44 +93,22 @@ def test_a_forged_value_is_refused_with_its_reason(value, reason):
         transform_sliders.change_of(value)
 
 
-@pytest.mark.parametrize(
-    "readings, expected",
-    [
-        ([7, 7, 7, 7, 7], []),
-        ([1, 7, 7, 7, 7], [0]),
-        ([1, 2, 7, 7, 4], [1, 4]),
-        ([7, 7, 3, 7, 7], [2]),
-        ([3, 7, 7, 7, 3], [0, 4]),
-    ],
-)
-def test_the_first_misreads_are_found_going_out_from_no_turn(readings, expected):
-    assert turn_views.first_misreads(np.array([-20, -10, 0, 10, 20]), np.array(readings), 7) == expected
-
-
-def test_the_sweep_marks_where_each_network_first_reads_another_digit():
+def test_the_sweep_s_numbers_are_the_page_s_plain_json():
     angles = np.array([-20, -10, 0, 10, 20])
     sweep = turn_views.Sweep(
         7,
         angles,
-        np.array([0.2, 0.6, 0.9, 0.7, 0.4]),
+        np.array([0.2, 0.6, 0.9, 0.7, 0.4], dtype=np.float32),
         np.array([1, 7, 7, 7, 7]),
-        np.array([0.1, 0.9, 1.0, 0.3, 0.2]),
+        np.array([0.1, 0.9, 1.0, 0.3, 0.2], dtype=np.float32),
         np.array([1, 7, 7, 2, 2]),
     )
-    view = turn_views.sweep_html(sweep, None, "not measured", "12")
-    assert "CapsNet first reads 1 at −20°" in view and "CNN first reads 1 at −20° and 2 at +10°" in view
-    assert view.count('class="first-misread capsnet"') == 1 and view.count('class="first-misread cnn"') == 2
-    assert view.count('class="misread capsnet"') == 1 and view.count('class="misread cnn"') == 3
-    assert 'data-reading="12"' in view and "not measured" in view
-    steady = turn_views.Sweep(7, angles, np.full(5, 0.9), np.full(5, 7), np.full(5, 0.9), np.full(5, 7))
-    assert "CapsNet reads 7 at every angle" in turn_views.sweep_html(steady, None, "", "1")
-
-
-def test_a_pose_bar_fills_its_half_at_the_limit_and_is_marked_beyond():
-    bars = turn_views.pose_bars(np.array([0.125, -0.25, 0.5]), ["d1", "d2", "d3"], 0.25)
-    widths = re.findall(r'class="bar( beyond)?" style="left: ([\d.]+)%; width: ([\d.]+)%"', bars)
-    assert widths == [("", "50", "25.0"), ("", "0.0", "50.0"), (" beyond", "50", "50.0")]
-    assert "+0.500" in bars and "-0.250" in bars
+    numbers = turn_views.sweep_numbers(sweep, 12)
+    assert json.loads(json.dumps(numbers)) == numbers
+    assert numbers["reading"] == "12" and numbers["digit"] == 7 and numbers["angles"] == [-20, -10, 0, 10, 20]
+    assert numbers["readings"] == [1, 7, 7, 7, 7] and numbers["cnn_readings"] == [1, 7, 7, 2, 2]
+    np.testing.assert_array_equal(numbers["lengths"], sweep.lengths)
+    np.testing.assert_array_equal(numbers["probabilities"], sweep.probabilities)
 
 
 def test_a_missing_cnn_names_its_own_variable_and_fix(tmp_path):
@@ -169,9 +149,8 @@ def test_each_change_turns_the_network_input_as_transform_does(app, reading, cha
     turned = app.TURN_IT.turned(reading, AffineChange(**change))
     np.testing.assert_array_equal(turned.image, expected)
     panel = app.TURN_IT.turn(reading, sliders(3, **change))
-    shown = pictures(panel)[0]  # the turned input, as a PNG
-    assert np.abs(shown - expected).max() <= 1 / 255 + 1e-6
-    assert 'data-revision="3"' in panel
+    assert np.abs(ink(panel["image"]) - expected).max() <= 0.5 / 255 + 1e-6  # in grey levels, rounded
+    assert panel["revision"] == 3
 
 
 def test_both_networks_read_the_turned_digit(app, reading):
@@ -188,11 +167,14 @@ def test_both_networks_read_the_turned_digit(app, reading):
     assert turned.probabilities.sum() == pytest.approx(1.0, abs=1e-5) and (turned.probabilities >= 0).all()
     assert turned.cnn_winner == int(np.argmax(turned.probabilities)) == int(cnn.prediction[0])
     panel = app.TURN_IT.turn(reading, sliders(rotation=25, stretch_x=0.8))
-    assert f"CapsNet reads</span> <b>{turned.winner}</b>" in panel
-    assert f"CNN reads</span> <b>{turned.cnn_winner}</b>" in panel
-    assert f"probability {turned.probabilities[turned.cnn_winner]:.3f}" in panel
-    dimensions = app.NETWORKS.capsnet.config.digit_capsule_dim
-    assert len(pictures(panel)) == 2 and panel.count('class="dimension-move"') == dimensions
+    assert json.loads(json.dumps(panel)) == panel  # plain JSON, as the page gets it
+    assert (panel["winner"], panel["cnn_winner"]) == (turned.winner, turned.cnn_winner)
+    np.testing.assert_array_equal(panel["lengths"], turned.lengths)
+    np.testing.assert_array_equal(panel["probabilities"], turned.probabilities)
+    np.testing.assert_array_equal(panel["moved"], turned.moved)
+    assert panel["drawn"] == reading.winner
+    assert panel["drawn_length"] == pytest.approx(float(reading.lengths[reading.winner]))
+    assert np.abs(ink(panel["reconstruction"]) - turned.reconstruction).max() <= 0.5 / 255 + 1e-6
 
 
 def test_unturned_the_pose_stays_and_the_reading_is_the_drawing_s(app, reading):
@@ -203,14 +185,13 @@ def test_unturned_the_pose_stays_and_the_reading_is_the_drawing_s(app, reading):
 
 
 def test_the_pose_bars_are_named_as_measured(app, reading):
-    panel = app.TURN_IT.turn(reading, sliders(rotation=30))
-    labels = app.TURN_IT.labels(reading.winner)
-    assert labels == [
+    (panel,) = [block for block in app.demo.blocks.values() if getattr(block, "elem_id", None) == "turn-panel"]
+    labels = panel.props["labels"]  # the page names each digit's bars with them
+    assert labels[reading.winner] == app.TURN_IT.labels(reading.winner)
+    assert labels[reading.winner] == [
         app.CAPSULE_DIMENSIONS.dimension_label(reading.winner, d, PAPER)
         for d in range(app.NETWORKS.capsnet.config.digit_capsule_dim)
     ]
-    names = [html.unescape(name) for name in re.findall(r'<span class="name" title="[^"]*">([^<]*)</span>', panel)]
-    assert names == labels
 
 
 def test_the_sweep_turns_the_drawing_from_minus_to_plus_90_degrees(app, reading):
@@ -225,36 +206,39 @@ def test_the_sweep_turns_the_drawing_from_minus_to_plus_90_degrees(app, reading)
     assert sweep.probabilities[k] == pytest.approx(float(one.probabilities[reading.winner]), abs=1e-5)
     assert sweep.readings[k] == one.winner and sweep.cnn_readings[k] == one.cnn_winner
     view = app.TURN_IT.sweep_view(reading)
-    assert f"Your {reading.winner}, turned" in view and view.count('class="curve') >= 2
+    assert json.loads(json.dumps(view)) == view  # plain JSON, as the page gets it
+    assert view["reading"] == str(reading.revision) and view["digit"] == reading.winner
+    assert view["angles"] == turn_it.SWEEP_ANGLES.tolist()
+    np.testing.assert_array_equal(view["lengths"], sweep.lengths)
+    assert view["readings"] == sweep.readings.tolist() and view["cnn_readings"] == sweep.cnn_readings.tolist()
 
 
 def test_after_clear_the_section_asks_for_a_digit(app):
-    panel, sweep = app.TURN_IT.show(None, UNCHANGED)
-    assert "Draw a digit above" in panel and "Draw a digit to see" in sweep and 'data-reading=""' in sweep
+    assert app.TURN_IT.show(None, UNCHANGED) == (None, None)  # the page's renderers ask for one
 
 
 def test_a_slider_of_a_reading_the_server_dropped_asks_to_draw_again(app):
     shown = app.TURN_IT.turn(None, sliders(rotation=10))
-    assert 'role="alert"' in shown and "draw it again" in shown
+    assert shown.keys() == {"message"} and "draw it again" in shown["message"]
 
 
 @pytest.mark.parametrize("value, reason", FORGED.values(), ids=FORGED.keys())
 def test_a_forged_value_gets_its_reason_in_the_turn_panel(app, reading, value, reason):
     for event in (app.TURN_IT.turn, app.TURN_IT.follow):
         shown = event(reading, value)
-        assert 'role="alert"' in shown and "Cannot turn the digit" in shown
-        assert html.unescape(reason) in html.unescape(shown) and "Traceback" not in shown
+        assert shown.keys() == {"message"} and shown["message"].startswith("Cannot turn the digit")
+        assert reason in shown["message"] and "Traceback" not in shown["message"]
 
 
 def test_the_runner_up_is_the_second_longest_capsule_redrawn(app, reading):
     second = int(np.argsort(reading.lengths)[-2])
     assert reading.runner_up == second != reading.winner
     panel = app.READING.panel(reading)
-    assert f"What else it could be: {second}, capsule length {reading.lengths[second]:.3f}" in panel
-    input_, winner, runner_up = pictures(panel)
+    assert panel["runner_up"] == second
     expected = Reading.reconstruction(reading, second, [0.0] * app.NETWORKS.capsnet.config.digit_capsule_dim).numpy()
-    assert np.abs(runner_up - expected).max() <= 1 / 255 + 1e-6
-    assert np.abs(runner_up - winner).mean() > 0.01
+    runner_up = ink(panel["runner_up_reconstruction"])
+    assert np.abs(runner_up - expected).max() <= 0.5 / 255 + 1e-6
+    assert np.abs(runner_up - ink(panel["reconstruction"])).mean() > 0.01
 
 
 # Over HTTP, as the page sends the events (they skip the queue).
@@ -270,22 +254,22 @@ def test_over_http_a_move_turns_the_drawing_and_a_forged_one_disturbs_nothing(ap
     session = "turn-it"
     four = pad_value(strokes(4, 60, 30, 160, 220))
     drawn = last_output(app, url, app.read_drawing, Page.of(app).drawing(four), session)
-    assert '<div class="digit">4</div>' in drawn
+    assert drawn["winner"] == 4
     turned = last_output(app, url, app.TURN_IT.turn, [None, sliders(2, rotation=30), None], session)
-    assert 'data-revision="2"' in turned and "CNN reads" in turned
+    assert turned["revision"] == 2 and turned["drawn"] == 4 and len(turned["probabilities"]) == 10
     for value, reason in [
         (sliders(3, rotation=720), "outside its range"),
         ("x", "an object with keys"),
         ({**UNCHANGED, "scale": None}, "scale must be a finite number"),
     ]:
         shown = last_output(app, url, app.TURN_IT.turn, [None, value, None], session)
-        assert "Cannot turn the digit" in shown and reason in html.unescape(shown)
+        assert shown["message"].startswith("Cannot turn the digit") and reason in shown["message"]
     again = last_output(app, url, app.TURN_IT.turn, [None, sliders(4, rotation=30), None], session)
-    assert again.replace('data-revision="4"', 'data-revision="2"') == turned  # the reading is still there
+    assert {**again, "revision": 2} == turned  # the reading is still there
     nan = last_output(
         app, url, app.TURN_IT.turn, [None, sliders(5, rotation=float("nan")), None], session
     )  # JSON's NaN
-    assert "rotation must be a finite number" in nan
+    assert "rotation must be a finite number" in nan["message"]
 
 
 @pytest.mark.server
@@ -295,8 +279,8 @@ def test_over_http_the_section_follows_the_reading_when_asked(app, url):
         app, url, app.read_drawing, Page.of(app).drawing(pad_value(strokes(1, 100, 30, 60, 220), revision=9)), session
     )
     panel, sweep = outputs_of(page_event(app, url, app.TURN_IT.show, [None, sliders(rotation=20), None], session))
-    assert "CapsNet reads" in panel and 'data-revision="1"' in panel
-    assert "Your 1, turned" in sweep and 'data-reading="9"' in sweep
+    assert panel["revision"] == 1 and panel["drawn"] == 1
+    assert sweep["digit"] == 1 and sweep["reading"] == "9"
 
 
 # The measurement over MNIST's test digits (capsnet.studies.robustness), read for the app's weights.
@@ -356,8 +340,10 @@ def test_the_mnist_curve_and_finding_come_from_the_measurement(app, measured_fol
         == "CapsNet − CNN in points, with its 95% interval: +0.9 [+0.1, +1.9]"
     )
     assert turn_it.lead(Difference(0.0, -0.0012, -0.0003)).endswith("+0.0 [-0.1, -0.0]")  # below zero
-    view = turn_views.sweep_html(None, curve, turn_it.NO_CURVE, "")
-    assert "MNIST test digits (20), turned" in view and view.count('class="curve') == 2
+    mnist = turn_views.curve_numbers(curve)  # what the page draws beside each sweep
+    assert mnist["angles"] == [step["value"] for step in steps] and mnist["images"] == 20
+    assert mnist["capsnet"] == [step["capsnet"]["accuracy"] for step in steps]
+    assert mnist["cnn"] == [step["cnn"]["accuracy"] for step in steps]
 
 
 @pytest.mark.slow
@@ -375,5 +361,5 @@ def test_weights_without_a_measurement_say_so_in_the_section_with_the_command_th
     curve, finding = turn_it.measured(networks.robustness_results(str(run), str(cnn)))
     assert curve is None and f"{run / 'robustness.json'} is missing" in finding
     assert f"`python -m capsnet.studies.robustness --data-dir DATA --capsnet {run} --cnn {cnn}`" in finding
-    view = turn_views.sweep_html(None, curve, turn_it.NO_CURVE, "")
-    assert "not measured for these weights" in view  # the chart's place points to the finding above it
+    assert turn_views.curve_numbers(curve) is None  # the chart's place points to the finding above it:
+    assert "not measured for these weights" in turn_it.NO_CURVE and '"What we measured" above' in turn_it.NO_CURVE

@@ -1,14 +1,16 @@
 """Turn it in the page (playground/page/turn_panel.js, capsnet/shipping/onnx_file.py's turn and CNN graphs), in a
-real browser (Debian's Chromium driven by Playwright): for MNIST examples turned, scaled, sheared,
-stretched and moved to every slider's ends, the page's turn panel shows what the server's shows
-(both networks' readings, every length and probability within 0.01, every dimension's move within
-0.01, every picture within 2 grey levels of 255); a drag sends nothing; the CNN's graph is fetched
-only once the section is near the screen; the section's refresh for a new reading is done in the
-page with no request, its rotation sweep the server's own (sweep_fill.js fills its layout: the
-same caption, marks, lines and sentence, every value within 0.01) for examples and drawn digits
-misread when turned; where the page cannot turn (its graphs not to be had), the sliders and the
-refresh ask the server, which reads the drawing the page read (the pad's value comes with them),
-and the page says nothing alarming."""
+real browser (Debian's Chromium driven by Playwright). The turn panel and the sweep each have one
+renderer (turn_view.js, sweep_view.js), which draws the page's numbers and the server's
+(turn_views.py): the page's are held to the server's by drawing both. For MNIST examples turned,
+scaled, sheared, stretched and moved to every slider's ends, the page's turn panel shows what the
+server's numbers show (both networks' readings, every length and probability within 0.01, every
+dimension's move within 0.01, every picture within 2 grey levels of 255); a drag sends nothing;
+the CNN's graph is fetched only once the section is near the screen; the section's refresh for a
+new reading is done in the page with no request, its rotation sweep the server's (the same
+caption, marks, lines and sentence, every value within 0.01) for examples and drawn digits misread
+when turned; where the page cannot turn (its graphs not to be had, or no WebAssembly at all), the
+sliders and the refresh ask the server, which reads the drawing the page read (the pad's value
+comes with them), its numbers drawn by the same renderers, and the page says nothing alarming."""
 
 import base64
 import json
@@ -23,7 +25,7 @@ from harness.pad_drivers import PadDriver
 from harness.page_pictures import grey_picture
 from harness.page_protocol import event_index
 from harness.slider_drivers import TurnDriver
-from playground import drawing_pad, page_modules, turn_it, turn_views
+from playground import drawing_pad
 from playground.reading import EXAMPLES, example_ink, read
 from playground.transform_sliders import SLIDERS, UNCHANGED
 from tests.support.playground_pages import (
@@ -32,6 +34,7 @@ from tests.support.playground_pages import (
     networks_state,
     no_alarm,
     offered_value,
+    page_module,
     playground_page,
     wait_for_networks,
 )
@@ -45,9 +48,18 @@ GREY_LEVELS = 2  # a picture of the page's against the server's, in levels of 25
 NUMBER = 0.01  # a length, a probability or a dimension's move, the page's against the server's
 EXAMPLES_TURNED = (1, 3, 7)  # the pad's examples turned: MNIST test digits 1, 3 and 7
 DRAWN = ((4, 70, 40, 130, 200), (7, 60, 30, 150, 220), (2, 50, 50, 170, 170))  # digits drawn, in their boxes
+CHART = {"zero": 134, "one": 14}  # sweep_view.js's charts: the y of a value 0 and of a value 1
 
-# In the page: what a turn panel shows, as numbers (the page's own, or the server's HTML laid out
-# in a detached element). The bars' heights are their values (a full bar is 100 high).
+# In the page: the turn panel turn_view.js draws of the server's `value` (turn_views.py), as HTML.
+SERVERS_PANEL = f"""
+async ([value, facts]) => {{
+  const {{ fromServer, turnHtml }} = await {page_module("turn_view.js")};
+  return turnHtml(fromServer(value), facts);
+}}
+"""
+
+# In the page: what a turn panel shows, as numbers (the page's own, or HTML laid out in a detached
+# element). The bars' heights are their values (a full bar is 100 high).
 READ_PANEL = """
 (html) => {
   let panel = document.querySelector('#turn-panel .turn');
@@ -97,39 +109,17 @@ DESCRIBED = """
 ])
 """
 
-# In the page: the rotation sweep described, the page's (html null) or the server's HTML laid out in
-# a detached element.
+# In the page: the rotation sweep described, the page's (`server` null), or the one sweep_view.js
+# draws of `server`: [the server's value (turn_views.sweep_numbers), MNIST's curve, why there is
+# none], laid out in a detached element.
 DESCRIBE_SWEEP = f"""
-(html) => {{
+async (server) => {{
+  if (server === null) return ({DESCRIBED})(document.querySelector('#turn-sweep .sweep'));
+  const [value, mnist, missing] = server;
+  const {{ fromServer, sweepHtml }} = await {page_module("sweep_view.js")};
   const holder = document.createElement('div');
-  holder.innerHTML = html ?? '';
-  return ({DESCRIBED})(html === null ? document.querySelector('#turn-sweep .sweep') : holder.firstElementChild);
-}}
-"""
-
-SWEEP_FILL = f"import(new URL('{page_modules.URL}/sweep_fill.js', document.baseURI))"  # playground/page/sweep_fill.js
-
-# In the page: the sweep template filled by sweep_fill.js with each of `sweeps` (null where an angle
-# is not read yet), described.
-FILL_SWEEPS = f"""
-async ([template, sweeps, y]) => {{
-  const {{ sweepFilled }} = await {SWEEP_FILL};
-  const unread = (values) => values.map((value) => value ?? undefined);
-  return sweeps.map((sweep) => ({DESCRIBED})(sweepFilled(template, {{
-    ...sweep, readings: unread(sweep.readings), cnnReadings: unread(sweep.cnnReadings),
-  }}, y)));
-}}
-"""
-
-# In the page: sweep_fill.js's degrees, firstMisreads and misreadText on each case.
-SWEEP_WORDS = f"""
-async (cases) => {{
-  const {{ degrees, firstMisreads, misreadText }} = await {SWEEP_FILL};
-  return cases.map(([angles, readings, digit]) => ({{
-    degrees: angles.map(degrees),
-    first: firstMisreads(angles, readings, digit),
-    text: misreadText(angles, readings, digit),
-  }}));
+  holder.innerHTML = sweepHtml(fromServer(value), mnist, missing);
+  return ({DESCRIBED})(holder.firstElementChild);
 }}
 """
 
@@ -165,6 +155,32 @@ def settings() -> list[dict]:
     return [*values, {**UNCHANGED, "rotation": 35, "scale": 1.2, "shear": -0.3, "shift_x": 2.5}]
 
 
+def props_of(app, elem_id: str) -> dict:
+    """The props the page's module of the component ``elem_id`` gets."""
+    (component,) = [block for block in app.demo.blocks.values() if getattr(block, "elem_id", None) == elem_id]
+    return component.props
+
+
+def servers_panel(app, page, value: dict) -> dict:
+    """What the turn panel turn_view.js draws of the server's ``value`` shows (READ_PANEL), with each
+    digit's dimensions' labels and the pose's limit as the turn panel gets them."""
+    props = props_of(app, "turn-panel")
+    facts = {"labels": props["labels"], "poseLimit": props["pose_limit"]}
+    return page.evaluate(READ_PANEL, page.evaluate(SERVERS_PANEL, [value, facts]))
+
+
+def servers_sweep(app, page, value: dict | None) -> list:
+    """The sweep sweep_view.js draws of the server's ``value`` beside MNIST's curve as the sweep
+    gets it, described (DESCRIBE_SWEEP)."""
+    props = props_of(app, "turn-sweep")
+    return page.evaluate(DESCRIBE_SWEEP, [value, props["curve"], props["no_curve"]])
+
+
+def pages_sweep(page) -> list:
+    """The sweep the page shows, described (DESCRIBE_SWEEP)."""
+    return page.evaluate(DESCRIBE_SWEEP, None)
+
+
 def servers_reading(example: int):
     """The server's reading of the pad with ``example`` on it."""
     background = base64.b64encode(example_ink(EXAMPLES[example])[1].astype(np.uint8).tobytes()).decode()
@@ -183,7 +199,7 @@ def test_the_page_turns_as_the_server_does(app, url, page):
             page.wait_for_function("(r) => document.querySelector('#turn-panel .turn')?.dataset.revision == r",
                                    arg=revision)  # fmt: skip
             in_page = page.evaluate(READ_PANEL, None)
-            server = page.evaluate(READ_PANEL, app.TURN_IT.panel(reading, {**value, "revision": revision}))
+            server = servers_panel(app, page, app.TURN_IT.panel(reading, {**value, "revision": revision}))
             for key in ("revision", "capsnet", "cnn", "names", "caption"):
                 if key == "caption":  # its numbers are compared below, as the moves
                     in_page[key], server[key] = in_page[key][:40], server[key][:40]
@@ -240,6 +256,18 @@ def test_a_digit_shown_before_the_networks_came_is_turned_in_the_page_once_they_
     assert len(latencies) >= 3 and page.sent[sent:] == []
 
 
+def servers_drawn(app, page, revision: str) -> None:
+    """The turn panel and the sweep the page shows are the server's numbers for the reading of
+    ``revision`` (its refresh, then its last move), drawn by the page's renderers."""
+    reading = servers_reading_of(app, page, revision)
+    events = {event_index(app, app.TURN_IT.show), event_index(app, app.TURN_IT.turn)}
+    sliders = [body for body in page.asked if body["fn_index"] in events][-1]["data"][1]  # the last asked
+    page.wait_for_function("(r) => document.querySelector('#turn-panel .turn')?.dataset.revision == r",
+                           arg=sliders["revision"])  # fmt: skip
+    assert page.evaluate(READ_PANEL, None) == servers_panel(app, page, app.TURN_IT.panel(reading, sliders))
+    assert pages_sweep(page) == servers_sweep(app, page, app.TURN_IT.sweep_view(reading))
+
+
 def test_without_its_graphs_the_sliders_and_the_refresh_ask_the_server(app, url, page):
     page.route(f"**/{app.TURN_IT.cnn_graph.url}", lambda route: route.fulfill(status=404))
     person = tapped(page, url, 2)
@@ -248,21 +276,42 @@ def test_without_its_graphs_the_sliders_and_the_refresh_ask_the_server(app, url,
     asked = [body for body in page.asked if body["fn_index"] == event_index(app, app.TURN_IT.show)]
     assert len(asked) == 1 and asked[0]["data"][-1]["revision"] == int(revision)  # the drawing the page read
     assert page.locator("#turn-panel .verdict.capsnet b").inner_text() == "2"  # the server read it too
+    servers_drawn(app, page, revision)
     page.wait_for_timeout(2000)
     assert networks_state(page, "turner") == "unavailable"
     sent = len(page.sent)
     person.drag("rotation", [0.6, 0.7])
     assert len(page.sent) - sent >= 2
+    servers_drawn(app, page, revision)
     no_alarm(page)
     assert sum("The server turns the digit" in text for kind, text in page.messages if kind == "info") == 1
 
 
-# The rotation sweep: sweep_fill.js against turn_views.sweep_html, then the page's own sweeps.
+def test_without_webassembly_the_server_s_numbers_are_drawn_by_the_same_renderers(app, url, page):
+    page.add_init_script("delete WebAssembly")
+    page.goto(url)
+    page.wait_for_selector("#pad [data-revision]", state="attached")  # the pad's module has started
+    page.locator("#pad button.example").nth(5).click()
+    revision = settled(page, None)  # read by the server
+    assert networks_state(page) == "unavailable"
+    person = TurnDriver(page)
+    person.shown()
+    page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]', state="attached")
+    servers_drawn(app, page, revision)
+    person.drag("rotation", [0.65])
+    servers_drawn(app, page, revision)
+    assert (
+        page.locator("#turn-panel .pose-bars .dimension-move").count() == app.NETWORKS.capsnet.config.digit_capsule_dim
+    )
+    no_alarm(page)
+
+
+# The rotation sweep: the page's own sweeps against the server's.
 
 
 def value_of(y: float) -> float:
     """A point's height in the sweep's chart as the value it shows, in [0, 1]."""
-    return (turn_views.BOTTOM - y) / (turn_views.BOTTOM - turn_views.TOP)
+    return (CHART["zero"] - y) / (CHART["zero"] - CHART["one"])
 
 
 def values_apart(in_page: list, server: list) -> float:
@@ -286,89 +335,6 @@ def values_apart(in_page: list, server: list) -> float:
     return worst
 
 
-def in_page_form(sweep: turn_views.Sweep, reading: str) -> dict:
-    """A sweep as sweep_fill.js takes it."""
-    return {
-        "reading": reading,
-        "digit": sweep.digit,
-        "angles": sweep.angles.tolist(),
-        "lengths": sweep.lengths.tolist(),
-        "readings": sweep.readings.tolist(),
-        "probabilities": sweep.probabilities.tolist(),
-        "cnnReadings": sweep.cnn_readings.tolist(),
-    }
-
-
-def made_up_sweeps() -> list[turn_views.Sweep]:
-    """Sweeps over SWEEP_ANGLES: read at every angle; misread far out either way; the CNN misreading
-    the unturned digit; readings at random; lengths and probabilities beyond [0, 1] too."""
-    angles = turn_it.SWEEP_ANGLES
-    rng = np.random.default_rng(61)
-    middle = int(np.argmin(np.abs(angles)))
-
-    def values() -> np.ndarray:
-        return rng.uniform(-0.1, 1.1, len(angles))
-
-    steady = np.full(len(angles), 7)
-    either_way = np.where(angles < -50, 1, np.where(angles > 60, 4, 7))
-    cnn_unturned = np.where(np.abs(angles) < 15, 2, np.where(angles > 40, 1, 7))
-    sweeps = [
-        turn_views.Sweep(7, angles, values(), steady, values(), steady),
-        turn_views.Sweep(7, angles, values(), either_way, values(), cnn_unturned),
-        turn_views.Sweep(7, angles, values(), cnn_unturned, values(), either_way),
-    ]
-    for digit in (0, 3, 9):
-        capsnet, cnn = rng.integers(0, 10, len(angles)), rng.integers(0, 10, len(angles))
-        capsnet[middle - 2 : middle + 3] = digit  # the unturned digit read as drawn, and near it
-        sweeps.append(turn_views.Sweep(digit, angles, values(), capsnet, values(), cnn))
-    return sweeps
-
-
-def test_the_page_fills_the_sweep_as_the_server_draws_it(app, url, page):
-    page.goto(url)  # where the page's modules are served
-    sweeps = made_up_sweeps()
-    y = {"zero": turn_views.BOTTOM, "one": turn_views.TOP}
-    filled = page.evaluate(
-        FILL_SWEEPS, [app.TURN_IT.sweep_template(), [in_page_form(s, str(k)) for k, s in enumerate(sweeps)], y]
-    )
-    worst, marks = 0.0, 0
-    for k, (sweep, in_page) in enumerate(zip(sweeps, filled, strict=True)):
-        server = page.evaluate(
-            DESCRIBE_SWEEP, turn_views.sweep_html(sweep, app.TURN_IT.curve, turn_it.NO_CURVE, str(k))
-        )
-        worst = max(worst, values_apart(in_page, server))
-        marks += sum(node[0] == "rect" for node in in_page)
-    assert worst <= 0.001 and marks > 50, (worst, marks)  # a tenth of a unit of 120: 0.0008
-
-    # Read at 0° and the three angles either side of it so far: busy, its curves and marks there alone.
-    partial = in_page_form(sweeps[1], "9")
-    far = np.abs(turn_it.SWEEP_ANGLES) > 30
-    for key in ("lengths", "readings", "probabilities", "cnnReadings"):
-        partial[key] = [None if out else v for out, v in zip(far, partial[key], strict=True)]
-    busy = page.evaluate(FILL_SWEEPS, [app.TURN_IT.sweep_template(), [partial], y])[0]
-    assert busy[0][1]["aria-busy"] == "true" and busy[0][1]["data-reading"] == "9"
-    curves = [node[1]["points"].split() for node in busy if node[0] == "polyline"][:2]
-    assert [len(points) for points in curves] == [7, 7]
-    cnn_marks = [node for node in busy if node[0] == "rect" and node[1]["class"] == "misread cnn"]
-    assert len(cnn_marks) == 3  # the CNN reads 2 within 15° of 0°: at −10°, 0°, +10°
-
-
-def test_the_page_s_words_for_the_sweep_are_the_server_s(url, page):
-    page.goto(url)  # where the page's modules are served
-    angles = turn_it.SWEEP_ANGLES
-    rng = np.random.default_rng(7)
-    cases = [([-20, -10, 0, 10, 20], readings, 7) for readings in
-             ([7, 7, 7, 7, 7], [1, 7, 7, 7, 7], [1, 2, 7, 7, 4], [7, 7, 3, 7, 7], [3, 7, 7, 7, 3])]  # fmt: skip
-    cases += [(angles.tolist(), rng.integers(0, 3, len(angles)).tolist(), 1) for _ in range(20)]
-    cases += [(list(range(-180, 181, 5)), [0] * 73, 0), ([-35, 5, 40], [4, 8, 1], 8)]
-    in_page = page.evaluate(SWEEP_WORDS, cases)
-    for (case_angles, readings, digit), words in zip(cases, in_page, strict=True):
-        sweep = turn_views.Sweep(digit, np.array(case_angles), None, np.array(readings), None, np.array(readings))
-        assert words["degrees"] == [turn_views.degrees(angle) for angle in case_angles]
-        assert words["first"] == turn_views.first_misreads(sweep.angles, sweep.readings, digit)
-        assert words["text"] == turn_views.misread_text(sweep, sweep.readings, turn_views.CAPSNET)
-
-
 def settled(page, before: str | None) -> str:
     """The revision of the reading panel's settled reading once it is another than ``before``."""
     return page.wait_for_function(
@@ -389,8 +355,8 @@ def compared_sweep(app, page, revision: str) -> tuple[float, int]:
     the server's of the same drawing: how far apart their values are, and how many misread marks
     it shows."""
     page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]:not([aria-busy])', state="attached")
-    in_page = page.evaluate(DESCRIBE_SWEEP, None)
-    server = page.evaluate(DESCRIBE_SWEEP, app.TURN_IT.sweep_view(servers_reading_of(app, page, revision)))
+    in_page = pages_sweep(page)
+    server = servers_sweep(app, page, app.TURN_IT.sweep_view(servers_reading_of(app, page, revision)))
     return values_apart(in_page, server), sum(node[0] == "rect" for node in in_page)
 
 
@@ -398,7 +364,7 @@ def compared_panel(app, page, revision: str, sliders: dict) -> float:
     """The turn panel the page's refresh drew for the reading of ``revision`` at the sliders'
     value against the server's: how far apart their numbers are; the rest the same."""
     in_page = page.evaluate(READ_PANEL, None)
-    server = page.evaluate(READ_PANEL, app.TURN_IT.panel(servers_reading_of(app, page, revision), sliders))
+    server = servers_panel(app, page, app.TURN_IT.panel(servers_reading_of(app, page, revision), sliders))
     for key in ("revision", "capsnet", "cnn", "names"):
         assert in_page[key] == server[key], key
     keys = ("capsnet_length", "probability", "lengths", "probabilities", "moves")

@@ -42,8 +42,8 @@
 //   the one shown; range: the sliders' range, where it changed}. Taken where the page's decoder draws it.
 // - `turns`, a transform slider's move (transform_sliders.js): {value: the sliders' value}; and
 //   `refreshes`, Turn it's refresh for a settled reading (turn_sweep.js): {reading: its revision,
-//   "" for none, sweep: the sweep's element, server(): ask the server after all}. The turn panel
-//   takes both where it turns the digit itself.
+//   "" for none, draw(sweep): draw the sweep (sweep_view.js's numbers, null for none), server():
+//   ask the server after all}. The turn panel takes both where it turns the digit itself.
 
 function topic() {
   let current = null;

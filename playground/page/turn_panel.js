@@ -1,34 +1,34 @@
-// Turn it's turn panel, its page side (playground/turn_it.py lays it out; gr.HTML gives `element`
-// and `props`). When a transform slider moves, the digit the reading panel shows is turned and read
-// by both networks in the page (page_networks.js: in workers, two where there are two cores, each
-// move's two networks side by side and the next move begun as soon as a worker is free), as often
-// as they are free, and the turn panel is filled with the newest move read: the turned digit, the
-// CapsNet's reading and reconstruction, the CNN's, and how far each of the drawn digit's 16
-// dimensions moved. The server hears nothing of the drag.
+// Turn it's turn panel, its page side (playground/turn_it.py `TurnView` lays it out; gr.HTML gives
+// `element`, `props` and `watch`). When a transform slider moves, the digit the reading panel shows
+// is turned and read by both networks in the page (page_networks.js: in workers, two where there are
+// two cores, each move's two networks side by side and the next move begun as soon as a worker is
+// free), as often as they are free, and the turn panel is drawn with the newest move read: the
+// turned digit, the CapsNet's reading and reconstruction, the CNN's, and how far each of the drawn
+// digit's 16 dimensions moved. The server hears nothing of the drag. The panel has one renderer
+// (turn_view.js), which draws the server's numbers too (props.value, turn_views.py) where the
+// server turned the digit.
 //
 // The turn is capsnet.data.affine.transform itself, exported as a graph (props.turn_url); the
-// CNN's graph (props.cnn_url) loads only once the section comes near the screen. The panel is the
-// server's layout (turn_views.turn_panel: props.kept_template, the drawn digit still read,
-// props.lost_template, another), filled with the numbers read here.
+// CNN's graph (props.cnn_url) loads only once the section comes near the screen.
 //
 // The transform sliders offer each move (reading_store.js `turns`: {value: the sliders' value, as
 // transform_sliders.py describes it}). The panel takes it where it turns the digit itself: its
-// networks loaded, and the reading panel showing a reading made in the page. Otherwise the move
-// goes to the server (with the pad's drawing), and the console says why once, as information.
+// networks loaded, and the page's own reading of the drawing the reading panel shows (reading_store.js
+// `reading` and `shown`). Otherwise the move goes to the server (with the pad's drawing), and the
+// console says why once, as information.
 //
 // The section's refresh for a new settled reading comes the same way (turn_sweep.js, `refreshes`):
-// where the page reads drawings, the refresh waits for the networks, then fills the turn panel at
-// the sliders' value and the rotation sweep (the server's layout, props.sweep_template,
-// sweep_fill.js) angle by angle out from 0°, the sweep redrawn after each. A move of a slider goes
-// before the next angle, so nothing waits on more than one angle's work; a newer reading abandons
-// the sweep.
+// where the page reads drawings, the refresh waits for the networks, then draws the turn panel at
+// the sliders' value and the rotation sweep (with the sweep's `draw`, sweep_view.js) angle by angle
+// out from 0°, the sweep redrawn after each. A move of a slider goes before the next angle, so
+// nothing waits on more than one angle's work; a newer reading abandons the sweep.
 
 import { newestOnly } from "./newest_only.js";
 import { readerState, startTurner, TURNERS, turnAndRead, turnerState } from "./page_networks.js";
-import { barsFilled, fixed, fromTemplate, numbered, pictureSet } from "./panel_fill.js";
 import { drawn as drawnByReadingPanel } from "./reading_panel.js";
-import { turns as offeredTurns, reading as pageReading, refreshes } from "./reading_store.js";
-import { sweepFilled, unturned } from "./sweep_fill.js";
+import { turns as offeredTurns, reading as pageReading, refreshes, shown as shownReading } from "./reading_store.js";
+import { unturned } from "./sweep_view.js";
+import { fromServer, turnHtml } from "./turn_view.js";
 import { argmax } from "./views.js";
 
 // The browser's turn: whatever waits (a paint, a slider's move, a tap, the server's answers) goes
@@ -43,8 +43,9 @@ const turns = new Set();
 // benchmarks' way to wait).
 export const drawn = () => Promise.all([...turns].map((turn) => turn.done()));
 
-export function mount({ element, props }) {
-  const { empty_panel: emptyPanel, empty_sweep: emptySweep } = props; // before any drawing
+export function mount({ element, props, watch }) {
+  const view = element.querySelector(".turn-view");
+  const facts = { labels: props.labels, poseLimit: props.pose_limit };
   let sliders = { ...props.unchanged, revision: 0 }; // the sliders' newest value
   let sweeping = null; // the sweep under way; a newer one takes its place
   let failed = false;
@@ -55,11 +56,18 @@ export function mount({ element, props }) {
     failed = true;
   };
 
-  // The page's reading the reading panel shows, or null where it shows another or none.
+  // The turn panel drawn from `turn` (turn_view.js; null: none to turn).
+  const draw = (turn) => {
+    view.innerHTML = turnHtml(turn, facts);
+  };
+  draw(fromServer(props.value));
+  watch("value", () => draw(fromServer(props.value)));
+
+  // The page's reading of the drawing the reading panel shows (reading_store.js `shown`: read here,
+  // or by the server before the page's networks came), or null where the page has not read it.
   const reading = () => {
-    const shown = pageReading.current();
-    const panel = document.querySelector(`${props.reading_panel} .panel`);
-    return shown?.image && panel?.dataset.revision === String(shown.revision) ? shown : null;
+    const current = pageReading.current();
+    return current?.image && shownReading.current()?.revision === current.revision ? current : null;
   };
   const turning = () => turnerState() === "ready" && !failed && element.isConnected;
   const bothRead = (value, shown) =>
@@ -68,50 +76,27 @@ export function mount({ element, props }) {
       props.change_fields.map((name) => value[name]),
     );
 
-  // The digit of `shown` turned as `value` says, read by both networks: the turn panel.
+  // The digit of `shown` turned as `value` says, read by both networks: the turn panel's numbers.
   async function turned(value, shown) {
     const { turned, capsules, lengths, reconstruction, probabilities } = await bothRead(value, shown);
     const drawn = argmax(shown.lengths);
-    const winner = argmax(lengths);
-    const cnnWinner = argmax(probabilities);
     const dimensions = capsules.length / lengths.length;
     const moved = Array.from(
       { length: dimensions },
       (_, d) => capsules[drawn * dimensions + d] - shown.capsules[drawn * dimensions + d],
     );
-    const panel = fromTemplate(winner === drawn ? props.kept_template : props.lost_template);
-    panel.dataset.revision = value.revision;
-    pictureSet(panel.querySelector(".turned img.picture"), turned);
-    numbered(panel.querySelector(".redrawn figcaption"), winner);
-    pictureSet(panel.querySelector(".redrawn img.picture"), reconstruction, winner);
-    panel.querySelector(".verdict.capsnet b").textContent = winner;
-    numbered(panel.querySelector(".verdict.capsnet small"), lengths[winner]);
-    barsFilled(panel.querySelector(".capsnet-reading svg.lengths"), lengths, winner);
-    panel.querySelector(".verdict.cnn b").textContent = cnnWinner;
-    numbered(panel.querySelector(".verdict.cnn small"), probabilities[cnnWinner]);
-    barsFilled(panel.querySelector(".cnn-reading svg.lengths"), probabilities, cnnWinner);
-    numbered(
-      panel.querySelector(".pose figcaption"),
+    return {
+      revision: value.revision,
+      image: turned,
+      reconstruction,
+      lengths,
+      winner: argmax(lengths),
+      probabilities,
+      cnnWinner: argmax(probabilities),
+      moved,
       drawn,
-      dimensions,
-      props.pose_limit,
-      Math.hypot(...moved),
-      shown.lengths[drawn],
-      lengths[drawn],
-    );
-    // turn_views.pose_bars: a bar from the middle of its track, right for up and left for down,
-    // its half full at ±pose_limit, marked beyond it.
-    panel.querySelectorAll(".dimension-move").forEach((row, d) => {
-      const name = props.labels[drawn][d];
-      const fraction = Math.min(Math.abs(moved[d]) / props.pose_limit, 1);
-      Object.assign(row.querySelector(".name"), { textContent: name, title: name });
-      const bar = row.querySelector(".bar");
-      bar.style.left = moved[d] >= 0 ? "50%" : `${(50 - 50 * fraction).toFixed(1)}%`;
-      bar.style.width = `${(50 * fraction).toFixed(1)}%`;
-      bar.classList.toggle("beyond", Math.abs(moved[d]) > props.pose_limit);
-      row.querySelector(".value").textContent = `${moved[d] >= 0 ? "+" : "-"}${fixed(Math.abs(moved[d]), 3)}`;
-    });
-    return panel;
+      drawnLength: shown.lengths[drawn],
+    };
   }
 
   // As many turns under way as there are turners, each drawn unless a later one is drawn already.
@@ -119,10 +104,10 @@ export function mount({ element, props }) {
   let drawnLast = 0;
   const turn = newestOnly(
     async ([value, shown, order]) => {
-      const panel = await turned(value, shown);
+      const numbers = await turned(value, shown);
       if (order < drawnLast) return;
       drawnLast = order;
-      element.querySelector(".turn")?.replaceWith(panel);
+      draw(numbers);
     },
     (error) => giveUp(`turning the digit in the page failed (${error.message})`),
     TURNERS,
@@ -141,11 +126,11 @@ export function mount({ element, props }) {
     return true;
   });
 
-  // Turn it's refresh of the reading `shown`: the sweep shown at once as not read yet, the turn
-  // panel at the sliders' value, then the sweep into `into` (the sweep's element) angle by angle
-  // out from 0° (0, -10, +10, -20, ...), shown after each, each after a yield. It stops where `job`
-  // is no longer the sweep under way or the reading panel shows another reading.
-  async function refresh(job, shown, revision, into) {
+  // Turn it's refresh of the reading `shown`: the sweep drawn at once (`drawSweep`, turn_sweep.js)
+  // as not read yet, the turn panel at the sliders' value, then the sweep angle by angle out from 0°
+  // (0, -10, +10, -20, ...), drawn after each, each after a yield. It stops where `job` is no longer
+  // the sweep under way or the reading panel shows another reading.
+  async function refresh(job, shown, revision, drawSweep) {
     const angles = props.sweep_angles;
     const count = angles.length;
     const middle = unturned(angles);
@@ -160,9 +145,7 @@ export function mount({ element, props }) {
       probabilities: Array(count),
       cnnReadings: Array(count),
     };
-    const show = () =>
-      into.querySelector(".sweep")?.replaceWith(sweepFilled(props.sweep_template, swept, props.sweep_y));
-    show();
+    drawSweep(swept);
     await yielded();
     if (sweeping !== job || reading() !== shown) return;
     offer(sliders, shown);
@@ -173,14 +156,14 @@ export function mount({ element, props }) {
       if (sweeping !== job) return;
       [swept.lengths[k], swept.readings[k]] = [lengths[digit], argmax(lengths)];
       [swept.probabilities[k], swept.cnnReadings[k]] = [probabilities[digit], argmax(probabilities)];
-      show();
+      drawSweep(swept);
     }
   }
 
   // Turn it's refresh for the reading the panel shows (`revision`, "" for none), made here where the
   // page reads drawings and can turn them (once its networks are loaded, and the page's reading of
   // that drawing, under way, is done); where it cannot, the server is asked.
-  refreshes.take(({ reading: revision, sweep: into, server }) => {
+  refreshes.take(({ reading: revision, draw: drawSweep, server }) => {
     if (failed || readerState() !== "ready" || turnerState() === "unavailable" || !element.isConnected) return false;
     const job = {};
     sweeping = job;
@@ -190,11 +173,11 @@ export function mount({ element, props }) {
         const shown = reading();
         if (sweeping !== job) return;
         if (revision === "") {
-          element.querySelector(".turn")?.replaceWith(fromTemplate(emptyPanel));
-          into.querySelector(".sweep")?.replaceWith(fromTemplate(emptySweep));
+          draw(null);
+          drawSweep(null);
         } else if (shown === null || String(shown.revision) !== revision)
           server(); // the pad's revision, a number; the offer's, a string
-        else return refresh(job, shown, revision, into);
+        else return refresh(job, shown, revision, drawSweep);
       })
       .catch((error) => {
         giveUp(`sweeping the digit in the page failed (${error.message})`);

@@ -7,8 +7,7 @@ DIR gets one JSON file a module, named after it (stroke_mask.json for stroke_mas
 facts.json (playground/reading.py `PREPROCESSING`, the numbers the page's modules get from the
 server). An array
 in the JSON is {"dtype", "shape", "deflated"}: its little-endian bytes, zlib-compressed, in
-base64 (`packed`), so that the pad's 280x280 pictures stay small. The panels' words are made in
-text_fixtures.py.
+base64 (`packed`), so that the pad's 280x280 pictures stay small.
 """
 
 import argparse
@@ -20,14 +19,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from capsnet import CapsNet
 from capsnet.data.preprocess import BOX, INK_THRESHOLD, MIN_CONTRAST, ink_to_mnist
 from harness import digit_strokes
-from harness.paths import WEIGHTS
 from playground import dimension_changes, drawing_pad, views
 from playground.reading import EXAMPLES, PREPROCESSING, example_ink
 from playground.stroke_mask import stroke_mask
-from tests.js.text_fixtures import panel_numbers, sweep_words
 
 SEED = 70
 SIDE = drawing_pad.SIDE
@@ -199,6 +195,13 @@ def rounded(rng: np.random.Generator) -> list[dict]:
     return [{"x": x, "rounded": r} for x, r in zip(values.tolist(), np.rint(values).tolist(), strict=True)]
 
 
+def maxima(rng: np.random.Generator) -> list[dict]:
+    """numpy's argmax (the first of the largest) of random lengths and of lengths with ties."""
+    cases = [rng.uniform(0, 1, 10).astype(np.float32).tolist() for _ in range(8)]
+    cases += [[0.25, 0.5, 0.5, 0.1], [0.0] * 10, [1.0, 0.0, 1.0]]
+    return [{"values": values, "argmax": int(np.argmax(values))} for values in cases]
+
+
 def change_colour_cases(rng: np.random.Generator) -> dict:
     """dimension_changes.change_colours of float32 changes of ink: none (-0 too), each way's full
     change and beyond, a hair either side of none, changes whose colour is a whole level and a half
@@ -220,7 +223,6 @@ def change_colour_cases(rng: np.random.Generator) -> dict:
 def write(folder: Path) -> None:
     """Write every fixture into ``folder``, made if missing."""
     rng = np.random.default_rng(SEED)
-    network = CapsNet.from_pretrained(WEIGHTS).eval()
     drawn = drawings(rng)
     inks = pad_inks(drawn)
     files = {
@@ -231,8 +233,7 @@ def write(folder: Path) -> None:
         "resample": resizes(rng),
         "paper": papers(rng),
         "round_half_even": rounded(rng),
-        "panel_fill": panel_numbers(rng, network),
-        "sweep_fill": sweep_words(rng),
+        "views": {"argmax": maxima(rng)},
         "change_colours": change_colour_cases(rng),
     }
     folder.mkdir(parents=True, exist_ok=True)
