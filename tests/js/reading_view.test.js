@@ -1,29 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fromServer, readingHtml } from "../../playground/page/reading_view.js";
-
-// A canvas whose PNG is its pixels' grey levels in base64, so that a test can read back what a
-// picture shows (node has no canvas).
-globalThis.document = {
-  createElement: () => {
-    let drawn = null;
-    return {
-      getContext: () => ({
-        createImageData: (width, height) => ({ data: new Uint8ClampedArray(4 * width * height) }),
-        putImageData: (image) => {
-          drawn = image.data;
-        },
-      }),
-      toDataURL: () => `data:grey;base64,${Buffer.from(drawn.filter((_, k) => k % 4 === 0)).toString("base64")}`,
-    };
-  },
-};
+import { greyLevels } from "./grey_canvas.js";
 
 const base64 = (bytes) => Buffer.from(bytes.buffer ?? bytes).toString("base64");
-const greyLevels = (html, alt) => {
-  const source = html.match(new RegExp(`src="data:grey;base64,([^"]+)" alt="${alt}"`))[1];
-  return Array.from(Buffer.from(source, "base64"));
-};
 
 // The server's value of a reading of a 4 (reading_views.reading_numbers), decoded as 7.
 function served(decoder = "network/decoder.onnx") {
