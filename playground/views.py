@@ -1,6 +1,7 @@
-"""What every view of the playground is drawn with: ink as a picture (black on white paper, as a
-PNG data URL), the bars of ten capsule lengths, and the panel that says why a view shows nothing.
-The views themselves: reading_views, figure4_views, turn_views, two_digit_views.
+"""What the server's views are drawn with: ink as a picture (black on white paper, as a PNG data
+URL), the bars of ten capsule lengths, and the panel that says why a view shows nothing; and ink
+and numbers as the page's renderers take them (`ink_base64`, `float32_base64`). The views
+themselves: reading_views, figure4_views, turn_views (numbers the page draws), two_digit_views.
 
 Pictures go to the page inline, as PNG data URLs inside HTML: a 28x28 PNG is a few hundred bytes,
 the browser scales it up crisp (CSS `image-rendering: pixelated`), and nothing is written to disk
@@ -33,13 +34,6 @@ def png_data_url(pixels: np.ndarray) -> str:
     buffer = io.BytesIO()
     Image.fromarray(pixels).save(buffer, format="PNG", compress_level=1)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def picture_html(ink: np.ndarray | torch.Tensor | None, alt: str) -> str:
-    """A 28x28 image (ink in [0, 1]) shown large and crisp; an empty frame for None."""
-    if ink is None:
-        return f'<div class="picture empty" role="img" aria-label="{html.escape(alt)}"></div>'
-    return f'<img class="picture" src="{png_data_url(paper(ink))}" alt="{html.escape(alt)}">'
 
 
 def lengths_svg(
