@@ -6,20 +6,54 @@ thread, beside Playwright's sync API.
 
     with delaying_proxy(upstream_port=7860, round_trip_ms=150) as port:
         page.goto(f"http://127.0.0.1:{port}/")
+
+A `Link` given to it counts the bytes that cross it each way and, with a speed, holds the bytes
+towards the browser to that speed, all connections sharing it, as a phone's link does.
 """
 
 import asyncio
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 LOOPBACK = "127.0.0.1"
 CHUNK = 64 * 1024  # bytes read at once; each chunk keeps its own arrival time
 
 
-async def _forward(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, delay: float) -> None:
-    """Copy ``reader`` to ``writer``, each chunk ``delay`` seconds after it was read, then the end of
-    the stream likewise."""
+@dataclass
+class Link:
+    """The link between the browser and the proxy: the bytes it carried each way so far and, with
+    ``download_mbps``, the speed it carries bytes towards the browser at (None: as fast as they come)."""
+
+    download_mbps: float | None = None
+    to_browser: int = 0  # bytes
+    to_server: int = 0
+    _free_at: float = 0.0  # the event loop's time at which the link towards the browser is free again
+
+    def carried(self) -> int:
+        """The bytes carried both ways so far."""
+        return self.to_browser + self.to_server
+
+    async def send_to_browser(self, size: int) -> None:
+        """Count ``size`` bytes towards the browser and, with a speed, wait until they have crossed."""
+        self.to_browser += size
+        if self.download_mbps is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._free_at = max(self._free_at, loop.time()) + size * 8 / (self.download_mbps * 1e6)
+        await asyncio.sleep(self._free_at - loop.time())
+
+
+async def _forward(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    delay: float,
+    link: Link,
+    to_browser: bool,
+) -> None:
+    """Copy ``reader`` to ``writer``, each chunk ``delay`` seconds after it was read (towards the
+    browser, then as fast as ``link`` carries it), then the end of the stream likewise."""
     loop = asyncio.get_running_loop()
     arrived: asyncio.Queue = asyncio.Queue()
 
@@ -39,6 +73,10 @@ async def _forward(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, d
                 if writer.can_write_eof():
                     writer.write_eof()
                 return
+            if to_browser:
+                await link.send_to_browser(len(chunk))
+            else:
+                link.to_server += len(chunk)
             writer.write(chunk)
             await writer.drain()
 
@@ -46,7 +84,11 @@ async def _forward(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, d
 
 
 async def _connection(
-    upstream_port: int, delay: float, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter
+    upstream_port: int,
+    delay: float,
+    link: Link,
+    client_reader: asyncio.StreamReader,
+    client_writer: asyncio.StreamWriter,
 ) -> None:
     """One browser connection: a connection of its own to the server, both ways delayed."""
     try:
@@ -56,7 +98,8 @@ async def _connection(
         return
     try:
         await asyncio.gather(
-            _forward(client_reader, server_writer, delay), _forward(server_reader, client_writer, delay)
+            _forward(client_reader, server_writer, delay, link, to_browser=False),
+            _forward(server_reader, client_writer, delay, link, to_browser=True),
         )
     except (OSError, asyncio.CancelledError):  # the proxy stopped: the connection ends here
         pass
@@ -66,16 +109,20 @@ async def _connection(
 
 
 @contextmanager
-def delaying_proxy(upstream_port: int, round_trip_ms: float) -> Iterator[int]:
+def delaying_proxy(upstream_port: int, round_trip_ms: float, link: Link | None = None) -> Iterator[int]:
     """A proxy on a free port of 127.0.0.1 to 127.0.0.1:``upstream_port``, each byte delayed by
-    half of ``round_trip_ms`` each way; yields its port. Its connections are dropped on exit."""
+    half of ``round_trip_ms`` each way and carried by ``link`` (counted, and held to its speed);
+    yields its port. Its connections are dropped on exit."""
+    link = link or Link()
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="delaying-proxy", daemon=True)
     thread.start()
 
     async def serve() -> asyncio.Server:
         return await asyncio.start_server(
-            lambda reader, writer: _connection(upstream_port, round_trip_ms / 2000, reader, writer), LOOPBACK, 0
+            lambda reader, writer: _connection(upstream_port, round_trip_ms / 2000, link, reader, writer),
+            LOOPBACK,
+            0,
         )
 
     async def stop(server: asyncio.Server) -> None:
