@@ -39,6 +39,8 @@ What they stand on:
                   the picture beside each dimension slider: where it changes the digit
     serving       process settings, the request-size cap, the network's slots (how many read at once), what an error
                   answer says, workarounds for the pinned Gradio
+    compressed_assets
+                  Gradio's own files gzipped once and kept, for a browser that takes gzip
     playground.css  the page's own styles
 
 What the page shows, how it talks to the server and why: docs/playground.md.

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from starlette.routing import Route
 
-from playground.page_network import cached_route
+from playground.page_network import cached_route, compressed
 
 FOLDER = Path(__file__).parent / "page"
 MODULES = sorted(FOLDER.glob("*.js"))
@@ -96,5 +96,9 @@ def head() -> str:
 
 
 def routes() -> list[Route]:
-    """GET /page/HASH/NAME.js for every module of the folder."""
-    return [cached_route(f"{URL}/{path.name}", path.read_bytes(), "text/javascript") for path in MODULES]
+    """GET /page/HASH/NAME.js for every module of the folder, gzipped for a browser that takes it."""
+    routes = []
+    for path in MODULES:
+        body = path.read_bytes()
+        routes.append(cached_route(f"{URL}/{path.name}", body, "text/javascript", compressed(body)))
+    return routes

@@ -25,6 +25,8 @@ from PIL import Image, UnidentifiedImageError
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
+from playground.compressed_assets import CompressedAssets
+
 log = logging.getLogger("playground")
 
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024  # an image file sent to /predict (Gradio's max_file_size) ...
@@ -276,7 +278,8 @@ def launch_options(routes: Sequence[Route] = (), head: str = "") -> dict:
     """``demo.launch`` settings: uploads, requests, threads and kept sessions capped, errors shown
     as messages (in our words: `public_error`), no share link (the Space or GRADIO_SERVER_NAME /
     GRADIO_SERVER_PORT decide where it listens); ``routes`` served beside Gradio's (the page's
-    graphs: `page_network`), before them; ``head`` put in the page's head after PAGE_HEAD."""
+    graphs: `page_network`), before them; ``head`` put in the page's head after PAGE_HEAD; Gradio's
+    own files sent gzipped (`CompressedAssets`)."""
     return {
         "max_file_size": MAX_UPLOAD_BYTES,
         "max_threads": MAX_THREADS,
@@ -285,7 +288,7 @@ def launch_options(routes: Sequence[Route] = (), head: str = "") -> dict:
         "footer_links": ["api"],
         "head": PAGE_HEAD + head,
         "app_kwargs": {
-            "middleware": [Middleware(RequestsInFlight), Middleware(RequestSizeLimit)],
+            "middleware": [Middleware(RequestsInFlight), Middleware(RequestSizeLimit), Middleware(CompressedAssets)],
             "routes": list(routes),
         },
     }

@@ -103,13 +103,17 @@ def test_a_module_that_ports_a_python_function_is_named_after_it():
         assert f"Ports {original}" in " ".join(line.removeprefix("// ") for line in head.splitlines()), module
 
 
-def test_each_module_is_served_as_javascript_for_good_under_the_folder_s_hash():
+def test_each_module_is_served_as_javascript_for_good_under_the_folder_s_hash_gzipped():
     client = TestClient(Starlette(routes=page_modules.routes()))
     for path in page_modules.MODULES:
-        answer = client.get(f"/{page_modules.URL}/{path.name}")
-        assert answer.status_code == 200 and answer.content == path.read_bytes()
-        assert answer.headers["content-type"].startswith("text/javascript")
+        answer = client.get(f"/{page_modules.URL}/{path.name}", headers={"Accept-Encoding": "gzip"})
+        assert answer.status_code == 200 and answer.content == path.read_bytes()  # the client unzips
+        assert answer.headers["content-encoding"] == "gzip" and answer.headers["content-type"].startswith(
+            "text/javascript"
+        )
         assert "immutable" in answer.headers["cache-control"]
+        plain = client.get(f"/{page_modules.URL}/{path.name}", headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in plain.headers and plain.content == path.read_bytes()
     assert client.get(f"/{page_modules.URL}/nothing.js").status_code == 404
 
 

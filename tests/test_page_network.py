@@ -2,7 +2,7 @@
 (ONNX Runtime, the runtime the page runs in WebAssembly: the CapsNet's capsules, the CNN's
 probabilities, the turn of a digit), the networks' weights stored in float16, the same bytes at
 every export, named by their hash, the network left in its mode; ONNX Runtime Web's files are the
-npm package's, served gzipped to a browser that takes it, and every file is kept for good
+npm package's, every file served compressed to a browser that takes it and kept for good
 (tests/test_page_reader.py and tests/test_turn_reader.py run them in Chromium)."""
 
 import copy
@@ -135,23 +135,30 @@ def test_the_runtime_is_the_npm_package_s_files():
     recorded = dict(re.findall(r"^\| (\S+) \| ([0-9a-f]{64}) \|$", (RUNTIME_FOLDER / "README.md").read_text(), re.M))
     assert recorded.keys() == RUNTIME_FILES.keys()
     for name, digest in recorded.items():
-        data, _ = runtime_file(name)
+        data, _, _ = runtime_file(name)
         assert hashlib.sha256(data).hexdigest() == digest, name
     assert f"onnxruntime-web@{page_network.VERSION}" in (RUNTIME_FOLDER / "README.md").read_text()
 
 
-def test_every_file_is_served_for_good_and_the_runtime_gzipped(graph):
+def test_every_file_is_served_for_good_and_gzipped(graph):
     client = TestClient(
         Starlette(routes=[PageGraph(graph, "network/0123456789abcdef.onnx").route(), *runtime_routes()])
     )
-    answer = client.get("/network/0123456789abcdef.onnx")
-    assert answer.status_code == 200 and answer.content == graph and answer.headers["cache-control"] == CACHED
+    for encoding in ("gzip", "identity"):
+        answer = client.get("/network/0123456789abcdef.onnx", headers={"Accept-Encoding": encoding})
+        assert answer.status_code == 200 and answer.content == graph and answer.headers["cache-control"] == CACHED
+        assert answer.headers.get("content-encoding") == ("gzip" if encoding == "gzip" else None)
+    assert int(answer.headers["content-length"]) == len(graph)
     wasm = f"/{RUNTIME}/ort-wasm-simd-threaded.wasm"
     zipped = client.get(wasm, headers={"Accept-Encoding": "gzip"})
     assert zipped.headers["content-encoding"] == "gzip" and zipped.headers["content-type"] == "application/wasm"
     plain = client.get(wasm, headers={"Accept-Encoding": "identity"})
     assert "content-encoding" not in plain.headers and plain.content == zipped.content  # the client unzips
     assert int(zipped.headers["content-length"]) < len(plain.content) / 3
+    with client.stream("GET", wasm, headers={"Accept-Encoding": "gzip, deflate, br, zstd"}) as brotli:
+        assert brotli.headers["content-encoding"] == "br"  # its bytes: tests/js/runtime_files.test.js
+        assert b"".join(brotli.iter_raw()) == runtime_file("ort-wasm-simd-threaded.wasm")[2]
+        assert int(brotli.headers["content-length"]) < 0.7 * int(zipped.headers["content-length"])
     for name, media_type in RUNTIME_FILES.items():
         answer = client.get(f"/{RUNTIME}/{name}")
         assert answer.status_code == 200 and answer.headers["content-type"].startswith(media_type)
