@@ -91,6 +91,8 @@ def by_file(sizes: dict[str, int]) -> str:
 def bytes_of_visits(playwright, app_url: str) -> list[tuple[str, float, dict[str, int]]]:
     """(what, MB fetched, each file's bytes) for a first visit before any scroll, the same
     scrolled to the end, and a returning visit."""
+    from playwright.sync_api import Error as PlaywrightError
+
     link = Link()
     results = []
     with (
@@ -103,7 +105,10 @@ def bytes_of_visits(playwright, app_url: str) -> list[tuple[str, float, dict[str
         files: dict[str, int] = {}
 
         def counted(request) -> None:
-            sizes = request.sizes()
+            try:
+                sizes = request.sizes()
+            except PlaywrightError:  # the page closed before its answer was counted: the proxy counted it
+                return
             files[request.url] = files.get(request.url, 0) + sizes["responseBodySize"] + sizes["responseHeadersSize"]
 
         context.on("requestfinished", counted)
