@@ -30,7 +30,7 @@ from contextlib import ExitStack
 import numpy as np
 
 from bench.train_throughput import cpu_model
-from harness.app_server import checkout, serving_app
+from harness.app_server import serving_apps
 from harness.chromium_browser import DESKTOP, PHONE, chromium
 from harness.delaying_proxy import LOOPBACK, delaying_proxy
 
@@ -158,10 +158,7 @@ def main() -> None:
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     with ExitStack() as stack:
-        apps = {"this checkout": stack.enter_context(serving_app())}
-        if args.against:
-            code = stack.enter_context(checkout(args.against))
-            apps[f"revision {args.against}"] = stack.enter_context(serving_app(code=code))
+        apps = stack.enter_context(serving_apps(args.against))
         browser = stack.enter_context(chromium(stack.enter_context(sync_playwright())))
         for round_trip in args.round_trips:
             visits = {name: [] for name in apps}

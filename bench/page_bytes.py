@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from bench.train_throughput import cpu_model
-from harness.app_server import checkout, serving_app
+from harness.app_server import serving_apps
 from harness.chromium_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE
 from harness.delaying_proxy import LOOPBACK, Link, delaying_proxy
 from harness.digit_strokes import random_box
@@ -172,10 +172,7 @@ def main() -> None:
 
     print(f"CPU: {cpu_model()}; Chromium headless; bytes counted on the wire towards the browser")
     with ExitStack() as stack:
-        apps = {"this checkout": stack.enter_context(serving_app())}
-        if args.against:
-            code = stack.enter_context(checkout(args.against))
-            apps[f"revision {args.against}"] = stack.enter_context(serving_app(code=code))
+        apps = stack.enter_context(serving_apps(args.against))
         playwright = stack.enter_context(sync_playwright())
         print("| app | visit | MB fetched | the files, largest first |")
         print("| --- | --- | --- | --- |")

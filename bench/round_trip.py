@@ -52,7 +52,7 @@ from bench.round_trip_steps import (
 )
 from bench.slider_drag import ms
 from bench.train_throughput import cpu_model
-from harness.app_server import checkout, serving_app
+from harness.app_server import serving_apps
 from harness.chromium_browser import DESKTOP, chromium
 from harness.delaying_proxy import LOOPBACK, delaying_proxy
 from harness.digit_strokes import random_box
@@ -197,10 +197,7 @@ def main() -> None:
         f"between it and the app delayed by half the round trip each way; the stroke: a {digit} traced from MNIST"
     )
     with ExitStack() as stack:
-        apps = {"this checkout": stack.enter_context(serving_app())}
-        if args.against:
-            code = stack.enter_context(checkout(args.against))
-            apps[f"revision {args.against}"] = stack.enter_context(serving_app(code=code))
+        apps = stack.enter_context(serving_apps(args.against))
         playwright = stack.enter_context(sync_playwright())
         browser = stack.enter_context(chromium(playwright))
         visits = {name: [] for name in apps}

@@ -82,6 +82,18 @@ def serving_app(start_timeout: float = 300.0, files: Path | None = None, code: P
                 server.wait()
 
 
+@contextmanager
+def serving_apps(against: str | None = None) -> Iterator[dict[str, str]]:
+    """{"this checkout": its URL} and, with ``against`` (a git revision), {"revision REV": the URL
+    of that revision's app} beside it, for a benchmark that measures both; stopped on exit."""
+    with ExitStack() as stack:
+        apps = {"this checkout": stack.enter_context(serving_app())}
+        if against:
+            code = stack.enter_context(checkout(against))
+            apps[f"revision {against}"] = stack.enter_context(serving_app(code=code))
+        yield apps
+
+
 def call_perturb(url: str, session_hash: str, arguments: str) -> tuple[str, dict | list]:
     """POST /gradio_api/call/perturb with ``arguments`` spliced into the JSON data list as they
     are (so that NaN and strings can be sent), in ``session_hash``, then read its event stream.
