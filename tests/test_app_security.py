@@ -16,6 +16,7 @@ from PIL import Image
 from harness.page_protocol import event_index
 from harness.paths import REPO
 from playground import serving
+from playground.compressed_assets import CompressedAssets
 from tests.support.examples import EXAMPLES
 
 MAX_UPLOAD = 10 * 1024 * 1024  # max_file_size: 10 MB
@@ -187,7 +188,7 @@ def test_launch_creates_no_share_link_and_caps_uploads_requests_and_sessions():
     assert not options.get("share") and options["max_file_size"] == MAX_UPLOAD
     assert options["state_session_capacity"] == serving.SESSIONS_KEPT < 10_000  # Gradio's default
     middleware = [each.cls for each in options["app_kwargs"]["middleware"]]
-    assert middleware == [serving.RequestsInFlight, serving.RequestSizeLimit]
+    assert middleware == [serving.RequestsInFlight, serving.RequestSizeLimit, CompressedAssets]
     assert "demo.launch(" in (REPO / "app.py").read_text() and "share=" not in (REPO / "app.py").read_text()
 
 
