@@ -22,7 +22,7 @@ import torch
 
 from capsnet.dimensions import PAPER_RANGE, SWEEP, sweep_reconstructions
 from capsnet.studies.dimension_names_file import DimensionNames
-from playground import dimension_changes, dimension_sliders, figure4_views, page_modules, reading_views, serving
+from playground import dimension_changes, dimension_sliders, figure4_views, page_modules, reading_views, serving, views
 from playground.drawing_pad import DrawingError, DrawingPad
 from playground.reading import WINNER, Reading, ReadingSection
 
@@ -234,7 +234,7 @@ class DimensionsSection:
         return scale, sliders, figure4
 
 
-class Figure4View(gr.HTML):
+class Figure4View(views.NumbersView):
     """The paper's Figure 4, drawn by the page (playground/page/figure4_view.js) from its own
     decoder's sweep of the capsule the sliders move, or from ``value`` (`DimensionsSection.figure4`)
     where the page cannot decode.
@@ -255,9 +255,6 @@ class Figure4View(gr.HTML):
             gap_ink=figure4_views.GAP_INK,
             **kwargs,
         )
-
-    def api_info(self) -> dict:
-        return {"anyOf": [{"type": "object"}, {"type": "null"}]}
 
 
 EXPLANATION = """

@@ -306,7 +306,7 @@ class ReadingSection:
         )
 
 
-class ReadingView(gr.HTML):
+class ReadingView(views.NumbersView):
     """The reading panel, drawn by the page (playground/page/reading_view.js) from ``value``
     (reading_views.py) or from the page's own reading, whichever is of the newer drawing.
 
@@ -323,6 +323,3 @@ class ReadingView(gr.HTML):
             js_on_load=page_modules.mounted("reading_panel.js"),
             **kwargs,
         )
-
-    def api_info(self) -> dict:
-        return {"anyOf": [{"type": "object"}, {"type": "null"}]}

@@ -16,7 +16,7 @@ from capsnet.model import CapsNetConfig
 from capsnet.routing import agreement
 from playground import page_modules
 from playground.reading import MAX_ITERATIONS, Reading
-from playground.views import float32_base64
+from playground.views import NumbersView, float32_base64
 
 ALL_TYPES = -1  # the capsule-type control's value for all types
 
@@ -70,7 +70,7 @@ def template(config: CapsNetConfig) -> str:
     )
 
 
-class RoutingView(gr.HTML):
+class RoutingView(NumbersView):
     """The routing view and its controls, drawn by the page from ``value`` (`routing_numbers`) or
     from the page's own reading, whichever is newer.
 
@@ -90,9 +90,6 @@ class RoutingView(gr.HTML):
             facts=facts(config),
             **kwargs,
         )
-
-    def api_info(self) -> dict:
-        return {"anyOf": [{"type": "object"}, {"type": "null"}]}
 
 
 class RoutingSection:

@@ -26,7 +26,7 @@ from capsnet.shipping.onnx_file import CHANGE
 from capsnet.studies.dimension_names_file import DimensionNames
 from capsnet.studies.robustness_file import RESULTS_FILE
 from capsnet.studies.statistics import Difference, percent
-from playground import page_modules, serving, turn_views
+from playground import page_modules, serving, turn_views, views
 from playground.drawing_pad import DrawingError, DrawingPad
 from playground.networks import Measurement
 from playground.page_network import RUNTIME, PageGraph
@@ -176,7 +176,7 @@ class TurnItSection:
         )
 
 
-class TurnView(gr.HTML):
+class TurnView(views.NumbersView):
     """The turn panel, drawn by the page (playground/page/turn_panel.js, turn_view.js) from its own
     turn of the digit, or from ``value`` where the server turned it.
 
@@ -195,11 +195,8 @@ class TurnView(gr.HTML):
             **kwargs,
         )
 
-    def api_info(self) -> dict:
-        return {"anyOf": [{"type": "object"}, {"type": "null"}]}
 
-
-class SweepView(gr.HTML):
+class SweepView(views.NumbersView):
     """The rotation sweep beside MNIST's curve, drawn by the page (playground/page/turn_sweep.js,
     sweep_view.js) from the page's own sweep, or from ``value`` where the server swept; it fires
     "refresh" where the page cannot sweep a new reading itself.
@@ -221,9 +218,6 @@ class SweepView(gr.HTML):
             no_curve=no_curve,
             **kwargs,
         )
-
-    def api_info(self) -> dict:
-        return {"anyOf": [{"type": "object"}, {"type": "null"}]}
 
 
 PAPER_CLAIM = (

@@ -1,7 +1,8 @@
 """What the server's views are drawn with: ink as a picture (black on white paper, as a PNG data
 URL), the bars of ten capsule lengths, and the panel that says why a view shows nothing; and ink
 and numbers as the page's renderers take them (`ink_base64`, `float32_base64`). The views
-themselves: reading_views, figure4_views, turn_views (numbers the page draws), two_digit_views.
+themselves: reading_views, figure4_views, turn_views (numbers the page draws), two_digit_views;
+the components whose value is such numbers, `NumbersView`.
 
 Pictures go to the page inline, as PNG data URLs inside HTML: a 28x28 PNG is a few hundred bytes,
 the browser scales it up crisp (CSS `image-rendering: pixelated`), and nothing is written to disk
@@ -14,9 +15,18 @@ import base64
 import html
 import io
 
+import gradio as gr
 import numpy as np
 import torch
 from PIL import Image
+
+
+class NumbersView(gr.HTML):
+    """A panel the page draws from numbers: its value is a dict of them (the server's, where the
+    page cannot compute) or None, which the API describes as such."""
+
+    def api_info(self) -> dict:
+        return {"anyOf": [{"type": "object"}, {"type": "null"}]}
 
 
 def paper(ink: np.ndarray | torch.Tensor) -> np.ndarray:
