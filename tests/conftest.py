@@ -18,6 +18,7 @@ from harness.chromium_browser import chromium
 from harness.gradio_clients import api_client
 from harness.paths import REPO, WEIGHTS
 from tests.support.mnist_files import TINY_MNIST_IMAGES, first_mnist_images
+from tests.support.page_weights import reading_as_the_page
 from tests.support.train_flags import tiny_run_flags
 
 GRADIO_CACHE = pytest.StashKey[str]()
@@ -205,3 +206,11 @@ def browser():
     sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
     with sync_api.sync_playwright() as playwright, chromium(playwright) as launched:
         yield launched
+
+
+@pytest.fixture
+def page_weights(app):
+    """The app's CapsNet, in this process, reading with the page's weights for the test
+    (tests/support/page_weights.py); its own again after."""
+    with reading_as_the_page(app.NETWORKS.capsnet):
+        yield

@@ -1,5 +1,5 @@
 """The decoder in the page (its graph, run in the page's worker), in a real browser (Debian's Chromium driven by
-Playwright): it draws what the server draws, within one grey level of 255, for the ten MNIST
+Playwright): it draws what the server draws, within SERVER_GREY_LEVELS of 255, for the ten MNIST
 examples, every slider at either end of both ranges and elsewhere, decoded as the winner and as
 another digit (against the server's reading panel and /perturb); a drag redraws at every move with
 no request; *Decode as* redraws at once with no request; without its weights, or for a reading of
@@ -34,7 +34,11 @@ if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 
-GREY_LEVELS = 1  # the page's picture against the server's: at most one grey level of 255 apart
+GREY_LEVELS = 1  # one picture of the page's against another of its own: at most one grey level of 255 apart
+# The page's picture against the server's, in levels of 255: the server decodes its network's capsule,
+# the page the capsule its graph's 8-bit weights make, up to 6e-3 away (tests/test_onnx_storage.py):
+# 7 at most over the 200 pictures of test_the_page_draws_what_the_server_draws
+SERVER_GREY_LEVELS = 9
 SLOW_ROUND_TRIP_MS = 1500  # a server answer this late shows only after what the page drew at once
 
 
@@ -156,7 +160,7 @@ def test_the_page_draws_what_the_server_draws(app, url, page):
                     if scale == "paper":
                         perturbed = perturb_picture(app, url, page, decode_as, offsets)
                         difference = max(difference, grey_levels_apart(shown, perturbed))
-                    assert difference <= GREY_LEVELS, f"example {example}, {scale} range, {decode_as}, {name}"
+                    assert difference <= SERVER_GREY_LEVELS, f"example {example}, {scale} range, {decode_as}, {name}"
                     compared, worst = compared + 1, max(worst, difference)
             if scale != "paper":
                 person.choose("#slider-range input[value=paper]")
@@ -187,7 +191,7 @@ def test_a_drag_redraws_at_every_move_with_no_request(app, url, page):
         )
     )
     server = servers_panel_picture(app, url, page, "winner", "paper", offsets)
-    assert grey_levels_apart(person.reconstruction(), server) <= GREY_LEVELS
+    assert grey_levels_apart(person.reconstruction(), server) <= SERVER_GREY_LEVELS
 
 
 def test_decode_as_redraws_at_once_with_no_request(app, url, page):
@@ -207,7 +211,7 @@ def test_decode_as_redraws_at_once_with_no_request(app, url, page):
     drawn_at_once = person.reconstruction()
     assert grey_levels_apart(drawn_at_once, before) > 10
     server = servers_panel_picture(app, url, page, str(other), "paper", [0.0] * 16)
-    assert grey_levels_apart(drawn_at_once, server) <= GREY_LEVELS
+    assert grey_levels_apart(drawn_at_once, server) <= SERVER_GREY_LEVELS
     page.wait_for_timeout(2 * SLOW_ROUND_TRIP_MS)  # time for a request, were one sent
     assert person.requests == requests
     assert page.locator("#reading-panel .reconstruction figcaption").inner_text() == caption

@@ -1,6 +1,7 @@
 """The graphs for the page: each that capsnet/shipping/onnx_file.py exports computes what the library does
 (ONNX Runtime, the runtime the page runs in WebAssembly: the CapsNet's capsules, the CNN's
-probabilities, the turn of a digit), the networks' weights stored in float16, the same bytes at
+probabilities, the turn of a digit), the networks' weights stored in float16 (the CapsNet's
+PrimaryCaps and W_ij in 8 bits: lengths within the page's 0.01, tests/test_onnx_storage.py), the same bytes at
 every export, named by their hash, the network left in its mode; ONNX Runtime Web's files are the
 npm package's, every file served compressed to a browser that takes it and kept for good
 (tests/test_page_reader.py and tests/test_turn_reader.py run them in Chromium)."""
@@ -19,7 +20,7 @@ from starlette.testclient import TestClient
 from capsnet.data.affine import AffineChange, transform
 from capsnet.model import CapsNet
 from capsnet.routing import agreement
-from capsnet.shipping.onnx_file import CHANGE, probabilities_graph
+from capsnet.shipping.onnx_file import CHANGE, PREDICTION_WEIGHTS, PRIMARY_WEIGHTS, probabilities_graph
 from capsnet.shipping.packed import pack_convolutions
 from playground import page_network
 from playground.page_network import (
@@ -33,6 +34,8 @@ from playground.page_network import (
 )
 
 ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev.txt")
+
+LENGTHS = 0.01  # how far the page's capsules may be from the network's: PrimaryCaps in 8 bits
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +56,8 @@ def test_the_graph_reads_as_the_network_does(trained, graph, mnist_test):
     for image, capsules, lengths in zip(images, expected.capsules, expected.lengths, strict=True):
         v, v_lengths, votes = session.run(None, {"images": image[None].numpy()})
         assert v.shape == (1, 10, 16) and v_lengths.shape == (1, 10) and votes.shape == (1152, 10, 16)
-        assert np.abs(v_lengths[0] - lengths.numpy()).max() < 2e-3  # its weights in float16
-        assert np.abs(v[0] - capsules.numpy()).max() < 2e-3
+        assert np.abs(v_lengths[0] - lengths.numpy()).max() < LENGTHS
+        assert np.abs(v[0] - capsules.numpy()).max() < LENGTHS
         assert v_lengths[0].argmax() == lengths.argmax()
 
 
@@ -66,7 +69,7 @@ def test_the_routing_graph_routes_the_votes_as_the_library_does_for_every_r(trai
         _, _, votes = capsules.run(None, {"images": image[None].numpy()})
         lengths, shares, agreements = routing.run(None, {"votes": votes})
         assert lengths.shape == (5, 10) and shares.shape == (5, 1152, 10) and agreements.shape == (5, 10)
-        assert np.abs(lengths - trace.lengths.numpy()).max() < 2e-3  # the votes of float16 weights
+        assert np.abs(lengths - trace.lengths.numpy()).max() < LENGTHS  # the votes of the page's weights
         assert (lengths.argmax(axis=1) == trace.predictions.numpy()).all()
         expected_shares = (trace.couplings * trace.u_hat.norm(dim=-1)).numpy()  # c_ij |u_hat_j|i|
         assert np.abs(shares - expected_shares).max() < 2e-2 * np.abs(expected_shares).max()
@@ -75,17 +78,14 @@ def test_the_routing_graph_routes_the_votes_as_the_library_does_for_every_r(trai
     assert np.abs(one[0][0] - one[0][4]).max() > 0.05
 
 
-def test_the_graph_stores_its_weights_in_float16_and_leaves_the_decoder_out(trained, graph):
-    model = onnx.load_from_string(graph)
-    stored = {tensor.name: tensor for tensor in model.graph.initializer}
-    weights = [tensor for tensor in stored.values() if len(tensor.dims) > 1]
-    assert weights and all(tensor.data_type == onnx.TensorProto.FLOAT16 for tensor in weights)
-    parameters = sum(
-        int(np.prod(tensor.dims)) for tensor in stored.values() if tensor.data_type == onnx.TensorProto.FLOAT16
-    )
+def test_the_graph_stores_its_weights_in_float16_primarycaps_and_w_in_eight_bits_and_no_decoder(trained, graph):
+    sizes = {onnx.TensorProto.FLOAT16: 2, onnx.TensorProto.INT8: 1}  # bytes a weight
+    stored = [tensor for tensor in onnx.load_from_string(graph).graph.initializer if tensor.data_type in sizes]
+    in_eight_bits = [tensor.name for tensor in stored if tensor.data_type == onnx.TensorProto.INT8]
+    assert sorted(in_eight_bits) == sorted([f"{PRIMARY_WEIGHTS}_int8", f"{PREDICTION_WEIGHTS}_int8"])
     decoder = sum(p.numel() for p in trained.decoder.parameters())
-    assert parameters == sum(p.numel() for p in trained.parameters()) - decoder
-    assert len(graph) < 2.1 * parameters  # two bytes a weight
+    assert sum(int(np.prod(tensor.dims)) for tensor in stored) == sum(p.numel() for p in trained.parameters()) - decoder
+    assert len(graph) < 1.05 * sum(sizes[tensor.data_type] * int(np.prod(tensor.dims)) for tensor in stored)
 
 
 def test_a_graph_is_named_by_its_bytes(graph, page_graphs):

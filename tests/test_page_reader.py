@@ -1,8 +1,9 @@
 """The network in the page (playground/page/, capsnet/shipping/onnx_file.py), in a real browser
-(Debian's Chromium driven by Playwright): it reads a drawing as the server reads it (the same
-28x28 input, the same digit, every capsule's length within 0.01, every picture within 2 grey
-levels of 255) for digits in two stroke sources, Semeion's writers' included, the MNIST examples,
-examples drawn over, a dot and a small digit; while a stroke is drawn the panel follows, and once
+(Debian's Chromium driven by Playwright): it reads a drawing as the app's network reads it with the
+page's weights (tests/support/page_weights.py; the same 28x28 input, the same digit, every
+capsule's length within 0.01, every picture within 2 grey levels of 255) for digits in two stroke
+sources, Semeion's writers' included, the MNIST examples, examples drawn over, a dot and a small
+digit; while a stroke is drawn the panel follows, and once
 the pen lifts it settles on the same, with no request; a person's use of the MNIST sections
 (examples, strokes, Clear, Decode as, a slider, the routing controls, Turn it) sends nothing, and
 each panel follows the drawing; where the page cannot read (no WebAssembly, the graph not to be
@@ -154,7 +155,7 @@ def apart(a: np.ndarray, b: np.ndarray) -> int:
     return grey_levels_apart(views.paper(a), views.paper(b))
 
 
-def test_the_page_reads_every_drawing_as_the_server_does(app, url, page, data_dir, semeion_path):
+def test_the_page_reads_every_drawing_as_the_server_does(app, url, page, data_dir, semeion_path, page_weights):
     with_reader(page, url)
     values = drawings(data_dir)
     readings = page.evaluate(READ_IN_PAGE.replace("NETWORKS", page_networks(page)), [in_page_form(v) for v in values])
@@ -283,7 +284,7 @@ def test_using_the_mnist_sections_sends_nothing(app, url, page):
     no_alarm(page)
 
 
-def test_figure4_is_swept_in_the_page_as_the_server_sweeps_it(app, url, page):
+def test_figure4_is_swept_in_the_page_as_the_server_sweeps_it(app, url, page, page_weights):
     """An example tapped: Figure 4 drawn from the page's 176 decoder runs, with no request, has the
     server's rows, and every strip within 2 grey levels of the server's; Decode as another digit
     sweeps that capsule."""

@@ -1,7 +1,8 @@
 """Turn it in the page (playground/page/turn_panel.js, capsnet/shipping/onnx_file.py's turn and CNN graphs), in a
 real browser (Debian's Chromium driven by Playwright). The turn panel and the sweep each have one
 renderer (turn_view.js, sweep_view.js), which draws the page's numbers and the server's
-(turn_views.py): the page's are held to the server's by drawing both. For MNIST examples turned,
+(turn_views.py): the page's are held to the server's by drawing both, the app's network reading
+with the page's weights (tests/support/page_weights.py). For MNIST examples turned,
 scaled, sheared, stretched and moved to every slider's ends, the page's turn panel shows what the
 server's numbers show (both networks' readings, every length and probability within 0.01, every
 dimension's move within 0.01, every picture within 2 grey levels of 255); a drag sends nothing;
@@ -187,7 +188,7 @@ def servers_reading(example: int):
     return ink_to_mnist(drawing_pad.ink(drawing_pad.parse(pad_value([], background=background))))
 
 
-def test_the_page_turns_as_the_server_does(app, url, page):
+def test_the_page_turns_as_the_server_does(app, url, page, page_weights):
     worst = {"number": 0.0, "grey levels": 0}
     for example in EXAMPLES_TURNED:
         tapped(page, url, example)
@@ -408,7 +409,7 @@ def tapped_here(page, example: int, before: str | None) -> str:
     return revision
 
 
-def test_the_page_sweeps_as_the_server_does_with_no_request(app, url, page):
+def test_the_page_sweeps_as_the_server_does_with_no_request(app, url, page, page_weights):
     page.goto(url)
     wait_for_networks(page)
     page.locator("#turn-panel").scroll_into_view_if_needed()

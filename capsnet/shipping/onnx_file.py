@@ -16,10 +16,11 @@ the library's own modules (`torch.onnx.export`), never from a second copy of the
 
 The playground's page runs them with ONNX Runtime Web, so a reading follows the pen and Turn it
 the slider without a request to the server (playground/page/network_worker.js). The
-networks' weights are stored in float16 and cast to float32 as a graph loads: half the bytes; how
-far that moves a reading: docs/playground.md. A graph's bytes are the same at every export of the
-same weights, so the page knows it by its hash (`file_name`) and never reads with other weights
-than the server's.
+networks' weights are stored in float16, and the CapsNet's PrimaryCaps convolution and W_ij in 8
+bits (`capsnet.shipping.onnx_storage`), made float32 again as a graph loads: a quarter of the
+bytes for those and half for the rest; how far that moves a reading: docs/playground.md. A
+graph's bytes are the same at every export of the same weights, so the page knows it by its hash
+(`file_name`) and never reads with other weights than the server's.
 """
 
 import hashlib
@@ -27,19 +28,25 @@ import io
 from collections.abc import Callable
 from dataclasses import fields
 
-import numpy as np
 import onnx
 import torch
-from onnx import TensorProto, helper, numpy_helper
 
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange, affine_matrices, transform
 from capsnet.model import CapsNet, CapsNetConfig
 from capsnet.routing import agreement, dynamic_routing, routing_by_iterations
 from capsnet.shipping.onnx_products import predictions_as_product, primary_convolution_as_product
+from capsnet.shipping.onnx_storage import EightBits, as_loaded, store_weights
 
 OPSET = 20  # GridSample's bilinear form; ONNX Runtime Web 1.30 runs opsets up to 23
 CHANGE = tuple(field.name for field in fields(AffineChange))  # the turn graph's "change", in order
+# The CapsNet's weights its capsules graph stores in 8 bits, chosen on the validation digits
+# (bench/graph_precision.py), 6.8 M of its 8.2 M, by their names in the network and grouped in
+# their own shapes: PrimaryCaps' convolution [256, 256, 9, 9] a scale per output channel, W_ij
+# [1152, 10, 16, 8] a scale per pair i, j.
+EIGHT_BIT_WEIGHTS = {"primary.conv.weight": EightBits(axes=(0,)), "digits.W": EightBits(axes=(0, 1))}
+PRIMARY_WEIGHTS = "network.primary.conv.weight"  # their names in `_Capsules`
+PREDICTION_WEIGHTS = "network.digits.W"
 
 
 class _Capsules(torch.nn.Module):
@@ -105,14 +112,35 @@ class _Turn(torch.nn.Module):
         return transform(images, affine_matrices(*change.unbind(-1)))
 
 
-def capsules_graph(network: CapsNet, as_products: bool = True) -> bytes:
+def capsules_graph(network: CapsNet, as_products: bool = True, eight_bits: bool = True) -> bytes:
     """``network``'s capsules of one image a run: "images" in, "capsules", "lengths" and "votes" out; its
     PrimaryCaps convolution and its predictions as matrix products, or ``as_products=False`` as
-    exported (`capsnet.shipping.onnx_products`)."""
-    side = network.config.image_size
+    exported (`capsnet.shipping.onnx_products`); the convolution's weights and W_ij in 8 bits, one
+    scale per output channel of the convolution and per pair i, j of W_ij, or ``eight_bits=False``
+    in float16 as the other weights."""
+    config = network.config
+    primaries, digits, digit_dim, primary_dim = network.digits.W.shape  # [1152, 10, 16, 8]
     rewrites = (primary_convolution_as_product, predictions_as_product) if as_products else ()
-    image = (torch.zeros(1, 1, side, side),)
-    return _exported(_Capsules(network), image, ["images"], ["capsules", "lengths", "votes"], rewrites)
+    storage = {f"network.{name}": storage for name, storage in EIGHT_BIT_WEIGHTS.items()}
+    if as_products:  # the same groups in the products' shapes (`capsnet.shipping.onnx_products`)
+        storage = {
+            PRIMARY_WEIGHTS: EightBits(axes=(1,)),  # the output channels: the product's columns, [20736, 256]
+            # the pairs i, j: the product's [1152, 8, 10 * 16] seen as [1152, 8, 10, 16]
+            PREDICTION_WEIGHTS: EightBits(axes=(0, 2), shape=(primaries, primary_dim, digits, digit_dim)),
+        }
+    image = (torch.zeros(1, 1, config.image_size, config.image_size),)
+    outputs = ["capsules", "lengths", "votes"]
+    return _exported(_Capsules(network), image, ["images"], outputs, rewrites, storage if eight_bits else {})
+
+
+def weights_as_loaded(network: CapsNet) -> dict[str, torch.Tensor]:
+    """Each of ``network``'s parameters as the page's graphs make it as they load (`capsules_graph`,
+    `decoder_graph`): PrimaryCaps' convolution and W_ij from 8 bits, the others from float16. The
+    network with these weights reads as the page does."""
+    return {
+        name: torch.from_numpy(as_loaded(parameter.detach().numpy(), EIGHT_BIT_WEIGHTS.get(name)))
+        for name, parameter in network.named_parameters()
+    }
 
 
 def decoder_graph(network: CapsNet) -> bytes:
@@ -154,12 +182,14 @@ def _exported(
     input_names: list[str],
     output_names: list[str],
     rewrites: tuple[Callable[[onnx.ModelProto], None], ...] = (),
+    eight_bit: dict[str, EightBits] | None = None,
     dynamic_shapes: dict | None = None,
 ) -> bytes:
     """``module``'s graph for ``inputs``' shapes, changed by each of ``rewrites`` in turn, its
-    parameters stored in float16, as bytes that depend on nothing but the module's weights: each
-    node's trace (this machine's paths and counters that differ from one export to the next) is
-    left out."""
+    parameters stored in float16 but those ``eight_bit`` names, in 8 bits as it says
+    (`capsnet.shipping.onnx_storage`), as bytes that depend on nothing
+    but the module's weights: each node's trace (this machine's paths and counters that differ from
+    one export to the next) is left out."""
     modes = {part: part.training for part in module.modules()}  # the network's, given back after
     try:
         exported = torch.onnx.export(module.eval(), inputs, input_names=input_names, output_names=output_names,
@@ -174,25 +204,8 @@ def _exported(
         node.ClearField("doc_string")
     for rewrite in rewrites:
         rewrite(model)
-    _store_in_float16(model.graph, {name for name, _ in module.named_parameters()})
+    store_weights(model.graph, {name for name, _ in module.named_parameters()}, eight_bit or {})
     onnx.checker.check_model(model)
     buffer = io.BytesIO()
     onnx.save_model(model, buffer)
     return buffer.getvalue()
-
-
-def _store_in_float16(graph: onnx.GraphProto, weights: set[str]) -> None:
-    """Each of the network's ``weights`` in ``graph`` stored in float16 under its name + "_f16",
-    and a Cast back to float32 under its own name at the graph's start, so every node reads what
-    it read before. The graph's own constants (an epsilon below float16's range) stay float32."""
-    casts = []
-    for initializer in list(graph.initializer):
-        if initializer.name not in weights:
-            continue
-        weight = numpy_helper.to_array(initializer)
-        stored = numpy_helper.from_array(weight.astype(np.float16), f"{initializer.name}_f16")
-        graph.initializer.remove(initializer)
-        graph.initializer.append(stored)
-        casts.append(helper.make_node("Cast", [stored.name], [initializer.name], to=TensorProto.FLOAT))
-    for position, cast in enumerate(casts):
-        graph.node.insert(position, cast)
