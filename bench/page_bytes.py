@@ -33,7 +33,6 @@ from harness.delaying_proxy import LOOPBACK, Link, delaying_proxy
 from harness.digit_strokes import random_box
 from harness.pad_drivers import PadDriver
 from harness.traced_strokes import stroke_source
-from playground import page_modules
 from playground.drawing_pad import SIDE
 
 # In the page: where its reader stands (bench/first_tap.py's READER_STATE), "none" once the pad is
@@ -48,9 +47,14 @@ async () => {
 QUIET_S = 5.0  # nothing crossed for this long: the page has fetched what it fetches now
 MB = 1e6
 # In the page: whether the reading shown is the page's own (read in the page) and its revision
-SHOWN_SCRIPT = f"""
-() => import(new URL('{page_modules.URL}/reading_store.js', document.baseURI))
-  .then((store) => {{ const shown = store.shown.current(); return [shown?.revision ?? null, shown?.inPage === true]; }})
+SHOWN_SCRIPT = """
+() => {
+  const link = document.querySelector('link[rel=modulepreload][href$="/reading_store.js"]');
+  return import(link.href).then((store) => {
+    const shown = store.shown.current();
+    return [shown?.revision ?? null, shown?.inPage === true];
+  });
+}
 """
 
 
