@@ -235,9 +235,9 @@ def test_without_its_weights_the_sliders_ask_the_server(app, url, page):
     offsets = one_moved(person, 0.2)
     shows(person, servers_panel_picture(app, url, page, "winner", "paper", offsets))
     deadline = time.monotonic() + 120  # the decoder loads after the capsules' graph: its refusal comes then
-    while networks_state(page) == "waiting" and time.monotonic() < deadline:
+    while networks_state(page, "decoder") == "waiting" and time.monotonic() < deadline:
         page.wait_for_timeout(100)
-    assert networks_state(page) == "unavailable"
+    assert networks_state(page, "decoder") == "unavailable"
     no_alarm(page)
     assert any("redraw on the server" in text for kind, text in page.messages if kind == "info")
 

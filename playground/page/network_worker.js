@@ -8,7 +8,7 @@
 //   load     {facts, runtime, graphs: {name: url or bytes}, unchanged} -> {loaded: [names]}
 //   read     {drawing: {strokes, background}, routed} -> null for too little ink, or {image,
 //            capsules, lengths, reconstructions: {winner, runnerUp}} (the capsules graph, the
-//            decoder's graph), and where `routed`, routing: {lengths: |v_j| after each r [R][10],
+//            decoder's graph; undefined until it is loaded), and where `routed`, routing: {lengths: |v_j| after each r [R][10],
 //            agreements [R][10], winnerShares: after each r, each primary capsule's share of the
 //            votes for that r's winner, Float32Array [R * 1152]} (the routing graph)
 //   decode   {capsules, digit, offsets} -> the picture's ink (the decoder)
@@ -24,6 +24,7 @@
 // "changes" and "sweep" after every other message waiting.
 
 import { dimensionChanges } from "./dimension_changes.js";
+import { downloaded } from "./downloaded.js";
 import { inkToMnist } from "./ink_to_mnist.js";
 import { inks } from "./inks.js";
 
@@ -34,13 +35,12 @@ const sessions = {}; // ONNX Runtime's session of each graph loaded, by name
 const argmax = (values) => values.indexOf(Math.max(...values));
 const imageTensor = (image) => new ort.Tensor("float32", image, [1, 1, facts.field, facts.field]);
 
-// The graph at `source` (its address, or its bytes: an ArrayBuffer), run once unseen where it
+// The graph of bytes `source` (an ArrayBuffer), run once unseen where it
 // reads an image: a session's first run prepares its kernels, so the first reading is as fast as
 // the later ones. Its inputs: an image, and a change for the turn. The routing's votes and the
 // decoder's capsules are a reading's: the reader's warm-up runs them first.
 async function session(source) {
-  const graph = source instanceof ArrayBuffer ? new Uint8Array(source) : source;
-  const created = await ort.InferenceSession.create(graph, { executionProviders: ["wasm"] });
+  const created = await ort.InferenceSession.create(new Uint8Array(source), { executionProviders: ["wasm"] });
   if (!created.inputNames.includes("images")) return created;
   const blank = imageTensor(new Float32Array(facts.field * facts.field));
   const inputs = created.inputNames.includes("change") ? { images: blank, change: unchanged } : { images: blank };
@@ -51,6 +51,14 @@ let unchanged = null; // the turn graph's change that leaves the digit as it is 
 
 async function load(message) {
   facts = message.facts;
+  // Every graph not loaded yet fetched at once, ONNX Runtime's module meanwhile, then each made a
+  // session in the order given: while one is made ready (the first also fetching and compiling
+  // ONNX Runtime's WebAssembly), the next is still coming, where one after another each would
+  // wait for the last.
+  const coming = Object.entries(message.graphs)
+    .filter(([name]) => !(name in sessions))
+    .map(([name, source]) => [name, typeof source === "string" ? downloaded(source) : Promise.resolve(source)]);
+  for (const [, bytes] of coming) bytes.catch(() => {}); // a failure is thrown where it is awaited
   if (ort === null) {
     ort = await import(`${message.runtime}/ort.wasm.min.mjs`);
     ort.env.wasm.numThreads = 1; // this worker is the thread: one a network
@@ -61,9 +69,7 @@ async function load(message) {
   }
   if (message.unchanged)
     unchanged = new ort.Tensor("float64", Float64Array.from(message.unchanged), [message.unchanged.length]);
-  for (const [name, source] of Object.entries(message.graphs)) {
-    sessions[name] ??= await session(source);
-  }
+  for (const [name, bytes] of coming) sessions[name] = await session(await bytes);
   return { loaded: Object.keys(sessions) };
 }
 
@@ -119,7 +125,7 @@ async function read({ drawing, routed }) {
   if (image === null) return null;
   const { capsules, lengths, votes } = await capsulesOf(image);
   const [winner, runnerUp] = [...lengths.keys()].sort((a, b) => lengths[b] - lengths[a]);
-  const reconstructions = {
+  const reconstructions = sessions.decoder && {
     winner: await decode(capsules, winner, null),
     runnerUp: await decode(capsules, runnerUp, null),
   };

@@ -56,7 +56,7 @@ const askedForReader = new Promise((done) => {
   readerAsked = done;
 });
 let turner = null; // the turner's start, once asked
-const states = { reader: "waiting", turner: "waiting" };
+const states = { reader: "waiting", turner: "waiting", decoder: "waiting" };
 
 function started(name, promise) {
   return promise.then(
@@ -85,9 +85,19 @@ function warmUpDrawing({ side, background_side }) {
   return { strokes: [[side / 2 - 20, side / 2, side / 2 + 20, side / 2]], background };
 }
 
+let decoderLoaded; // resolves once the reader's worker has the decoder, or fails with why not
+const decoderCame = new Promise((done, failed) => {
+  decoderLoaded = { done, failed };
+});
+started("decoder", decoderCame).catch(() => {}); // its failure is told where a picture is asked for
+
 // The reader, loaded once the page is idle: `settings` = {facts (reading.PREPROCESSING and the
 // network's classes), runtime: ONNX Runtime Web's folder, capsules: the CapsNet's graph, routing:
-// its routing graph, decoder: its decoder's graph}, each address relative to the page.
+// its routing graph, decoder: its decoder's graph}, each address relative to the page. The reader
+// is ready once it reads (the capsules and routing graphs); the decoder's graph is fetched once they
+// are in, so that on a slow link the first reading waits neither for its bytes nor for theirs:
+// the readings made meanwhile come without their pictures (`readDrawing`), and what draws from a
+// capsule waits for it (`decodeCapsule`, `dimensionChangesOf`, `sweepOf`).
 export function startReader({ facts: numbers, runtime, capsules, routing, decoder }) {
   facts ??= numbers;
   readerFiles ??= { capsules: absolute(capsules), decoder: absolute(decoder) };
@@ -97,21 +107,38 @@ export function startReader({ facts: numbers, runtime, capsules, routing, decode
       if (why !== null) throw new Error(why);
       await pageIdle();
       capsnet = networkWorker();
+      let warmUp;
+      let decoderBytes;
       try {
         await capsnet.ask("load", {
           facts,
           runtime: absolute(runtime),
-          graphs: { capsules: absolute(capsules), routing: absolute(routing), decoder: absolute(decoder) },
+          // the routing graph (10 KB) first: its session fetches and compiles the WebAssembly
+          // while the capsules graph comes
+          graphs: { routing: absolute(routing), capsules: readerFiles.capsules },
         });
-        await readDrawing(warmUpDrawing(facts)); // its code compiled before a person's first drawing
+        // the decoder's bytes after the capsules graph's, which they would share the link with
+        decoderBytes = downloaded(readerFiles.decoder);
+        decoderBytes.catch(() => {}); // told below, once the reader is ready
+        warmUp = await readDrawing(warmUpDrawing(facts)); // its code compiled before a person's first drawing
       } catch (error) {
+        decoderLoaded.failed(error);
         throw new Error(`the network did not load in the page (${error.message})`);
       }
+      decoderBytes
+        .then((bytes) => capsnet.ask("load", { facts, graphs: { decoder: bytes } }))
+        .then(() => capsnet.ask("decode", { capsules: warmUp.capsules, digit: 0, offsets: null }))
+        .then(decoderLoaded.done, (error) =>
+          decoderLoaded.failed(new Error(`the decoder did not load (${error.message})`)),
+        );
     }),
   );
   readerAsked(reader);
   return reader;
 }
+
+// A promise of the reader's decoder loaded (it fails with why not).
+export const decoderReady = () => decoderCame;
 
 // One network's part of a turn, done by the first turner free.
 const turnPart = sharedWork("turn");
@@ -125,6 +152,7 @@ export function startTurner({ runtime, turn, probabilities, unchanged }) {
     "turner",
     askedForReader.then(async (started) => {
       await started;
+      await decoderCame; // a turn redraws the digit
       const common = { facts, runtime: absolute(runtime), unchanged };
       const [turnGraph, cnnGraph] = await Promise.all([turn, probabilities].map((url) => downloaded(absolute(url))));
       const graphs = { turn: turnGraph, probabilities: cnnGraph, ...readerFiles };
@@ -136,28 +164,33 @@ export function startTurner({ runtime, turn, probabilities, unchanged }) {
   return turner;
 }
 
-// "waiting", "ready" or "unavailable", for the reader and the turner.
+// "waiting", "ready" or "unavailable", for the reader, its decoder and the turner.
 export const readerState = () => states.reader;
+export const decoderState = () => states.decoder;
 export const turnerState = () => states.turner;
 
 // A drawing read: `drawing` = {strokes: flat [x0, y0, x1, y1, ...] arrays in pad units,
 // background: the example's ink values 0..255 or null, drawing: whether the pen is still down}. A
 // promise of null for too little ink, or {image: the network's input, capsules: v [10 * 16],
-// lengths: |v_j| [10], reconstructions: {winner, runnerUp}: the decoder's pictures}, and once the
+// lengths: |v_j| [10], reconstructions: {winner, runnerUp}: the decoder's pictures, null until the
+// decoder is loaded (`decoderReady`)}, and once the
 // pen is up, routing: the routing view's numbers (network_worker.js).
 export const readDrawing = ({ strokes, background, drawing }) =>
   capsnet.ask("read", { drawing: { strokes, background }, routed: !drawing });
 
 // The decoder's picture of capsule `digit` of `capsules` moved by `offsets` (null: not moved).
-export const decodeCapsule = (capsules, digit, offsets) => capsnet.ask("decode", { capsules, digit, offsets });
+export const decodeCapsule = (capsules, digit, offsets) =>
+  decoderCame.then(() => capsnet.ask("decode", { capsules, digit, offsets }));
 
 // The ink each dimension of capsule `digit` adds and takes away between the ends of its slider's
 // range (`limits`, one number a dimension): a Float32Array of signed changes for each.
-export const dimensionChangesOf = (capsules, digit, limits) => capsnet.ask("changes", { capsules, digit, limits });
+export const dimensionChangesOf = (capsules, digit, limits) =>
+  decoderCame.then(() => capsnet.ask("changes", { capsules, digit, limits }));
 
 // Figure 4's pictures of capsule `digit` of `capsules`: each dimension at `steps` offsets evenly
 // from -limit to +limit of its `limits`, the others at zero: Float32Array [16 * steps * 28²].
-export const sweepOf = (capsules, digit, limits, steps) => capsnet.ask("sweep", { capsules, digit, limits, steps });
+export const sweepOf = (capsules, digit, limits, steps) =>
+  decoderCame.then(() => capsnet.ask("sweep", { capsules, digit, limits, steps }));
 
 // `image` (the network's input) changed by `change` (the turn graph's numbers) and read by both
 // networks: {turned, capsules, lengths, reconstruction: the CapsNet's winner, probabilities}. The

@@ -13,6 +13,9 @@
 //   winner: Decode as goes back to "winner", as the server's reading sets it.
 // - When a slider moves or Decode as changes (reading_store.js `redraws`), the decoder in the worker
 //   redraws the reconstruction from the shown reading's capsules, with no request.
+// - The page reads before its decoder has come (page_networks.js `startReader`): a reading made
+//   meanwhile shows no reconstruction and is read again once the decoder is in, and the server
+//   redraws for the sliders until then.
 // - Whenever the panel comes to show a capsule the page's decoder can draw (a reading made here,
 //   Decode as redrawn here, or the server's reading), it publishes it (`shownCapsule`): the
 //   dimension sliders follow it (dimension_sliders.js).
@@ -24,7 +27,7 @@
 // once, as information: nothing has gone wrong for the person.
 
 import { newestOnly } from "./newest_only.js";
-import { decodeCapsule, readDrawing, readerState, startReader } from "./page_networks.js";
+import { decodeCapsule, decoderReady, decoderState, readDrawing, readerState, startReader } from "./page_networks.js";
 import {
   shownCapsule as capsuleShown,
   decodeAs as decodeAsChosen,
@@ -52,9 +55,9 @@ function readHere(found, revision, penUp) {
     winner,
     runnerUp,
     decoded: winner,
-    reconstruction: reconstructions.winner,
-    runnerUpReconstruction: reconstructions.runnerUp,
-    drawable: true,
+    reconstruction: reconstructions?.winner ?? null,
+    runnerUpReconstruction: reconstructions?.runnerUp ?? null,
+    drawable: reconstructions !== undefined, // the decoder loaded: its pictures came with it
   };
 }
 
@@ -150,7 +153,8 @@ export function mount({ element, props, watch }) {
       const current = shown.current();
       const currentRevision = current.revision ?? -1;
       if (currentRevision > drawing.revision) return;
-      if (currentRevision < drawing.revision || !current.settled) {
+      const withoutPictures = current.inPage && !current.drawable; // read before the decoder came
+      if (currentRevision < drawing.revision || !current.settled || withoutPictures) {
         const penUp = !drawing.drawing;
         const next = found === null ? { revision: null, settled: penUp } : readHere(found, drawing.revision, penUp);
         show(next);
@@ -204,7 +208,7 @@ export function mount({ element, props, watch }) {
   drawings.add(redraw);
   redraws.take(({ offsets = null, digit }) => {
     const current = shown.current();
-    if (!reading() || !current.drawable) return false;
+    if (!reading() || !current.drawable || decoderState() !== "ready") return false; // the server redraws
     const shownDigit = digit === undefined ? current.decoded : (digit ?? current.winner);
     redraw({ shownReading: current, digit: shownDigit, offsets });
     return true;
@@ -222,6 +226,16 @@ export function mount({ element, props, watch }) {
       // Turn it turns it in the page, and the sliders follow its panel.
       if (lastDrawing !== null) read(lastDrawing);
       if (shown.current().drawable) capsuleOf(shown.current(), false);
+      return decoderReady().then(
+        () => {
+          // A drawing read before the decoder came is read again, with its pictures.
+          if (lastDrawing !== null && shown.current().inPage && !shown.current().drawable) read(lastDrawing);
+        },
+        (error) => {
+          failed = true; // the next drawings go to the server, which draws their pictures
+          throw error;
+        },
+      );
     })
     .catch((error) => giveUp(error.message));
 }

@@ -53,7 +53,7 @@ def page_networks(page) -> str:
 
 
 def networks_state(page, which: str = "reader") -> str:
-    """Where the page's ``which`` ("reader" or "turner") stands: "waiting", "ready" or
+    """Where the page's ``which`` ("reader", "decoder" or "turner") stands: "waiting", "ready" or
     "unavailable"."""
     return page.evaluate(f"async () => (await {page_networks(page)}).{which}State()")
 
