@@ -74,7 +74,7 @@ function started(name, promise) {
 function cannotRun() {
   if (typeof WebAssembly !== "object") return "this browser has no WebAssembly";
   if (typeof Worker !== "function") return "this browser has no workers";
-  if (navigator.connection?.saveData) return "the browser asks to save data, and the network's files are 18 MB";
+  if (navigator.connection?.saveData) return "the browser asks to save data, and the network's files are 11 MB";
   return null;
 }
 
