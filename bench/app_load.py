@@ -1,18 +1,22 @@
 """How many people at once the playground serves on this machine, measured as people use it.
 
 Serves `python app.py` on 127.0.0.1 in a subprocess (harness/app_server.py) and lets --people N
-people use its page together: light HTTP clients in this process that send what the page sends,
-one POST per event (harness/page_crowd.py). Each loads the page's files once, draws a
-digit stroke by stroke (read in the page with no request; a page that does not read sends
-readings while a stroke is drawn, the final one at pen-up, answered with its details), drags a
-slider in a few moves (redrawn by the page's decoder, with no request; a page without one sends
-each move), after
-every other digit or so turns it in the Turn-it section (its refresh, then the rotation slider in a
-few moves), looks for two seconds, presses Clear; half of them then draw a pair on the Two-digits
-pad (a digit with pen 1, another moved over it with pen 2, stroke by stroke likewise), after every
-other pair or so change Decode as, look, press its Clear; and each draws another digit. For each N,
-after a warm-up digit each, until --readings strokes of the digit pad have been finished and read
-(by the page, or answered by the server), it prints:
+people use its page together: light HTTP clients in this process that send what the page sends, one
+POST per event (harness/page_crowd.py). Each opens the page once, fetching what a browser's first
+visit fetches before any scroll: the page, Gradio's frontend, the page's modules, its graphs and
+ONNX Runtime Web (18 MB as sent, compressed), the list recorded at the start from a first visit of
+the served page in headless Chromium (harness/page_visit.py) and asked for as a browser asks (the
+page, then six files at a time, taking gzip, brotli and zstd); draws a digit stroke by stroke (read
+in the page with no request; a page that does not read sends readings while a stroke is drawn, the
+final one at pen-up, answered with its details), drags a slider in a few moves (redrawn by the
+page's decoder, with no request; a page without one sends each move), after every other digit or so
+turns it in the Turn-it section (the first time scrolling down fetches Turn it's graphs, 6 MB, as a
+browser does; its refresh, then the rotation slider in a few moves), looks for two seconds, presses
+Clear; half of them then draw a pair on the Two-digits pad (a digit with pen 1, another moved over
+it with pen 2, stroke by stroke likewise), after every other pair or so change Decode as, look,
+press its Clear; and each draws another digit. For each N, after a warm-up digit each, until
+--readings strokes of the digit pad have been finished and read (by the page, or answered by the
+server), it prints:
 - p50 / p95 / max latency of each event, the Two-digits pad's in rows of their own; a final
   reading's is what the person waits: from pen-up to the reading shown, a live reading still in
   flight included;
@@ -20,24 +24,28 @@ after a warm-up digit each, until --readings strokes of the digit pad have been 
   drawn digit, the details, the turn panel and sweep, the empty pad after Clear, the pair panel of
   the value sent naming two digits once both are drawn, with the capsule Decode as names);
 - requests/s, and the CPU the server and the clients used;
+- the page's files fetched, in the warm-up and in the run: how many first visits and first scrolls
+  down, each one's files and bytes as sent (status line and headers included), and the bytes in all;
 - the server's RSS (from /proc/<pid>/status): when started, after the warm-up, its peak sampled
   during the run, after the run, and the growth over the run, with samples along it (the people
   of the warm-up come back as the same sessions, so the growth is that of the readings, not of
   the per-session state of new visitors: about 1 MB each, the routing kept for the sliders), and
   their browsers keep the files fetched in the warm-up, as a browser caches the page's immutable
   files; with --arriving they open the page afresh instead, all at once, fetching everything again
-  (a crowd arriving together: about 26 MB a person, all in the measured run's first seconds).
+  (a crowd arriving together: 18 MB a person, 24 MB once scrolled down, most of it in the measured
+  run's first seconds).
 N serves everyone when the final readings' p95 is at most 1 s on both pads with no error (on the
 Two-digits pad alone where the page reads the digit pad itself); the ramp stops at the first N that
-does not, and names the largest that did. (Without the pairs networks the page has no Two-digits
-pad: nobody draws pairs, and the digit pad's readings alone decide.)
-With --against REV the app of git revision REV (today's code before a change, say) is served from
-a checkout of it in turn with this one, and its page's people send what its page sends (read from
-that code's own harness, its `Page`): the same ramp, then the final readings' p95 of both
-side by side. --rounds R measures each R times, in the order this, REV, REV, this, ..., so that a
-machine's load drifting over the run falls on both alike.
+does not, and names the largest that did, and the CPU. (Without the pairs networks the page has no
+Two-digits pad: nobody draws pairs, and the digit pad's readings alone decide.)
+With --against REV the app of git revision REV (today's code before a change, say) is served from a
+checkout of it in turn with this one, and its page's people send what its page sends (read from that
+code's own harness, its `Page`; its files as Chromium's visit of it fetches them): the same ramp,
+then the final readings' p95 of both side by side. --rounds R measures each R times, in the order
+this, REV, REV, this, ..., so that a machine's load drifting over the run falls on both alike.
 
     python -m bench.app_load --people 8 16 24 32 --readings 300
+    python -m bench.app_load --people 100 200 --readings 600 --arriving
     python -m bench.app_load --people 24 --readings 1000
     python -m bench.app_load --people 40 --readings 1200 --against HEAD --rounds 2
 
@@ -48,6 +56,7 @@ import argparse
 import dataclasses
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -66,6 +75,7 @@ from harness.app_server import checkout, serving_app
 from harness.digit_strokes import random_box, strokes
 from harness.page_crowd import Browser, use_the_page
 from harness.page_protocol import EVENTS, Exchange, Page
+from harness.page_visit import visited
 from harness.paths import REPO
 from playground import serving
 from playground.drawing_pad import SIDE
@@ -75,6 +85,10 @@ WARMUP_DIGITS = 1  # per person, before the measured run
 DRAWINGS_PER_DIGIT = 4  # the pool people draw from: each digit at this many sizes and places
 SETTLE_SECONDS = 3.0  # for the server to finish the last requests before RSS is read
 RSS_SAMPLES_SHOWN = 5  # RSS along the run: the first sample, the last, evenly between
+MB = 1e6
+# Open files this process and the server may hold: each person opens up to BROWSER_CONNECTIONS (6)
+# connections at once, and the server as many, more than a shell's usual 1024 at 200 people
+OPEN_FILES = 1 << 16
 
 
 def drawings(seed: int = 0) -> list[tuple[int, list[list[float]]]]:
@@ -140,6 +154,20 @@ class RssSampler:
         self._thread.join()
 
 
+def files_line(exchanges: list[Exchange]) -> str:
+    """What the people's GETs of the page's files were: how many first visits and first scrolls
+    down, the files and bytes (as sent) of each, and the bytes in all."""
+    parts = []
+    for event, what in (("visit", "first visits"), ("scrolled", "first scrolls down")):
+        loads = [exchange for exchange in exchanges if exchange.event == event]
+        if loads:
+            files = statistics.mean(len(exchange.fetched) for exchange in loads)
+            size = statistics.mean(sum(file.size for file in exchange.fetched) for exchange in loads)
+            parts.append(f"{len(loads)} {what} of {files:.0f} files, {size / MB:.2f} MB each")
+    total = sum(file.size for exchange in exchanges for file in exchange.fetched)
+    return f"{', '.join(parts) or 'none'}; {total / MB:.1f} MB in all"
+
+
 def latency_line(exchanges: list[Exchange], event: str) -> tuple[str, float | None]:
     """The event's line of the table, and its p95 in seconds (None for fewer than two answers)."""
     times = sorted(exchange.waited for exchange in exchanges if exchange.event == event and not exchange.error)
@@ -191,6 +219,8 @@ def measure(
     )
     for exchange in errors[:5]:
         print(f"  error ({EVENTS[exchange.event]}): {exchange.error}")
+    print(f"the page's files (bytes as sent), in the warm-up: {files_line(warmup)}")
+    print(f"... in the run: {files_line(exchanges)}")
     print(f"{'event':<46} {'answers':>6} {'p50 ms':>9} {'p95 ms':>9} {'max ms':>9}")
     lines = {event: latency_line(exchanges, event) for event in EVENTS}
     for line, _ in lines.values():
@@ -255,7 +285,7 @@ def ramp(
     on = " and ".join(pads[event] for event in limited)
     rule = (f"final readings' p95 <= {P95_LIMIT_SECONDS:g} s on {on}, " if limited else "") + "no error"
     print(
-        f"\nlargest N served ({rule}): "
+        f"\nlargest N served ({rule}), on {cpu_model()}: "
         f"{largest if largest is not None else 'none of ' + str(list(served))}"
         + ("" if all(served.values()) else f"; not served: {[n for n, ok in served.items() if not ok]}")
     )
@@ -304,6 +334,8 @@ def main() -> None:
     # collector's reach as the server's are, so that no full collection (0.4 s) pauses every person
     # at once, as no set of browsers would.
     serving.freeze_what_is_loaded()
+    soft, most = resource.getrlimit(resource.RLIMIT_NOFILE)  # the server inherits the limit
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(most, OPEN_FILES)), most))
 
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; torch {torch.__version__}")
     if app.TWO_DIGITS.problem is not None:
@@ -325,6 +357,11 @@ def main() -> None:
             sends = "loads the decoder once and sends no slider move" if page.decoder else "sends every slider move"
             print(f"\n== {name}: its page {sends}")
             with serving_app(start_timeout=600, code=codes[name]) as url:
+                page = visited(page, url)
+                print(
+                    f"a first visit in Chromium GETs {len(page.first_visit)} files before any scroll, "
+                    f"{len(page.scrolled)} more once scrolled down: each person GETs them so"
+                )
                 final_p95[name].append(ramp(url, page, args.people, args.readings, args.seed, args.arriving)[1])
     if args.against:
         (new, new_runs), (old, old_runs) = final_p95.items()

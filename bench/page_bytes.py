@@ -7,9 +7,10 @@ that counts them.
 
 - **The bytes**: a first visit, in a browser with a profile on disk (nothing kept yet), on a desktop
   page: the bytes fetched before any scroll (until the page's reader is ready and nothing has
-  crossed for QUIET_S), then once scrolled to the end, a screen at a time (until quiet again); then
-  a returning visit, the same browser opening the page again. Each answer's bytes are listed by
-  file (Chromium's count of the body as sent, gzipped where it was sent so), the largest first.
+  crossed for harness/page_visit.py's QUIET_S), then once scrolled to the end, a screen at a time
+  (until quiet again); then a returning visit, the same browser opening the page again. Each
+  answer's bytes are listed by file (Chromium's count of the body as sent, gzipped where it was
+  sent so), the largest first.
 - **A phone far away** (--phone-link MBPS): a fresh phone page (390x844, a finger) at --round-trip,
   the link towards the phone held to MBPS megabits a second: the moment the page's reader is ready,
   then a stroke drawn at once (a digit traced from MNIST's test digits), and the moment its
@@ -32,19 +33,10 @@ from harness.chromium_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE
 from harness.delaying_proxy import LOOPBACK, Link, delaying_proxy
 from harness.digit_strokes import random_box
 from harness.pad_drivers import PadDriver
+from harness.page_visit import scroll_to_end, wait_for_quiet, wait_for_reader
 from harness.traced_strokes import stroke_source
 from playground.drawing_pad import SIDE
 
-# In the page: where its reader stands (bench/first_tap.py's READER_STATE), "none" once the pad is
-# up on a page that preloads no networks module (code from before the networks moved into the page)
-READER_STATE_OR_NONE = """
-async () => {
-  const link = document.querySelector('link[rel=modulepreload][href$="/page_networks.js"]');
-  if (link) return (await import(link.href)).readerState();
-  return document.querySelector('#pad canvas') ? 'none' : 'waiting';
-}
-"""
-QUIET_S = 5.0  # nothing crossed for this long: the page has fetched what it fetches now
 MB = 1e6
 # In the page: whether the reading shown is the page's own (read in the page) and its revision
 SHOWN_SCRIPT = """
@@ -56,34 +48,6 @@ SHOWN_SCRIPT = """
   });
 }
 """
-
-
-def wait_for_reader(page, timeout: float = 300.0) -> str:
-    """Wait until the page's reader is ready or failed; its state ("none" for a page of code
-    older than the page's reader: it is never waited for)."""
-    deadline = time.monotonic() + timeout
-    while (state := page.evaluate(READER_STATE_OR_NONE)) == "waiting" and time.monotonic() < deadline:
-        page.wait_for_timeout(100)
-    return state
-
-
-def wait_for_quiet(link: Link, timeout: float = 300.0) -> None:
-    """Wait until no byte has crossed ``link`` for QUIET_S."""
-    deadline = time.monotonic() + timeout
-    carried, since = link.carried(), time.monotonic()
-    while time.monotonic() - since < QUIET_S:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the page was still fetching after {timeout:.0f} s")
-        time.sleep(0.2)
-        if link.carried() != carried:
-            carried, since = link.carried(), time.monotonic()
-
-
-def scroll_to_end(page) -> None:
-    """Scroll down a screen at a time, as a reader does, until the end of the page."""
-    while page.evaluate("() => window.scrollY + window.innerHeight < document.documentElement.scrollHeight - 2"):
-        page.mouse.wheel(0, DESKTOP["height"] * 0.8)
-        page.wait_for_timeout(400)
 
 
 def by_file(sizes: dict[str, int]) -> str:

@@ -2,29 +2,33 @@
 does (harness/page_protocol.py): the load of bench/app_load.py and tests/test_app_load.py.
 
 Each person sends what the page sends, one POST per event outside Gradio's queue, at a person's
-pace: loads the page's decoder once (a browser keeps it), and its network and ONNX Runtime Web
-where it has them; draws a digit stroke by stroke (a page that reads drawings itself sends nothing
-while a stroke is drawn, and today's page nothing at all, `Page.reads_in_page`; one without, the
-pad's value every LIVE_SECONDS, the next only once the last is answered; the whole stroke at
-pen-up, answered with its details: Figure 4 and the routing view); then drags a slider in a few
-steps, which the page's decoder redraws with no request (a page without one, as before the
-decoder was in the page, sends each step); after one digit in TURN_SHARE scrolls down to Turn it
-(its refresh: the turn panel and the rotation sweep) and drags the rotation slider in a few steps
-(a page that turns the digit itself fetches Turn it's graphs the first time and sends no move,
-nor, once it has them, a refresh: it sweeps the digit itself; today's page waits for them rather
-than ask); looks at the result for PAUSE_SECONDS, presses Clear
-(a reading of the empty pad, and its details, where the server reads). PAIR_SHARE of the people then scroll down to Two
-digits and draw a pair on its pad of two pens: a digit with pen 1, then another digit with pen 2
-moved over it, stroke by stroke as on the first pad; in DECODE_SHARE of the pairs they change
-Decode as; they look, press that pad's Clear, and draw another digit. Every answer is checked
-(harness/page_answer_checks.py): a reading panel for every reading, the drawn digit once
-the digit is finished and while its sliders move, Figure 4 and the routing view in the details,
-the turn panel of the move sent and the sweep of the drawn digit in Turn it, the pair panel of the
-value sent for every pair reading (two digits once both are drawn) with the capsule Decode as names
-redrawn where it is not one of the two; a reading asked while a stroke is drawn may instead be let
-go by a crowded server (every output gr.skip(): the page leaves its panel), recorded as such. Each
-person's `Browser` keeps the files fetched once for the next use of the page. All the people run as
-asyncio tasks in one process, sharing one httpx client.
+pace: opens the page once, fetching what a browser's first visit fetches before any scroll
+(`Page.first_visit`, recorded with Chromium by harness/page_visit.py: the page, Gradio's frontend,
+the page's modules, its graphs and ONNX Runtime Web), as a browser asks for them (the page, then the
+rest six at a time, taking gzip, brotli and zstd), each file's bytes counted as sent; draws a digit
+stroke by stroke (a page that reads drawings itself sends nothing while a stroke is drawn, and
+today's page nothing at all, `Page.reads_in_page`; one without, the pad's value every LIVE_SECONDS,
+the next only once the last is answered; the whole stroke at pen-up, answered with its details:
+Figure 4 and the routing view); then drags a slider in a few steps, which the page's decoder redraws
+with no request (a page without one, as before the decoder was in the page, sends each step); after
+one digit in TURN_SHARE scrolls down to Turn it (the first time fetching what a browser then
+fetches, `Page.scrolled`: Turn it's graphs; its refresh: the turn panel and the rotation sweep) and
+drags the rotation slider in a few steps (a page that turns the digit itself sends no move, nor,
+once it has them, a refresh: it sweeps the digit itself; today's page waits for them rather than
+ask); looks at the result for PAUSE_SECONDS, presses Clear (a reading of the empty pad, and its
+details, where the server reads). PAIR_SHARE of the people then scroll down to Two digits (past Turn
+it, fetching its files the first time) and draw a pair on its pad of two pens: a digit with pen 1,
+then another digit with pen 2 moved over it, stroke by stroke as on the first pad; in DECODE_SHARE
+of the pairs they change Decode as; they look, press that pad's Clear, and draw another digit. Every
+answer is checked (harness/page_answer_checks.py): a reading panel for every reading, the drawn
+digit once the digit is finished and while its sliders move, Figure 4 and the routing view in the
+details, the turn panel of the move sent and the sweep of the drawn digit in Turn it, the pair panel
+of the value sent for every pair reading (two digits once both are drawn) with the capsule Decode as
+names redrawn where it is not one of the two; a reading asked while a stroke is drawn may instead be
+let go by a crowded server (every output gr.skip(): the page leaves its panel), recorded as such.
+Each person's `Browser` keeps the page open and the files fetched once for the next use of the page;
+a fresh one opens it afresh. All the people run as asyncio tasks in one process, sharing one httpx
+client.
 """
 
 import asyncio
@@ -102,11 +106,11 @@ async def drawn(strokes: list[list[float]]) -> AsyncIterator[tuple[list[list[flo
 
 @dataclass
 class Browser:
-    """What a person's browser keeps from one use of the page to the next: the files the page
-    fetches once and then has cached (served immutable)."""
+    """What a person's browser keeps from one use of the page to the next: the page open, and the
+    files it fetched once and then has cached (served immutable)."""
 
-    has_files: bool = False  # the decoder, the network and ONNX Runtime Web
-    has_turn_graphs: bool = False  # Turn it's graphs (the CNN, the turn)
+    opened: bool = False  # the page and the files of a first visit (`Page.first_visit`)
+    scrolled: bool = False  # those fetched once scrolled down (`Page.scrolled`: Turn it's graphs)
 
 
 class Person(PageClient):
@@ -184,6 +188,7 @@ class Person(PageClient):
     async def draw_a_pair(self, drawings: list[tuple[int, list[list[float]]]]) -> None:
         """In Two digits: draw a digit with pen 1 and another one over it with pen 2, stroke by
         stroke; sometimes change Decode as; look; Clear."""
+        await self.scroll_down()  # past Turn it
         first = drawings[self.rng.integers(len(drawings))]
         others = [drawing for drawing in drawings if drawing[0] != first[0]]
         second = overlaid(first[1], others[self.rng.integers(len(others))][1], self.rng)
@@ -209,15 +214,17 @@ class Person(PageClient):
         await asyncio.sleep(PAUSE_SECONDS)
         await self.send_pair("pair-clear", [], "", False)
 
-    async def load_the_decoder(self) -> None:
-        """GET the page's decoder's graph, as the page does once it is loaded."""
-        await self.load("decoder", [self.page.decoder], lambda content: len(content) > 0)
+    async def open_the_page(self) -> None:
+        """Open the page, the first time: GET what a browser's first visit does, before any scroll."""
+        if not self.browser.opened and self.page.first_visit:
+            await self.load("visit", self.page.first_visit)
+        self.browser.opened = True
 
-    async def load_the_network(self) -> None:
-        """GET the page's graphs (the capsules', the routing's) and ONNX Runtime Web's files, as the
-        page does once it is loaded (the WebAssembly gzipped, as a browser takes it)."""
-        files = [self.page.network, *self.page.routing, *self.page.runtime]
-        await self.load("network", files, lambda content: len(content) > 0)
+    async def scroll_down(self) -> None:
+        """Scroll down past Turn it, the first time: GET what a browser then fetches (its graphs)."""
+        if not self.browser.scrolled and self.page.scrolled:
+            await self.load("scrolled", self.page.scrolled)
+        self.browser.scrolled = True
 
     async def move_a_slider(self, digit: int) -> None:
         """Drag one slider to a random offset within its range, in SLIDER_STEPS moves: redrawn by
@@ -247,7 +254,8 @@ class Person(PageClient):
         that sweeps the digit itself asks for the refresh only the first time, its graphs still
         loading."""
         transforms = self.page.transforms
-        if not (self.page.sweeps_in_page and self.browser.has_turn_graphs) and not self.reads_here:
+        has_graphs = bool(self.page.turn_graphs) and self.browser.scrolled
+        if not (self.page.sweeps_in_page and has_graphs) and not self.reads_here:
             await self.send(
                 "turn-refresh",
                 self.page.turn_refresh,
@@ -255,10 +263,8 @@ class Person(PageClient):
                 turn_problem(transforms["revision"], digit),
             )
         target = self.rng.uniform(-90, 90)  # drawn either way: the people choose alike
+        await self.scroll_down()
         if self.page.turn_graphs:
-            if not self.browser.has_turn_graphs:
-                await self.load("turn-graphs", list(self.page.turn_graphs), lambda content: len(content) > 0)
-                self.browser.has_turn_graphs = True
             await asyncio.sleep(SLIDER_STEPS * STEP_SECONDS)
             return
         for step in range(1, SLIDER_STEPS + 1):
@@ -293,11 +299,7 @@ class Person(PageClient):
         digits if this person does: again and again, drawings of ``drawings`` picked at random each
         time, until ``done(digits drawn so far)``."""
         await asyncio.sleep(start_delay)
-        if self.page.decoder is not None and not self.browser.has_files:
-            await self.load_the_decoder()
-            if self.page.network is not None:
-                await self.load_the_network()
-            self.browser.has_files = True
+        await self.open_the_page()
         digits = 0
         while not done(digits):
             digit, strokes = drawings[self.rng.integers(len(drawings))]

@@ -1,15 +1,16 @@
-"""How a client speaks to the playground's served page, as the page itself does: each event one
-POST to /gradio_api/run/predict outside Gradio's queue, named by its index among app.py's events
+"""How a client speaks to the playground's served page, as the page itself does: each event one POST to
+/gradio_api/run/predict outside Gradio's queue, named by its index among app.py's events
 (`event_index`; one such request, `page_event`, and its answer's outputs, `outputs_of`); `Page`,
 what the page of an app needs of it (its events' indices, its controls' first values, the files it
 fetches and what it then computes itself); an output left as it is (gr.skip(), as a crowded server
 answers a reading asked while a stroke is drawn: `skipped`); and `PageClient`, a session of its own
-that sends the page's events and fetches its files over a shared httpx client, recording each
-exchange, how long it took and what was wrong with its answer (`Exchange`, its event one of
-EVENTS). The people of harness/page_crowd.py are such clients; tests send single events with
-`page_event`.
+that sends the page's events and fetches its files as a browser asks for them (each file's answer a
+`Fetched`, its bytes counted as sent), over a shared httpx client, recording each exchange, how long
+it took and what was wrong with its answer (`Exchange`, its event one of EVENTS). The people of
+harness/page_crowd.py are such clients; tests send single events with `page_event`.
 """
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -21,15 +22,14 @@ from playground import page_network, transform_sliders
 from playground.dimensions_section import PAPER
 
 EVENTS = {  # what each exchange's event is (Exchange.event), as the reports name it
-    "decoder": "the page's decoder, once a page (GET)",
-    "network": "the page's network and ONNX Runtime Web, once a page (GET)",
+    "visit": "a first visit: the page and its files, once a page (GETs)",
     "final": "reading at a stroke's end, with Figure 4 and routing, pen up -> shown",
     "live": "reading while a stroke is drawn",
     "let-go": "... let go by a crowded server",
     "slider": "slider move (decoder, reading panel)",
     "turn-refresh": "Turn it: refresh for a reading (panel, sweep)",
     "turn": "Turn it: a transform slider's move",
-    "turn-graphs": "Turn it's graphs (the CNN, the turn), once a page (GET)",
+    "scrolled": "scrolled down: the files then fetched, once a page (GETs)",
     "clear": "Clear, and the empty pad's details",
     "pair-final": "Two digits: reading at a stroke's end -> shown",
     "pair-live": "Two digits: reading while a stroke is drawn",
@@ -37,6 +37,9 @@ EVENTS = {  # what each exchange's event is (Exchange.event), as the reports nam
     "pair-decode": "Two digits: Decode as changed",
     "pair-clear": "Two digits: Clear",
 }
+BROWSER_HEADERS = {"Accept-Encoding": "gzip, deflate, br, zstd"}  # Chromium's, on a file it fetches
+BROWSER_CONNECTIONS = 6  # a browser's connections to one server at once (HTTP/1.1)
+THE_PAGE = ""  # the page's own address, relative to itself
 # A reading asked while a stroke is drawn may be let go by a crowded server (playground/serving.py
 # `crowded`): its answer is gr.skip() for every output, and the page leaves its panel as it is.
 LET_GO = {"live": "let-go", "pair-live": "pair-let-go"}
@@ -91,6 +94,10 @@ class Page:
     reads_in_page: bool = False  # whether a page with the network sends nothing of its digit pad (no
     # reading at pen-up, none for Clear) and waits for Turn it's graphs rather than ask for a refresh:
     # False, a page that sends each finished stroke and Clear, and asks for Turn it's first refresh
+    first_visit: tuple[str, ...] = ()  # what a browser GETs on a first visit before any scroll, in
+    # order, and ...
+    scrolled: tuple[str, ...] = ()  # ... more once scrolled down (Turn it's graphs): recorded from the
+    # served page (harness/page_visit.py, `visited`); empty, nothing fetched
 
     def drawing(self, value: dict, sliders: dict | None = None) -> list:
         """The data of the pad's event for its ``value``: the value, then what the page sends beside
@@ -125,6 +132,17 @@ class Page:
 
 
 @dataclass(frozen=True)
+class Fetched:
+    """One file's answer to a GET as a browser sends it."""
+
+    address: str  # relative to the page
+    status: int
+    media_type: str  # its Content-Type, "text/javascript; charset=utf-8"
+    encoding: str | None  # its Content-Encoding: "gzip", "br", or None (sent as it is)
+    size: int  # bytes on the wire: the status line, the headers, the body as sent
+
+
+@dataclass(frozen=True)
 class Exchange:
     """One request of one client (``person``: its index), and how it went."""
 
@@ -133,6 +151,7 @@ class Exchange:
     seconds: float  # from sending the request to having its answer
     waited: float  # what the person waited: from pen-up for a final reading, else seconds
     error: str | None = None
+    fetched: tuple[Fetched, ...] = ()  # for the GETs of a visit, each file's answer
 
 
 def skipped(output) -> bool:
@@ -173,19 +192,41 @@ class PageClient:
         )
         return None if error else outputs
 
-    async def load(self, event: str, addresses: list[str], looks_right: Callable[[bytes], bool]) -> None:
-        """GET each of ``addresses`` (relative to the page) in turn, one exchange for all."""
+    async def fetch(self, address: str) -> Fetched:
+        """GET the file at ``address`` (relative to the page) as a browser asks for it, its body
+        read as sent (not decompressed: the bytes are what is counted)."""
+        url = self.client.base_url.join(f"../{address}")
+        async with self.client.stream("GET", url, headers=BROWSER_HEADERS) as response:
+            body = 0
+            async for chunk in response.aiter_raw():
+                body += len(chunk)
+        headers = response.headers
+        head = len(f"HTTP/1.1 {response.status_code} {response.reason_phrase}\r\n\r\n")
+        head += sum(len(name) + len(value) + 4 for name, value in headers.raw)  # "name: value\r\n"
+        return Fetched(
+            address, response.status_code, headers.get("content-type", ""), headers.get("content-encoding"), head + body
+        )
+
+    async def load(self, event: str, addresses: tuple[str, ...]) -> None:
+        """GET ``addresses`` as a browser does: the page itself alone first, where it is one of
+        them, then the rest in order, BROWSER_CONNECTIONS at once; one exchange for all, with each
+        file's answer, an error for any not answered 200."""
+        connections = asyncio.Semaphore(BROWSER_CONNECTIONS)
+
+        async def fetched(address: str) -> Fetched:
+            async with connections:
+                return await self.fetch(address)
+
         start = time.perf_counter()
-        error = None
+        error, files = None, []
         try:
-            for address in addresses:
-                response = await self.client.get(
-                    self.client.base_url.join(f"../{address}"), headers={"Accept-Encoding": "gzip"}
-                )
-                response.raise_for_status()
-                if address == addresses[0] and not looks_right(response.content):
-                    error = f"not the page's file: {response.content[:100]!r}"
+            if addresses[:1] == (THE_PAGE,):
+                files.append(await self.fetch(THE_PAGE))
+            files += await asyncio.gather(*(fetched(address) for address in addresses[len(files) :]))
+            wrong = [file for file in files if file.status != 200]
+            if wrong:
+                error = f"{len(wrong)} files not answered: {wrong[0]}"
         except Exception as failure:  # recorded: the benchmark and the test report every error
             error = f"{type(failure).__name__}: {str(failure)[:200]}"
         seconds = time.perf_counter() - start
-        self.exchanges.append(Exchange(self.index, event, seconds, seconds, error))
+        self.exchanges.append(Exchange(self.index, event, seconds, seconds, error, tuple(files)))

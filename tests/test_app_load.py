@@ -1,8 +1,10 @@
 """The app under load: people using the page at once, as the page talks to the server, each get
-their own digit every time, and those who draw pairs in Two digits their pair read; 32 concurrent
-gradio_client sessions of 20 requests each get no error and every answer right; and a slow request
-holds up no other."""
+their own digit every time, and those who draw pairs in Two digits their pair read; each fetches
+the page's files as a browser's first visit does (recorded in Chromium), every one answered and
+compressed, and keeps them; 32 concurrent gradio_client sessions of 20 requests each get no error
+and every answer right; and a slow request holds up no other."""
 
+import asyncio
 import dataclasses
 import shutil
 import tempfile
@@ -10,6 +12,7 @@ import threading
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import httpx
 import numpy as np
 import pytest
 from PIL import Image
@@ -18,10 +21,11 @@ from capsnet import load_model
 from capsnet.shipping.onnx_file import capsules_graph, decoder_graph
 from harness.app_server import free_port, serving_app
 from harness.digit_strokes import random_box, strokes
-from harness.page_crowd import PAIR_SHARE, SLIDER_STEPS, Browser, draws_pairs, use_the_page
-from harness.page_protocol import Page
+from harness.page_crowd import PAIR_SHARE, SLIDER_STEPS, Browser, Person, draws_pairs, use_the_page
+from harness.page_protocol import BROWSER_HEADERS, THE_PAGE, Page
+from harness.page_visit import visited
 from harness.paths import REPO
-from playground import serving
+from playground import page_modules, serving
 from playground.drawing_pad import SIDE
 from playground.page_network import PageGraph
 from playground.reading import ReadingSection
@@ -36,6 +40,16 @@ PAIR_PEOPLE = 4  # at the page at once, PAIR_SHARE of them drawing a pair after 
 PAIR_DIGITS = 2  # digits (with seed 0, person 2 turns both: the second time with no refresh)
 SESSIONS = 32
 REQUESTS = 20  # per session: 4 /predict and 16 /perturb
+# Files a browser takes compressed (a font, woff2, is compressed already), and the size on the wire,
+# headers included, above which one must come so (compressed_assets.SMALLEST, 1 KB, and its headers)
+COMPRESSED_TYPES = (
+    "text/",
+    "application/javascript",
+    "application/json",
+    "application/wasm",
+    "application/octet-stream",
+)
+COMPRESSED_ABOVE = 2048
 LOAD_TIMEOUT = 1800.0  # seconds for all 640 requests, on a 2-core machine busy training
 CALL_TIMEOUT = 600.0  # seconds for one request in the slow-request test
 
@@ -65,6 +79,12 @@ def served(weights):
         env.setenv("GRADIO_ANALYTICS_ENABLED", "False")
         with serving_app(start_timeout=600) as url:
             yield url
+
+
+@pytest.fixture(scope="module")
+def page(app, served) -> Page:
+    """The served page, with the files a first visit of it in Chromium fetches."""
+    return visited(Page.of(app), served)
 
 
 def answers_of(section: ReadingSection) -> dict[int, tuple]:
@@ -116,23 +136,24 @@ def test_people_at_the_page_at_once_each_get_their_own_digit(app, served, drawin
         assert events[person, "clear"] == DIGITS_EACH  # the empty pad, with its details
         read_live = events[person, "live"] + events[person, "let-go"]  # asked while drawn; a crowded server lets go
         assert events[person, "final"] >= DIGITS_EACH and read_live >= events[person, "final"]
-        assert events[person, "slider"] > 0 and events[person, "decoder"] == events[person, "network"] == 0
+        assert events[person, "slider"] > 0
         assert events[person, "turn"] == SLIDER_STEPS * events[person, "turn-refresh"]  # a refresh, then a drag
     assert sum(events[person, "turn-refresh"] for person in range(PEOPLE)) > 0
 
 
-def test_people_drawing_pairs_too_get_each_pair_read(app, served, drawings):
+def test_people_drawing_pairs_too_get_each_pair_read(app, page, served, drawings):
     """4 people at the page at once, two digits each, every other one drawing, after each digit, a
     pair in Two digits (a digit with pen 1, another moved over it with pen 2, stroke by stroke),
     sometimes changing Decode as, then pressing that pad's Clear: every answer is what their page needs, the
     pair panel of each value sent, two digits named once both are drawn, the capsule Decode as
     names redrawn besides the two where it is not one of them, the empty panel after Clear. Their
-    pages load the decoder and the networks once, redraw the sliders' moves, read the digit pad's
-    strokes, Clear it and turn the digit in Turn it, sending none of them nor any refresh: the
-    page waits for Turn it's graphs."""
+    pages fetch their files once (the decoder and the networks among them), and Turn it's graphs
+    once scrolled down to it or past it to Two digits; they redraw the sliders' moves, read the
+    digit pad's strokes, Clear it and turn the digit in Turn it, sending none of them nor any
+    refresh: the page waits for Turn it's graphs."""
     if app.TWO_DIGITS.problem is not None:
         pytest.skip(f"the Two-digits section has no networks: {app.TWO_DIGITS.problem}")
-    exchanges = use_the_page(served, Page.of(app), PAIR_PEOPLE, drawings, lambda digits, _: digits >= PAIR_DIGITS)
+    exchanges = use_the_page(served, page, PAIR_PEOPLE, drawings, lambda digits, _: digits >= PAIR_DIGITS)
 
     assert [(exchange.event, exchange.error) for exchange in exchanges if exchange.error] == []
     events = Counter((exchange.person, exchange.event) for exchange in exchanges)
@@ -140,29 +161,64 @@ def test_people_drawing_pairs_too_get_each_pair_read(app, served, drawings):
     assert len(pair_people) == PAIR_PEOPLE * PAIR_SHARE
     for person in range(PAIR_PEOPLE):
         pairs = int(person in pair_people)
-        assert events[person, "decoder"] == events[person, "network"] == 1
+        assert events[person, "visit"] == 1
         for event in ("final", "live", "clear", "slider", "turn", "turn-refresh"):  # the page does them
             assert events[person, event] == 0, event
-        assert events[person, "turn-graphs"] <= 1  # once, where it turned
+        assert events[person, "scrolled"] <= 1 and (events[person, "scrolled"] == 1 or not pairs)  # it turned, or
+        # went down to Two digits
         assert events[person, "pair-clear"] == pairs * PAIR_DIGITS
         assert events[person, "pair-final"] >= 2 * pairs * PAIR_DIGITS  # two digits, a stroke each at least
         assert events[person, "pair-live"] + events[person, "pair-let-go"] >= events[person, "pair-final"]
     assert sum(events[person, "pair-decode"] for person in pair_people) > 0  # with seed 0, someone does
 
 
-def test_people_coming_back_fetch_none_of_the_pages_files_again(app, served, drawings):
+def test_a_person_fetches_the_page_s_files_as_a_browser_does(page, served):
+    """A first visit in Chromium GETs the page, Gradio's frontend, the page's modules, the graphs
+    and ONNX Runtime Web before any scroll, and Turn it's graphs once scrolled down. A person
+    opening the page and scrolling down GETs each of them once, in that order, each answered 200
+    and, where it is worth it, compressed (the WebAssembly in brotli, which the person takes), its
+    bytes counted as sent; opening and scrolling again fetches nothing: the browser keeps them."""
+    assert page.first_visit[0] == THE_PAGE and any(address.startswith("assets/") for address in page.first_visit)
+    assert f"{page_modules.URL}/drawing_pad.js" in page.first_visit
+    assert {page.decoder, page.network, *page.routing, *page.runtime} <= set(page.first_visit)
+    assert set(page.turn_graphs) <= set(page.scrolled) and not set(page.scrolled) & set(page.first_visit)
+
+    async def open_and_scroll_twice() -> list:
+        async with httpx.AsyncClient(base_url=f"{served}gradio_api/", timeout=120) as client:
+            person = Person(client, page, 0, 0, False, Browser())
+            for _ in range(2):
+                await person.open_the_page()
+                await person.scroll_down()
+        return person.exchanges
+
+    visit, scrolled = asyncio.run(open_and_scroll_twice())
+    assert (visit.event, visit.error, scrolled.event, scrolled.error) == ("visit", None, "scrolled", None)
+    assert [file.address for file in visit.fetched] == list(page.first_visit)
+    assert [file.address for file in scrolled.fetched] == list(page.scrolled)
+    files = visit.fetched + scrolled.fetched
+    assert {file.status for file in files} == {200}
+    worth_it = [file for file in files if file.media_type.startswith(COMPRESSED_TYPES) and file.size > COMPRESSED_ABOVE]
+    assert [file for file in worth_it if file.encoding not in {"gzip", "br"}] == []
+    assert [file.encoding for file in files if file.address.endswith(".wasm")] == ["br"]
+    with httpx.stream("GET", f"{served}{page.network}", headers=BROWSER_HEADERS, timeout=120) as answer:
+        sent = sum(len(chunk) for chunk in answer.iter_raw())  # the graph as sent, gzipped
+    (counted,) = [file.size for file in files if file.address == page.network]
+    assert 0 < counted - sent < 1000  # and its status line and headers
+
+
+def test_people_coming_back_fetch_none_of_the_pages_files_again(page, served, drawings):
     """Each person's browser keeps what the page fetched once (its files are served immutable): the
     same people (the same seed: the same choices) using the page again with the same browsers fetch
     nothing, and ask the server for nothing but their files: the page reads, redraws and turns."""
-    page, browsers = Page.of(app), [Browser() for _ in range(2)]
+    browsers = [Browser() for _ in range(2)]
     uses = [
         use_the_page(served, page, 2, drawings, lambda digits, _: digits >= 2, pair_share=0.0, browsers=browsers)
         for _ in range(2)
     ]
     first, again = (Counter(exchange.event for exchange in exchanges) for exchanges in uses)
-    assert first["decoder"] == first["network"] == 2 and all(browser.has_files for browser in browsers)
-    assert first["turn-graphs"] > 0  # someone turned, fetching the graphs
-    assert sum(first.values()) == first["decoder"] + first["network"] + first["turn-graphs"]
+    assert first["visit"] == 2 and all(browser.opened for browser in browsers)
+    assert first["scrolled"] > 0  # someone turned, fetching the graphs
+    assert sum(first.values()) == first["visit"] + first["scrolled"]
     assert sum(again.values()) == 0
 
 
