@@ -6,9 +6,9 @@ the measurement found above the pad `two_digits_text`'s.
 
 `TwoDigitsSection.layout` lays the section out inside the app's Blocks and wires its events: a drawing
 pad of two pens (`DrawingPad` with two colours: each stroke's pen travels with it, and the networks
-read the overlay of both pens' ink, the colours only for the person), the section's panel (one
-gr.HTML, the only output the page updates while a stroke is drawn), *Decode as*, and the API's
-`/predict_pair`.
+read the overlay of both pens' ink, the colours only for the person), the section's panel
+(`PairView`, drawn by the page from the numbers two_digit_views.py makes: the only output the page
+updates while a stroke is drawn), *Decode as*, and the API's `/predict_pair`.
 
 The examples are MNIST test pairs, `assets/pairs/`: the first test pairs of
 `capsnet.data.pairs.fixed_pairs` (the ones `capsnet.studies.pairs_measurement` reads), whatever the networks
@@ -28,7 +28,7 @@ from capsnet.data.preprocess import SketchError, sketch_to_mnist
 from playground import drawing_pad, page_modules, serving, views
 from playground.networks import PairNetworks
 from playground.pair_reading import PairReader, PairReading, example_fields
-from playground.two_digit_views import PairView, figure5, pair_panel, tinted
+from playground.two_digit_views import ShownPair, figure5, no_pair, pair_message, pair_numbers, tinted
 from playground.two_digits_text import INTRODUCTION, PAPER_CLAIM, measured
 
 PENS = ("#1f6fd1", "#e66100")  # blue and orange, each pen's (and the digit it redraws) colour; the
@@ -112,10 +112,10 @@ class TwoDigitsSection:
             return
         self.reader, self.finding = PairReader.of(pairs), measured(pairs.measurement)
 
-    def view(self, reading: PairReading, decode_as: int | None) -> PairView:
+    def view(self, reading: PairReading, decode_as: int | None) -> ShownPair:
         pens = pens_of(reading.redrawn, reading.layers)
         shown = decode_as is not None and decode_as not in reading.read
-        return PairView(
+        return ShownPair(
             reading.image,
             reading.layers,
             reading.lengths,
@@ -134,8 +134,10 @@ class TwoDigitsSection:
             self.reader.redraw(reading, decode_as) if shown else None,
         )
 
-    def panel(self, reading: PairReading | None, decode_as: int | None) -> str:
-        return pair_panel(None if reading is None else self.view(reading, decode_as), PROMPT)
+    def panel(self, reading: PairReading | None, decode_as: int | None) -> dict:
+        """The panel's value (two_digit_views.py): the reading with capsule ``decode_as`` redrawn
+        too where it is not one read; no pair for None."""
+        return no_pair() if reading is None else pair_numbers(self.view(reading, decode_as))
 
     def read_drawing(self, value, decode_as) -> tuple:
         """The two-pen pad changed (while a stroke is drawn, and at its end): read what is on it
@@ -144,7 +146,7 @@ class TwoDigitsSection:
             drawing = drawing_pad.parse(value, pens=len(PENS))
             digit = checked_decode_as(decode_as)
         except (drawing_pad.DrawingError, PairInputError) as error:
-            return gr.skip(), views.message_panel(f"Cannot read these two digits: {error}")
+            return gr.skip(), pair_message(f"Cannot read these two digits: {error}")
         if drawing.drawing and serving.crowded():  # a stroke still being drawn: let go first (serving.crowded)
             return gr.skip(), gr.skip()
         if drawing.background is not None and not drawing.strokes:  # an example tapped, not drawn over
@@ -154,12 +156,12 @@ class TwoDigitsSection:
             reading = self.reader.read(drawing_pad.inks(drawing, pens=len(PENS)), drawing.revision)
         return reading, self.panel(reading, digit)
 
-    def decode_again(self, reading: PairReading | None, decode_as) -> str:
+    def decode_again(self, reading: PairReading | None, decode_as) -> dict:
         """*Decode as* changed: the panel with that capsule redrawn too."""
         try:
             digit = checked_decode_as(decode_as)
         except PairInputError as error:
-            return views.message_panel(f"Cannot decode: {error}")
+            return pair_message(f"Cannot decode: {error}")
         return self.panel(reading, digit)
 
     def predict_pair(self, image) -> tuple[dict | None, np.ndarray | None]:
@@ -223,10 +225,10 @@ class TwoDigitsSection:
                     elem_id="pair-pad",
                 )
             with gr.Column(scale=4, min_width=300):
-                panel = gr.HTML(
-                    pair_panel(None, PROMPT),
+                panel = PairView(
+                    no_pair(),
+                    prompt=PROMPT,
                     elem_id="pair-panel",
-                    js_on_load=page_modules.mounted("strip.js"),
                     strip_pad="#pair-pad canvas",
                     strip_height=PAIR_STRIP_HEIGHT,
                 )
@@ -247,3 +249,28 @@ class TwoDigitsSection:
         decode_as.input(
             self.decode_again, inputs=[reading, decode_as], outputs=panel, trigger_mode="always_last", **page_event
         )
+
+
+class PairView(gr.HTML):
+    """The Two-digits panel, drawn by the page (playground/page/pair_panel.js, pair_view.js) from
+    ``value``; on a narrow screen its reading shows in a strip while the pad is drawn on (strip.js:
+    props strip_pad and strip_height).
+
+    Args:
+        value: `two_digit_views.pair_numbers`, `no_pair` or `pair_message`, or None before any.
+        prompt: what the panel says before any drawing. Both optional because Gradio (6.31.0)
+            rebuilds an output component from its other constructor arguments whenever an event
+            returns an update for it.
+    """
+
+    def __init__(self, value: dict | None = None, prompt: str = "", **kwargs):
+        super().__init__(
+            value=value,
+            html_template='<div class="pair-view"></div>',
+            js_on_load=page_modules.mounted("pair_panel.js"),
+            prompt=prompt,
+            **kwargs,
+        )
+
+    def api_info(self) -> dict:
+        return {"anyOf": [{"type": "object"}, {"type": "null"}]}

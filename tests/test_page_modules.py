@@ -41,7 +41,7 @@ def test_every_script_on_the_page_is_a_line_that_imports_a_module(app):
         (module,) = GLUE.findall(line)
         assert (page_modules.FOLDER / module).is_file(), module
     mounted = {GLUE.findall(line)[0] for line in lines}
-    assert {"reading_panel.js", "drawing_pad.js", "turn_panel.js", "turn_sweep.js"} <= mounted
+    assert {"reading_panel.js", "drawing_pad.js", "turn_panel.js", "turn_sweep.js", "pair_panel.js"} <= mounted
 
 
 def test_the_events_a_module_fires_are_named_in_its_glue():
@@ -98,6 +98,7 @@ def test_a_module_that_ports_a_python_function_is_named_after_it():
         ("paper.js", "playground/views.py `paper`"),
         ("dimension_changes.js", "playground/dimension_changes.py `dimension_changes`"),
         ("change_colours.js", "playground/dimension_changes.py `change_colours`"),
+        ("tinted.js", "playground/two_digit_views.py `tinted`"),
     ]:
         head = (page_modules.FOLDER / module).read_text(encoding="utf-8")[:400]
         assert f"Ports {original}" in " ".join(line.removeprefix("// ") for line in head.splitlines()), module

@@ -42,21 +42,25 @@ export function pictureHtml(ink, alt) {
 }
 
 // A bar chart of ten `values` in [0, 1] in digit order, the bar of `winner` highlighted (null:
-// none), `label` saying what they are (views.lengths_svg).
-export function lengthsSvg(values, winner, label = "lengths of the digit capsules") {
+// none), `label` saying what they are. `marked`: {digit: CSS colour} of bars drawn in their own
+// colour; `line`: a dashed line across at that height (null: none).
+export function lengthsSvg(values, winner, label = "lengths of the digit capsules", { marked = {}, line = null } = {}) {
   const step = 300 / values.length;
   const bars = Array.from(values, (value, digit) => {
     const [x, height, middle] = [8 + step * digit, 100 * value, 8 + step * digit + (step - 8) / 2];
+    const fill = digit in marked ? ` style="fill: ${escaped(marked[digit])}"` : "";
     return (
-      `<rect class="bar${digit === winner ? " winner" : ""}" x="${x.toFixed(1)}" y="${(112 - height).toFixed(1)}" ` +
+      `<rect class="bar${digit === winner ? " winner" : ""}"${fill} x="${x.toFixed(1)}" y="${(112 - height).toFixed(1)}" ` +
       `width="${(step - 8).toFixed(1)}" height="${height.toFixed(1)}" rx="2"/>` +
       `<text x="${middle.toFixed(1)}" y="128" class="axis">${digit}</text>` +
       `<text x="${middle.toFixed(1)}" y="${(108 - height).toFixed(1)}" class="value">${value.toFixed(2)}</text>`
     );
   });
+  const y = (112 - 100 * line).toFixed(1);
+  const threshold = line === null ? "" : `<line x1="4" x2="306" y1="${y}" y2="${y}" class="threshold"/>`;
   return (
     `<svg class="lengths" viewBox="0 0 310 134" role="img" aria-label="${escaped(label)}">` +
-    `<line x1="4" x2="306" y1="112.5" y2="112.5" class="baseline"/>${bars.join("")}</svg>`
+    `<line x1="4" x2="306" y1="112.5" y2="112.5" class="baseline"/>${threshold}${bars.join("")}</svg>`
   );
 }
 

@@ -21,9 +21,10 @@ from PIL import Image
 
 from capsnet.data.preprocess import BOX, INK_THRESHOLD, MIN_CONTRAST, ink_to_mnist
 from harness import digit_strokes
-from playground import dimension_changes, drawing_pad, views
+from playground import dimension_changes, drawing_pad, two_digit_views, views
 from playground.reading import EXAMPLES, PREPROCESSING, example_ink
 from playground.stroke_mask import stroke_mask
+from playground.two_digits import PENS
 
 SEED = 70
 SIDE = drawing_pad.SIDE
@@ -220,6 +221,47 @@ def change_colour_cases(rng: np.random.Generator) -> dict:
     return {"palette": dimension_changes.PALETTE, "changes": packed(changes), "colours": packed(colours)}
 
 
+def tinted_cases(rng: np.random.Generator) -> dict:
+    """two_digit_views.tinted and figure5 of inks as the page has them (grey levels / 255 in float32,
+    views.js inkOf), two pens' ink equal on some pixels (the first pen's colour on top), and of
+    float32 inks beyond [0, 1] and at quarters, where rounding halves to even shows (orange's red at
+    ink 0.5 on white paper is (255 + 230) / 2, 242.5), on white paper and on a picture."""
+    levels = rng.integers(0, 256, (3, 28, 28)).astype(np.float32) / np.float32(255)  # [3, 28, 28]
+    levels[1, :4] = levels[0, :4]
+    floats = rng.uniform(-0.3, 1.3, (2, 28, 28)).astype(np.float32)
+    floats[:, :2] = rng.choice(np.array([0, 0.25, 0.5, 0.75, 1], dtype=np.float32), (2, 2, 28))
+    under = rng.integers(0, 256, (28, 28, 3), dtype=np.uint8)
+    cases = [
+        ("two pens' ink", levels[:2], list(PENS), None),
+        ("ink in black", levels[2:], ["#000000"], None),
+        ("float32 ink beyond [0, 1] and at quarters", floats, [PENS[1], PENS[0]], None),
+        ("two pens' ink on a picture", levels[:2], list(PENS), under),
+    ]
+    figures = [("two digits redrawn", levels[:2], list(PENS)), ("one digit redrawn", levels[1:2], [PENS[1]])]
+    return {
+        "tinted": [
+            {
+                "name": name,
+                "inks": packed(inks),
+                "colours": colours,
+                "under": None if under is None else packed(under),
+                "picture": packed(two_digit_views.tinted(inks, colours, under)),
+            }
+            for name, inks, colours, under in cases
+        ],
+        "figure5": [
+            {
+                "name": name,
+                "image": packed(levels[2]),
+                "redrawn": packed(redrawn),
+                "colours": colours,
+                "picture": packed(two_digit_views.figure5(levels[2], redrawn, colours)),
+            }
+            for name, redrawn, colours in figures
+        ],
+    }
+
+
 def write(folder: Path) -> None:
     """Write every fixture into ``folder``, made if missing."""
     rng = np.random.default_rng(SEED)
@@ -235,6 +277,7 @@ def write(folder: Path) -> None:
         "round_half_even": rounded(rng),
         "views": {"argmax": maxima(rng)},
         "change_colours": change_colour_cases(rng),
+        "tinted": tinted_cases(rng),
     }
     folder.mkdir(parents=True, exist_ok=True)
     for name, content in files.items():
