@@ -65,10 +65,6 @@ def test_no_reading_and_a_message_say_so():
     }
 
 
-def test_a_message_panel_escapes_its_text():
-    assert "&lt;script&gt;" in views.message_panel("<script>alert(1)</script>")
-
-
 def test_no_pair_and_a_pair_message_say_so():
     assert two_digit_views.no_pair() == {"revision": None}
     assert two_digit_views.pair_message("Cannot decode: no") == {"message": "Cannot decode: no"}

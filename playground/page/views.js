@@ -1,7 +1,7 @@
-// What every panel of the page is drawn with, as playground/views.py draws the server's: ink as a
-// picture (black ink on white paper, a PNG data URL, shown large and crisp by playground.css), the
-// bars of ten numbers in [0, 1], text made safe for HTML, the panel that says why a view shows
-// nothing; and the server's numbers as the page's (views.ink_base64, views.float32_base64).
+// What every panel of the page is drawn with: ink as a picture (black ink on white paper, a PNG
+// data URL, shown large and crisp by playground.css) and pictures in colour, the bars of ten numbers
+// in [0, 1], text made safe for HTML, the panel that says why a view shows nothing; and the server's
+// numbers as the page's (playground/views.py ink_base64, float32_base64).
 
 import { paper } from "./paper.js";
 
@@ -34,8 +34,7 @@ export const pictureUrl = (ink, width) => pngUrl(paper(ink), 1, width);
 // A square picture of RGB colours (3 numbers 0..255 a pixel) as a PNG data URL.
 export const colourPictureUrl = (rgb) => pngUrl(rgb, 3);
 
-// A square picture of `ink` shown large and crisp, described by `alt`; an empty frame for null
-// (views.picture_html).
+// A square picture of `ink` shown large and crisp, described by `alt`; an empty frame for null.
 export function pictureHtml(ink, alt) {
   if (ink == null) return `<div class="picture empty" role="img" aria-label="${escaped(alt)}"></div>`;
   return `<img class="picture" src="${pictureUrl(ink)}" alt="${escaped(alt)}">`;
@@ -64,7 +63,7 @@ export function lengthsSvg(values, winner, label = "lengths of the digit capsule
   );
 }
 
-// A view saying why it shows nothing (views.message_panel).
+// A view saying why it shows nothing.
 export const messageHtml = (text) => `<div class="panel message" role="alert">${escaped(text)}</div>`;
 
 const bytesOf = (base64) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
