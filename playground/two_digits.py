@@ -251,7 +251,7 @@ class TwoDigitsSection:
         )
 
 
-class PairView(gr.HTML):
+class PairView(views.NumbersView):
     """The Two-digits panel, drawn by the page (playground/page/pair_panel.js, pair_view.js) from
     ``value``; on a narrow screen its reading shows in a strip while the pad is drawn on (strip.js:
     props strip_pad and strip_height).
@@ -271,6 +271,3 @@ class PairView(gr.HTML):
             prompt=prompt,
             **kwargs,
         )
-
-    def api_info(self) -> dict:
-        return {"anyOf": [{"type": "object"}, {"type": "null"}]}
