@@ -10,6 +10,11 @@ read the overlay of both pens' ink, the colours only for the person), the sectio
 (`PairView`, drawn by the page from the numbers two_digit_views.py makes: the only output the page
 updates while a stroke is drawn), *Decode as*, and the API's `/predict_pair`.
 
+The page reads a drawing itself where it can, as the MNIST pad's is read (playground/page_network.py):
+both pairs networks' graphs (`PairGraphs`) are served under their hashes and named to the page in the
+panel's settings (`TwoDigitsSection.page_settings`), with the numbers the page's port of the reading
+(playground/page/pair_reading.js) makes a drawing into the networks' input and counts with.
+
 The examples are MNIST test pairs, `assets/pairs/`: the first test pairs of
 `capsnet.data.pairs.fixed_pairs` (the ones `capsnet.studies.pairs_measurement` reads), whatever the networks
 make of them; `python -m bench.pair_examples --data-dir DATA` makes them again.
@@ -23,11 +28,15 @@ from pathlib import Path
 import gradio as gr
 import numpy as np
 from PIL import Image
+from starlette.routing import Route
 
 from capsnet.data.preprocess import SketchError, sketch_to_mnist
+from capsnet.shipping import onnx_file
 from playground import drawing_pad, page_modules, serving, views
 from playground.networks import PairNetworks
+from playground.page_network import RUNTIME, PageGraph
 from playground.pair_reading import PairReader, PairReading, example_fields
+from playground.reading import PREPROCESSING
 from playground.two_digit_views import ShownPair, figure5, no_pair, pair_message, pair_numbers, tinted
 from playground.two_digits_text import INTRODUCTION, PAPER_CLAIM, measured
 
@@ -94,6 +103,27 @@ def examples() -> list[drawing_pad.Example]:
     return pairs
 
 
+@dataclass(frozen=True)
+class PairGraphs:
+    """The pairs networks as graphs for the page (`capsnet.shipping.onnx_file`), each served at an
+    address named by its hash (`PageGraph`)."""
+
+    capsules: PageGraph  # the pairs CapsNet up to its digit capsules
+    decoder: PageGraph  # its decoder: each digit read redrawn from its own capsule
+    sigmoids: PageGraph  # the pairs CNN's ten sigmoids
+
+    @classmethod
+    def of(cls, pairs: PairNetworks) -> "PairGraphs":
+        return cls(
+            PageGraph.of(onnx_file.capsules_graph(pairs.capsnet)),
+            PageGraph.of(onnx_file.decoder_graph(pairs.capsnet)),
+            PageGraph.of(onnx_file.sigmoids_graph(pairs.cnn)),
+        )
+
+    def routes(self) -> list[Route]:
+        return [self.capsules.route(), self.decoder.route(), self.sigmoids.route()]
+
+
 @dataclass(eq=False)
 class TwoDigitsSection:
     """The Two-digits section over the pairs CapsNet and the pairs CNN (`PairReader`), counting as
@@ -102,15 +132,40 @@ class TwoDigitsSection:
 
     pairs: InitVar[PairNetworks]
     reader: PairReader | None = field(init=False)  # None without the networks
+    graphs: PairGraphs | None = field(init=False)  # the networks for the page to read with; None without them
     problem: str | None = field(init=False)  # why the networks could not be loaded
     finding: str = field(init=False)  # what pairs.json found, or why there is none (Markdown)
 
     def __post_init__(self, pairs: PairNetworks):
         self.problem = pairs.problem
         if pairs.problem is not None:
-            self.reader, self.finding = None, "Nothing to measure without the networks."
+            self.reader, self.graphs, self.finding = None, None, "Nothing to measure without the networks."
             return
         self.reader, self.finding = PairReader.of(pairs), measured(pairs.measurement)
+        self.graphs = PairGraphs.of(pairs)
+
+    def routes(self) -> list[Route]:
+        """GET /network/NAME.onnx for each of the pairs networks' graphs; none without the networks."""
+        return [] if self.graphs is None else self.graphs.routes()
+
+    def page_settings(self) -> dict:
+        """What the page reads a drawing with, as the panel's props: ONNX Runtime Web's folder, the
+        graphs' addresses, and ``facts``: the preprocessing's numbers (`reading.PREPROCESSING`), the
+        networks' classes, the pens and their colours, each network's count rule (its lines as
+        pairs.json chose them: "second", and "second_ink" or None)."""
+        return {
+            "runtime_url": RUNTIME,
+            "capsules_url": self.graphs.capsules.url,
+            "decoder_url": self.graphs.decoder.url,
+            "sigmoids_url": self.graphs.sigmoids.url,
+            "facts": {
+                **PREPROCESSING,
+                "classes": self.reader.capsnet.config.num_classes,
+                "pen_colours": list(PENS),
+                "rule": dataclasses.asdict(self.reader.rule),
+                "cnn_rule": dataclasses.asdict(self.reader.cnn_rule),
+            },
+        }
 
     def view(self, reading: PairReading, decode_as: int | None) -> ShownPair:
         pens = pens_of(reading.redrawn, reading.layers)
@@ -231,6 +286,7 @@ class TwoDigitsSection:
                     elem_id="pair-panel",
                     strip_pad="#pair-pad canvas",
                     strip_height=PAIR_STRIP_HEIGHT,
+                    **self.page_settings(),
                 )
                 decode_as = gr.Radio(
                     DECODE_CHOICES,

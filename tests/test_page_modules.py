@@ -110,6 +110,8 @@ def test_a_module_that_ports_a_python_function_is_named_after_it():
         ("dimension_changes.js", "playground/dimension_changes.py `dimension_changes`"),
         ("change_colours.js", "playground/dimension_changes.py `change_colours`"),
         ("tinted.js", "playground/two_digit_views.py `tinted`"),
+        ("digit_count.js", "capsnet/digit_count.py `counted`"),
+        ("pair_reading.js", "playground/pair_reading.py `PairReader`"),
     ]:
         head = (page_modules.FOLDER / module).read_text(encoding="utf-8")[:400]
         assert f"Ports {original}" in " ".join(line.removeprefix("// ") for line in head.splitlines()), module

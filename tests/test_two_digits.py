@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 import torch
 from PIL import Image
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
 
 from capsnet.digit_count import CountRule
 from capsnet.shipping.saving import sha256
@@ -404,12 +406,30 @@ def test_predict_pair_answers_each_network_s_count_and_digits(section, example):
     assert figure.shape == (280, 280, 3) and figure.dtype == np.uint8
 
 
+def test_the_page_is_named_the_pairs_graphs_and_each_is_served_for_good(section):
+    """The panel's settings name the three graphs by their hashes, the count rules the reader counts
+    with and the pens; each address is one of the section's routes, gzipped, kept for good."""
+    settings = section.page_settings()
+    assert settings["facts"]["rule"] == dataclasses.asdict(section.reader.rule)
+    assert settings["facts"]["cnn_rule"] == dataclasses.asdict(section.reader.cnn_rule)
+    assert settings["facts"]["pen_colours"] == list(two_digits.PENS)
+    urls = [settings[name] for name in ("capsules_url", "decoder_url", "sigmoids_url")]
+    assert len(set(urls)) == 3 and all(re.fullmatch(r"network/[0-9a-f]{16}\.onnx", url) for url in urls)
+    client = TestClient(Starlette(routes=section.routes()))
+    graphs = (section.graphs.capsules, section.graphs.decoder, section.graphs.sigmoids)
+    for url, graph in zip(urls, graphs, strict=True):
+        answer = client.get(f"/{url}", headers={"Accept-Encoding": "gzip"})
+        assert answer.status_code == 200 and answer.content == graph.data  # the client unzips
+        assert answer.headers["content-encoding"] == "gzip" and "immutable" in answer.headers["cache-control"]
+
+
 # Without the pairs networks, and the measurement only for the weights it was made with.
 
 
 def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them():
     missing = two_digits.TwoDigitsSection(networks.pair_networks("/nonexistent/pairs", "/nonexistent/pairs-cnn"))
     assert missing.reader is None and "/nonexistent/pairs" in missing.problem
+    assert missing.graphs is None and missing.routes() == []  # no graphs for the page either
     assert "--task pairs" in missing.problem and "CAPSNET_PAIRS_WEIGHTS" in missing.problem
     with gr.Blocks() as page:
         missing.layout({"api_visibility": "private", "show_progress": "hidden", "queue": False, "preprocess": False})
