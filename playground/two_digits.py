@@ -13,7 +13,10 @@ updates while a stroke is drawn), *Decode as*, and the API's `/predict_pair`.
 The page reads a drawing itself where it can, as the MNIST pad's is read (playground/page_network.py):
 both pairs networks' graphs (`PairGraphs`) are served under their hashes and named to the page in the
 panel's settings (`TwoDigitsSection.page_settings`), with the numbers the page's port of the reading
-(playground/page/pair_reading.js) makes a drawing into the networks' input and counts with.
+(playground/page/pair_reading.js) makes a drawing into the networks' input and counts with. The
+panel's module fetches them once the section nears the screen and, once they are loaded, reads the
+pad's drawings and redraws Decode as in the page (playground/page/pair_panel.js); where the page
+cannot, the pad and Decode as ask the server (`read_drawing`, `decode_again`).
 
 The examples are MNIST test pairs, `assets/pairs/`: the first test pairs of
 `capsnet.data.pairs.fixed_pairs` (the ones `capsnet.studies.pairs_measurement` reads), whatever the networks
@@ -47,6 +50,7 @@ DECODE_CHOICES = [TWO_READ] + [str(digit) for digit in range(10)]
 API_PIXEL = 10  # /predict_pair's picture is 280x280
 PAIR_STRIP_HEIGHT = 120  # the panel's two digits and their redrawings on a narrow screen, CSS pixels
 EXAMPLES_FOLDER = Path(__file__).parent.parent / "assets" / "pairs"
+DECODE_PAIR_AS = page_modules.called("pair_panel.js", "decodeAs")  # Decode as's js: in the page, or fire.submit
 EXAMPLE_NAME = re.compile(r"mnist_test_pair_(\d+)_(\d)_(\d)\.png")  # mnist_test_pair_0003_0_7.png
 PROMPT = (
     "Draw a digit with pen 1, then another over it with pen 2, or one digit alone (or tap an MNIST test "
@@ -286,6 +290,7 @@ class TwoDigitsSection:
                     elem_id="pair-panel",
                     strip_pad="#pair-pad canvas",
                     strip_height=PAIR_STRIP_HEIGHT,
+                    reader_pad="#pair-pad",
                     **self.page_settings(),
                 )
                 decode_as = gr.Radio(
@@ -302,15 +307,19 @@ class TwoDigitsSection:
             trigger_mode="always_last",
             **page_event,
         )
-        decode_as.input(
+        gr.on(decode_as.input, None, inputs=decode_as, js=DECODE_PAIR_AS, **page_event)
+        panel.submit(  # fired by the page for a pair the server read (pair_panel.js)
             self.decode_again, inputs=[reading, decode_as], outputs=panel, trigger_mode="always_last", **page_event
         )
 
 
 class PairView(views.NumbersView):
     """The Two-digits panel, drawn by the page (playground/page/pair_panel.js, pair_view.js) from
-    ``value``; on a narrow screen its reading shows in a strip while the pad is drawn on (strip.js:
-    props strip_pad and strip_height).
+    the page's own reading of the pad of props reader_pad, with the networks of
+    `TwoDigitsSection.page_settings` (its other props), or where the page cannot, from ``value``;
+    on a narrow screen its reading shows in a strip while the pad is drawn on (strip.js: props
+    strip_pad and strip_height). Its submit event is the page asking the server to redraw with
+    Decode as a pair the server read.
 
     Args:
         value: `two_digit_views.pair_numbers`, `no_pair` or `pair_message`, or None before any.
@@ -323,7 +332,7 @@ class PairView(views.NumbersView):
         super().__init__(
             value=value,
             html_template='<div class="pair-view"></div>',
-            js_on_load=page_modules.mounted("pair_panel.js"),
+            js_on_load=page_modules.mounted("pair_panel.js", events=("submit",)),
             prompt=prompt,
             **kwargs,
         )

@@ -4,7 +4,9 @@ Chromium driven by Playwright): for the MNIST test pairs under the pad and pairs
 pens, the page's graphs read what the server's reader reads (the same digits and count for each
 network, every capsule, length and probability within 0.01, the input and each pen's ink the
 server's), each digit read and the capsule Decode as chose redrawn from the page's capsules as the
-network's decoder redraws them, with no request to the server but the graphs."""
+network's decoder redraws them, with no request to the server but the graphs; and the panel
+itself (pair_panel.js), once the section nears the screen, reads a drawing with both pens, Decode
+as and Clear in the page."""
 
 import base64
 
@@ -14,9 +16,16 @@ import torch
 
 from harness.chromium_browser import CHROMIUM
 from harness.digit_strokes import strokes
+from harness.pad_drivers import PAIR_PANEL, PairDriver
 from playground import drawing_pad, two_digits
 from playground.pair_reading import example_fields
-from tests.support.playground_pages import no_alarm, page_networks, playground_page, wait_for_networks
+from tests.support.playground_pages import (
+    networks_state,
+    no_alarm,
+    page_networks,
+    playground_page,
+    wait_for_networks,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 if not CHROMIUM.exists():
@@ -114,6 +123,34 @@ def test_the_page_reads_the_two_digit_pad_as_the_server_does_with_no_request(app
         assert {graph.rsplit("/", 1)[-1] for graph in page.graphs} >= {
             settings[key].rsplit("/", 1)[-1] for key in ("capsules_url", "decoder_url", "sigmoids_url")
         }
+        no_alarm(page)
+    finally:
+        page.context.close()
+
+
+def test_the_panel_reads_a_two_pen_drawing_and_decode_as_in_the_page(url, browser):
+    """Scrolled to the Two-digits section, the panel loads the pairs networks itself; then a digit
+    drawn with each pen, Decode as another digit and Clear are read, redrawn and drawn in the page
+    (pair_panel.js), each digit in its pen's colour, with no event sent to the server."""
+    page = playground_page(browser)
+    try:
+        page.goto(url)
+        person = PairDriver(page)
+        assert networks_state(page, "pairReader") == "waiting"  # not before the section nears the screen
+        page.locator("#pair-panel").scroll_into_view_if_needed()
+        wait_for_networks(page, "pairReader")
+        sent = len(page.sent)
+        person.draw(strokes(3, 60, 30, 140, 200))
+        person.choose_pen(1)
+        person.draw(strokes(5, 95, 50, 140, 200))
+        assert sorted(person.reading()) == ["3", "5"]
+        assert person.digit_colours() == {"3": two_digits.PENS[0], "5": two_digits.PENS[1]}
+        page.locator('#pair-decode-as input[type=radio][value="8"]').click()
+        page.wait_for_selector(f"{PAIR_PANEL} .decoded img")
+        assert "Capsule 8 redrawn" in page.locator(f"{PAIR_PANEL} .decoded").inner_text()
+        person.clear()
+        assert person.reading() == ""
+        assert page.sent[sent:] == [], "the page sent the server an event"
         no_alarm(page)
     finally:
         page.context.close()

@@ -1,6 +1,6 @@
 // The Two-digits panel's one renderer: a reading of one digit or two drawn from its numbers,
-// whoever computed them (the server's, playground/two_digit_views.py `pair_numbers`, which
-// `fromServer` makes into this shape). A pair: {revision: the two-pen pad's revision read, read: the
+// whoever computed them (the page's, pair_reading.js `pairReading`, or the server's,
+// playground/two_digit_views.py `pair_numbers`, which `fromServer` makes into this shape). A pair: {revision: the two-pen pad's revision read, read: the
 // CapsNet's digits [1 or 2], the longer capsule first, second: its second-longest capsule,
 // secondInk: the share of the ink only that capsule's redrawing covers, rule: {second, secondInk}
 // (capsnet.digit_count.CountRule; secondInk null where the rule has no ink line), lengths [10],
