@@ -20,7 +20,7 @@ import { penInks } from "./inks.js";
 // 0..255 each, one after the other), as the networks' input [overlay, ...each pen's]: Float32Array
 // [field²] each, or null for too little ink.
 export function exampleFields(background, facts) {
-  const layer = facts.field ** 2;
+  const layer = facts.background_side ** 2; // an example's ink is the networks' input as it is: 28x28
   const layers = facts.pen_colours.map((_, pen) =>
     Float32Array.from(background.slice(pen * layer, (pen + 1) * layer), (level) => level / 255),
   );
