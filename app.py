@@ -4,9 +4,9 @@ The page's table of contents: the networks loaded once (playground/networks.py, 
 in docs/playground.md), then each section in the page's order, laid out and wired by its module of
 playground/ (their map: playground/__init__.py). `python app.py` serves it on 127.0.0.1:7860; its
 API (/predict, /perturb, /predict_pair): docs/api.md. Beside Gradio's routes it serves the
-graphs (the CapsNet's, its decoder's, its routing's, the CNN's, the turn's) and ONNX Runtime Web
-for the page to read, redraw and turn drawings with (GET /network/NAME.onnx and
-/onnxruntime-web/VERSION/FILE: page_network.py), and the page's own JavaScript modules
+graphs (the CapsNet's, its decoder's, its routing's, the CNN's, the turn's, the pairs networks')
+and ONNX Runtime Web for the page to read, redraw and turn drawings with (GET /network/NAME.onnx
+and /onnxruntime-web/VERSION/FILE: page_network.py), and the page's own JavaScript modules
 (GET /page/HASH/NAME.js: page_modules.py).
 """
 
@@ -120,6 +120,7 @@ if __name__ == "__main__":
                 READING.routing_graph.route(),
                 TURN_IT.cnn_graph.route(),
                 TURN_IT.turn_graph.route(),
+                *TWO_DIGITS.routes(),
                 *page_network.runtime_routes(),
                 *page_modules.routes(),
             ],

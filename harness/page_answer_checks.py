@@ -9,14 +9,10 @@ digits are drawn, with the capsule Decode as names redrawn besides the digits re
 harness/page_crowd.py check every answer with them.
 """
 
-import re
 from collections.abc import Callable
 
-from harness.page_pictures import pen_ink, rgb_picture
+from harness.page_pictures import value_picture
 from playground import two_digits
-
-PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
-PAIR_INPUT = re.compile(r'<figure class="pair-input">.*?src="(data:image/png;base64,[^"]+)"', re.S)
 
 
 def reading_problem(digit: int | None) -> Callable[[list], str | None]:
@@ -56,31 +52,28 @@ def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], st
     return problem
 
 
-def pens_in_the_input(panel: str) -> set[int]:
-    """The pens whose ink the pair panel's "What the networks see" picture shows: its colour on any
-    pixel, at any strength. (Where two pens' ink meet the picture shows the stronger, so a thin or
-    small digit over or under a large one shows on few pixels at full strength: a small 1 under a
-    large 7 showed on 7 of the 784 at full colour and 19 in all, with all its ink in the input.)"""
-    picture = rgb_picture(PAIR_INPUT.search(panel).group(1))
-    return {pen for pen, colour in enumerate(two_digits.PENS) if pen_ink(picture, colour).any()}
+def pens_in_the_input(panel: dict) -> set[int]:
+    """The pens whose ink the pair panel's value holds in the networks' input (its "layers", each
+    pen's ink: playground/two_digit_views.py), at any strength: a small 1 drawn under a large 7 has
+    little, all of it in the input."""
+    return {pen for pen, layer in enumerate(panel["layers"]) if (value_picture(layer) < 255).any()}
 
 
 def pair_problem(revision: int, decode_as: str, two: bool = False) -> Callable[[list], str | None]:
-    """The check of a Two-digits answer: the pair panel of the pad's value ``revision``, the
-    networks' input holding both pens' ink where ``two`` (both digits drawn: whether the networks
-    then read one digit or two is theirs to say), with the capsule ``decode_as`` names redrawn
-    besides where it is not one of those read, and none otherwise."""
+    """The check of a Two-digits answer: the pair panel's numbers of the pad's value ``revision``
+    (playground/two_digit_views.py), the networks' input holding both pens' ink where ``two`` (both
+    digits drawn: whether the networks then read one digit or two is theirs to say), with the capsule
+    ``decode_as`` names redrawn besides where it is not one of those read, and none otherwise."""
 
     def problem(outputs: list) -> str | None:
-        panel = outputs[-1]
-        shown = PAIR.match(panel)
-        if shown is None or shown.group(1) != str(revision):
-            return f"not the pair panel of revision {revision}: {panel[:200]}"
-        read = tuple(digit for digit in shown.group(2, 3) if digit)
+        panel = outputs[-1] if isinstance(outputs[-1], dict) else {}
+        if panel.get("revision") != revision:
+            return f"not the pair panel of revision {revision}: {str(outputs[-1])[:200]}"
+        read = tuple(str(digit) for digit in panel["read"])
         if two and pens_in_the_input(panel) != {0, 1}:
-            return f"both digits drawn, the networks' input lacks a pen's ink: {panel[:200]}"
+            return f"both digits drawn, the networks' input lacks a pen's ink: {str(panel)[:200]}"
         besides = decode_as if decode_as != two_digits.TWO_READ and decode_as not in read else None
-        if f"<figcaption>Capsule {besides} redrawn" not in panel if besides else 'class="decoded"' in panel:
+        if panel["decoded"] != (None if besides is None else int(besides)):
             return (
                 f"decoded as {decode_as!r} and read {''.join(read)}, yet {'no' if besides else 'a'} "
                 "capsule is redrawn besides those read"
@@ -91,9 +84,8 @@ def pair_problem(revision: int, decode_as: str, two: bool = False) -> Callable[[
 
 
 def empty_pair_problem(outputs: list) -> str | None:
-    if outputs[-1].startswith('<div class="pair empty">'):
-        return None
-    return f"not the empty pair panel: {outputs[-1][:200]}"
+    empty = isinstance(outputs[-1], dict) and outputs[-1].get("revision", "") is None
+    return None if empty else f"not the empty pair panel: {str(outputs[-1])[:200]}"
 
 
 def all_of(*problems: Callable[[list], str | None]) -> Callable[[list], str | None]:

@@ -1,9 +1,9 @@
 """The playground's pictures read back as arrays: a PNG data URL, as the page shows it and the
 server sends it, as ink in [0, 1] (`picture`), grey (`grey_picture`) or RGB (`rgb_picture`); a
-panel's value's picture, as the page draws it (`value_picture`); and a
-pen's ink in an RGB picture, its share of the pixels (`pen_pixels`) or its strength at each pixel
-(`pen_ink`). Read by the browser's drivers (harness/pad_drivers.py, slider_drivers.py), the
-checks of the page's answers (page_answer_checks.py) and the tests.
+panel's value's picture, as the page draws it (`value_picture`); and a pen's ink in an RGB
+picture, its share of the pixels (`pen_pixels`). Read by the browser's drivers
+(harness/pad_drivers.py, slider_drivers.py), the checks of the page's answers
+(page_answer_checks.py) and the tests.
 """
 
 import base64
@@ -43,15 +43,3 @@ def pen_pixels(picture: np.ndarray, colour: str, tolerance: int = 8) -> float:
     ``tolerance`` in each channel (anti-aliasing, ink not quite full)."""
     rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)])
     return float((np.abs(picture.astype(int) - rgb).max(axis=-1) <= tolerance).mean())
-
-
-def pen_ink(picture: np.ndarray, colour: str) -> np.ndarray:
-    """How strongly ``colour`` ("#rrggbb") lies on white paper at each pixel of ``picture`` [h, w, 3]
-    drawn as `two_digit_views.tinted` draws ink (white * (1 - a) + colour * a, rounded): a [h, w] in
-    [0, 1], 0 where the pixel is no mix of white and that colour."""
-    rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)], dtype=np.float64)
-    depth = 255 - rgb  # the colour's distance from white
-    channel = depth.argmax()
-    a = (255 - picture[..., channel]) / depth[channel]  # [h, w]
-    mixed = np.rint(255 * (1 - a[..., None]) + rgb * a[..., None])  # [h, w, 3]
-    return np.where(np.abs(mixed - picture).max(axis=-1) <= 1, a, 0.0)

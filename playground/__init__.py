@@ -28,13 +28,13 @@ What they stand on:
                   the page's JavaScript, ES modules served under the folder's hash: the pen and
                   the panels on the page's thread, the networks in workers (page/page_networks.js),
                   the ports of the server's preprocessing and decoder each named after its function
-    reading_views, figure4_views, two_digit_views
-                  what the sections show, drawn from plain arrays as one piece of HTML each: the
-                  reading panel, Figure 4, the Two-digits panel (the routing view and Turn it's
-                  panels are drawn by the page from numbers: routing_section and turn_views make
-                  the server's, page/routing_view.js, turn_view.js and sweep_view.js draw them)
-    views         what they are drawn with: ink as inline pictures, the bars of ten lengths, the
-                  panel that says why a view shows nothing
+    reading_views, figure4_views, turn_views, two_digit_views
+                  what the sections show, as the server's numbers: the page draws them with each
+                  panel's one renderer (page/reading_view.js, figure4_view.js, turn_view.js,
+                  sweep_view.js, pair_view.js), as it draws its own; the routing view's numbers
+                  are routing_section's (page/routing_view.js)
+    views         what they are drawn with: ink as inline pictures, and ink and numbers as the
+                  page's renderers take them
     dimension_changes
                   the picture beside each dimension slider: where it changes the digit
     serving       process settings, the request-size cap, the network's slots (how many read at once), what an error

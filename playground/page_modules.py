@@ -10,7 +10,11 @@ why: docs/playground.md.
 
 The page's head (`head`) asks for every module of the page's thread at once, as soon as Gradio
 puts the head in (modulepreload), rather than one import after another, and runs kept_input.js,
-which keeps what a person taps or draws on a pad before the pad's module has mounted.
+which keeps what a person taps or draws on a pad before the pad's module has mounted. A panel far
+down the page (`NEAR_THE_SCREEN`) imports its module only once the page is idle and the panel
+near the screen, and the head asks for none of what only it imports: the browser fetches the
+preloads last, after Gradio's own files, a few at a time, and a first visit's first tap waits for
+the reading panel's.
 """
 
 import hashlib
@@ -38,6 +42,8 @@ def _folder_hash() -> str:
 URL = f"page/{_folder_hash()}"  # the modules' folder, relative to the page
 KEPT_INPUT = "kept_input.js"  # a plain script, run from the page's head: never imported
 FIRST_TAP = "drawing_pad.js"  # the pad, which takes a person's first tap
+NEAR_THE_SCREEN = {"pair_panel.js"}  # mounted once the page is idle and it is NEAR: never preloaded
+NEAR = "100% 0px"  # within a screen's height above or below the screen (page_loaded.js nearTheScreen)
 _IMPORT = re.compile(r'from "\./([\w.]+\.js)";')  # import { ... } from "./name.js";
 _WORKER = re.compile(r'new URL\("\./([\w.]+\.js)", import\.meta\.url\)')  # a worker's module
 
@@ -48,12 +54,13 @@ def _imports(name: str) -> list[str]:
 
 
 def page_thread_modules() -> list[str]:
-    """The modules the page's thread runs: those no module imports or starts as a worker (the glue
-    imports them), the pad's first (a first tap waits for it alone), each followed by what it
-    imports that is not listed yet, each once: the browser asks for them in this order."""
+    """The modules the page's thread runs from its start: those no module imports or starts as a
+    worker (the glue imports them) but the ones `NEAR_THE_SCREEN`, the pad's first (a first tap
+    waits for it alone), each followed by what it imports that is not listed yet, each once: the
+    browser asks for them in this order."""
     texts = [(FOLDER / path.name).read_text(encoding="utf-8") for path in MODULES]
     imported = {name for text in texts for name in _IMPORT.findall(text) + _WORKER.findall(text)}
-    roots = [path.name for path in MODULES if path.name not in imported | {KEPT_INPUT}]
+    roots = [path.name for path in MODULES if path.name not in imported | NEAR_THE_SCREEN | {KEPT_INPUT}]
     found, waiting = [], sorted(roots, key=lambda name: name != FIRST_TAP)
     while waiting:
         name = waiting.pop(0)
@@ -73,9 +80,15 @@ def _imported(module: str) -> str:
 def mounted(module: str, events: tuple[str, ...] = ()) -> str:
     """A gr.HTML's js_on_load: ``module`` imported, and its ``mount`` given the component:
     ``element``, ``props``, ``watch`` and ``fire``, a function for each of ``events``, the component's
-    events it fires (named here, where Gradio looks for a component's own events)."""
+    events it fires (named here, where Gradio looks for a component's own events). A module
+    `NEAR_THE_SCREEN` is imported once the page is idle and the component `NEAR` the screen
+    (page_loaded.js, itself preloaded, says when); it draws the value the component has by then."""
     fire = ", ".join(f"{json.dumps(event)}: (data) => trigger({json.dumps(event)}, data)" for event in events)
-    return f"{_imported(module)}.then((module) => module.mount({{ element, props, watch, fire: {{{fire}}} }}));"
+    mount = f"{_imported(module)}.then((module) => module.mount({{ element, props, watch, fire: {{{fire}}} }}))"
+    if module not in NEAR_THE_SCREEN:
+        return f"{mount};"
+    near = f"{_imported('page_loaded.js')}.then((page) => page.nearTheScreen(element, {json.dumps(NEAR)}))"
+    return f"{near}.then(() => {mount});"
 
 
 def called(module: str, function: str, *arguments) -> str:

@@ -6,9 +6,17 @@ the measurement found above the pad `two_digits_text`'s.
 
 `TwoDigitsSection.layout` lays the section out inside the app's Blocks and wires its events: a drawing
 pad of two pens (`DrawingPad` with two colours: each stroke's pen travels with it, and the networks
-read the overlay of both pens' ink, the colours only for the person), the section's panel (one
-gr.HTML, the only output the page updates while a stroke is drawn), *Decode as*, and the API's
-`/predict_pair`.
+read the overlay of both pens' ink, the colours only for the person), the section's panel
+(`PairView`, drawn by the page from the numbers two_digit_views.py makes: the only output the page
+updates while a stroke is drawn), *Decode as*, and the API's `/predict_pair`.
+
+The page reads a drawing itself where it can, as the MNIST pad's is read (playground/page_network.py):
+both pairs networks' graphs (`PairGraphs`) are served under their hashes and named to the page in the
+panel's settings (`TwoDigitsSection.page_settings`), with the numbers the page's port of the reading
+(playground/page/pair_reading.js) makes a drawing into the networks' input and counts with. The
+panel's module fetches them once the section nears the screen and, once they are loaded, reads the
+pad's drawings and redraws Decode as in the page (playground/page/pair_panel.js); where the page
+cannot, the pad and Decode as ask the server (`read_drawing`, `decode_again`).
 
 The examples are MNIST test pairs, `assets/pairs/`: the first test pairs of
 `capsnet.data.pairs.fixed_pairs` (the ones `capsnet.studies.pairs_measurement` reads), whatever the networks
@@ -23,12 +31,16 @@ from pathlib import Path
 import gradio as gr
 import numpy as np
 from PIL import Image
+from starlette.routing import Route
 
 from capsnet.data.preprocess import SketchError, sketch_to_mnist
+from capsnet.shipping import onnx_file
 from playground import drawing_pad, page_modules, serving, views
 from playground.networks import PairNetworks
+from playground.page_network import RUNTIME, PageGraph
 from playground.pair_reading import PairReader, PairReading, example_fields
-from playground.two_digit_views import PairView, figure5, pair_panel, tinted
+from playground.reading import PREPROCESSING
+from playground.two_digit_views import ShownPair, figure5, no_pair, pair_message, pair_numbers, tinted
 from playground.two_digits_text import INTRODUCTION, PAPER_CLAIM, measured
 
 PENS = ("#1f6fd1", "#e66100")  # blue and orange, each pen's (and the digit it redraws) colour; the
@@ -38,6 +50,7 @@ DECODE_CHOICES = [TWO_READ] + [str(digit) for digit in range(10)]
 API_PIXEL = 10  # /predict_pair's picture is 280x280
 PAIR_STRIP_HEIGHT = 120  # the panel's two digits and their redrawings on a narrow screen, CSS pixels
 EXAMPLES_FOLDER = Path(__file__).parent.parent / "assets" / "pairs"
+DECODE_PAIR_AS = page_modules.called("pair_panel.js", "decodeAs")  # Decode as's js: in the page, or fire.submit
 EXAMPLE_NAME = re.compile(r"mnist_test_pair_(\d+)_(\d)_(\d)\.png")  # mnist_test_pair_0003_0_7.png
 PROMPT = (
     "Draw a digit with pen 1, then another over it with pen 2, or one digit alone (or tap an MNIST test "
@@ -94,6 +107,28 @@ def examples() -> list[drawing_pad.Example]:
     return pairs
 
 
+@dataclass(frozen=True)
+class PairGraphs:
+    """The pairs networks as graphs for the page (`capsnet.shipping.onnx_file`), each served at an
+    address named by its hash (`PageGraph`)."""
+
+    capsules: PageGraph  # the pairs CapsNet up to its digit capsules, its weights in float16: the
+    # 8 bits of the MNIST CapsNet's graph were chosen on MNIST's digits, not measured on pairs
+    decoder: PageGraph  # its decoder: each digit read redrawn from its own capsule
+    sigmoids: PageGraph  # the pairs CNN's ten sigmoids
+
+    @classmethod
+    def of(cls, pairs: PairNetworks) -> "PairGraphs":
+        return cls(
+            PageGraph.of(onnx_file.capsules_graph(pairs.capsnet, eight_bits=False)),
+            PageGraph.of(onnx_file.decoder_graph(pairs.capsnet)),
+            PageGraph.of(onnx_file.sigmoids_graph(pairs.cnn)),
+        )
+
+    def routes(self) -> list[Route]:
+        return [self.capsules.route(), self.decoder.route(), self.sigmoids.route()]
+
+
 @dataclass(eq=False)
 class TwoDigitsSection:
     """The Two-digits section over the pairs CapsNet and the pairs CNN (`PairReader`), counting as
@@ -102,20 +137,45 @@ class TwoDigitsSection:
 
     pairs: InitVar[PairNetworks]
     reader: PairReader | None = field(init=False)  # None without the networks
+    graphs: PairGraphs | None = field(init=False)  # the networks for the page to read with; None without them
     problem: str | None = field(init=False)  # why the networks could not be loaded
     finding: str = field(init=False)  # what pairs.json found, or why there is none (Markdown)
 
     def __post_init__(self, pairs: PairNetworks):
         self.problem = pairs.problem
         if pairs.problem is not None:
-            self.reader, self.finding = None, "Nothing to measure without the networks."
+            self.reader, self.graphs, self.finding = None, None, "Nothing to measure without the networks."
             return
         self.reader, self.finding = PairReader.of(pairs), measured(pairs.measurement)
+        self.graphs = PairGraphs.of(pairs)
 
-    def view(self, reading: PairReading, decode_as: int | None) -> PairView:
+    def routes(self) -> list[Route]:
+        """GET /network/NAME.onnx for each of the pairs networks' graphs; none without the networks."""
+        return [] if self.graphs is None else self.graphs.routes()
+
+    def page_settings(self) -> dict:
+        """What the page reads a drawing with, as the panel's props: ONNX Runtime Web's folder, the
+        graphs' addresses, and ``facts``: the preprocessing's numbers (`reading.PREPROCESSING`), the
+        networks' classes, the pens and their colours, each network's count rule (its lines as
+        pairs.json chose them: "second", and "second_ink" or None)."""
+        return {
+            "runtime_url": RUNTIME,
+            "capsules_url": self.graphs.capsules.url,
+            "decoder_url": self.graphs.decoder.url,
+            "sigmoids_url": self.graphs.sigmoids.url,
+            "facts": {
+                **PREPROCESSING,
+                "classes": self.reader.capsnet.config.num_classes,
+                "pen_colours": list(PENS),
+                "rule": dataclasses.asdict(self.reader.rule),
+                "cnn_rule": dataclasses.asdict(self.reader.cnn_rule),
+            },
+        }
+
+    def view(self, reading: PairReading, decode_as: int | None) -> ShownPair:
         pens = pens_of(reading.redrawn, reading.layers)
         shown = decode_as is not None and decode_as not in reading.read
-        return PairView(
+        return ShownPair(
             reading.image,
             reading.layers,
             reading.lengths,
@@ -134,8 +194,10 @@ class TwoDigitsSection:
             self.reader.redraw(reading, decode_as) if shown else None,
         )
 
-    def panel(self, reading: PairReading | None, decode_as: int | None) -> str:
-        return pair_panel(None if reading is None else self.view(reading, decode_as), PROMPT)
+    def panel(self, reading: PairReading | None, decode_as: int | None) -> dict:
+        """The panel's value (two_digit_views.py): the reading with capsule ``decode_as`` redrawn
+        too where it is not one read; no pair for None."""
+        return no_pair() if reading is None else pair_numbers(self.view(reading, decode_as))
 
     def read_drawing(self, value, decode_as) -> tuple:
         """The two-pen pad changed (while a stroke is drawn, and at its end): read what is on it
@@ -144,7 +206,7 @@ class TwoDigitsSection:
             drawing = drawing_pad.parse(value, pens=len(PENS))
             digit = checked_decode_as(decode_as)
         except (drawing_pad.DrawingError, PairInputError) as error:
-            return gr.skip(), views.message_panel(f"Cannot read these two digits: {error}")
+            return gr.skip(), pair_message(f"Cannot read these two digits: {error}")
         if drawing.drawing and serving.crowded():  # a stroke still being drawn: let go first (serving.crowded)
             return gr.skip(), gr.skip()
         if drawing.background is not None and not drawing.strokes:  # an example tapped, not drawn over
@@ -154,12 +216,12 @@ class TwoDigitsSection:
             reading = self.reader.read(drawing_pad.inks(drawing, pens=len(PENS)), drawing.revision)
         return reading, self.panel(reading, digit)
 
-    def decode_again(self, reading: PairReading | None, decode_as) -> str:
+    def decode_again(self, reading: PairReading | None, decode_as) -> dict:
         """*Decode as* changed: the panel with that capsule redrawn too."""
         try:
             digit = checked_decode_as(decode_as)
         except PairInputError as error:
-            return views.message_panel(f"Cannot decode: {error}")
+            return pair_message(f"Cannot decode: {error}")
         return self.panel(reading, digit)
 
     def predict_pair(self, image) -> tuple[dict | None, np.ndarray | None]:
@@ -223,12 +285,14 @@ class TwoDigitsSection:
                     elem_id="pair-pad",
                 )
             with gr.Column(scale=4, min_width=300):
-                panel = gr.HTML(
-                    pair_panel(None, PROMPT),
+                panel = PairView(
+                    no_pair(),
+                    prompt=PROMPT,
                     elem_id="pair-panel",
-                    js_on_load=page_modules.mounted("strip.js"),
                     strip_pad="#pair-pad canvas",
                     strip_height=PAIR_STRIP_HEIGHT,
+                    reader_pad="#pair-pad",
+                    **self.page_settings(),
                 )
                 decode_as = gr.Radio(
                     DECODE_CHOICES,
@@ -244,6 +308,32 @@ class TwoDigitsSection:
             trigger_mode="always_last",
             **page_event,
         )
-        decode_as.input(
+        gr.on(decode_as.input, None, inputs=decode_as, js=DECODE_PAIR_AS, **page_event)
+        panel.submit(  # fired by the page for a pair the server read (pair_panel.js)
             self.decode_again, inputs=[reading, decode_as], outputs=panel, trigger_mode="always_last", **page_event
+        )
+
+
+class PairView(views.NumbersView):
+    """The Two-digits panel, drawn by the page (playground/page/pair_panel.js, pair_view.js) from
+    the page's own reading of the pad of props reader_pad, with the networks of
+    `TwoDigitsSection.page_settings` (its other props), or where the page cannot, from ``value``;
+    on a narrow screen its reading shows in a strip while the pad is drawn on (strip.js: props
+    strip_pad and strip_height). Its submit event is the page asking the server to redraw with
+    Decode as a pair the server read.
+
+    Args:
+        value: `two_digit_views.pair_numbers`, `no_pair` or `pair_message`, or None before any.
+        prompt: what the panel says before any drawing. Both optional because Gradio (6.31.0)
+            rebuilds an output component from its other constructor arguments whenever an event
+            returns an update for it.
+    """
+
+    def __init__(self, value: dict | None = None, prompt: str = "", **kwargs):
+        super().__init__(
+            value=value,
+            html_template='<div class="pair-view"></div>',
+            js_on_load=page_modules.mounted("pair_panel.js", events=("submit",)),
+            prompt=prompt,
+            **kwargs,
         )

@@ -17,7 +17,7 @@ from PIL import Image
 
 from harness.chromium_browser import CHROMIUM, DESKTOP, PHONE, PHONE_UNDER_BARS, chromium
 from harness.digit_strokes import pad_value, random_box, strokes
-from harness.pad_drivers import POINT_STRIDE, PadDriver, PairDriver
+from harness.pad_drivers import PAIR_PANEL, POINT_STRIDE, PadDriver, PairDriver
 from harness.page_pictures import pen_pixels, picture
 from harness.slider_drivers import TURN_PANEL, TurnDriver
 from playground.drawing_pad import SIDE
@@ -390,6 +390,13 @@ def redrawn_in_their_colours(person: PairDriver) -> None:
         assert tint(redrawn_digit) @ tint(colour[None, None]) > 0.98, f"{digit} is not redrawn in its digit's colour"
 
 
+def fetched(page, module: str) -> bool:
+    """Whether the page has fetched the page module ``module`` (one of playground/page/)."""
+    return page.evaluate(
+        "(name) => performance.getEntriesByType('resource').some((entry) => entry.name.endsWith(`/${name}`))", module
+    )
+
+
 def test_two_digits_with_two_pens_clear_and_an_example(url, browser):
     from playground.two_digits import PENS
 
@@ -398,6 +405,11 @@ def test_two_digits_with_two_pens_clear_and_an_example(url, browser):
     page.goto(url)
     person = PairDriver(page)
     assert person.pen_colours() == list(PENS) and person.chosen_pen() == 0
+    page.wait_for_selector("#pair-pad [data-revision]", state="attached")  # its pad mounted, and its panel laid out
+    page.wait_for_timeout(1000)
+    assert not fetched(page, "pair_panel.js"), "the Two-digits panel's module came before it neared the screen"
+    page.locator("#pair-panel").scroll_into_view_if_needed()
+    page.wait_for_selector(f"{PAIR_PANEL}.empty")  # its module mounted, the panel's prompt drawn
     assert person.reading() == "" and "Draw a digit with pen 1" in page.locator("#pair-panel").inner_text()
 
     person.draw(strokes(3, *FIRST_BOX), timeout=TIMEOUT_MS / 1000)

@@ -38,10 +38,10 @@ def test_every_script_on_the_page_is_a_line_that_imports_a_module(app):
     assert len(lines) >= 8
     for line in lines:
         assert "\n" not in line and len(line) < 400, line
-        (module,) = GLUE.findall(line)
-        assert (page_modules.FOLDER / module).is_file(), module
-    mounted = {GLUE.findall(line)[0] for line in lines}
-    assert {"reading_panel.js", "drawing_pad.js", "turn_panel.js", "turn_sweep.js"} <= mounted
+        *waited_for, module = GLUE.findall(line)  # a panel far down waits for page_loaded.js's word
+        assert waited_for in ([], ["page_loaded.js"]) and (page_modules.FOLDER / module).is_file(), module
+    mounted = {GLUE.findall(line)[-1] for line in lines}
+    assert {"reading_panel.js", "drawing_pad.js", "turn_panel.js", "turn_sweep.js", "pair_panel.js"} <= mounted
 
 
 def test_the_events_a_module_fires_are_named_in_its_glue():
@@ -50,11 +50,21 @@ def test_the_events_a_module_fires_are_named_in_its_glue():
     assert re.search(r"""["']input["']""", glue) and "trigger(" in glue
 
 
+def test_a_panel_far_down_the_page_imports_its_module_once_near_the_screen():
+    """Its glue imports the module only once page_loaded.js says the page is idle and the component
+    near the screen; any other panel's imports it at once."""
+    glue = page_modules.mounted("pair_panel.js")
+    assert "pair_panel.js" in page_modules.NEAR_THE_SCREEN
+    assert GLUE.findall(glue) == ["page_loaded.js", "pair_panel.js"]
+    assert glue.index("nearTheScreen(element") < glue.index("pair_panel.js") < glue.index("module.mount(")
+    assert GLUE.findall(page_modules.mounted("reading_panel.js")) == ["reading_panel.js"]
+
+
 def test_every_module_s_imports_are_in_the_folder_and_every_module_is_used(app):
     modules = {path.name: imports_of(path) for path in page_modules.MODULES}
     for name, imported in modules.items():
         assert imported <= modules.keys(), (name, imported - modules.keys())
-    used = set().union(*modules.values()) | {GLUE.findall(line)[0] for line in glue_lines(app.demo)}
+    used = set().union(*modules.values()) | {name for line in glue_lines(app.demo) for name in GLUE.findall(line)}
     assert used | {page_modules.KEPT_INPUT} == modules.keys(), modules.keys() - used
 
 
@@ -67,7 +77,8 @@ def test_the_head_preloads_what_the_glue_imports_and_what_that_imports():
     for name in preloaded:
         assert modules[name] - {"network_worker.js"} <= set(preloaded), name
     assert "network_worker.js" not in preloaded and "inks.js" not in preloaded  # the worker's own
-    assert {"drawing_pad.js", "reading_panel.js", "page_networks.js"} <= set(preloaded)
+    assert {"drawing_pad.js", "reading_panel.js", "page_networks.js", "strip.js"} <= set(preloaded)
+    assert not {"pair_panel.js", "pair_view.js", "tinted.js"} & set(preloaded)  # Two digits': near the screen
     head = page_modules.head()
     assert head.count('rel="modulepreload"') == len(preloaded)
     kept_input = (page_modules.FOLDER / page_modules.KEPT_INPUT).read_text(encoding="utf-8")
@@ -98,6 +109,9 @@ def test_a_module_that_ports_a_python_function_is_named_after_it():
         ("paper.js", "playground/views.py `paper`"),
         ("dimension_changes.js", "playground/dimension_changes.py `dimension_changes`"),
         ("change_colours.js", "playground/dimension_changes.py `change_colours`"),
+        ("tinted.js", "playground/two_digit_views.py `tinted`"),
+        ("digit_count.js", "capsnet/digit_count.py `counted`"),
+        ("pair_reading.js", "playground/pair_reading.py `PairReader`"),
     ]:
         head = (page_modules.FOLDER / module).read_text(encoding="utf-8")[:400]
         assert f"Ports {original}" in " ".join(line.removeprefix("// ") for line in head.splitlines()), module

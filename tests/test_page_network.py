@@ -1,7 +1,8 @@
 """The graphs for the page: each that capsnet/shipping/onnx_file.py exports computes what the library does
 (ONNX Runtime, the runtime the page runs in WebAssembly: the CapsNet's capsules, the CNN's
-probabilities, the turn of a digit), the networks' weights stored in float16 (the CapsNet's
-PrimaryCaps and W_ij in 8 bits: lengths within the page's 0.01, tests/test_onnx_storage.py), the same bytes at
+probabilities, the turn of a digit, and the pairs networks' as the Two-digits section reads with
+them), the networks' weights stored in float16 (the CapsNet's PrimaryCaps and W_ij in 8 bits:
+lengths within the page's 0.01, tests/test_onnx_storage.py), the same bytes at
 every export, named by their hash, the network left in its mode; ONNX Runtime Web's files are the
 npm package's, every file served compressed to a browser that takes it and kept for good
 (tests/test_page_reader.py and tests/test_turn_reader.py run them in Chromium)."""
@@ -22,7 +23,7 @@ from capsnet.model import CapsNet
 from capsnet.routing import agreement
 from capsnet.shipping.onnx_file import CHANGE, PREDICTION_WEIGHTS, PRIMARY_WEIGHTS, probabilities_graph
 from capsnet.shipping.packed import pack_convolutions
-from playground import page_network
+from playground import page_network, two_digits
 from playground.page_network import (
     CACHED,
     RUNTIME,
@@ -32,6 +33,7 @@ from playground.page_network import (
     runtime_file,
     runtime_routes,
 )
+from playground.pair_reading import example_fields
 
 ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev.txt")
 
@@ -118,6 +120,48 @@ def test_the_cnn_s_graph_reads_as_the_cnn_does(trained_cnn, page_graphs, mnist_t
         expected = trained_cnn(images).probabilities.numpy()
     read = np.concatenate([session.run(None, {"images": image[None].numpy()})[0] for image in images])
     assert np.abs(read - expected).max() < 2e-3 and (read.argmax(1) == expected.argmax(1)).all()
+
+
+def test_the_pairs_networks_graphs_read_the_examples_as_the_section_s_reader_does(app):
+    """Each MNIST test pair under the Two-digits pad: the pairs CapsNet's graph gives the reader's
+    capsule lengths within 0.01 and the same longest two, the CNN's graph its ten sigmoids within
+    0.01 and the same two most probable, and the decoder's graph redraws each of the two longest
+    capsules as the network's decoder does."""
+    section = app.TWO_DIGITS
+    if section.graphs is None:
+        pytest.skip(f"no pairs networks: {section.problem}")
+    capsules, decoder, sigmoids = (
+        ort.InferenceSession(graph.data)
+        for graph in (section.graphs.capsules, section.graphs.decoder, section.graphs.sigmoids)
+    )
+    examples = sorted(two_digits.EXAMPLES_FOLDER.glob("*.png"))
+    assert len(examples) >= 8
+    for example in examples:
+        fields = example_fields(two_digits.example_layers(example))  # [3, 28, 28]
+        reading = section.reader.read_fields(fields)
+        v, lengths, _ = capsules.run(None, {"images": fields[None, :1]})
+        (probabilities,) = sigmoids.run(None, {"images": fields[None, :1]})
+        assert np.abs(lengths[0] - reading.lengths).max() < 0.01, example.name
+        longest = np.argsort(-lengths[0])[:2]
+        assert (longest == np.argsort(-reading.lengths)[:2]).all(), example.name
+        assert np.abs(probabilities[0] - reading.probabilities).max() < 0.01, example.name
+        assert (np.argsort(-probabilities[0])[:2] == np.argsort(-reading.probabilities)[:2]).all(), example.name
+        masked = np.zeros((2, *v[0].shape), dtype=np.float32)  # [2, 10, 16]: each capsule alone
+        masked[[0, 1], longest] = v[0, longest]
+        (pictures,) = decoder.run(None, {"capsules": masked.reshape(2, -1)})
+        with torch.inference_mode():
+            redrawn = section.reader.capsnet.decode(torch.from_numpy(v), torch.from_numpy(longest)[None])
+        assert np.abs(pictures - redrawn.reshape(2, -1).numpy()).max() < 0.01, example.name
+
+
+def test_the_pairs_cnn_s_graph_gives_its_sigmoids_not_a_softmax(app):
+    """The pairs CNN counts two digits from two high sigmoids: a softmax's ten sum to one."""
+    if app.TWO_DIGITS.graphs is None:
+        pytest.skip(f"no pairs networks: {app.TWO_DIGITS.problem}")
+    session = ort.InferenceSession(app.TWO_DIGITS.graphs.sigmoids.data)
+    pair = example_fields(two_digits.example_layers(sorted(two_digits.EXAMPLES_FOLDER.glob("*.png"))[0]))
+    (probabilities,) = session.run(None, {"images": pair[None, :1]})
+    assert probabilities.sum() > 1.5
 
 
 def test_the_turn_s_graph_turns_as_the_library_does(page_graphs, mnist_test):

@@ -1,14 +1,12 @@
 """The Two-digits section: an MNIST test pair read as its two digits, each redrawn from its own
 capsule alone in its pen's colour, the CNN beside, Decode as, one digit read as one, the examples
-read as the measurement reads them; forged values
-answered in the panel, in process and over HTTP; /predict_pair; the app without the pairs
-networks, and the measurement read for them only."""
+read as the measurement reads them; the panel's numbers (the page draws them: tests/js/
+pair_view.test.js); forged values answered in the panel, in process and over HTTP; /predict_pair;
+the app without the pairs networks, and the measurement read for them only."""
 
 import base64
 import copy
 import dataclasses
-import html
-import io
 import json
 import re
 from pathlib import Path
@@ -18,6 +16,8 @@ import numpy as np
 import pytest
 import torch
 from PIL import Image
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
 
 from capsnet.digit_count import CountRule
 from capsnet.shipping.saving import sha256
@@ -25,8 +25,8 @@ from capsnet.studies.statistics import points
 from harness.digit_strokes import strokes
 from harness.page_protocol import outputs_of, page_event
 from harness.paths import REPO
-from playground import drawing_pad, networks, pair_reading, two_digits, two_digits_text
-from playground.two_digit_views import PairView, beside_its_line, count_note, tinted
+from playground import drawing_pad, networks, pair_reading, two_digit_views, two_digits, two_digits_text
+from playground.two_digit_views import tinted
 from tests.support.batched_calls import called_at_once
 
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
@@ -34,7 +34,6 @@ EXAMPLES = sorted(two_digits.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))
 READ_RIGHT = [EXAMPLES[k] for k in (0, 3, 2, 5)]  # 7 and 1, 0 and 9, 1 and 5, 1 and 3: read right by both
 # shipped pairs networks, tapped on the page (the CapsNet
 # reads 6 of the 8, the CNN 5)
-PAIR = re.compile(r'<div class="pair" data-revision="(\d+)" data-read="(\d)(\d?)">')
 
 
 @pytest.fixture(scope="module")
@@ -66,16 +65,14 @@ def pair_value(
     }
 
 
-def read_of(panel: str) -> tuple[int, set[int]]:
-    """The revision and the digits (one or two) a pair panel shows."""
-    revision, a, b = PAIR.search(panel).groups()
-    return int(revision), {int(digit) for digit in (a, b) if digit}
+def read_of(panel: dict) -> tuple[int, set[int]]:
+    """The revision and the digits (one or two) of a pair panel's value."""
+    return panel["revision"], set(panel["read"])
 
 
-def pictures(panel: str) -> list[np.ndarray]:
-    """Every inline PNG of a panel, as uint8 RGB."""
-    sources = re.findall(r'src="data:image/png;base64,([^"]+)"', panel)
-    return [np.asarray(Image.open(io.BytesIO(base64.b64decode(s))).convert("RGB")) for s in sources]
+def ink_of(levels: str) -> np.ndarray:
+    """The ink [28, 28] the page draws from a picture of the panel's value (views.ink_base64)."""
+    return np.frombuffer(base64.b64decode(levels), dtype=np.uint8).reshape(28, 28) / 255
 
 
 # A pair read as its two digits, each redrawn from its own capsule alone.
@@ -86,9 +83,8 @@ def test_an_mnist_test_pair_is_read_as_its_two_digits(section, example):
     value = pair_value(two_digits.example_layers(example), revision=5)
     reading, panel = section.read_drawing(value, two_digits.TWO_READ)
     assert set(reading.read) == classes_of(example) == read_of(panel)[1] and read_of(panel)[0] == 5
-    assert len(reading.read) == 2 and 'data-count="2"' in panel and "Two digits read" in panel
-    assert set(reading.cnn_read) == classes_of(example)
-    assert f"<b>{reading.cnn_read[0]} &amp; {reading.cnn_read[1]}</b>" in panel
+    assert len(reading.read) == 2 and panel["read"] == list(reading.read)
+    assert set(reading.cnn_read) == classes_of(example) and panel["cnn_read"] == list(reading.cnn_read)
 
 
 def test_each_digit_is_redrawn_from_its_own_capsule_alone(section):
@@ -137,14 +133,42 @@ def test_each_redrawn_digit_takes_the_colour_of_the_pen_whose_ink_it_covers(sect
     assert swapped.read == (7, 1) and two_digits.pens_of(swapped.redrawn, swapped.layers) == (1, 0)
     panel = section.panel(swapped, None)
     blue, orange = two_digits.PENS
-    assert f'style="color: {orange}">7</span>' in panel and f'style="color: {blue}">1</span>' in panel
-    seven, one = (ink_colour(p) for p in pictures(panel)[:2])  # each redrawn alone, in its colour
+    assert panel["read"] == [7, 1] and panel["colours"] == [orange, blue] and panel["pen_colours"] == [blue, orange]
+    # each redrawn alone in its colour, as the page tints it (tinted.js: tests/js/tinted.test.js)
+    redrawn = zip(panel["redrawn"], panel["colours"], strict=True)
+    seven, one = (ink_colour(tinted(ink_of(ink)[None], [colour])) for ink, colour in redrawn)
     assert seven[0] > seven[2] and one[2] > one[0]  # the 7 orange, the 1 blue
-    np.testing.assert_array_equal(pictures(panel)[0], tinted(swapped.redrawn[:1], [orange]))
-    np.testing.assert_array_equal(pictures(panel)[1], tinted(swapped.redrawn[1:], [blue]))
     straight = section.panel(reading, None)
-    assert f'style="color: {blue}">7</span>' in straight and f'style="color: {orange}">1</span>' in straight
-    np.testing.assert_array_equal(pictures(straight)[0], tinted(reading.redrawn[:1], [blue]))
+    assert straight["read"] == [7, 1] and straight["colours"] == [blue, orange]
+
+
+def test_a_pair_s_numbers_are_what_the_panel_draws(section):
+    """The page draws the panel from these (pair_view.js): the digits read, the second capsule and
+    its ink, both rules, the lengths and probabilities, each picture within half a grey level of the
+    reading's arrays, each digit in the colour of the pen whose ink it redraws."""
+    layers = two_digits.example_layers(READ_RIGHT[0])[::-1]  # the 1 with pen 1, the 7 with pen 2
+    reading = section.reader.read_fields(pair_reading.example_fields(layers), revision=9)
+    view = section.view(reading, 4)
+    value = two_digit_views.pair_numbers(view)
+    assert json.loads(json.dumps(value)) == value == section.panel(reading, 4)  # what Gradio sends the page
+    assert (value["revision"], value["read"], value["second"], value["cnn_read"]) == (9, [7, 1], 1, [7, 1])
+    assert value["second_ink"] == reading.second_ink and value["rule"] == dataclasses.asdict(section.reader.rule)
+    assert value["cnn_rule"] == dataclasses.asdict(section.reader.cnn_rule)
+    np.testing.assert_array_equal(value["lengths"], reading.lengths)
+    np.testing.assert_array_equal(value["probabilities"], reading.probabilities)
+    assert len(value["lengths"]) == len(value["probabilities"]) == 10
+    assert len(value["layers"]) == 2 and len(value["redrawn"]) == 2
+    pictures = [
+        (value["image"], reading.image),
+        *zip(value["layers"], reading.layers, strict=True),
+        *zip(value["redrawn"], reading.redrawn, strict=True),
+        (value["decoded_redrawn"], view.decoded_redrawn),
+    ]
+    for levels, ink in pictures:
+        np.testing.assert_allclose(ink_of(levels), np.clip(ink, 0, 1), atol=0.5 / 255 + 1e-6)
+    blue, orange = two_digits.PENS
+    assert value["colours"] == [orange, blue] and value["pen_colours"] == [blue, orange]
+    assert value["decoded"] == 4
 
 
 def ink_colour(pixels: np.ndarray) -> np.ndarray:
@@ -154,11 +178,11 @@ def ink_colour(pixels: np.ndarray) -> np.ndarray:
 
 def test_decode_as_adds_that_capsule_redrawn_and_only_one_not_read(section):
     reading = section.reader.read(two_digits.example_layers(READ_RIGHT[0]) / 255)
-    assert "Capsule 4 redrawn" in section.decode_again(reading, "4")
-    assert "redrawn (not read" not in section.decode_again(reading, "7")  # one of the two: shown already
-    assert tinted(section.reader.redraw(reading, 4)[None], ["#000000"]).tolist() in [
-        picture.tolist() for picture in pictures(section.decode_again(reading, "4"))
-    ]
+    four = section.decode_again(reading, "4")
+    assert four["decoded"] == 4 and four["read"] == [7, 1]
+    np.testing.assert_allclose(ink_of(four["decoded_redrawn"]), section.reader.redraw(reading, 4), atol=0.5 / 255)
+    seven = section.decode_again(reading, "7")  # one of the two: shown already
+    assert seven["decoded"] is None and seven["decoded_redrawn"] is None
     view = section.view(reading, 4)
     np.testing.assert_allclose(view.decoded_redrawn, section.reader.redraw(reading, 4))
     with torch.inference_mode():
@@ -170,12 +194,10 @@ def test_a_digit_drawn_alone_is_read_as_one_digit_and_redrawn_alone(section):
     layers = two_digits.example_layers(READ_RIGHT[0]).copy()
     layers[1] = 0  # the 7 alone
     reading, panel = section.read_drawing(pair_value(layers), two_digits.TWO_READ)
-    assert reading.read == (7,) and reading.cnn_read == (7,) and read_of(panel)[1] == {7}
-    assert 'data-count="1"' in panel and "One digit read" in panel and "&amp;" not in panel.split("pair-input")[0]
-    assert reading.redrawn.shape == (1, 28, 28)
+    assert reading.read == (7,) and reading.cnn_read == (7,) and panel["read"] == [7] and panel["cnn_read"] == [7]
+    assert reading.redrawn.shape == (1, 28, 28) and len(panel["redrawn"]) == len(panel["colours"]) == 1
     second_length = torch.tensor([float(reading.lengths[reading.second])])
     assert not section.reader.rule.two(second_length, torch.tensor([reading.second_ink]))
-    assert len(pictures(panel)) == 3  # its redrawing, the input, Figure 5
 
 
 def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured_rule(section):
@@ -197,59 +219,9 @@ def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured
     at, short, little_ink = with_lines(), with_lines(second=second + 1e-3), with_lines(second_ink=ink + 1e-3)
     read = [each.reader.read(layers).read for each in (at, short, little_ink)]
     assert [len(digits) for digits in read] == [2, 1, 1] and read[0][0] == read[1][0] == read[2][0]
-    panel = little_ink.panel(little_ink.reader.read(layers), None)
-    assert "One digit read" in panel and f"{100 * ink:.1f}% of the ink" in panel and "below" in panel
-
-
-def note_of(second: float, second_ink: float, rule: CountRule) -> str:
-    """The count note of a reading of one digit whose second capsule (a 5) is ``second`` long and
-    whose redrawing covers ``second_ink`` of the ink (no network needed)."""
-    lengths = np.zeros(10)
-    lengths[3], lengths[5] = 0.95, second
-    blank = np.zeros((28, 28))
-    view = PairView(
-        blank,
-        np.zeros((2, 28, 28)),
-        lengths,
-        (3,),
-        5,
-        second_ink,
-        rule,
-        blank[None],
-        (two_digits.PENS[0],),
-        two_digits.PENS,
-        np.zeros(10),
-        (3,),
-        CountRule(0.5),
-        1,
-    )
-    return count_note(view)
-
-
-def test_a_figure_beside_its_line_is_never_written_on_the_wrong_side_of_it():
-    note = note_of(0.62, 0.0296, CountRule(0.5, 0.03))  # the panel once said 3.0% (below 3.0%)
-    assert "covers 2.96% of the ink that the 3's leaves (below 3.00%)" in note and "3.0%" not in note
-    note = note_of(0.4999, 0.05, CountRule(0.5, 0.03))
-    assert "is 0.4999 long (below 0.5000)" in note
-    assert "covers 5.0% of the ink that the 3's leaves (at or above 3.0%)" in note
-    note = note_of(0.5, 0.03, CountRule(0.5, 0.03))  # on the line: at or above, as written
-    assert "is 0.50 long (at or above 0.50)" in note
-    assert "covers 3.0% of the ink that the 3's leaves (at or above 3.0%)" in note
-    assert beside_its_line(0.12345, 0.1235, 2) == ("0.12345", "0.12350")
-    assert beside_its_line(0.996, 0.99, 2) == ("1.00", "0.99")  # above its line: rounding keeps the order
-
-
-def test_a_reading_on_its_line_in_float32_is_described_as_it_is_counted():
-    """float32 holds 0.02 as 0.0199999996, a hair below 0.02 in float64: a capsule of float32's 0.02
-    and an ink share of float32's 3% were counted two (at or above their lines, in float32) and
-    described in float64 as below them. The rule and the note now compare alike (`as_compared`)."""
-    rule = CountRule(0.02, 0.03)
-    second, ink = torch.tensor([0.02]), torch.tensor([0.03])  # float32, each below its line in float64
-    assert second.item() < rule.second and ink.item() < rule.second_ink
-    assert rule.two(second, ink).item()
-    note = note_of(second.item(), ink.item(), rule)
-    assert "is 0.02 long (at or above 0.02)" in note
-    assert "covers 3.0% of the ink that the 3's leaves (at or above 3.0%)" in note
+    panel = little_ink.panel(little_ink.reader.read(layers), None)  # the page says why (pair_view.js)
+    assert len(panel["read"]) == 1 and panel["second_ink"] == ink and panel["second"] == reading.second
+    assert panel["rule"] == {"second": second, "second_ink": ink + 1e-3}
 
 
 def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, mnist_test):
@@ -319,7 +291,7 @@ def test_pairs_read_at_the_same_moment_are_read_in_one_batch_each_as_alone(secti
 
 def test_an_empty_drawing_asks_for_two_digits(section):
     reading, panel = section.read_drawing(pair_value(), two_digits.TWO_READ)
-    assert reading is None and panel == section.panel(None, None) and "pen 2" in panel
+    assert reading is None and panel == section.panel(None, None) == {"revision": None}  # the page asks
     blank = np.zeros((2, 28, 28), dtype=np.uint8)  # a background without ink
     assert section.read_drawing(pair_value(blank), two_digits.TWO_READ) == (None, section.panel(None, None))
 
@@ -347,8 +319,8 @@ FORGED = {
 def test_a_forged_drawing_is_answered_in_the_panel(section, value, reason):
     state, panel = section.read_drawing(value, two_digits.TWO_READ)
     assert state == gr.skip()  # the reading kept
-    assert 'class="panel message"' in panel and "Cannot read these two digits" in panel
-    assert reason in html.unescape(panel)
+    assert set(panel) == {"message"} and panel["message"].startswith("Cannot read these two digits")
+    assert reason in panel["message"]
 
 
 @pytest.mark.parametrize("decode_as", [None, 11, 7, "x", [1], ["1"], {"7": 1}, float("nan"), "winner", " 7"])
@@ -357,7 +329,7 @@ def test_a_forged_decode_as_is_answered_in_the_panel(section, decode_as):
     state, panel = section.read_drawing(pair_value(two_digits.example_layers(READ_RIGHT[0])), decode_as)
     assert state == gr.skip()  # the reading kept
     for shown in (section.decode_again(reading, decode_as), section.decode_again(None, decode_as), panel):
-        assert 'class="panel message"' in shown and "Decode as must be one of" in shown
+        assert set(shown) == {"message"} and "Decode as must be one of" in shown["message"]
 
 
 # The app: its pair event and /predict_pair over HTTP.
@@ -369,7 +341,7 @@ def test_over_http_a_pair_is_read_and_a_forged_value_disturbs_nothing(app, url):
     layers = two_digits.example_layers(READ_RIGHT[2])  # 1 and 5
     event = app.TWO_DIGITS.read_drawing
     shown = outputs_of(page_event(app, url, event, [pair_value(layers, revision=3), "7"], session))[-1]
-    assert read_of(shown) == (3, {1, 5}) and "Capsule 7 redrawn" in shown
+    assert read_of(shown) == (3, {1, 5}) and shown["decoded"] == 7
     one_pen = base64.b64encode(bytes(784)).decode()
     for value, decode_as, reason in [
         ({"strokes": ["1 2"], "pens": "5"}, two_digits.TWO_READ, "each a digit 0..1"),
@@ -381,11 +353,11 @@ def test_over_http_a_pair_is_read_and_a_forged_value_disturbs_nothing(app, url):
         response = page_event(app, url, event, [value, decode_as], session)
         assert response.status_code == 200
         answer = outputs_of(response)[-1]
-        assert 'class="panel message"' in answer and reason in html.unescape(answer)
+        assert set(answer) == {"message"} and reason in answer["message"]
     again = outputs_of(page_event(app, url, app.TWO_DIGITS.decode_again, [None, "7"], session))[-1]
     assert again == shown  # the reading was kept
     forged = outputs_of(page_event(app, url, app.TWO_DIGITS.decode_again, [None, None], session))[-1]
-    assert "Decode as must be one of" in forged
+    assert "Decode as must be one of" in forged["message"]
 
 
 @pytest.mark.server
@@ -434,12 +406,30 @@ def test_predict_pair_answers_each_network_s_count_and_digits(section, example):
     assert figure.shape == (280, 280, 3) and figure.dtype == np.uint8
 
 
+def test_the_page_is_named_the_pairs_graphs_and_each_is_served_for_good(section):
+    """The panel's settings name the three graphs by their hashes, the count rules the reader counts
+    with and the pens; each address is one of the section's routes, gzipped, kept for good."""
+    settings = section.page_settings()
+    assert settings["facts"]["rule"] == dataclasses.asdict(section.reader.rule)
+    assert settings["facts"]["cnn_rule"] == dataclasses.asdict(section.reader.cnn_rule)
+    assert settings["facts"]["pen_colours"] == list(two_digits.PENS)
+    urls = [settings[name] for name in ("capsules_url", "decoder_url", "sigmoids_url")]
+    assert len(set(urls)) == 3 and all(re.fullmatch(r"network/[0-9a-f]{16}\.onnx", url) for url in urls)
+    client = TestClient(Starlette(routes=section.routes()))
+    graphs = (section.graphs.capsules, section.graphs.decoder, section.graphs.sigmoids)
+    for url, graph in zip(urls, graphs, strict=True):
+        answer = client.get(f"/{url}", headers={"Accept-Encoding": "gzip"})
+        assert answer.status_code == 200 and answer.content == graph.data  # the client unzips
+        assert answer.headers["content-encoding"] == "gzip" and "immutable" in answer.headers["cache-control"]
+
+
 # Without the pairs networks, and the measurement only for the weights it was made with.
 
 
 def test_without_the_pairs_networks_the_section_says_why_and_how_to_train_them():
     missing = two_digits.TwoDigitsSection(networks.pair_networks("/nonexistent/pairs", "/nonexistent/pairs-cnn"))
     assert missing.reader is None and "/nonexistent/pairs" in missing.problem
+    assert missing.graphs is None and missing.routes() == []  # no graphs for the page either
     assert "--task pairs" in missing.problem and "CAPSNET_PAIRS_WEIGHTS" in missing.problem
     with gr.Blocks() as page:
         missing.layout({"api_visibility": "private", "show_progress": "hidden", "queue": False, "preprocess": False})

@@ -1,4 +1,5 @@
-"""What the playground shows: the reading panel's numbers, the pictures, Figure 4."""
+"""What the playground shows: the reading panel's numbers, the pictures, Figure 4, the Two-digits
+panel's empty and message values."""
 
 import base64
 import io
@@ -8,7 +9,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from playground import figure4_views, reading_views, views
+from playground import figure4_views, reading_views, two_digit_views, views
 
 
 def decoded(data_url: str) -> np.ndarray:
@@ -64,8 +65,9 @@ def test_no_reading_and_a_message_say_so():
     }
 
 
-def test_a_message_panel_escapes_its_text():
-    assert "&lt;script&gt;" in views.message_panel("<script>alert(1)</script>")
+def test_no_pair_and_a_pair_message_say_so():
+    assert two_digit_views.no_pair() == {"revision": None}
+    assert two_digit_views.pair_message("Cannot decode: no") == {"message": "Cannot decode: no"}
 
 
 def test_figure4_has_a_strip_per_row_of_the_sweep_each_picture_a_faint_pixel_apart():

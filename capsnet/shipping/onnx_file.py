@@ -11,6 +11,8 @@ the library's own modules (`torch.onnx.export`), never from a second copy of the
   (`capsnet.routing`): no weights, and run only when the routing is to be shown, so that a reading
   made while the pen moves costs no more than the capsules;
 - `probabilities_graph`: the CNN baseline, a 28x28 image in, its ten probabilities out;
+- `sigmoids_graph`: the CNN trained on pairs (`capsnet.data.pairs`), a 28x28 image in, its ten
+  independent sigmoids out, the scores its count rule reads (`capsnet.digit_count`);
 - `turn_graph`: `capsnet.data.affine.transform` of a 28x28 image by an `AffineChange`'s seven
   numbers, in float64 as the library computes the change.
 
@@ -33,6 +35,7 @@ import torch
 
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange, affine_matrices, transform
+from capsnet.data.pairs import scores
 from capsnet.model import CapsNet, CapsNetConfig
 from capsnet.routing import agreement, dynamic_routing, routing_by_iterations
 from capsnet.shipping.onnx_products import predictions_as_product, primary_convolution_as_product
@@ -104,6 +107,17 @@ class _Probabilities(torch.nn.Module):
         return self.network(images).probabilities
 
 
+class _Sigmoids(torch.nn.Module):
+    """The pairs CNN's ten sigmoids (`capsnet.data.pairs.scores`): [1, 1, 28, 28] -> [1, 10]."""
+
+    def __init__(self, network: BaselineCNN):
+        super().__init__()
+        self.network = network
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        return scores(self.network(images))
+
+
 class _Turn(torch.nn.Module):
     """One image changed by an AffineChange's numbers: [1, 1, 28, 28] and [7] (float64, CHANGE's
     order) -> [1, 1, 28, 28]."""
@@ -163,6 +177,13 @@ def probabilities_graph(network: BaselineCNN) -> bytes:
     """``network``'s probabilities of one image a run: "images" in, "probabilities" out."""
     side = network.config.image_size
     return _exported(_Probabilities(network), (torch.zeros(1, 1, side, side),), ["images"], ["probabilities"])
+
+
+def sigmoids_graph(network: BaselineCNN) -> bytes:
+    """``network``'s ten sigmoids of one image a run, as a CNN trained on pairs reads them: "images"
+    in, "probabilities" out (`_Sigmoids`)."""
+    side = network.config.image_size
+    return _exported(_Sigmoids(network), (torch.zeros(1, 1, side, side),), ["images"], ["probabilities"])
 
 
 def turn_graph(side: int) -> bytes:

@@ -40,13 +40,15 @@ export function mount({ element, props, watch, fire }) {
   // a stroke is drawn at most every props.live_ms.
   function send(drawing = false) {
     const all = stroke ? [...strokes, stroke] : strokes;
-    const readHere = drawings.offer({ pad: element, strokes: all, background, revision: revision + 1, drawing });
+    const allPens = stroke ? [...pens, pen] : pens;
+    const offered = { pad: element, strokes: all, pens: allPens, background, revision: revision + 1, drawing };
+    const readHere = drawings.offer(offered);
     if (drawing && !readHere && performance.now() - sentAt < props.live_ms) return; // neither read nor sent
     revision += 1;
     element.dataset.revision = revision;
     if (drawing && readHere) return;
     const value = { strokes: all.map((s) => s.join(" ")), background: encoded(background), revision, drawing };
-    if (colours.length > 1) value.pens = (stroke ? [...pens, pen] : pens).join("");
+    if (colours.length > 1) value.pens = allPens.join("");
     props.value = value;
     if (readHere) return;
     sentAt = performance.now();

@@ -1,8 +1,8 @@
 // The page's networks in a module worker of their own, off the thread that takes the pen and
 // paints the ink: ONNX Runtime Web runs the graphs (capsnet/shipping/onnx_file.py: the capsules,
-// their routing, the decoder, the CNN, the turn), and the drawing is made into the network's
-// input here too. page_networks.js starts one
-// or two of these and talks to them in messages:
+// their routing, the decoder, the CNN, the turn; or the pairs networks'), and the drawing is made
+// into the network's input here too. page_networks.js starts a few of these and talks to them in
+// messages:
 //
 //   {id, kind, ...} -> {id, result} or {id, error: message}, the kinds being
 //   load     {facts, runtime, graphs: {name: url or bytes}, unchanged} -> {loaded: [names]}
@@ -19,6 +19,10 @@
 //            field²], dimension order (the decoder)
 //   turn     {image, change, networks: ["capsules" and/or "probabilities"]} -> {turned, and for
 //            "capsules": capsules, lengths, reconstruction; for "probabilities": probabilities}
+//   pair     {drawing: {strokes, pens, background, revision}, decodeAs} -> a drawing of the two-pen
+//            pad read by the pairs networks (graphs capsules, decoder and sigmoids): null for too
+//            little ink, or the Two-digits panel's numbers (pair_reading.js `pairReading`)
+//   pairDecoded {pair, digit} -> the pair with capsule `digit` redrawn as Decode as asks (`decodedAs`)
 //
 // Pictures are ink in [0, 1], Float32Array [field * field]; messages are answered in turn, but
 // "changes" and "sweep" after every other message waiting.
@@ -27,6 +31,7 @@ import { dimensionChanges } from "./dimension_changes.js";
 import { downloaded } from "./downloaded.js";
 import { inkToMnist } from "./ink_to_mnist.js";
 import { inks } from "./inks.js";
+import { decodedAs, pairReading } from "./pair_reading.js";
 
 let ort = null; // ONNX Runtime Web's module, once imported
 let facts = null; // Python's numbers (playground/reading.py PREPROCESSING, and the network's classes)
@@ -150,6 +155,15 @@ async function turn({ image, change, networks }) {
   return answer;
 }
 
+// pair_reading.js's `run`: graph `name` run on `inputs` ({name: {data, dims}}, float32), its outputs' values.
+async function runGraph(name, inputs) {
+  const feeds = Object.fromEntries(
+    Object.entries(inputs).map(([input, { data, dims }]) => [input, new ort.Tensor("float32", data, dims)]),
+  );
+  const outputs = await sessions[name].run(feeds);
+  return Object.fromEntries(Object.entries(outputs).map(([output, tensor]) => [output, tensor.data]));
+}
+
 const GIVING_WAY = 2; // dimensions (4 decoder runs, one batch) between two looks at the messages
 
 // The pictures beside the sliders, GIVING_WAY dimensions at a time, the messages that came
@@ -190,6 +204,8 @@ const KINDS = {
   decode: ({ capsules, digit, offsets }) => decode(capsules, digit, offsets),
   changes,
   sweep,
+  pair: ({ drawing, decodeAs }) => pairReading(drawing, facts, runGraph, decodeAs),
+  pairDecoded: ({ pair, digit }) => decodedAs(pair, digit, facts, runGraph),
 };
 
 // One message at a time, in the order they came (a reading waits for the one before it), but the

@@ -6,6 +6,9 @@
 // of a turn goes to whichever worker is free (`turnAndRead`), so that both cores work while a
 // slider is dragged; on one core, the first worker does all.
 //
+// The Two-digits section's networks, the pairs CapsNet and the pairs CNN, are a worker of their own
+// (`startPairReader`), loaded once that section comes near the screen.
+//
 // The reading panel starts the reader (reading_panel.js), Turn it the turner once its section
 // comes near the screen (turn_panel.js). Each start is a promise that fails with the reason the
 // page cannot run them; its state says where it stands: "waiting", "ready" or "unavailable".
@@ -56,7 +59,9 @@ const askedForReader = new Promise((done) => {
   readerAsked = done;
 });
 let turner = null; // the turner's start, once asked
-const states = { reader: "waiting", turner: "waiting", decoder: "waiting" };
+let pairNetworks = null; // the pairs networks' worker
+let pairReader = null; // its start, once asked
+const states = { reader: "waiting", turner: "waiting", decoder: "waiting", pairReader: "waiting" };
 
 function started(name, promise) {
   return promise.then(
@@ -164,10 +169,33 @@ export function startTurner({ runtime, turn, probabilities, unchanged }) {
   return turner;
 }
 
-// "waiting", "ready" or "unavailable", for the reader, its decoder and the turner.
+// The pairs networks, loaded once asked (the Two-digits section near the screen) and the page idle:
+// `settings` = {facts: two_digits.py `page_settings`'s, runtime: ONNX Runtime Web's folder,
+// capsules, decoder: the pairs CapsNet's graphs, sigmoids: the pairs CNN's}, each address relative
+// to the page.
+export function startPairReader({ facts: numbers, runtime, capsules, decoder, sigmoids }) {
+  pairReader ??= started(
+    "pairReader",
+    Promise.resolve(cannotRun()).then(async (why) => {
+      if (why !== null) throw new Error(why);
+      await pageIdle();
+      pairNetworks = networkWorker();
+      const graphs = { capsules: absolute(capsules), decoder: absolute(decoder), sigmoids: absolute(sigmoids) };
+      try {
+        await pairNetworks.ask("load", { facts: numbers, runtime: absolute(runtime), graphs });
+      } catch (error) {
+        throw new Error(`the pairs networks did not load in the page (${error.message})`);
+      }
+    }),
+  );
+  return pairReader;
+}
+
+// "waiting", "ready" or "unavailable", for the reader, its decoder, the turner and the pairs networks.
 export const readerState = () => states.reader;
 export const decoderState = () => states.decoder;
 export const turnerState = () => states.turner;
+export const pairReaderState = () => states.pairReader;
 
 // A drawing read: `drawing` = {strokes: flat [x0, y0, x1, y1, ...] arrays in pad units,
 // background: the example's ink values 0..255 or null, drawing: whether the pen is still down}. A
@@ -203,3 +231,14 @@ export async function turnAndRead(image, change) {
   ]);
   return { ...capsules, probabilities: cnn.probabilities };
 }
+
+// A drawing of the two-pen pad read by the pairs networks, once ready: `drawing` = {strokes: flat
+// [x0, y0, x1, y1, ...] arrays in pad units, pens: each stroke's pen (the pad's string of digits, or
+// numbers), background: both examples' layers of ink, 2 x 784 values 0..255, or null, revision},
+// `decodeAs` the capsule Decode as chose (a digit; null for the two read). A promise of null for too
+// little ink, or the Two-digits panel's numbers (pair_reading.js `pairReading`).
+export const readPair = (drawing, decodeAs = null) => pairNetworks.ask("pair", { drawing, decodeAs });
+
+// `pair` (readPair's) with capsule `digit` (null: the two read) redrawn as Decode as asks: a promise
+// of the new numbers.
+export const decodePairAs = (pair, digit) => pairNetworks.ask("pairDecoded", { pair, digit });

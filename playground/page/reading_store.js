@@ -35,8 +35,9 @@
 // The requests, each offered by one panel and taken by another where the page can do it; `offer`
 // says whether one was taken, and where none is, the panel that offered asks the server:
 // - `drawings`, offered by the pads (drawing_pad.js) for each drawing: {pad: its element, strokes:
-//   flat arrays, background: 784 ink values 0..255 or null, revision, drawing: the pen still down}.
-//   The reading panel takes those of its pad where it reads them.
+//   flat arrays, pens: each stroke's pen (numbers; all 0 on a pad of one pen), background: 784 ink
+//   values 0..255 a pen or null, revision, drawing: the pen still down}. The reading panel takes
+//   those of its pad where it reads them.
 // - `redraws`, the reconstruction asked of the reading panel by the sliders and Decode as: {offsets:
 //   one number a dimension or null; digit: the capsule to draw, null for the winner, absent for
 //   the one shown; range: the sliders' range, where it changed}. Taken where the page's decoder draws it.

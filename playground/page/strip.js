@@ -23,6 +23,3 @@ export function placeStrip({ element, props, watch }) {
   watch("value", place);
   place();
 }
-
-// The glue's way in for a panel that only places its strip (Two digits).
-export const mount = placeStrip;

@@ -1,7 +1,7 @@
-// What every panel of the page is drawn with, as playground/views.py draws the server's: ink as a
-// picture (black ink on white paper, a PNG data URL, shown large and crisp by playground.css), the
-// bars of ten numbers in [0, 1], text made safe for HTML, the panel that says why a view shows
-// nothing; and the server's numbers as the page's (views.ink_base64, views.float32_base64).
+// What every panel of the page is drawn with: ink as a picture (black ink on white paper, a PNG
+// data URL, shown large and crisp by playground.css) and pictures in colour, the bars of ten numbers
+// in [0, 1], text made safe for HTML, the panel that says why a view shows nothing; and the server's
+// numbers as the page's (playground/views.py ink_base64, float32_base64).
 
 import { paper } from "./paper.js";
 
@@ -34,33 +34,36 @@ export const pictureUrl = (ink, width) => pngUrl(paper(ink), 1, width);
 // A square picture of RGB colours (3 numbers 0..255 a pixel) as a PNG data URL.
 export const colourPictureUrl = (rgb) => pngUrl(rgb, 3);
 
-// A square picture of `ink` shown large and crisp, described by `alt`; an empty frame for null
-// (views.picture_html).
+// A square picture of `ink` shown large and crisp, described by `alt`; an empty frame for null.
 export function pictureHtml(ink, alt) {
   if (ink == null) return `<div class="picture empty" role="img" aria-label="${escaped(alt)}"></div>`;
   return `<img class="picture" src="${pictureUrl(ink)}" alt="${escaped(alt)}">`;
 }
 
 // A bar chart of ten `values` in [0, 1] in digit order, the bar of `winner` highlighted (null:
-// none), `label` saying what they are (views.lengths_svg).
-export function lengthsSvg(values, winner, label = "lengths of the digit capsules") {
+// none), `label` saying what they are. `marked`: {digit: CSS colour} of bars drawn in their own
+// colour; `line`: a dashed line across at that height (null: none).
+export function lengthsSvg(values, winner, label = "lengths of the digit capsules", { marked = {}, line = null } = {}) {
   const step = 300 / values.length;
   const bars = Array.from(values, (value, digit) => {
     const [x, height, middle] = [8 + step * digit, 100 * value, 8 + step * digit + (step - 8) / 2];
+    const fill = digit in marked ? ` style="fill: ${escaped(marked[digit])}"` : "";
     return (
-      `<rect class="bar${digit === winner ? " winner" : ""}" x="${x.toFixed(1)}" y="${(112 - height).toFixed(1)}" ` +
+      `<rect class="bar${digit === winner ? " winner" : ""}"${fill} x="${x.toFixed(1)}" y="${(112 - height).toFixed(1)}" ` +
       `width="${(step - 8).toFixed(1)}" height="${height.toFixed(1)}" rx="2"/>` +
       `<text x="${middle.toFixed(1)}" y="128" class="axis">${digit}</text>` +
       `<text x="${middle.toFixed(1)}" y="${(108 - height).toFixed(1)}" class="value">${value.toFixed(2)}</text>`
     );
   });
+  const y = (112 - 100 * line).toFixed(1);
+  const threshold = line === null ? "" : `<line x1="4" x2="306" y1="${y}" y2="${y}" class="threshold"/>`;
   return (
     `<svg class="lengths" viewBox="0 0 310 134" role="img" aria-label="${escaped(label)}">` +
-    `<line x1="4" x2="306" y1="112.5" y2="112.5" class="baseline"/>${bars.join("")}</svg>`
+    `<line x1="4" x2="306" y1="112.5" y2="112.5" class="baseline"/>${threshold}${bars.join("")}</svg>`
   );
 }
 
-// A view saying why it shows nothing (views.message_panel).
+// A view saying why it shows nothing.
 export const messageHtml = (text) => `<div class="panel message" role="alert">${escaped(text)}</div>`;
 
 const bytesOf = (base64) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));

@@ -5,7 +5,8 @@ a fixed seed, written for tests/js/*.test.js to check the ports against:
 
 DIR gets one JSON file a module, named after it (stroke_mask.json for stroke_mask.js, ...),
 facts.json (playground/reading.py `PREPROCESSING`, the numbers the page's modules get from the
-server). An array
+server); pair_reading.json holds the shipped pairs networks' outputs beside what the server's
+reader made of each drawing, for the port to be run on the same outputs. An array
 in the JSON is {"dtype", "shape", "deflated"}: its little-endian bytes, zlib-compressed, in
 base64 (`packed`), so that the pad's 280x280 pictures stay small.
 """
@@ -17,16 +18,21 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+import torch
 from PIL import Image
 
 from capsnet.data.preprocess import BOX, INK_THRESHOLD, MIN_CONTRAST, ink_to_mnist
 from harness import digit_strokes
-from playground import dimension_changes, drawing_pad, views
+from harness.paths import REPO
+from playground import dimension_changes, drawing_pad, networks, two_digit_views, two_digits, views
+from playground.pair_reading import PairReader, example_fields
 from playground.reading import EXAMPLES, PREPROCESSING, example_ink
 from playground.stroke_mask import stroke_mask
+from playground.two_digits import PENS
 
 SEED = 70
 SIDE = drawing_pad.SIDE
+SECOND = "second"  # Decode as the second-longest capsule of a drawing read as one digit
 # drawings whose field's centre of mass lies on a half pixel, where the sums' rounding decides the field's place
 CENTRED_ON_HALF_PIXELS = {"a straight 1", "a square", "the pad's edges"}
 
@@ -220,6 +226,148 @@ def change_colour_cases(rng: np.random.Generator) -> dict:
     return {"palette": dimension_changes.PALETTE, "changes": packed(changes), "colours": packed(colours)}
 
 
+def tinted_cases(rng: np.random.Generator) -> dict:
+    """two_digit_views.tinted and figure5 of inks as the page has them (grey levels / 255 in float32,
+    views.js inkOf), two pens' ink equal on some pixels (the first pen's colour on top), and of
+    float32 inks beyond [0, 1] and at quarters, where rounding halves to even shows (orange's red at
+    ink 0.5 on white paper is (255 + 230) / 2, 242.5), on white paper and on a picture."""
+    levels = rng.integers(0, 256, (3, 28, 28)).astype(np.float32) / np.float32(255)  # [3, 28, 28]
+    levels[1, :4] = levels[0, :4]
+    floats = rng.uniform(-0.3, 1.3, (2, 28, 28)).astype(np.float32)
+    floats[:, :2] = rng.choice(np.array([0, 0.25, 0.5, 0.75, 1], dtype=np.float32), (2, 2, 28))
+    under = rng.integers(0, 256, (28, 28, 3), dtype=np.uint8)
+    cases = [
+        ("two pens' ink", levels[:2], list(PENS), None),
+        ("ink in black", levels[2:], ["#000000"], None),
+        ("float32 ink beyond [0, 1] and at quarters", floats, [PENS[1], PENS[0]], None),
+        ("two pens' ink on a picture", levels[:2], list(PENS), under),
+    ]
+    figures = [("two digits redrawn", levels[:2], list(PENS)), ("one digit redrawn", levels[1:2], [PENS[1]])]
+    return {
+        "tinted": [
+            {
+                "name": name,
+                "inks": packed(inks),
+                "colours": colours,
+                "under": None if under is None else packed(under),
+                "picture": packed(two_digit_views.tinted(inks, colours, under)),
+            }
+            for name, inks, colours, under in cases
+        ],
+        "figure5": [
+            {
+                "name": name,
+                "image": packed(levels[2]),
+                "redrawn": packed(redrawn),
+                "colours": colours,
+                "picture": packed(two_digit_views.figure5(levels[2], redrawn, colours)),
+            }
+            for name, redrawn, colours in figures
+        ],
+    }
+
+
+def pair_drawings(rng: np.random.Generator) -> list[tuple[str, dict, int | str | None]]:
+    """Drawings of the two-pen pad (name, pad value, the digit *Decode as* chose, SECOND, or None): each MNIST
+    test pair under the pad tapped, one drawn over, digits drawn over each other with the two pens
+    (`digit_strokes`; one of them read as one digit for its second redrawing's ink alone), single
+    digits drawn with either pen, a dot and an empty pad."""
+    cases = []
+    for k, path in enumerate(sorted(two_digits.EXAMPLES_FOLDER.glob("*.png"))):
+        layers = two_digits.example_layers(path)
+        background = base64.b64encode(layers.tobytes()).decode("ascii")
+        cases.append((f"example {path.stem}", {"strokes": [], "pens": "", "background": background}, (k * 3) % 10))
+        if k == 2:
+            drawn = digit_strokes.strokes(7, 150.0, 60.0, 80.0, 150.0)
+            value = {"strokes": drawn, "pens": "1" * len(drawn), "background": background}
+            cases.append((f"example {path.stem} drawn over with pen 2", value, None))
+    for first, second in ((3, 5), (0, 7), (4, 1), (2, 8), (6, 9)):
+        box, other = digit_strokes.overlapping_boxes(rng, SIDE)
+        a, b = digit_strokes.strokes(first, *box), digit_strokes.strokes(second, *other)
+        value = {"strokes": a + b, "pens": "0" * len(a) + "1" * len(b), "background": None}
+        cases.append((f"{first} and {second} drawn over each other", value, first))
+    eight, one = digit_strokes.strokes(8, 66.0, 123.0, 86.0, 130.0), digit_strokes.strokes(1, 56.0, 131.0, 86.0, 130.0)
+    value = {"strokes": eight + one, "pens": "0" * len(eight) + "1" * len(one), "background": None}
+    cases.append(("a 1 over an 8, its capsule long, its redrawing covering too little ink of its own", value, 1))
+    for digit, pen, decode_as in ((1, "0", 9), (3, "1", SECOND), (8, "0", 8), (2, "1", SECOND)):
+        drawn = digit_strokes.strokes(digit, *digit_strokes.random_box(rng, SIDE))
+        value = {"strokes": drawn, "pens": pen * len(drawn), "background": None}
+        cases.append((f"{digit} alone with pen {pen}", value, decode_as))
+    cases.append(("a dot", {"strokes": [[140.0, 140.0]], "pens": "1", "background": None}, None))
+    cases.append(("an empty pad", {"strokes": [], "pens": "", "background": None}, None))
+    return cases
+
+
+def pair_readings(rng: np.random.Generator) -> dict:
+    """What the server's `PairReader` (two_digits.py's `read_drawing`) makes of each of
+    `pair_drawings`, with the shipped pairs networks' outputs the page's port takes instead of
+    running them: {"facts": `TwoDigitsSection.page_settings`'s, "cases": [{"name", "drawing"
+    (strokes as float32 reads them, pens, background's 2 x 784 ink values or null), "revision",
+    "decode_as", "reading": null for too little ink, else the network outputs ("capsules" [10, 16],
+    "lengths", "probabilities", "alone": each capsule redrawn alone [10, 28, 28]) and what the
+    reader made ("image", "layers", "read", "second", "second_ink", "redrawn", "cnn_read",
+    "pens": `pens_of`'s, "decoded")}]}."""
+    pairs = networks.pair_networks(str(REPO / "weights" / "pairs"), str(REPO / "weights" / "pairs-cnn"))
+    if pairs.problem is not None:
+        raise SystemExit(f"the pair_reading fixtures need the shipped pairs networks: {pairs.problem}")
+    reader = PairReader.of(pairs)
+    facts = {
+        **PREPROCESSING,
+        "classes": reader.capsnet.config.num_classes,
+        "pen_colours": list(two_digits.PENS),
+        "rule": {"second": reader.rule.second, "second_ink": reader.rule.second_ink},
+        "cnn_rule": {"second": reader.cnn_rule.second, "second_ink": reader.cnn_rule.second_ink},
+    }
+    cases = []
+    for revision, (name, value, decode_as) in enumerate(pair_drawings(rng), start=1):
+        strokes = [" ".join(f"{x:g}" for x in stroke) for stroke in value["strokes"]]
+        drawing = drawing_pad.parse({**value, "strokes": strokes, "revision": revision}, pens=2)
+        if drawing.background is not None and not drawing.strokes:
+            fields = example_fields(drawing.background)
+            reading = None if fields is None else reader.read_fields(fields, revision)
+        else:
+            reading = reader.read(drawing_pad.inks(drawing, pens=2), revision)
+        if decode_as == SECOND:
+            decode_as = reading.second
+        case = {
+            "name": name,
+            "drawing": {
+                "strokes": [xy.ravel().tolist() for xy in drawing.strokes],
+                "pens": value["pens"],
+                "background": None if drawing.background is None else drawing.background.ravel().tolist(),
+            },
+            "revision": revision,
+            "decode_as": decode_as,
+            "reading": None if reading is None else pair_reading_case(reader, reading, decode_as),
+        }
+        cases.append(case)
+    return {"facts": facts, "cases": cases}
+
+
+def pair_reading_case(reader: PairReader, reading, decode_as: int | None) -> dict:
+    """The network outputs of a reading and what the reader made of them (`pair_readings`)."""
+    classes = reader.capsnet.config.num_classes
+    with torch.inference_mode():
+        alone = reader.capsnet.decode(reading.capsules[None].expand(classes, -1, -1), torch.arange(classes))
+    decoded = decode_as if decode_as is not None and decode_as not in reading.read else None
+    return {
+        "capsules": packed(reading.capsules.numpy()),
+        "lengths": packed(reading.lengths),
+        "probabilities": packed(reading.probabilities),
+        "alone": packed(alone[:, 0].numpy()),
+        "image": packed(reading.image),
+        "layers": packed(reading.layers),
+        "read": list(reading.read),
+        "second": reading.second,
+        "second_ink": reading.second_ink,
+        "redrawn": packed(reading.redrawn),
+        "cnn_read": list(reading.cnn_read),
+        "pens": list(two_digits.pens_of(reading.redrawn, reading.layers)),
+        "decoded": decoded,
+        "decoded_redrawn": None if decoded is None else packed(reader.redraw(reading, decoded)),
+    }
+
+
 def write(folder: Path) -> None:
     """Write every fixture into ``folder``, made if missing."""
     rng = np.random.default_rng(SEED)
@@ -235,6 +383,8 @@ def write(folder: Path) -> None:
         "round_half_even": rounded(rng),
         "views": {"argmax": maxima(rng)},
         "change_colours": change_colour_cases(rng),
+        "tinted": tinted_cases(rng),
+        "pair_reading": pair_readings(rng),
     }
     folder.mkdir(parents=True, exist_ok=True)
     for name, content in files.items():

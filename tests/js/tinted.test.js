@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { figure5, tinted } from "../../playground/page/tinted.js";
+import { fixture, unpacked } from "./fixtures.js";
+
+const cases = fixture("tinted");
+
+// The K inks of a fixture's float32 [K, 28, 28], each [784].
+const inksOf = (array) =>
+  Array.from({ length: array.shape[0] }, (_, k) => unpacked(array).subarray(784 * k, 784 * (k + 1)));
+
+test("tinted colours inks as two_digit_views.tinted does, level for level", () => {
+  for (const { name, inks, colours, under, picture } of cases.tinted) {
+    const drawn = tinted(inksOf(inks), colours, under === null ? null : unpacked(under));
+    assert.deepEqual(Array.from(drawn), Array.from(unpacked(picture)), name);
+  }
+});
+
+test("figure5 draws the redrawn digits over the input in light grey as two_digit_views.figure5 does", () => {
+  for (const { name, image, redrawn, colours, picture } of cases.figure5) {
+    const drawn = figure5(unpacked(image), inksOf(redrawn), colours);
+    assert.deepEqual(Array.from(drawn), Array.from(unpacked(picture)), name);
+  }
+});
+
+test("tinted: no ink is white paper, full ink its colour, the stronger ink on top, the first where equal", () => {
+  const [blue, orange] = ["#1f6fd1", "#e66100"];
+  const drawn = tinted([Float32Array.of(0, 1, 0.25, 0.5), Float32Array.of(0, 0, 0.75, 0.5)], [blue, orange]);
+  assert.deepEqual(Array.from(drawn.slice(0, 6)), [255, 255, 255, 0x1f, 0x6f, 0xd1]);
+  // orange at 0.75: 63.75 + 172.5, 63.75 + 72.75 (136.5, a half: to the even 136), 63.75 + 0
+  assert.deepEqual(Array.from(drawn.slice(6, 9)), [236, 136, 64]);
+  assert.deepEqual(Array.from(drawn.slice(9)), [(255 + 31) / 2, (255 + 111) / 2, (255 + 209) / 2]);
+});
