@@ -242,7 +242,11 @@ def test_without_its_weights_the_sliders_ask_the_server(app, url, page):
     assert any("redraw on the server" in text for kind, text in page.messages if kind == "info")
 
 
-def test_a_reading_does_not_wait_for_the_weights_and_the_sliders_ask_the_server_meanwhile(app, url, page):
+def test_a_reading_does_not_wait_for_the_decoder_and_is_redrawn_once_it_comes(app, url, page):
+    """The decoder's graph held back: an example tapped is read and shown all the same (the page's
+    reader is ready without it, or the server reads), the page's decoder drawing nothing; once the
+    graph comes, the panel shows the reconstruction the server draws, and the sliders redraw in the
+    page with no request."""
     held = []
     page.route(f"**/{app.READING.decoder.url}", lambda route: held.append(route))
     person = loaded(page, url)
@@ -251,10 +255,11 @@ def test_a_reading_does_not_wait_for_the_weights_and_the_sliders_ask_the_server_
     while not held and time.monotonic() < deadline:
         page.wait_for_timeout(100)
     assert len(held) == 1 and not person.decoder_draws()
-    offsets = one_moved(person, -0.1)
-    shows(person, servers_panel_picture(app, url, page, "winner", "paper", offsets))
     held[0].continue_()
     person.wait_for_decoder()
+    page.locator("#reading-panel .reconstruction img.picture").wait_for()  # drawn once the decoder came
+    server = servers_panel_picture(app, url, page, "winner", "paper", [0.0] * 16)
+    assert grey_levels_apart(person.reconstruction(), server) <= SERVER_GREY_LEVELS
     answers = person.answers
     person.set_offsets([0.1] * 16)
     assert person.answers == answers
