@@ -4,7 +4,7 @@ Serves `python app.py` on 127.0.0.1 in a subprocess (harness/app_server.py) and 
 people use its page together: light HTTP clients in this process that send what the page sends, one
 POST per event (harness/page_crowd.py). Each opens the page once, fetching what a browser's first
 visit fetches before any scroll: the page, Gradio's frontend, the page's modules, its graphs and
-ONNX Runtime Web (18 MB as sent, compressed), the list recorded at the start from a first visit of
+ONNX Runtime Web (11 MB as sent, compressed), the list recorded at the start from a first visit of
 the served page in headless Chromium (harness/page_visit.py) and asked for as a browser asks (the
 page, then six files at a time, taking gzip, brotli and zstd); draws a digit stroke by stroke (read
 in the page with no request; a page that does not read sends readings while a stroke is drawn, the
@@ -13,8 +13,9 @@ page's decoder, with no request; a page without one sends each move), after ever
 turns it in the Turn-it section (the first time scrolling down fetches Turn it's graphs, 6 MB, as a
 browser does; its refresh, then the rotation slider in a few moves), looks for two seconds, presses
 Clear; half of them then draw a pair on the Two-digits pad (a digit with pen 1, another moved over
-it with pen 2, stroke by stroke likewise), after every other pair or so change Decode as, look,
-press its Clear; and each draws another digit. For each N, after a warm-up digit each, until
+it with pen 2, stroke by stroke likewise; the first time, scrolling down fetches the section's
+graphs, and a page that reads pairs itself then sends nothing of them), after every other pair or
+so change Decode as, look, press its Clear; and each draws another digit. For each N, after a warm-up digit each, until
 --readings strokes of the digit pad have been finished and read (by the page, or answered by the
 server), it prints:
 - p50 / p95 / max latency of each event, the Two-digits pad's in rows of their own; a final
@@ -32,10 +33,11 @@ server), it prints:
   the per-session state of new visitors: about 1 MB each, the routing kept for the sliders), and
   their browsers keep the files fetched in the warm-up, as a browser caches the page's immutable
   files; with --arriving they open the page afresh instead, all at once, fetching everything again
-  (a crowd arriving together: 18 MB a person, 24 MB once scrolled down, most of it in the measured
-  run's first seconds).
-N serves everyone when the final readings' p95 is at most 1 s on both pads with no error (on the
-Two-digits pad alone where the page reads the digit pad itself); the ramp stops at the first N that
+  (a crowd arriving together: 11 MB a person, and the Turn-it and Two-digits graphs once scrolled
+  down, most of it in the measured run's first seconds).
+N serves everyone when the final readings' p95 is at most 1 s on each pad the server reads, with
+no error (no error alone where the page reads both pads itself: the crowd then costs the server
+its files); the ramp stops at the first N that
 does not, and names the largest that did, and the CPU. (Without the pairs networks the page has no
 Two-digits pad: nobody draws pairs, and the digit pad's readings alone decide.)
 With --against REV the app of git revision REV (today's code before a change, say) is served from a
@@ -269,7 +271,9 @@ def ramp(
     """Each N of ``people`` in turn until one is not served: whether each was, and the p95 of the
     final readings that decide it, the worse pad's (None for too few answers)."""
     # the p95s that decide: the digit pad's where the server reads it, the Two-digits pad's
-    limited = ([] if page.reads_in_page else ["final"]) + (["pair-final"] if page.read_pair is not None else [])
+    limited = ([] if page.reads_in_page else ["final"]) + (
+        ["pair-final"] if page.read_pair is not None and not page.reads_pairs_in_page else []
+    )
     served, final_p95 = {}, {}
     pid = server_pid()
     print(f"server RSS when started: {memory_mb(pid, 'VmRSS'):.1f} MB")

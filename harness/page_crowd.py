@@ -187,12 +187,18 @@ class Person(PageClient):
 
     async def draw_a_pair(self, drawings: list[tuple[int, list[list[float]]]]) -> None:
         """In Two digits: draw a digit with pen 1 and another one over it with pen 2, stroke by
-        stroke; sometimes change Decode as; look; Clear."""
+        stroke; sometimes change Decode as; look; Clear: each sent, or nothing where the page reads
+        the pairs itself (its graphs fetched when the person scrolled down)."""
         await self.scroll_down()  # past Turn it
         first = drawings[self.rng.integers(len(drawings))]
         others = [drawing for drawing in drawings if drawing[0] != first[0]]
         second = overlaid(first[1], others[self.rng.integers(len(others))][1], self.rng)
         strokes, pens = first[1] + second, "0" * len(first[1]) + "1" * len(second)
+        if self.page.reads_pairs_in_page:  # read, redrawn and cleared in the page: nothing is sent
+            async for _ in drawn(strokes):
+                pass
+            await asyncio.sleep(PAUSE_SECONDS)
+            return
         async for shown, pen_up in drawn(strokes):
             await self.send_pair(
                 "pair-live" if pen_up is None else "pair-final",

@@ -94,6 +94,8 @@ class Page:
     reads_in_page: bool = False  # whether a page with the network sends nothing of its digit pad (no
     # reading at pen-up, none for Clear) and waits for Turn it's graphs rather than ask for a refresh:
     # False, a page that sends each finished stroke and Clear, and asks for Turn it's first refresh
+    reads_pairs_in_page: bool = False  # whether a page with the pairs networks reads the Two-digits
+    # pad in the page once the section's graphs are in, Decode as and Clear too, and sends nothing
     first_visit: tuple[str, ...] = ()  # what a browser GETs on a first visit before any scroll, in
     # order, and ...
     scrolled: tuple[str, ...] = ()  # ... more once scrolled down (Turn it's graphs): recorded from the
@@ -128,6 +130,7 @@ class Page:
             (app.TURN_IT.cnn_graph.url, app.TURN_IT.turn_graph.url),
             sweeps_in_page=True,
             reads_in_page=True,
+            reads_pairs_in_page=pairs,
         )
 
 

@@ -142,7 +142,8 @@ def test_people_at_the_page_at_once_each_get_their_own_digit(app, served, drawin
 
 
 def test_people_drawing_pairs_too_get_each_pair_read(app, page, served, drawings):
-    """4 people at the page at once, two digits each, every other one drawing, after each digit, a
+    """4 people at a page that reads the pairs on the server (the page's fallback where it cannot
+    read them itself) at once, two digits each, every other one drawing, after each digit, a
     pair in Two digits (a digit with pen 1, another moved over it with pen 2, stroke by stroke),
     sometimes changing Decode as, then pressing that pad's Clear: every answer is what their page needs, the
     pair panel of each value sent, two digits named once both are drawn, the capsule Decode as
@@ -153,7 +154,8 @@ def test_people_drawing_pairs_too_get_each_pair_read(app, page, served, drawings
     refresh: the page waits for Turn it's graphs."""
     if app.TWO_DIGITS.problem is not None:
         pytest.skip(f"the Two-digits section has no networks: {app.TWO_DIGITS.problem}")
-    exchanges = use_the_page(served, page, PAIR_PEOPLE, drawings, lambda digits, _: digits >= PAIR_DIGITS)
+    on_the_server = dataclasses.replace(page, reads_pairs_in_page=False)
+    exchanges = use_the_page(served, on_the_server, PAIR_PEOPLE, drawings, lambda digits, _: digits >= PAIR_DIGITS)
 
     assert [(exchange.event, exchange.error) for exchange in exchanges if exchange.error] == []
     events = Counter((exchange.person, exchange.event) for exchange in exchanges)
@@ -170,6 +172,23 @@ def test_people_drawing_pairs_too_get_each_pair_read(app, page, served, drawings
         assert events[person, "pair-final"] >= 2 * pairs * PAIR_DIGITS  # two digits, a stroke each at least
         assert events[person, "pair-live"] + events[person, "pair-let-go"] >= events[person, "pair-final"]
     assert sum(events[person, "pair-decode"] for person in pair_people) > 0  # with seed 0, someone does
+
+
+def test_people_drawing_pairs_in_the_page_send_nothing_of_them(app, page, served, drawings):
+    """The page as it ships reads the Two-digits pad itself: scrolled down to it, a person's browser
+    fetches the pairs networks' graphs once, and their pairs, Decode as and Clear send nothing."""
+    if app.TWO_DIGITS.problem is not None:
+        pytest.skip(f"the Two-digits section has no networks: {app.TWO_DIGITS.problem}")
+    graphs = app.TWO_DIGITS.graphs
+    assert page.reads_pairs_in_page
+    assert {graph.url for graph in (graphs.capsules, graphs.decoder, graphs.sigmoids)} <= set(page.scrolled)
+    exchanges = use_the_page(served, page, PAIR_PEOPLE, drawings, lambda digits, _: digits >= PAIR_DIGITS)
+
+    assert [(exchange.event, exchange.error) for exchange in exchanges if exchange.error] == []
+    assert [exchange.event for exchange in exchanges if exchange.event.startswith("pair")] == []
+    events = Counter((exchange.person, exchange.event) for exchange in exchanges)
+    for person in range(PAIR_PEOPLE):
+        assert events[person, "scrolled"] == 1 or not draws_pairs(person, PAIR_SHARE)  # down to Two digits
 
 
 def test_a_person_fetches_the_page_s_files_as_a_browser_does(page, served):
