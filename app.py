@@ -124,7 +124,7 @@ if __name__ == "__main__":
                 *page_network.runtime_routes(),
                 *page_modules.routes(),
             ],
-            head=page_modules.head(),
+            head=page_modules.head(READING.reader_files()),
         ),
     )
     serving.freeze_what_is_loaded()

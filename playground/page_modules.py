@@ -41,6 +41,8 @@ def _folder_hash() -> str:
 
 URL = f"page/{_folder_hash()}"  # the modules' folder, relative to the page
 KEPT_INPUT = "kept_input.js"  # a plain script, run from the page's head: never imported
+FETCHED_EARLY = "fetched_early.js"  # the same
+PLAIN_SCRIPTS = {KEPT_INPUT, FETCHED_EARLY}
 FIRST_TAP = "drawing_pad.js"  # the pad, which takes a person's first tap
 NEAR_THE_SCREEN = {"pair_panel.js"}  # mounted once the page is idle and it is NEAR: never preloaded
 NEAR = "100% 0px"  # within a screen's height above or below the screen (page_loaded.js nearTheScreen)
@@ -60,7 +62,7 @@ def page_thread_modules() -> list[str]:
     browser asks for them in this order."""
     texts = [(FOLDER / path.name).read_text(encoding="utf-8") for path in MODULES]
     imported = {name for text in texts for name in _IMPORT.findall(text) + _WORKER.findall(text)}
-    roots = [path.name for path in MODULES if path.name not in imported | NEAR_THE_SCREEN | {KEPT_INPUT}]
+    roots = [path.name for path in MODULES if path.name not in imported | NEAR_THE_SCREEN | PLAIN_SCRIPTS]
     found, waiting = [], sorted(roots, key=lambda name: name != FIRST_TAP)
     while waiting:
         name = waiting.pop(0)
@@ -98,14 +100,20 @@ def called(module: str, function: str, *arguments) -> str:
     return f"(...inputs) => {{ {_imported(module)}.then((module) => module.{function}(...inputs{extra})); }}"
 
 
-def head() -> str:
-    """HTML for the page's head: a modulepreload link for each of `page_thread_modules`, and
-    kept_input.js inline, so that it runs before any component is laid out."""
+def head(reader_files: tuple[str, ...] = ()) -> str:
+    """HTML for the page's head: a modulepreload link for each of `page_thread_modules`,
+    kept_input.js inline, so that it runs before any component is laid out, and fetched_early.js,
+    which asks, at a low priority, for ``reader_files``: what the page's reader fetches before it
+    reads (addresses relative to the page), for its worker to find them kept or on their way."""
     links = "".join(
         f'<link rel="modulepreload" fetchpriority="low" href="{html.escape(f"{URL}/{name}")}">'
         for name in page_thread_modules()
     )
-    return f"{links}<script>{(FOLDER / KEPT_INPUT).read_bytes().decode()}</script>"
+    scripts = f"<script>{(FOLDER / KEPT_INPUT).read_text(encoding='utf-8')}</script>"
+    if reader_files:
+        files = html.escape(json.dumps(list(reader_files)))
+        scripts += f'<script data-files="{files}">{(FOLDER / FETCHED_EARLY).read_text(encoding="utf-8")}</script>'
+    return links + scripts
 
 
 def routes() -> list[Route]:

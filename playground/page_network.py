@@ -34,6 +34,7 @@ RUNTIME_FILES = {
     "ort-wasm-simd-threaded.mjs": "text/javascript",
     "ort-wasm-simd-threaded.wasm": "application/wasm",
 }
+RUNTIME_URLS = tuple(f"{RUNTIME}/{name}" for name in RUNTIME_FILES)  # relative to the page
 
 
 def compressed(data: bytes) -> bytes:

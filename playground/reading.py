@@ -38,7 +38,7 @@ from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
 from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
 from playground import batches, drawing_pad, page_modules, reading_views, serving, views
-from playground.page_network import RUNTIME, PageGraph
+from playground.page_network import RUNTIME, RUNTIME_URLS, PageGraph
 
 WINNER = "winner"  # Decode as: the longest capsule
 API_PIXEL = 10  # /predict and /perturb give 280x280 pictures
@@ -244,6 +244,12 @@ class ReadingSection:
             return None
         picture = views.paper(reading.reconstruction(reading.decoded_digit(decode_as), offsets))
         return views.upscaled(picture, API_PIXEL)
+
+    def reader_files(self) -> tuple[str, ...]:
+        """The files the page's reader fetches before its first reading, addresses relative to the
+        page: ONNX Runtime Web's and the routing and capsules graphs; the page's head asks for them
+        (page_modules.head). Its decoder comes later, on the person's first touch."""
+        return (*RUNTIME_URLS, self.routing_graph.url, self.page_network.url)
 
     def layout(self) -> tuple[drawing_pad.DrawingPad, "ReadingView", gr.Radio]:
         """The pad beside the reading panel and *Decode as*, laid out where it is called inside the

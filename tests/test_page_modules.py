@@ -65,12 +65,13 @@ def test_every_module_s_imports_are_in_the_folder_and_every_module_is_used(app):
     for name, imported in modules.items():
         assert imported <= modules.keys(), (name, imported - modules.keys())
     used = set().union(*modules.values()) | {name for line in glue_lines(app.demo) for name in GLUE.findall(line)}
-    assert used | {page_modules.KEPT_INPUT} == modules.keys(), modules.keys() - used
+    assert used | page_modules.PLAIN_SCRIPTS == modules.keys(), modules.keys() - used
 
 
 def test_the_head_preloads_what_the_glue_imports_and_what_that_imports():
     """Every module the page's thread runs is preloaded from the head, the worker's only modules are
-    not, and kept_input.js runs there inline, as a plain script."""
+    not, and kept_input.js runs there inline, as a plain script, and so does fetched_early.js, with
+    the files it asks for."""
     modules = {path.name: imports_of(path) for path in page_modules.MODULES}
     preloaded = page_modules.page_thread_modules()
     assert len(preloaded) == len(set(preloaded))
@@ -84,6 +85,11 @@ def test_the_head_preloads_what_the_glue_imports_and_what_that_imports():
     kept_input = (page_modules.FOLDER / page_modules.KEPT_INPUT).read_text(encoding="utf-8")
     assert f"<script>{kept_input}</script>" in head
     assert not re.search(r"^(import|export) ", kept_input, re.M)  # a plain script
+    fetched_early = (page_modules.FOLDER / page_modules.FETCHED_EARLY).read_text(encoding="utf-8")
+    files = "[&quot;network/a.onnx&quot;, &quot;x/y.wasm&quot;]"  # ["network/a.onnx", "x/y.wasm"], escaped
+    with_files = page_modules.head(("network/a.onnx", "x/y.wasm"))
+    assert with_files == f'{head}<script data-files="{files}">{fetched_early}</script>'
+    assert not re.search(r"^(import|export) ", fetched_early, re.M)
 
 
 def test_every_name_a_module_imports_is_exported_by_the_module_it_names():

@@ -32,6 +32,7 @@ from tests.support.playground_pages import (
     page_module,
     page_networks,
     playground_page,
+    touched,
     wait_for_networks,
 )
 
@@ -103,9 +104,11 @@ def page(browser):
 
 
 def with_reader(page, url: str) -> PadDriver:
-    """The page loaded, its network with it."""
+    """The page loaded, its network with it, and its decoder, which comes on a person's first touch."""
     page.goto(url)
     wait_for_networks(page)
+    touched(page)
+    wait_for_networks(page, "decoder")
     return PadDriver(page)
 
 
@@ -203,6 +206,32 @@ def panel_pictures(page) -> dict[str, np.ndarray]:
             page.locator("#reading-panel .panel").evaluate("(panel) => panel.outerHTML")
         )
     }
+
+
+def test_the_head_asks_for_the_reader_s_files_and_the_decoder_waits_for_a_touch(app, url, page):
+    """A first visit: the page's head asks for ONNX Runtime Web's files and the capsules and
+    routing graphs (fetched_early.js) before the reader's worker starts, and the worker reads them
+    from the browser's cache: each crosses the wire once. The decoder's graph is not fetched while
+    the person only looks; their first touch brings it, once."""
+    asked, sizes = [], {}  # the addresses in the order asked, workers' included; each one's bodies as sent
+    page.context.on("request", lambda request: asked.append(request.url))
+    page.context.on(
+        "requestfinished",
+        lambda request: sizes.setdefault(request.url, []).append(request.sizes()["responseBodySize"]),
+    )
+    page.goto(url)
+    wait_for_networks(page)
+    worker = next(i for i, address in enumerate(asked) if address.endswith("/network_worker.js"))
+    for file in app.READING.reader_files():
+        address = next(address for address in asked if address.endswith(f"/{file}"))
+        assert asked.index(address) < worker, file
+        assert asked.count(address) == 2 and sum(size > 0 for size in sizes[address]) == 1, (file, sizes[address])
+    page.wait_for_timeout(2000)  # a person looking
+    decoder = url.rstrip("/") + "/" + app.READING.decoder.url
+    assert networks_state(page, "decoder") == "waiting" and decoder not in asked
+    touched(page)
+    wait_for_networks(page, "decoder")
+    assert asked.count(decoder) == 1
 
 
 def test_a_stroke_is_read_in_the_page_and_never_sent(app, url, page):

@@ -96,13 +96,27 @@ const decoderCame = new Promise((done, failed) => {
 });
 started("decoder", decoderCame).catch(() => {}); // its failure is told where a picture is asked for
 
+// The decoder's graph is fetched on the person's first touch of the page (a pointer pressed, a
+// key), or once something draws from a capsule: a visit that only looks does not fetch it.
+let askForDecoder;
+const decoderAsked = new Promise((done) => {
+  askForDecoder = done;
+});
+for (const touch of ["pointerdown", "keydown"])
+  window.addEventListener(touch, () => askForDecoder(), { capture: true, once: true, passive: true });
+const withDecoder = () => {
+  askForDecoder();
+  return decoderCame;
+};
+
 // The reader, loaded once the page is idle: `settings` = {facts (reading.PREPROCESSING and the
 // network's classes), runtime: ONNX Runtime Web's folder, capsules: the CapsNet's graph, routing:
-// its routing graph, decoder: its decoder's graph}, each address relative to the page. The reader
-// is ready once it reads (the capsules and routing graphs); the decoder's graph is fetched once they
-// are in, so that on a slow link the first reading waits neither for its bytes nor for theirs:
-// the readings made meanwhile come without their pictures (`readDrawing`), and what draws from a
-// capsule waits for it (`decodeCapsule`, `dimensionChangesOf`, `sweepOf`).
+// its routing graph, decoder: its decoder's graph}, each address relative to the page (the page's
+// head has asked for the first three's files already: fetched_early.js). The reader is ready once
+// it reads (the capsules and routing graphs); the decoder's graph is fetched once they are in and
+// it is asked for (`withDecoder`), so that on a slow link the first reading waits neither for its
+// bytes nor for theirs: the readings made meanwhile come without their pictures (`readDrawing`), and
+// what draws from a capsule waits for it (`decodeCapsule`, `dimensionChangesOf`, `sweepOf`).
 export function startReader({ facts: numbers, runtime, capsules, routing, decoder }) {
   facts ??= numbers;
   readerFiles ??= { capsules: absolute(capsules), decoder: absolute(decoder) };
@@ -122,8 +136,8 @@ export function startReader({ facts: numbers, runtime, capsules, routing, decode
           // while the capsules graph comes
           graphs: { routing: absolute(routing), capsules: readerFiles.capsules },
         });
-        // the decoder's bytes after the capsules graph's, which they would share the link with
-        decoderBytes = downloaded(readerFiles.decoder);
+        // the decoder's bytes once asked for, after the capsules graph's, which they would share the link with
+        decoderBytes = decoderAsked.then(() => downloaded(readerFiles.decoder));
         decoderBytes.catch(() => {}); // told below, once the reader is ready
         warmUp = await readDrawing(warmUpDrawing(facts)); // its code compiled before a person's first drawing
       } catch (error) {
@@ -157,7 +171,7 @@ export function startTurner({ runtime, turn, probabilities, unchanged }) {
     "turner",
     askedForReader.then(async (started) => {
       await started;
-      await decoderCame; // a turn redraws the digit
+      await withDecoder(); // a turn redraws the digit
       const common = { facts, runtime: absolute(runtime), unchanged };
       const [turnGraph, cnnGraph] = await Promise.all([turn, probabilities].map((url) => downloaded(absolute(url))));
       const graphs = { turn: turnGraph, probabilities: cnnGraph, ...readerFiles };
@@ -208,17 +222,17 @@ export const readDrawing = ({ strokes, background, drawing }) =>
 
 // The decoder's picture of capsule `digit` of `capsules` moved by `offsets` (null: not moved).
 export const decodeCapsule = (capsules, digit, offsets) =>
-  decoderCame.then(() => capsnet.ask("decode", { capsules, digit, offsets }));
+  withDecoder().then(() => capsnet.ask("decode", { capsules, digit, offsets }));
 
 // The ink each dimension of capsule `digit` adds and takes away between the ends of its slider's
 // range (`limits`, one number a dimension): a Float32Array of signed changes for each.
 export const dimensionChangesOf = (capsules, digit, limits) =>
-  decoderCame.then(() => capsnet.ask("changes", { capsules, digit, limits }));
+  withDecoder().then(() => capsnet.ask("changes", { capsules, digit, limits }));
 
 // Figure 4's pictures of capsule `digit` of `capsules`: each dimension at `steps` offsets evenly
 // from -limit to +limit of its `limits`, the others at zero: Float32Array [16 * steps * 28²].
 export const sweepOf = (capsules, digit, limits, steps) =>
-  decoderCame.then(() => capsnet.ask("sweep", { capsules, digit, limits, steps }));
+  withDecoder().then(() => capsnet.ask("sweep", { capsules, digit, limits, steps }));
 
 // `image` (the network's input) changed by `change` (the turn graph's numbers) and read by both
 // networks: {turned, capsules, lengths, reconstruction: the CapsNet's winner, probabilities}. The

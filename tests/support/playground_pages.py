@@ -58,9 +58,15 @@ def networks_state(page, which: str = "reader") -> str:
     return page.evaluate(f"async () => (await {page_networks(page)}).{which}State()")
 
 
+def touched(page) -> None:
+    """A person's first touch of the page, a press on its top left corner, on no control: the page
+    fetches its decoder then (page_networks.js `withDecoder`)."""
+    page.mouse.click(1, 1)
+
+
 def wait_for_networks(page, which: str = "reader", timeout_s: float = TIMEOUT_MS / 1000) -> None:
-    """Wait until the page's ``which`` ("reader" or "turner") is ready; fail where it is unavailable
-    or still waiting after ``timeout_s``."""
+    """Wait until the page's ``which`` ("reader", "decoder" or "turner") is ready; fail where it is
+    unavailable or still waiting after ``timeout_s``."""
     waited = time.monotonic() + timeout_s
     while (state := networks_state(page, which)) == "waiting" and time.monotonic() < waited:
         page.wait_for_timeout(100)
