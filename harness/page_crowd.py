@@ -27,13 +27,14 @@ of the value sent for every pair reading (two digits once both are drawn) with t
 names redrawn where it is not one of the two; a reading asked while a stroke is drawn may instead be
 let go by a crowded server (every output gr.skip(): the page leaves its panel), recorded as such.
 Each person's `Browser` keeps the page open and the files fetched once for the next use of the page;
-a fresh one opens it afresh. All the people run as asyncio tasks in one process, sharing one httpx
-client.
+a fresh one opens it afresh. All the people run as asyncio tasks in one process, each with an httpx
+client of their own.
 """
 
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
 import httpx
@@ -337,11 +338,14 @@ async def _use_the_page(
     browsers: list[Browser],
 ) -> list[Exchange]:
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None, keepalive_expiry=KEEPALIVE_SECONDS)
-    async with httpx.AsyncClient(base_url=f"{url}gradio_api/", timeout=HTTP_TIMEOUT, limits=limits) as client:
-        crowd = [
-            Person(client, page, index, seed, page.read_pair is not None and draws_pairs(index, pair_share), browser)
-            for index, browser in zip(range(people), browsers, strict=True)
-        ]
+    async with AsyncExitStack() as clients:
+        crowd = []
+        for index, browser in zip(range(people), browsers, strict=True):
+            # a client of their own, as a browser has its own connections (one client shared by
+            # hundreds costs its pool a scan of every connection at every request)
+            client = httpx.AsyncClient(base_url=f"{url}gradio_api/", timeout=HTTP_TIMEOUT, limits=limits)
+            pairs = page.read_pair is not None and draws_pairs(index, pair_share)
+            crowd.append(Person(await clients.enter_async_context(client), page, index, seed, pairs, browser))
 
         def person_done(digits: int) -> bool:
             return done(digits, sum(person.finished for person in crowd))

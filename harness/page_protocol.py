@@ -5,7 +5,7 @@ what the page of an app needs of it (its events' indices, its controls' first va
 fetches and what it then computes itself); an output left as it is (gr.skip(), as a crowded server
 answers a reading asked while a stroke is drawn: `skipped`); and `PageClient`, a session of its own
 that sends the page's events and fetches its files as a browser asks for them (each file's answer a
-`Fetched`, its bytes counted as sent), over a shared httpx client, recording each exchange, how long
+`Fetched`, its bytes counted as sent), over an httpx client, recording each exchange, how long
 it took and what was wrong with its answer (`Exchange`, its event one of EVENTS). The people of
 harness/page_crowd.py are such clients; tests send single events with `page_event`.
 """
@@ -197,12 +197,20 @@ class PageClient:
 
     async def fetch(self, address: str) -> Fetched:
         """GET the file at ``address`` (relative to the page) as a browser asks for it, its body
-        read as sent (not decompressed: the bytes are what is counted)."""
-        url = self.client.base_url.join(f"../{address}")
-        async with self.client.stream("GET", url, headers=BROWSER_HEADERS) as response:
+        read as sent (not decompressed: the bytes are what is counted). Where the server closes a
+        kept-alive connection as the request comes, before any answer, it is sent again on another,
+        as Chromium does."""
+        request = self.client.build_request("GET", self.client.base_url.join(f"../{address}"), headers=BROWSER_HEADERS)
+        try:
+            response = await self.client.send(request, stream=True)
+        except (httpx.ReadError, httpx.RemoteProtocolError):
+            response = await self.client.send(request, stream=True)
+        try:
             body = 0
             async for chunk in response.aiter_raw():
                 body += len(chunk)
+        finally:
+            await response.aclose()
         headers = response.headers
         head = len(f"HTTP/1.1 {response.status_code} {response.reason_phrase}\r\n\r\n")
         head += sum(len(name) + len(value) + 4 for name, value in headers.raw)  # "name: value\r\n"

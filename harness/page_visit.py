@@ -7,11 +7,13 @@ The recording: a fresh browser (nothing cached) opens the page through a proxy o
 counts the bytes (harness/delaying_proxy.py, no delay), and every GET it makes of the page's
 origin is listed in the order it was asked: the page, Gradio's frontend files and its start-up
 calls, the page's own modules, the graphs and ONNX Runtime Web, until the page's reader is ready
-and nothing has crossed for QUIET_S; then scrolled to the end a screen at a time, which brings
-Turn it's graphs, until quiet again. A file asked again (the page's modules, imported by its
-workers too) is listed once: the browser's cache answers it. Left out: the POSTs of the page's
-events and the streams that stay open (Gradio's heartbeat, Server-Sent Events, websockets), which
-the crowd does not model as files, and anything of another origin.
+and nothing has crossed for QUIET_S; then a tap on the pad, as a person starts to draw, which
+brings the decoder's graph (the page fetches it on a person's first touch), until quiet; then
+scrolled to the end a screen at a time, which brings Turn it's and Two digits' graphs, until quiet
+again. A file asked again (the page's modules, imported by its workers too) is listed once: the
+browser's cache answers it. Left out: the POSTs of the page's events and the streams that stay
+open (Gradio's heartbeat, Server-Sent Events, websockets), which the crowd does not model as
+files, and anything of another origin.
 """
 
 import dataclasses
@@ -71,8 +73,8 @@ class Visit:
     """A first visit's GETs, each the address of a file relative to the page ("" the page itself,
     "assets/index-….js", "network/….onnx", ...), in the order the browser asked for them."""
 
-    at_once: tuple[str, ...]  # before any scroll: the page, its files, and what it fetches once idle
-    scrolled: tuple[str, ...]  # more once scrolled down to the end: Turn it's graphs
+    at_once: tuple[str, ...]  # before any scroll: the page, its files, what it fetches once idle or touched
+    scrolled: tuple[str, ...]  # more once scrolled down to the end: Turn it's and Two digits' graphs
 
 
 def recorded_visit(app_url: str) -> Visit:
@@ -107,6 +109,8 @@ def recorded_visit(app_url: str) -> Visit:
             page.goto(origin)
             if wait_for_reader(page) not in {"ready", "none"}:
                 raise RuntimeError("the page's reader did not load")
+            wait_for_quiet(link)
+            page.locator("#pad canvas").first.click()  # the person's first touch, which brings the decoder
             wait_for_quiet(link)
             before_scroll = len(asked)
             scroll_to_end(page)
