@@ -50,16 +50,20 @@ def main() -> None:
     print("| graph | weights | bytes | both right (pairs.json) | two strongest not PyTorch's | largest difference |")
     print("| --- | --- | --- | --- | --- | --- |")
     rows = [
-        ("the pairs CapsNet", "float16, shipped", capsnet, capsules_graph(capsnet, eight_bits=False), "lengths"),
-        ("the pairs CapsNet", "PrimaryCaps and W_ij in 8 bits", capsnet, capsules_graph(capsnet), "lengths"),
-        ("the pairs CNN", "float16, shipped", cnn, sigmoids_graph(cnn), "probabilities"),
+        ("the pairs CapsNet", "float16, shipped", "capsnet", capsules_graph(capsnet, eight_bits=False), "lengths"),
+        ("the pairs CapsNet", "PrimaryCaps and W_ij in 8 bits", "capsnet", capsules_graph(capsnet), "lengths"),
+        ("the pairs CNN", "float16, shipped", "cnn", sigmoids_graph(cnn), "probabilities"),
     ]
-    for name, weights, network, graph, output in rows:
-        with torch.inference_mode():
-            expected = torch.cat([scores(network(chunk)) for chunk in inputs.split(CHUNK)])  # [N, 10]
+    with torch.inference_mode():  # each network's scores in PyTorch, once: [N, 10]
+        in_pytorch = {
+            key: torch.cat([scores(network(chunk)) for chunk in inputs.split(CHUNK)])
+            for key, network in (("capsnet", capsnet), ("cnn", cnn))
+        }
+    for name, weights, key, graph, output in rows:
+        expected = in_pytorch[key]
         found = torch.from_numpy(in_graph(graph, inputs, output))
         right = both_right(top_two(found), labels).float().mean().item()
-        figure = recorded["capsnet" if network is capsnet else "cnn"]["both_right"]
+        figure = recorded[key]["both_right"]
         moved = (top_two(found).sort(dim=1).values != top_two(expected).sort(dim=1).values).any(dim=1).sum().item()
         worst = (found - expected).abs().max().item()
         print(
