@@ -103,7 +103,7 @@ def called(module: str, function: str, *arguments) -> str:
 def head(reader_files: tuple[str, ...] = ()) -> str:
     """HTML for the page's head: a modulepreload link for each of `page_thread_modules`,
     kept_input.js inline, so that it runs before any component is laid out, and fetched_early.js,
-    which asks, at a low priority, for ``reader_files``: what the page's reader fetches before it
+    which asks for ``reader_files`` as soon as it runs: what the page's reader fetches before it
     reads (addresses relative to the page), for its worker to find them kept or on their way."""
     links = "".join(
         f'<link rel="modulepreload" fetchpriority="low" href="{html.escape(f"{URL}/{name}")}">'

@@ -11,12 +11,14 @@ had), the pad asks the server as before, and the page says nothing alarming."""
 
 import base64
 import re
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 
 from capsnet.data.preprocess import ink_to_mnist
 from harness.chromium_browser import CHROMIUM, round_trip
+from harness.delaying_proxy import LOOPBACK, delaying_proxy
 from harness.digit_strokes import pad_value, random_box, strokes
 from harness.pad_drivers import PadDriver
 from harness.page_pictures import grey_picture
@@ -232,6 +234,29 @@ def test_the_head_asks_for_the_reader_s_files_and_the_decoder_waits_for_a_touch(
     touched(page)
     wait_for_networks(page, "decoder")
     assert asked.count(decoder) == 1
+
+
+def test_far_away_the_reader_s_files_go_out_beside_gradio_s_own(app, url, page):
+    """A first visit 200 ms away, every byte delayed (harness/delaying_proxy.py): the browser holds
+    six connections to the server, and the page's scripts queue for them a round trip at a time.
+    The head's files go out among them, not after the last of them (as they did at a low priority,
+    seconds later on a phone), so the link carries the graph while the page lays itself out."""
+    asked, went = [], {}  # the addresses in the order asked; when each first went out, ms
+    page.on("request", lambda request: asked.append((request.url, request.resource_type)))
+
+    def went_out(request) -> None:
+        timing = request.timing
+        went.setdefault(request.url, timing["startTime"] + timing["requestStart"])
+
+    page.on("requestfinished", went_out)
+    with delaying_proxy(urlsplit(url).port, 200) as port:
+        page.goto(f"http://{LOOPBACK}:{port}/")
+        wait_for_networks(page)
+    worker = next(i for i, (address, _) in enumerate(asked) if address.endswith("/network_worker.js"))
+    scripts = [address for address, kind in asked[:worker] if kind == "script"]
+    graph = next(address for address, _ in asked if address.endswith(f"/{app.READING.page_network.url}"))
+    last_script = max(went[address] for address in scripts)
+    assert went[graph] < last_script - 200, (went[graph], last_script)
 
 
 def test_a_stroke_is_read_in_the_page_and_never_sent(app, url, page):
