@@ -4,7 +4,8 @@ examples, every slider at either end of both ranges and elsewhere, decoded as th
 another digit (against the server's reading panel and /perturb); a drag redraws at every move with
 no request; *Decode as* redraws at once with no request; without its weights, or for a reading of
 another network, the sliders ask the server, as before (bringing the drawing the page read), and
-the page says nothing alarming; a reading never waits for the weights."""
+the page says nothing alarming; a reading never waits for the weights; a slider moved before the
+page's networks came keeps the server's picture once they come without their decoder."""
 
 import base64
 import json
@@ -263,4 +264,34 @@ def test_a_reading_does_not_wait_for_the_decoder_and_is_redrawn_once_it_comes(ap
     answers = person.answers
     person.set_offsets([0.1] * 16)
     assert person.answers == answers
+    no_alarm(page)
+
+
+def test_a_slider_moved_before_the_networks_came_keeps_the_server_s_picture(app, url, page):
+    """An example tapped and a slider moved while the page's networks are still on their way: the
+    server reads and redraws. The reader then comes and reads the drawing too, but its decoder is
+    refused: the panel keeps the server's picture of the moved capsule, not a reading without one."""
+    held = {"graph": [], "decoder": []}  # the requests for each, held
+    page.route(f"**/{app.READING.page_network.url}", lambda route: held["graph"].append(route))
+    page.route(f"**/{app.READING.decoder.url}", lambda route: held["decoder"].append(route))
+    person = loaded(page, url)
+    person.tap_example(3)
+    offsets = one_moved(person, 0.2)
+    moved = servers_panel_picture(app, url, page, "winner", "paper", offsets)
+    shows(person, moved)
+    while networks_state(page) == "waiting":  # the graph let through: the reader comes
+        for route in held["graph"]:
+            route.continue_()
+        held["graph"].clear()
+        page.wait_for_timeout(100)
+    assert networks_state(page) == "ready"
+    deadline = time.monotonic() + 60
+    while not held["decoder"] and time.monotonic() < deadline:  # asked for once the reader is in
+        page.wait_for_timeout(100)
+    held["decoder"][0].fulfill(status=404)
+    while networks_state(page, "decoder") == "waiting":
+        page.wait_for_timeout(100)
+    page.evaluate(f"() => {PANEL_DRAWN}")
+    assert page.locator("#reading-panel .digit").inner_text() == "3"
+    assert grey_levels_apart(person.reconstruction(), moved) == 0
     no_alarm(page)

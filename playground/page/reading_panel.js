@@ -15,7 +15,8 @@
 //   redraws the reconstruction from the shown reading's capsules, with no request.
 // - The page reads before its decoder has come (page_networks.js `startReader`): a reading made
 //   meanwhile shows no reconstruction and is read again once the decoder is in, and the server
-//   redraws for the sliders until then.
+//   redraws for the sliders until then. A panel the server drew of the same drawing keeps its
+//   pictures rather than give way to such a reading.
 // - Whenever the panel comes to show a capsule the page's decoder can draw (a reading made here,
 //   Decode as redrawn here, or the server's reading), it publishes it (`shownCapsule`): the
 //   dimension sliders follow it (dimension_sliders.js).
@@ -154,7 +155,10 @@ export function mount({ element, props, watch }) {
       const currentRevision = current.revision ?? -1;
       if (currentRevision > drawing.revision) return;
       const withoutPictures = current.inPage && !current.drawable; // read before the decoder came
-      if (currentRevision < drawing.revision || !current.settled || withoutPictures) {
+      // the server's panel of this drawing (a slider it redrew, say) stays while this reading
+      // comes without the pictures the server drew
+      const picturesLost = !current.inPage && currentRevision === drawing.revision && !found?.reconstructions;
+      if (!picturesLost && (currentRevision < drawing.revision || !current.settled || withoutPictures)) {
         const penUp = !drawing.drawing;
         const next = found === null ? { revision: null, settled: penUp } : readHere(found, drawing.revision, penUp);
         show(next);
