@@ -10,7 +10,8 @@ The sections, top to bottom, each laying itself out and wiring its own events:
                   where the winner's votes come from, the lengths at every iteration
     turn_it       your digit turned, scaled, sheared, stretched and moved; the CapsNet against a CNN
     two_digits    one digit drawn over another with two pens, each redrawn from its own capsule;
-                  /predict_pair; what it says above its pad: two_digits_text
+                  /predict_pair; what it says above its pad: two_digits_text; its pad's pens and
+                  examples: pair_pad
 
 What they stand on:
 

@@ -18,19 +18,14 @@ panel's module fetches them once the section nears the screen and, once they are
 pad's drawings and redraws Decode as in the page (playground/page/pair_panel.js); where the page
 cannot, the pad and Decode as ask the server (`read_drawing`, `decode_again`).
 
-The examples are MNIST test pairs, `assets/pairs/`: the first test pairs of
-`capsnet.data.pairs.fixed_pairs` (the ones `capsnet.studies.pairs_measurement` reads), whatever the networks
-make of them; `python -m bench.pair_examples --data-dir DATA` makes them again.
+The pad's pens and its examples (MNIST test pairs): `pair_pad`.
 """
 
 import dataclasses
-import re
 from dataclasses import InitVar, dataclass, field
-from pathlib import Path
 
 import gradio as gr
 import numpy as np
-from PIL import Image
 from starlette.routing import Route
 
 from capsnet.data.preprocess import SketchError, sketch_to_mnist
@@ -38,20 +33,17 @@ from capsnet.shipping import onnx_file
 from playground import drawing_pad, page_modules, serving, views
 from playground.networks import PairNetworks
 from playground.page_network import RUNTIME, PageGraph
+from playground.pair_pad import PENS, examples, pens_of
 from playground.pair_reading import PairReader, PairReading, example_fields
 from playground.reading import PREPROCESSING
-from playground.two_digit_views import ShownPair, figure5, no_pair, pair_message, pair_numbers, tinted
+from playground.two_digit_views import ShownPair, figure5, no_pair, pair_message, pair_numbers
 from playground.two_digits_text import INTRODUCTION, PAPER_CLAIM, measured
 
-PENS = ("#1f6fd1", "#e66100")  # blue and orange, each pen's (and the digit it redraws) colour; the
-# paper's Figure 5 uses red and green, which many people cannot tell apart
 TWO_READ = "the two read"
 DECODE_CHOICES = [TWO_READ] + [str(digit) for digit in range(10)]
 API_PIXEL = 10  # /predict_pair's picture is 280x280
 PAIR_STRIP_HEIGHT = 120  # the panel's two digits and their redrawings on a narrow screen, CSS pixels
-EXAMPLES_FOLDER = Path(__file__).parent.parent / "assets" / "pairs"
 DECODE_PAIR_AS = page_modules.called("pair_panel.js", "decodeAs")  # Decode as's js: in the page, or fire.submit
-EXAMPLE_NAME = re.compile(r"mnist_test_pair_(\d+)_(\d)_(\d)\.png")  # mnist_test_pair_0003_0_7.png
 PROMPT = (
     "Draw a digit with pen 1, then another over it with pen 2, or one digit alone (or tap an MNIST test "
     "pair): each capsule redraws its own."
@@ -60,15 +52,6 @@ PROMPT = (
 
 class PairInputError(ValueError):
     """A value the page cannot have sent to the section; the message says what is wrong."""
-
-
-def pens_of(redrawn: np.ndarray, layers: np.ndarray) -> tuple[int, ...]:
-    """The pen of each redrawn digit [k, 28, 28]: the assignment of the two pens' ink [2, 28, 28]
-    that the redrawings cover more of, (0, 1) or (1, 0) for two; (0,) or (1,) for one."""
-    overlap = np.einsum("rhw,phw->rp", redrawn, layers)  # [k redrawn, 2 pens]
-    if len(redrawn) == 1:
-        return (int(overlap[0].argmax()),)
-    return (0, 1) if overlap[0, 0] + overlap[1, 1] >= overlap[0, 1] + overlap[1, 0] else (1, 0)
 
 
 def checked_decode_as(decode_as) -> int | None:
@@ -80,31 +63,6 @@ def checked_decode_as(decode_as) -> int | None:
     if decode_as not in DECODE_CHOICES:
         raise PairInputError(f"Decode as must be one of {', '.join(DECODE_CHOICES)}, got {decode_as!r:.40}")
     return None if decode_as == TWO_READ else int(decode_as)
-
-
-def example_layers(path: Path) -> np.ndarray:
-    """uint8 [2, 28, 28], the two digits' ink of an example pair: saved side by side, 56x28, as
-    black ink on white."""
-    ink = 255 - np.asarray(Image.open(path).convert("L"))
-    return np.stack([ink[:, :28], ink[:, 28:]])
-
-
-def examples() -> list[drawing_pad.Example]:
-    """The MNIST test pairs under the pad, in the order of the test pairs."""
-    found = sorted(path for path in EXAMPLES_FOLDER.glob("*.png") if EXAMPLE_NAME.fullmatch(path.name))
-    pairs = []
-    for path in found:
-        _, a, b = EXAMPLE_NAME.fullmatch(path.name).groups()
-        layers = example_layers(path)
-        pairs.append(
-            drawing_pad.Example(
-                f"{a} and {b}",
-                f"MNIST test pair: {a} (pen 1) and {b} (pen 2)",
-                layers,
-                tinted(layers / 255, list(PENS)),
-            )
-        )
-    return pairs
 
 
 @dataclass(frozen=True)

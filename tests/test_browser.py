@@ -398,7 +398,7 @@ def fetched(page, module: str) -> bool:
 
 
 def test_two_digits_with_two_pens_clear_and_an_example(url, browser):
-    from playground.two_digits import PENS
+    from playground.pair_pad import PENS
 
     page = browser.new_page(viewport=DESKTOP)
     page.set_default_timeout(TIMEOUT_MS)
@@ -452,7 +452,7 @@ def in_the_strip(page, selector: str) -> bool:
 
 
 def test_two_digits_with_a_finger_on_a_phone_seen_in_the_strip(url, browser):
-    from playground.two_digits import PENS
+    from playground.pair_pad import PENS
 
     with phone_page(browser, url, PHONE) as page:
         person = PairDriver(page, touch=True)

@@ -17,7 +17,7 @@ import torch
 from harness.chromium_browser import CHROMIUM
 from harness.digit_strokes import strokes
 from harness.pad_drivers import PAIR_PANEL, PairDriver
-from playground import drawing_pad, two_digits
+from playground import drawing_pad, pair_pad, two_digits
 from playground.pair_reading import example_fields
 from tests.support.playground_pages import (
     networks_state,
@@ -57,8 +57,8 @@ async ([drawing, decodeAs]) => {
 def drawings() -> list[tuple[str, dict]]:
     """The pad's drawings read here, as its drawings offer gives them (reading_store.js `drawings`)."""
     cases = []
-    for path in sorted(two_digits.EXAMPLES_FOLDER.glob("*.png")):
-        background = two_digits.example_layers(path).ravel().tolist()
+    for path in sorted(pair_pad.EXAMPLES_FOLDER.glob("*.png")):
+        background = pair_pad.example_layers(path).ravel().tolist()
         cases.append((path.stem, {"strokes": [], "pens": [], "background": background}))
     for first, second in DRAWN:
         a, b = strokes(*first), strokes(*second)
@@ -144,7 +144,7 @@ def test_the_panel_reads_a_two_pen_drawing_and_decode_as_in_the_page(url, browse
         person.choose_pen(1)
         person.draw(strokes(5, 95, 50, 140, 200))
         assert sorted(person.reading()) == ["3", "5"]
-        assert person.digit_colours() == {"3": two_digits.PENS[0], "5": two_digits.PENS[1]}
+        assert person.digit_colours() == {"3": pair_pad.PENS[0], "5": pair_pad.PENS[1]}
         page.locator('#pair-decode-as input[type=radio][value="8"]').click()
         page.wait_for_selector(f"{PAIR_PANEL} .decoded img")
         assert "Capsule 8 redrawn" in page.locator(f"{PAIR_PANEL} .decoded").inner_text()

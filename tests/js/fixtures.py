@@ -24,11 +24,11 @@ from PIL import Image
 from capsnet.data.preprocess import BOX, INK_THRESHOLD, MIN_CONTRAST, ink_to_mnist
 from harness import digit_strokes
 from harness.paths import REPO
-from playground import dimension_changes, drawing_pad, networks, two_digit_views, two_digits, views
+from playground import dimension_changes, drawing_pad, networks, pair_pad, two_digit_views, views
+from playground.pair_pad import PENS
 from playground.pair_reading import PairReader, example_fields
 from playground.reading import EXAMPLES, PREPROCESSING, example_ink
 from playground.stroke_mask import stroke_mask
-from playground.two_digits import PENS
 
 SEED = 70
 SIDE = drawing_pad.SIDE
@@ -273,8 +273,8 @@ def pair_drawings(rng: np.random.Generator) -> list[tuple[str, dict, int | str |
     (`digit_strokes`; one of them read as one digit for its second redrawing's ink alone), single
     digits drawn with either pen, a dot and an empty pad."""
     cases = []
-    for k, path in enumerate(sorted(two_digits.EXAMPLES_FOLDER.glob("*.png"))):
-        layers = two_digits.example_layers(path)
+    for k, path in enumerate(sorted(pair_pad.EXAMPLES_FOLDER.glob("*.png"))):
+        layers = pair_pad.example_layers(path)
         background = base64.b64encode(layers.tobytes()).decode("ascii")
         cases.append((f"example {path.stem}", {"strokes": [], "pens": "", "background": background}, (k * 3) % 10))
         if k == 2:
@@ -314,7 +314,7 @@ def pair_readings(rng: np.random.Generator) -> dict:
     facts = {
         **PREPROCESSING,
         "classes": reader.capsnet.config.num_classes,
-        "pen_colours": list(two_digits.PENS),
+        "pen_colours": list(pair_pad.PENS),
         "rule": {"second": reader.rule.second, "second_ink": reader.rule.second_ink},
         "cnn_rule": {"second": reader.cnn_rule.second, "second_ink": reader.cnn_rule.second_ink},
     }
@@ -362,7 +362,7 @@ def pair_reading_case(reader: PairReader, reading, decode_as: int | None) -> dic
         "second_ink": reading.second_ink,
         "redrawn": packed(reading.redrawn),
         "cnn_read": list(reading.cnn_read),
-        "pens": list(two_digits.pens_of(reading.redrawn, reading.layers)),
+        "pens": list(pair_pad.pens_of(reading.redrawn, reading.layers)),
         "decoded": decoded,
         "decoded_redrawn": None if decoded is None else packed(reader.redraw(reading, decoded)),
     }
