@@ -15,6 +15,7 @@ from pathlib import Path
 import gradio as gr
 
 from capsnet.shipping import onnx_file
+from capsnet.shipping.kept_graphs import kept
 from playground import (
     dimensions_section,
     networks,
@@ -33,9 +34,9 @@ serving.configure_process()
 NETWORKS = networks.load()
 READING = reading.ReadingSection(
     NETWORKS.capsnet,
-    PageGraph.of(onnx_file.decoder_graph(NETWORKS.capsnet)),
-    PageGraph.of(onnx_file.capsules_graph(NETWORKS.capsnet)),
-    PageGraph.of(onnx_file.routing_graph(NETWORKS.capsnet.config, MAX_ITERATIONS)),
+    PageGraph.of(kept(onnx_file.decoder_graph, NETWORKS.capsnet)),
+    PageGraph.of(kept(onnx_file.capsules_graph, NETWORKS.capsnet)),
+    PageGraph.of(kept(onnx_file.routing_graph, NETWORKS.capsnet.config, MAX_ITERATIONS)),
 )
 CAPSULE_DIMENSIONS = dimensions_section.DimensionsSection(READING, NETWORKS.names)
 ROUTING = routing_section.RoutingSection(NETWORKS.capsnet.config)
@@ -44,8 +45,8 @@ TURN_IT = turn_it.TurnItSection(
     NETWORKS.cnn,
     NETWORKS.names,
     NETWORKS.robustness,
-    PageGraph.of(onnx_file.probabilities_graph(NETWORKS.cnn)),
-    PageGraph.of(onnx_file.turn_graph(NETWORKS.capsnet.config.image_size)),
+    PageGraph.of(kept(onnx_file.probabilities_graph, NETWORKS.cnn)),
+    PageGraph.of(kept(onnx_file.turn_graph, NETWORKS.capsnet.config.image_size)),
 )
 TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
 

@@ -88,11 +88,12 @@ class DigitCapsules(nn.Module):
         super().__init__()
         # W_ij maps u_i (8-D) to a prediction for capsule j (16-D). A small initial scale lets
         # training start: with unit-variance weights the capsules begin saturated at length ~1.
+        # (Scaled in place: on the meta device, where loading checks a file's shapes, an
+        # out-of-place product imports TorchDynamo, 2 s of the app's start.)
         self.W = nn.Parameter(
-            0.01
-            * torch.randn(
+            torch.randn(
                 config.num_primary_capsules, config.num_classes, config.digit_capsule_dim, config.primary_capsule_dim
-            )
+            ).mul_(0.01)
         )
 
     def predictions(self, u: torch.Tensor) -> torch.Tensor:

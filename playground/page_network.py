@@ -5,10 +5,11 @@ Web, which runs them there (playground/onnxruntime-web/, pinned), in workers of 
 no request to the server.
 
 The graphs are made from the networks the server reads with (CAPSNET_WEIGHTS, CAPSNET_CNN_WEIGHTS),
-once, as the app starts; an address changes with the bytes, so a browser keeps each for good and
-the page reads only with the graphs of the networks whose panels it fills. The runtime's files are
-served under their version, kept for good too; its WebAssembly is stored compressed and sent so:
-in brotli (2.3 MB for 14.2) to a browser that takes it, else gzipped (3.7 MB). The graphs, the
+exported once on a machine and kept on disk (`capsnet.shipping.kept_graphs`); an address changes
+with the bytes, so a browser keeps each for good and the page reads only with the graphs of the
+networks whose panels it fills. The runtime's files are served under their version, kept for good
+too; its WebAssembly is stored compressed and sent so: in brotli (2.3 MB for 14.2) to a browser
+that takes it, else gzipped (3.7 MB). The graphs, the
 runtime's modules and the page's are gzipped as the app starts.
 """
 

@@ -30,6 +30,7 @@ from starlette.routing import Route
 
 from capsnet.data.preprocess import SketchError, sketch_to_mnist
 from capsnet.shipping import onnx_file
+from capsnet.shipping.kept_graphs import kept
 from playground import drawing_pad, page_modules, serving, views
 from playground.networks import PairNetworks
 from playground.page_network import RUNTIME, PageGraph
@@ -78,9 +79,9 @@ class PairGraphs:
     @classmethod
     def of(cls, pairs: PairNetworks) -> "PairGraphs":
         return cls(
-            PageGraph.of(onnx_file.capsules_graph(pairs.capsnet, eight_bits=False)),
-            PageGraph.of(onnx_file.decoder_graph(pairs.capsnet)),
-            PageGraph.of(onnx_file.sigmoids_graph(pairs.cnn)),
+            PageGraph.of(kept(onnx_file.capsules_graph, pairs.capsnet, eight_bits=False)),
+            PageGraph.of(kept(onnx_file.decoder_graph, pairs.capsnet)),
+            PageGraph.of(kept(onnx_file.sigmoids_graph, pairs.cnn)),
         )
 
     def routes(self) -> list[Route]:

@@ -173,9 +173,10 @@ def trained_cnn() -> BaselineCNN:
 
 @pytest.fixture(scope="session")
 def page_graphs(app) -> dict[str, bytes]:
-    """The graphs the app serves the page (capsnet/shipping/onnx_file.py), exported from its packed
-    networks as it started: the shipped CapsNet's and CNN's, and the turn of a digit. An export takes
-    about a second: the tests that read the graphs read these."""
+    """The graphs the app serves the page (capsnet/shipping/onnx_file.py), as it started: kept on disk
+    (capsnet/shipping/kept_graphs.py) from an export of its packed networks: the shipped CapsNet's
+    and CNN's, and the turn of a digit. An export takes seconds: the tests that read the graphs read
+    these."""
     return {
         "capsules": app.READING.page_network.data,
         "routing": app.READING.routing_graph.data,

@@ -99,9 +99,10 @@ def test_a_graph_is_named_by_its_bytes(graph, page_graphs):
 
 @pytest.mark.slow  # its point is a second export of each network, a second each
 def test_every_export_gives_the_same_bytes_and_leaves_the_network_in_its_mode(page_graphs, plain_graphs, trained_cnn):
-    """The app's graphs (packed networks, autograd recording) against plain networks' (conftest's
-    plain_graphs), and a packed CNN in training mode exported with autograd off: the same bytes, so
-    the same name (dropout off in the graph), and the CNN still training after."""
+    """The app's graphs (kept on disk from an export of packed networks, autograd recording)
+    against plain networks' exported now (conftest's plain_graphs), and a packed CNN in training
+    mode exported with autograd off: the same bytes, so the same name (dropout off in the graph),
+    and the CNN still training after."""
     assert (page_graphs["capsules"], page_graphs["probabilities"]) == (
         plain_graphs["capsules"],
         plain_graphs["probabilities"],

@@ -10,6 +10,7 @@ beside them, the graphs a browser runs, the engines that read it fast on a CPU, 
     onnx_file     the networks, their decoder, the routing and the turn of a digit as ONNX graphs,
                   exported from the library
     onnx_products two steps of the CapsNet's graph as the matrix products the page runs faster
+    kept_graphs   each graph exported once and kept on disk, keyed by its weights and the exporting code
     compiled      the network compiled for one image at a time (TorchInductor, weights frozen)
     packed        convolutions whose weights are packed for oneDNN once, for reading on the CPU
 
