@@ -6,8 +6,8 @@ sources, Semeion's writers' included, the MNIST examples, examples drawn over, a
 digit; while a stroke is drawn the panel follows, and once
 the pen lifts it settles on the same, with no request; a person's use of the MNIST sections
 (examples, strokes, Clear, Decode as, a slider, the routing controls, Turn it) sends nothing, and
-each panel follows the drawing; where the page cannot read (no WebAssembly, the graph not to be
-had), the pad asks the server as before, and the page says nothing alarming."""
+each panel follows the drawing; where the page cannot read (no WebAssembly or no workers, the graph
+not to be had), the pad asks the server as before, and the page says nothing alarming."""
 
 import base64
 import re
@@ -368,10 +368,10 @@ def test_figure4_is_swept_in_the_page_as_the_server_sweeps_it(app, url, page, pa
     assert page.sent == []
 
 
-@pytest.mark.parametrize("missing", ["WebAssembly", "the graph"])
+@pytest.mark.parametrize("missing", ["WebAssembly", "Worker", "the graph"])
 def test_where_the_page_cannot_read_the_server_reads_as_before(app, url, page, missing):
-    if missing == "WebAssembly":
-        page.add_init_script("delete window.WebAssembly")
+    if missing in ("WebAssembly", "Worker"):
+        page.add_init_script(f"delete window.{missing}")
     else:
         page.route("**/network/*.onnx", lambda route: route.fulfill(status=404))
     page.goto(url)

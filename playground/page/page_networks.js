@@ -54,7 +54,8 @@ export const TURNERS = navigator.hardwareConcurrency >= 2 ? 2 : 1;
 let facts = null; // Python's numbers the reader was started with (reading.PREPROCESSING)
 let readerFiles = null; // the reader's graph and decoder, which a second worker loads for Turn it
 let reader = null; // the reader's start, once asked
-let readerAsked; // resolves with the reader's start, once asked: the turner follows it
+let readerAsked; // resolves with [the reader's start], once asked: the turner follows it (in an
+// array, so that a start that failed is not adopted: a rejection no one awaits yet is uncaught)
 const askedForReader = new Promise((done) => {
   readerAsked = done;
 });
@@ -152,7 +153,7 @@ export function startReader({ facts: numbers, runtime, capsules, routing, decode
         );
     }),
   );
-  readerAsked(reader);
+  readerAsked([reader]);
   return reader;
 }
 
@@ -169,7 +170,7 @@ const turnPart = sharedWork("turn");
 export function startTurner({ runtime, turn, probabilities, unchanged }) {
   turner ??= started(
     "turner",
-    askedForReader.then(async (started) => {
+    askedForReader.then(async ([started]) => {
       await started;
       await withDecoder(); // a turn redraws the digit
       const common = { facts, runtime: absolute(runtime), unchanged };

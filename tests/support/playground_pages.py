@@ -12,14 +12,17 @@ from playground import page_modules
 TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
 
 
-def playground_page(browser, viewport: dict = DESKTOP):
+def playground_page(browser, viewport: dict = DESKTOP, touch: bool = False):
     """A new page in a context of its own (nothing cached) that keeps every message it writes to
-    its console (``page.messages``, (type, text)), the events it sends to the server
-    (``page.sent``, their URLs) and the graphs it fetches (``page.graphs``). Close its context."""
-    page = browser.new_context(viewport=viewport).new_page()
+    its console and each error it leaves uncaught (``page.messages``, (type or "uncaught", text)),
+    the events it sends to the server (``page.sent``, their URLs) and the graphs it fetches
+    (``page.graphs``); with ``touch``, a phone's: touch, a phone's pixel ratio. Close its context."""
+    phone = {"has_touch": True, "is_mobile": True, "device_scale_factor": 3} if touch else {}
+    page = browser.new_context(viewport=viewport, **phone).new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.messages, page.sent, page.graphs = [], [], []
     page.on("console", lambda message: page.messages.append((message.type, message.text)))
+    page.on("pageerror", lambda error: page.messages.append(("uncaught", str(error))))
     page.on("request", lambda request: page.sent.append(request.url) if "/gradio_api/run/" in request.url else None)
     page.on("request", lambda request: page.graphs.append(request.url) if "/network/" in request.url else None)
     return page
@@ -27,11 +30,11 @@ def playground_page(browser, viewport: dict = DESKTOP):
 
 def no_alarm(page) -> None:
     """The page wrote no error or warning to its console but the browser's own line for a file not
-    found (which a page cannot keep from it)."""
+    found (which a page cannot keep from it), and left no error uncaught."""
     alarming = [
         text
         for kind, text in page.messages
-        if kind in ("error", "warning") and not text.startswith("Failed to load resource")
+        if kind in ("error", "warning", "uncaught") and not text.startswith("Failed to load resource")
     ]
     assert alarming == [], alarming
 
