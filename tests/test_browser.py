@@ -32,6 +32,11 @@ TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machi
 # it (a PNG, to 1/255): the largest pixel difference was 0.0023 for the dimension moved, 0.99 or more
 # for any other moved alike.
 PICTURE_TOLERANCE = 0.03
+# How many CSS pixels the routing view's table is wider than the box that holds it.
+ROUTING_TABLE_OVERFLOW = (
+    "() => { const table = document.querySelector('#routing table.routing');"
+    " return table.scrollWidth - table.closest('.routing-numbers').clientWidth; }"
+)
 
 
 @pytest.fixture(scope="module")
@@ -174,6 +179,9 @@ def test_a_seven_its_sliders_decode_as_routing_undo_and_an_example(url, browser,
     assert person.reading() == "7"
     page.wait_for_selector("#figure4 table.figure4 img")  # what follows a reading
     page.wait_for_selector("#routing canvas.heatmap")
+    for width in (1280, DESKTOP["width"]):  # the routing view's table fits its panel: no column cut off
+        page.set_viewport_size({**DESKTOP, "width": width})
+        assert page.evaluate(ROUTING_TABLE_OVERFLOW) <= 0, width
     page.wait_for_function("() => !document.querySelector('#sliders input[type=range]').disabled")
     first_label = page.locator("#sliders label").first.inner_text()
     assert first_label.startswith("d") and first_label == page.locator("#figure4 th[scope=row]").first.inner_text()
