@@ -42,10 +42,9 @@ from capsnet.training.epoch_losses import NonFiniteLossError, UnreadLosses
 from capsnet.training.final_reads import read_test_sets
 from capsnet.training.hub import push
 from capsnet.training.losses import LOSSES
-from capsnet.training.metrics import write_record
 from capsnet.training.moving_average import update_moving_average
 from capsnet.training.options import RunOptions, UsageError, check_flags, parse_options
-from capsnet.training.out_folder import keep_if_best, record_stop, run_record, what_is_kept
+from capsnet.training.out_folder import keep_if_best, record_run, record_stop, what_is_kept
 from capsnet.training.processes import DeviceError, Processes, join_processes, pick_device, torchrun_processes, use_bf16
 from capsnet.training.random_state import epoch_seed, rng_state, set_rng_state
 from capsnet.training.resume import new_state, resume_or_begin
@@ -349,7 +348,7 @@ def final_read(run: Run, data: RunData, state: TrainingState) -> int:
     except Interrupted as stop:
         record_stop(run, data, state, chosen, f"{stop}; --resume reads it")
         raise
-    write_record(out, run_record(run, data).now(state, chosen, "finished", reads.accuracy, reads.written))
+    record_run(run, data, state, chosen, "finished", reads.accuracy, reads.written)
     chosen_by = (
         (
             f"validation examples read exactly {state.best_accuracy:.4%}"

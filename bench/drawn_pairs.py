@@ -3,7 +3,7 @@ one alone or two over each other?
 
 A person draws strokes with the pad's pen, at any size and place. This draws, with the pad's pen
 and inked as the server inks the pad's strokes, then read in-process by the section's reader
-(`playground.pair_reading`) exactly as the page's event reads them (each network counting one
+(`playground.two_digits_reading`) exactly as the page's event reads them (each network counting one
 digit or two with its rule, `capsnet.digit_count`):
 
 - ``--pairs`` pairs of two different digits, pen 1's digit and pen 2's in two boxes of
@@ -43,7 +43,7 @@ from harness.digit_strokes import overlapping_boxes, random_box, strokes
 from harness.traced_strokes import stroke_source
 from playground.drawing_pad import SIDE, Drawing, inks
 from playground.networks import pair_networks
-from playground.pair_reading import PairReader
+from playground.two_digits_reading import PairReader
 
 
 def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> Drawing:

@@ -2,7 +2,7 @@
 EXAMPLE_COUNT test pairs of `capsnet.data.pairs.fixed_pairs` (the ones
 `capsnet.studies.pairs_measurement` reads), whatever the networks make of them, each digit alone as
 the network's preprocessing placed it, side by side as a 56x28 PNG of black ink on white
-(`playground.pair_pad.example_layers` reads them back).
+(`playground.two_digits_pad.example_layers` reads them back).
 
     python -m bench.pair_examples --data-dir DATA          # writes assets/pairs/
 """
@@ -15,7 +15,7 @@ from PIL import Image
 
 from capsnet.data.datasets import mnist
 from capsnet.data.pairs import TEST_SEED, fixed_pairs
-from playground.pair_pad import EXAMPLES_FOLDER
+from playground.two_digits_pad import EXAMPLES_FOLDER
 
 EXAMPLE_COUNT = 8
 

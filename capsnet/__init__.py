@@ -9,7 +9,8 @@ digit or two, from the capsules of a network trained on pairs); beside it the CN
     data/      what the networks read
     training/  the machinery of a train.py run
     studies/   what was measured about the trained networks
-    shipping/  the trained network's files, card and graphs, and the engines that read it
+    shipping/  the trained network's files (metrics.json among them), card and graphs, and the
+               engines that read it
 
 Each room's own docstring maps its modules.
 """

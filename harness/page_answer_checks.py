@@ -54,14 +54,14 @@ def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], st
 
 def pens_in_the_input(panel: dict) -> set[int]:
     """The pens whose ink the pair panel's value holds in the networks' input (its "layers", each
-    pen's ink: playground/two_digit_views.py), at any strength: a small 1 drawn under a large 7 has
+    pen's ink: playground/two_digits_views.py), at any strength: a small 1 drawn under a large 7 has
     little, all of it in the input."""
     return {pen for pen, layer in enumerate(panel["layers"]) if (value_picture(layer) < 255).any()}
 
 
 def pair_problem(revision: int, decode_as: str, two: bool = False) -> Callable[[list], str | None]:
     """The check of a Two-digits answer: the pair panel's numbers of the pad's value ``revision``
-    (playground/two_digit_views.py), the networks' input holding both pens' ink where ``two`` (both
+    (playground/two_digits_views.py), the networks' input holding both pens' ink where ``two`` (both
     digits drawn: whether the networks then read one digit or two is theirs to say), with the capsule
     ``decode_as`` names redrawn besides where it is not one of those read, and none otherwise."""
 

@@ -10,14 +10,15 @@ The sections, top to bottom, each laying itself out and wiring its own events:
                   where the winner's votes come from, the lengths at every iteration
     turn_it       your digit turned, scaled, sheared, stretched and moved; the CapsNet against a CNN
     two_digits    one digit drawn over another with two pens, each redrawn from its own capsule;
-                  /predict_pair; what it says above its pad: two_digits_text; its pad's pens and
-                  examples: pair_pad
+                  /predict_pair. Its own modules are named after it: two_digits_reading (both
+                  pairs networks on a drawing of one digit or two: the digits each counts and
+                  reads, each redrawn from its own capsule), two_digits_views (below),
+                  two_digits_text (what it says above its pad), two_digits_pad (its pad's pens and
+                  examples), and page/two_digits_*.js
 
 What they stand on:
 
     networks      every network the page reads with, and what was measured about them, loaded once
-    pair_reading  both pairs networks on a drawing of one digit or two: the digits each counts and
-                  reads, each redrawn from its own capsule
     drawing_pad, dimension_sliders, transform_sliders
                   the page's own components, each one gr.HTML (.py, .css, and a module in page/):
                   the value it sends and the server's check of it
@@ -29,11 +30,12 @@ What they stand on:
                   the page's JavaScript, ES modules served under the folder's hash: the pen and
                   the panels on the page's thread, the networks in workers (page/page_networks.js),
                   the ports of the server's preprocessing and decoder each named after its function
-    reading_views, figure4_views, turn_views, two_digit_views
+                  (a section's own after its section first: two_digits_tinted.js)
+    reading_views, figure4_views, turn_views, two_digits_views
                   what the sections show, as the server's numbers: the page draws them with each
                   panel's one renderer (page/reading_view.js, figure4_view.js, turn_view.js,
-                  sweep_view.js, pair_view.js), as it draws its own; the routing view's numbers
-                  are routing_section's (page/routing_view.js)
+                  sweep_view.js, two_digits_view.js), as it draws its own; the routing view's
+                  numbers are routing_section's (page/routing_view.js)
     views         what they are drawn with: ink as inline pictures, and ink and numbers as the
                   page's renderers take them
     dimension_changes

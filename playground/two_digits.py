@@ -1,24 +1,24 @@
 """Two digits: draw one digit over another with two pens (or one digit alone) and watch a CapsNet
 trained on overlapping pairs and single digits read them and redraw each from its own capsule (the
 paper's section 6, Figure 5), beside a CNN trained on the same examples. The reading of a drawing is
-`pair_reading`'s (one digit or two, as each network's count rule says), the introduction and what
-the measurement found above the pad `two_digits_text`'s.
+`two_digits_reading`'s (one digit or two, as each network's count rule says), the introduction and
+what the measurement found above the pad `two_digits_text`'s.
 
 `TwoDigitsSection.layout` lays the section out inside the app's Blocks and wires its events: a drawing
 pad of two pens (`DrawingPad` with two colours: each stroke's pen travels with it, and the networks
 read the overlay of both pens' ink, the colours only for the person), the section's panel
-(`PairView`, drawn by the page from the numbers two_digit_views.py makes: the only output the page
+(`PairView`, drawn by the page from the numbers two_digits_views.py makes: the only output the page
 updates while a stroke is drawn), *Decode as*, and the API's `/predict_pair`.
 
 The page reads a drawing itself where it can, as the MNIST pad's is read (playground/page_network.py):
 both pairs networks' graphs (`PairGraphs`) are served under their hashes and named to the page in the
 panel's settings (`TwoDigitsSection.page_settings`), with the numbers the page's port of the reading
-(playground/page/pair_reading.js) makes a drawing into the networks' input and counts with. The
-panel's module fetches them once the section nears the screen and, once they are loaded, reads the
-pad's drawings and redraws Decode as in the page (playground/page/pair_panel.js); where the page
-cannot, the pad and Decode as ask the server (`read_drawing`, `decode_again`).
+(playground/page/two_digits_reading.js) makes a drawing into the networks' input and counts with.
+The panel's module fetches them once the section nears the screen and, once they are loaded, reads
+the pad's drawings and redraws Decode as in the page (playground/page/two_digits_panel.js); where
+the page cannot, the pad and Decode as ask the server (`read_drawing`, `decode_again`).
 
-The pad's pens and its examples (MNIST test pairs): `pair_pad`.
+The pad's pens and its examples (MNIST test pairs): `two_digits_pad`.
 """
 
 import dataclasses
@@ -34,17 +34,17 @@ from capsnet.shipping.kept_graphs import kept
 from playground import drawing_pad, page_modules, serving, views
 from playground.networks import PairNetworks
 from playground.page_network import RUNTIME, PageGraph
-from playground.pair_pad import PENS, examples, pens_of
-from playground.pair_reading import PairReader, PairReading, example_fields
 from playground.reading import PREPROCESSING
-from playground.two_digit_views import ShownPair, figure5, no_pair, pair_message, pair_numbers
+from playground.two_digits_pad import PENS, examples, pens_of
+from playground.two_digits_reading import PairReader, PairReading, example_fields
 from playground.two_digits_text import INTRODUCTION, PAPER_CLAIM, measured
+from playground.two_digits_views import ShownPair, figure5, no_pair, pair_message, pair_numbers
 
 TWO_READ = "the two read"
 DECODE_CHOICES = [TWO_READ] + [str(digit) for digit in range(10)]
 API_PIXEL = 10  # /predict_pair's picture is 280x280
 PAIR_STRIP_HEIGHT = 120  # the panel's two digits and their redrawings on a narrow screen, CSS pixels
-DECODE_PAIR_AS = page_modules.called("pair_panel.js", "decodeAs")  # Decode as's js: in the page, or fire.submit
+DECODE_PAIR_AS = page_modules.called("two_digits_panel.js", "decodeAs")  # Decode as's js: in the page, or fire.submit
 PROMPT = (
     "Draw a digit with pen 1, then another over it with pen 2, or one digit alone (or tap an MNIST test "
     "pair): each capsule redraws its own."
@@ -154,7 +154,7 @@ class TwoDigitsSection:
         )
 
     def panel(self, reading: PairReading | None, decode_as: int | None) -> dict:
-        """The panel's value (two_digit_views.py): the reading with capsule ``decode_as`` redrawn
+        """The panel's value (two_digits_views.py): the reading with capsule ``decode_as`` redrawn
         too where it is not one read; no pair for None."""
         return no_pair() if reading is None else pair_numbers(self.view(reading, decode_as))
 
@@ -268,21 +268,21 @@ class TwoDigitsSection:
             **page_event,
         )
         gr.on(decode_as.input, None, inputs=decode_as, js=DECODE_PAIR_AS, **page_event)
-        panel.submit(  # fired by the page for a pair the server read (pair_panel.js)
+        panel.submit(  # fired by the page for a pair the server read (two_digits_panel.js)
             self.decode_again, inputs=[reading, decode_as], outputs=panel, trigger_mode="always_last", **page_event
         )
 
 
 class PairView(views.NumbersView):
-    """The Two-digits panel, drawn by the page (playground/page/pair_panel.js, pair_view.js) from
-    the page's own reading of the pad of props reader_pad, with the networks of
-    `TwoDigitsSection.page_settings` (its other props), or where the page cannot, from ``value``;
+    """The Two-digits panel, drawn by the page (playground/page/two_digits_panel.js,
+    two_digits_view.js) from the page's own reading of the pad of props reader_pad, with the networks
+    of `TwoDigitsSection.page_settings` (its other props), or where the page cannot, from ``value``;
     on a narrow screen its reading shows in a strip while the pad is drawn on (strip.js: props
     strip_pad and strip_height). Its submit event is the page asking the server to redraw with
     Decode as a pair the server read.
 
     Args:
-        value: `two_digit_views.pair_numbers`, `no_pair` or `pair_message`, or None before any.
+        value: `two_digits_views.pair_numbers`, `no_pair` or `pair_message`, or None before any.
         prompt: what the panel says before any drawing. Both optional because Gradio (6.31.0)
             rebuilds an output component from its other constructor arguments whenever an event
             returns an update for it.
@@ -292,7 +292,7 @@ class PairView(views.NumbersView):
         super().__init__(
             value=value,
             html_template='<div class="pair-view"></div>',
-            js_on_load=page_modules.mounted("pair_panel.js", events=("submit",)),
+            js_on_load=page_modules.mounted("two_digits_panel.js", events=("submit",)),
             prompt=prompt,
             **kwargs,
         )

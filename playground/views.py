@@ -1,7 +1,7 @@
 """What the server's views are drawn with: ink as a picture (black on white paper, as a PNG data
 URL: Figure 4's strips, the pictures beside the sliders, the examples under the pads), and ink and
 numbers as the page's renderers take them (`ink_base64`, `float32_base64`). The views themselves:
-reading_views, figure4_views, turn_views, two_digit_views (numbers the page draws); the components
+reading_views, figure4_views, turn_views, two_digits_views (numbers the page draws); the components
 whose value is such numbers, `NumbersView`.
 
 Pictures go to the page inline, as PNG data URLs: a 28x28 PNG is a few hundred bytes, the browser

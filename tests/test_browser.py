@@ -406,7 +406,7 @@ def fetched(page, module: str) -> bool:
 
 
 def test_two_digits_with_two_pens_clear_and_an_example(url, browser):
-    from playground.pair_pad import PENS
+    from playground.two_digits_pad import PENS
 
     page = browser.new_page(viewport=DESKTOP)
     page.set_default_timeout(TIMEOUT_MS)
@@ -415,7 +415,7 @@ def test_two_digits_with_two_pens_clear_and_an_example(url, browser):
     assert person.pen_colours() == list(PENS) and person.chosen_pen() == 0
     page.wait_for_selector("#pair-pad [data-revision]", state="attached")  # its pad mounted, and its panel laid out
     page.wait_for_timeout(1000)
-    assert not fetched(page, "pair_panel.js"), "the Two-digits panel's module came before it neared the screen"
+    assert not fetched(page, "two_digits_panel.js"), "the Two-digits panel's module came before it neared the screen"
     page.locator("#pair-panel").scroll_into_view_if_needed()
     page.wait_for_selector(f"{PAIR_PANEL}.empty")  # its module mounted, the panel's prompt drawn
     assert person.reading() == "" and "Draw a digit with pen 1" in page.locator("#pair-panel").inner_text()
@@ -460,7 +460,7 @@ def in_the_strip(page, selector: str) -> bool:
 
 
 def test_two_digits_with_a_finger_on_a_phone_seen_in_the_strip(url, browser):
-    from playground.pair_pad import PENS
+    from playground.two_digits_pad import PENS
 
     with phone_page(browser, url, PHONE) as page:
         person = PairDriver(page, touch=True)

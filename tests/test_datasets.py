@@ -18,8 +18,8 @@ from capsnet.data.datasets import MAX_SHIFT, mnist, random_offsets, shift, valid
 from capsnet.shipping import model_card
 from capsnet.shipping.saving import load_checkpoint
 from capsnet.training import sharded_data
-from capsnet.training.metrics import portable_command
 from capsnet.training.processes import Processes
+from capsnet.training.run_record import portable_command
 from capsnet.training.sharded_data import TrainingData
 from tests.support.train_flags import train_flags
 

@@ -1,8 +1,8 @@
 """The library's rooms (capsnet/__init__.py): the network at the top imports nothing from the rooms
 below it (the package names load_model, from shipping/), data/ nothing from training/, studies/ or
-shipping/, shipping/ nothing from studies/ (model_card reads a run's metrics.json through
-capsnet.training.metrics), training/ nothing from studies/ nor from a module that
-imports training/, no study from another study (statistics, shape_measures, ink_places,
+shipping/, shipping/ nothing from studies/ or training/ (a run's metrics.json is shipping's
+metrics_file, which training/ writes through), training/ nothing from studies/ nor from a module
+that imports training/, no study from another study (statistics, shape_measures, ink_places,
 results_file and study_flags are what they share; a study's own modules are named after it:
 dimension_names_file, dimension_names_claims), and no module imports itself round a cycle. The
 page's modules that read and draw every stroke (playground's reading, its views and routing) reach no
@@ -18,8 +18,6 @@ from harness.paths import REPO
 ROOMS = ("data", "training", "studies", "shipping")
 READERS = {  # the modules that read a room their own room may not
     "capsnet": {"shipping"},  # the package's load_model
-    "capsnet.shipping.model_card": {"training"},  # a run's metrics.json
-    "capsnet.shipping.model_card_text": {"training"},  # its record, in words
 }
 SHARED = {  # the studies' common parts
     "capsnet.studies.statistics",
@@ -100,9 +98,8 @@ def test_no_module_imports_from_a_room_above_it_and_no_study_from_another():
 
 
 def test_no_module_of_training_imports_a_module_that_imports_training():
-    """training/ is the machinery of a run, below the modules that read what a run writes (model_card
-    reads metrics.json through it): a module of training/ that imported one of those would climb
-    back up through it."""
+    """training/ is the machinery of a run, the room that stands on the others: a module of training/
+    that imported a module which imports training/ would climb back up through it."""
     graph = imports()
     climbing = [
         f"{module} imports {other}, which imports {', '.join(sorted(reaching))}"

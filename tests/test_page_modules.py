@@ -41,7 +41,7 @@ def test_every_script_on_the_page_is_a_line_that_imports_a_module(app):
         *waited_for, module = GLUE.findall(line)  # a panel far down waits for page_loaded.js's word
         assert waited_for in ([], ["page_loaded.js"]) and (page_modules.FOLDER / module).is_file(), module
     mounted = {GLUE.findall(line)[-1] for line in lines}
-    assert {"reading_panel.js", "drawing_pad.js", "turn_panel.js", "turn_sweep.js", "pair_panel.js"} <= mounted
+    assert {"reading_panel.js", "drawing_pad.js", "turn_panel.js", "turn_sweep.js", "two_digits_panel.js"} <= mounted
 
 
 def test_the_events_a_module_fires_are_named_in_its_glue():
@@ -53,10 +53,10 @@ def test_the_events_a_module_fires_are_named_in_its_glue():
 def test_a_panel_far_down_the_page_imports_its_module_once_near_the_screen():
     """Its glue imports the module only once page_loaded.js says the page is idle and the component
     near the screen; any other panel's imports it at once."""
-    glue = page_modules.mounted("pair_panel.js")
-    assert "pair_panel.js" in page_modules.NEAR_THE_SCREEN
-    assert GLUE.findall(glue) == ["page_loaded.js", "pair_panel.js"]
-    assert glue.index("nearTheScreen(element") < glue.index("pair_panel.js") < glue.index("module.mount(")
+    glue = page_modules.mounted("two_digits_panel.js")
+    assert "two_digits_panel.js" in page_modules.NEAR_THE_SCREEN
+    assert GLUE.findall(glue) == ["page_loaded.js", "two_digits_panel.js"]
+    assert glue.index("nearTheScreen(element") < glue.index("two_digits_panel.js") < glue.index("module.mount(")
     assert GLUE.findall(page_modules.mounted("reading_panel.js")) == ["reading_panel.js"]
 
 
@@ -79,7 +79,8 @@ def test_the_head_preloads_what_the_glue_imports_and_what_that_imports():
         assert modules[name] - {"network_worker.js"} <= set(preloaded), name
     assert "network_worker.js" not in preloaded and "inks.js" not in preloaded  # the worker's own
     assert {"drawing_pad.js", "reading_panel.js", "page_networks.js", "strip.js"} <= set(preloaded)
-    assert not {"pair_panel.js", "pair_view.js", "tinted.js"} & set(preloaded)  # Two digits': near the screen
+    two_digits = {"two_digits_panel.js", "two_digits_view.js", "two_digits_tinted.js"}  # mounted near the screen
+    assert not two_digits & set(preloaded)
     head = page_modules.head()
     assert head.count('rel="modulepreload"') == len(preloaded)
     kept_input = (page_modules.FOLDER / page_modules.KEPT_INPUT).read_text(encoding="utf-8")
@@ -107,7 +108,8 @@ def test_every_name_a_module_imports_is_exported_by_the_module_it_names():
 
 
 def test_a_module_that_ports_a_python_function_is_named_after_it():
-    """The port and its original side by side: stroke_mask.stroke_mask is stroke_mask.js, and so on."""
+    """The port and its original side by side: stroke_mask.stroke_mask is stroke_mask.js, and so on;
+    a section's own port bears its section's name first: two_digits_views.tinted is two_digits_tinted.js."""
     for module, original in [
         ("stroke_mask.js", "playground/stroke_mask.py `stroke_mask`"),
         ("inks.js", "playground/drawing_pad.py `inks`"),
@@ -115,9 +117,9 @@ def test_a_module_that_ports_a_python_function_is_named_after_it():
         ("paper.js", "playground/views.py `paper`"),
         ("dimension_changes.js", "playground/dimension_changes.py `dimension_changes`"),
         ("change_colours.js", "playground/dimension_changes.py `change_colours`"),
-        ("tinted.js", "playground/two_digit_views.py `tinted`"),
+        ("two_digits_tinted.js", "playground/two_digits_views.py `tinted`"),
         ("digit_count.js", "capsnet/digit_count.py `counted`"),
-        ("pair_reading.js", "playground/pair_reading.py `PairReader`"),
+        ("two_digits_reading.js", "playground/two_digits_reading.py `PairReader`"),
     ]:
         head = (page_modules.FOLDER / module).read_text(encoding="utf-8")[:400]
         assert f"Ports {original}" in " ".join(line.removeprefix("// ") for line in head.splitlines()), module

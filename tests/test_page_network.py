@@ -23,7 +23,7 @@ from capsnet.model import CapsNet
 from capsnet.routing import agreement
 from capsnet.shipping.onnx_file import CHANGE, PREDICTION_WEIGHTS, PRIMARY_WEIGHTS, probabilities_graph
 from capsnet.shipping.packed import pack_convolutions
-from playground import page_network, pair_pad
+from playground import page_network, two_digits_pad
 from playground.page_network import (
     CACHED,
     RUNTIME,
@@ -33,7 +33,7 @@ from playground.page_network import (
     runtime_file,
     runtime_routes,
 )
-from playground.pair_reading import example_fields
+from playground.two_digits_reading import example_fields
 
 ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev.txt")
 
@@ -135,10 +135,10 @@ def test_the_pairs_networks_graphs_read_the_examples_as_the_section_s_reader_doe
         ort.InferenceSession(graph.data)
         for graph in (section.graphs.capsules, section.graphs.decoder, section.graphs.sigmoids)
     )
-    examples = sorted(pair_pad.EXAMPLES_FOLDER.glob("*.png"))
+    examples = sorted(two_digits_pad.EXAMPLES_FOLDER.glob("*.png"))
     assert len(examples) >= 8
     for example in examples:
-        fields = example_fields(pair_pad.example_layers(example))  # [3, 28, 28]
+        fields = example_fields(two_digits_pad.example_layers(example))  # [3, 28, 28]
         reading = section.reader.read_fields(fields)
         v, lengths, _ = capsules.run(None, {"images": fields[None, :1]})
         (probabilities,) = sigmoids.run(None, {"images": fields[None, :1]})
@@ -160,7 +160,7 @@ def test_the_pairs_cnn_s_graph_gives_its_sigmoids_not_a_softmax(app):
     if app.TWO_DIGITS.graphs is None:
         pytest.skip(f"no pairs networks: {app.TWO_DIGITS.problem}")
     session = ort.InferenceSession(app.TWO_DIGITS.graphs.sigmoids.data)
-    pair = example_fields(pair_pad.example_layers(sorted(pair_pad.EXAMPLES_FOLDER.glob("*.png"))[0]))
+    pair = example_fields(two_digits_pad.example_layers(sorted(two_digits_pad.EXAMPLES_FOLDER.glob("*.png"))[0]))
     (probabilities,) = session.run(None, {"images": pair[None, :1]})
     assert probabilities.sum() > 1.5
 

@@ -1,8 +1,8 @@
 """The Two-digits section: an MNIST test pair read as its two digits, each redrawn from its own
 capsule alone in its pen's colour, the CNN beside, Decode as, one digit read as one, the examples
 read as the measurement reads them; the panel's numbers (the page draws them: tests/js/
-pair_view.test.js); forged values answered in the panel, in process and over HTTP; /predict_pair;
-the app without the pairs networks, and the measurement read for them only."""
+two_digits_view.test.js); forged values answered in the panel, in process and over HTTP;
+/predict_pair; the app without the pairs networks, and the measurement read for them only."""
 
 import base64
 import copy
@@ -25,12 +25,20 @@ from capsnet.studies.statistics import points
 from harness.digit_strokes import strokes
 from harness.page_protocol import outputs_of, page_event
 from harness.paths import REPO
-from playground import drawing_pad, networks, pair_pad, pair_reading, two_digit_views, two_digits, two_digits_text
-from playground.two_digit_views import tinted
+from playground import (
+    drawing_pad,
+    networks,
+    two_digits,
+    two_digits_pad,
+    two_digits_reading,
+    two_digits_text,
+    two_digits_views,
+)
+from playground.two_digits_views import tinted
 from tests.support.batched_calls import called_at_once
 
 PAIRS, PAIRS_CNN = REPO / "weights" / "pairs", REPO / "weights" / "pairs-cnn"
-EXAMPLES = sorted(pair_pad.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))
+EXAMPLES = sorted(two_digits_pad.EXAMPLES_FOLDER.glob("mnist_test_pair_*.png"))
 READ_RIGHT = [EXAMPLES[k] for k in (0, 3, 2, 5)]  # 7 and 1, 0 and 9, 1 and 5, 1 and 3: read right by both
 # shipped pairs networks, tapped on the page (the CapsNet
 # reads 6 of the 8, the CNN 5)
@@ -80,7 +88,7 @@ def ink_of(levels: str) -> np.ndarray:
 
 @pytest.mark.parametrize("example", READ_RIGHT, ids=lambda path: path.stem)
 def test_an_mnist_test_pair_is_read_as_its_two_digits(section, example):
-    value = pair_value(pair_pad.example_layers(example), revision=5)
+    value = pair_value(two_digits_pad.example_layers(example), revision=5)
     reading, panel = section.read_drawing(value, two_digits.TWO_READ)
     assert set(reading.read) == classes_of(example) == read_of(panel)[1] and read_of(panel)[0] == 5
     assert len(reading.read) == 2 and panel["read"] == list(reading.read)
@@ -88,7 +96,7 @@ def test_an_mnist_test_pair_is_read_as_its_two_digits(section, example):
 
 
 def test_each_digit_is_redrawn_from_its_own_capsule_alone(section):
-    reading = section.reader.read(pair_pad.example_layers(READ_RIGHT[0]) / 255)
+    reading = section.reader.read(two_digits_pad.example_layers(READ_RIGHT[0]) / 255)
     for k, digit in enumerate(reading.read):
         alone = torch.zeros_like(reading.capsules)  # [10, 16]: every other capsule masked
         alone[digit] = reading.capsules[digit]
@@ -101,7 +109,7 @@ def test_each_digit_is_redrawn_from_its_own_capsule_alone(section):
 def test_a_redrawn_digit_does_not_change_when_the_other_capsules_do(section, monkeypatch):
     """The other read capsule's vector, and the eight not read, replaced by noise (their lengths
     kept, so the same two are read): each digit's redrawing stays what it was."""
-    image = pair_pad.example_layers(READ_RIGHT[0]) / 255
+    image = two_digits_pad.example_layers(READ_RIGHT[0]) / 255
     reading = section.reader.read(image)
     capsules_of = section.reader.capsnet.capsules
     for k, digit in enumerate(reading.read):
@@ -126,15 +134,15 @@ def test_a_redrawn_digit_does_not_change_when_the_other_capsules_do(section, mon
 
 
 def test_each_redrawn_digit_takes_the_colour_of_the_pen_whose_ink_it_covers(section):
-    layers = pair_pad.example_layers(READ_RIGHT[0])  # 7 with pen 1, 1 with pen 2
+    layers = two_digits_pad.example_layers(READ_RIGHT[0])  # 7 with pen 1, 1 with pen 2
     reading = section.reader.read(layers / 255)
-    assert pair_pad.pens_of(reading.redrawn, reading.layers) == (0, 1) and reading.read == (7, 1)
+    assert two_digits_pad.pens_of(reading.redrawn, reading.layers) == (0, 1) and reading.read == (7, 1)
     swapped = section.reader.read(layers[::-1] / 255)  # the 1 with pen 1, the 7 with pen 2
-    assert swapped.read == (7, 1) and pair_pad.pens_of(swapped.redrawn, swapped.layers) == (1, 0)
+    assert swapped.read == (7, 1) and two_digits_pad.pens_of(swapped.redrawn, swapped.layers) == (1, 0)
     panel = section.panel(swapped, None)
-    blue, orange = pair_pad.PENS
+    blue, orange = two_digits_pad.PENS
     assert panel["read"] == [7, 1] and panel["colours"] == [orange, blue] and panel["pen_colours"] == [blue, orange]
-    # each redrawn alone in its colour, as the page tints it (tinted.js: tests/js/tinted.test.js)
+    # each redrawn alone in its colour, as the page tints it (tests/js/two_digits_tinted.test.js)
     redrawn = zip(panel["redrawn"], panel["colours"], strict=True)
     seven, one = (ink_colour(tinted(ink_of(ink)[None], [colour])) for ink, colour in redrawn)
     assert seven[0] > seven[2] and one[2] > one[0]  # the 7 orange, the 1 blue
@@ -143,13 +151,13 @@ def test_each_redrawn_digit_takes_the_colour_of_the_pen_whose_ink_it_covers(sect
 
 
 def test_a_pair_s_numbers_are_what_the_panel_draws(section):
-    """The page draws the panel from these (pair_view.js): the digits read, the second capsule and
-    its ink, both rules, the lengths and probabilities, each picture within half a grey level of the
-    reading's arrays, each digit in the colour of the pen whose ink it redraws."""
-    layers = pair_pad.example_layers(READ_RIGHT[0])[::-1]  # the 1 with pen 1, the 7 with pen 2
-    reading = section.reader.read_fields(pair_reading.example_fields(layers), revision=9)
+    """The page draws the panel from these (two_digits_view.js): the digits read, the second capsule
+    and its ink, both rules, the lengths and probabilities, each picture within half a grey level of
+    the reading's arrays, each digit in the colour of the pen whose ink it redraws."""
+    layers = two_digits_pad.example_layers(READ_RIGHT[0])[::-1]  # the 1 with pen 1, the 7 with pen 2
+    reading = section.reader.read_fields(two_digits_reading.example_fields(layers), revision=9)
     view = section.view(reading, 4)
-    value = two_digit_views.pair_numbers(view)
+    value = two_digits_views.pair_numbers(view)
     assert json.loads(json.dumps(value)) == value == section.panel(reading, 4)  # what Gradio sends the page
     assert (value["revision"], value["read"], value["second"], value["cnn_read"]) == (9, [7, 1], 1, [7, 1])
     assert value["second_ink"] == reading.second_ink and value["rule"] == dataclasses.asdict(section.reader.rule)
@@ -166,7 +174,7 @@ def test_a_pair_s_numbers_are_what_the_panel_draws(section):
     ]
     for levels, ink in pictures:
         np.testing.assert_allclose(ink_of(levels), np.clip(ink, 0, 1), atol=0.5 / 255 + 1e-6)
-    blue, orange = pair_pad.PENS
+    blue, orange = two_digits_pad.PENS
     assert value["colours"] == [orange, blue] and value["pen_colours"] == [blue, orange]
     assert value["decoded"] == 4
 
@@ -177,7 +185,7 @@ def ink_colour(pixels: np.ndarray) -> np.ndarray:
 
 
 def test_decode_as_adds_that_capsule_redrawn_and_only_one_not_read(section):
-    reading = section.reader.read(pair_pad.example_layers(READ_RIGHT[0]) / 255)
+    reading = section.reader.read(two_digits_pad.example_layers(READ_RIGHT[0]) / 255)
     four = section.decode_again(reading, "4")
     assert four["decoded"] == 4 and four["read"] == [7, 1]
     np.testing.assert_allclose(ink_of(four["decoded_redrawn"]), section.reader.redraw(reading, 4), atol=0.5 / 255)
@@ -191,7 +199,7 @@ def test_decode_as_adds_that_capsule_redrawn_and_only_one_not_read(section):
 
 
 def test_a_digit_drawn_alone_is_read_as_one_digit_and_redrawn_alone(section):
-    layers = pair_pad.example_layers(READ_RIGHT[0]).copy()
+    layers = two_digits_pad.example_layers(READ_RIGHT[0]).copy()
     layers[1] = 0  # the 7 alone
     reading, panel = section.read_drawing(pair_value(layers), two_digits.TWO_READ)
     assert reading.read == (7,) and reading.cnn_read == (7,) and panel["read"] == [7] and panel["cnn_read"] == [7]
@@ -204,7 +212,7 @@ def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured
     people = json.loads((PAIRS / "pairs.json").read_text())["people"]
     measured = tuple(CountRule.from_record(people[network]["count"]) for network in ("capsnet", "cnn"))
     assert (section.reader.rule, section.reader.cnn_rule) == measured
-    layers = pair_pad.example_layers(READ_RIGHT[0]) / 255
+    layers = two_digits_pad.example_layers(READ_RIGHT[0]) / 255
     reading = section.reader.read(layers)
     second, ink = float(reading.lengths[reading.second]), reading.second_ink
     assert ink > 0.05  # a pair: the second redrawing covers ink
@@ -219,7 +227,7 @@ def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured
     at, short, little_ink = with_lines(), with_lines(second=second + 1e-3), with_lines(second_ink=ink + 1e-3)
     read = [each.reader.read(layers).read for each in (at, short, little_ink)]
     assert [len(digits) for digits in read] == [2, 1, 1] and read[0][0] == read[1][0] == read[2][0]
-    panel = little_ink.panel(little_ink.reader.read(layers), None)  # the page says why (pair_view.js)
+    panel = little_ink.panel(little_ink.reader.read(layers), None)  # the page says why (two_digits_view.js)
     assert len(panel["read"]) == 1 and panel["second_ink"] == ink and panel["second"] == reading.second
     assert panel["rule"] == {"second": second, "second_ink": ink + 1e-3}
 
@@ -246,7 +254,7 @@ def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, 
     cnn_read, cnn_two = counted(probabilities, section.reader.cnn_rule)
     for k, example in enumerate(EXAMPLES):
         assert set(labels[k].tolist()) == classes_of(example)
-        reading, _ = section.read_drawing(pair_value(pair_pad.example_layers(example)), two_digits.TWO_READ)
+        reading, _ = section.read_drawing(pair_value(two_digits_pad.example_layers(example)), two_digits.TWO_READ)
         assert reading.read == tuple(read[k, : 1 + int(two[k])].tolist())
         assert reading.cnn_read == tuple(cnn_read[k, : 1 + int(cnn_two[k])].tolist())
         np.testing.assert_allclose(reading.lengths, lengths[k].numpy(), atol=0.05)
@@ -268,7 +276,7 @@ def test_drawn_strokes_of_each_pen_are_read_as_the_pen_s_ink(section):
 
 
 def test_pairs_read_at_the_same_moment_are_read_in_one_batch_each_as_alone(section):
-    fields = [pair_reading.example_fields(example.ink) for example in pair_pad.examples()]
+    fields = [two_digits_reading.example_fields(example.ink) for example in two_digits_pad.examples()]
     alone = [section.reader.read_fields(each, revision) for revision, each in enumerate(fields)]
     together, batches = called_at_once(
         section.reader._run_together,
@@ -325,8 +333,8 @@ def test_a_forged_drawing_is_answered_in_the_panel(section, value, reason):
 
 @pytest.mark.parametrize("decode_as", [None, 11, 7, "x", [1], ["1"], {"7": 1}, float("nan"), "winner", " 7"])
 def test_a_forged_decode_as_is_answered_in_the_panel(section, decode_as):
-    reading = section.reader.read(pair_pad.example_layers(READ_RIGHT[0]) / 255)
-    state, panel = section.read_drawing(pair_value(pair_pad.example_layers(READ_RIGHT[0])), decode_as)
+    reading = section.reader.read(two_digits_pad.example_layers(READ_RIGHT[0]) / 255)
+    state, panel = section.read_drawing(pair_value(two_digits_pad.example_layers(READ_RIGHT[0])), decode_as)
     assert state == gr.skip()  # the reading kept
     for shown in (section.decode_again(reading, decode_as), section.decode_again(None, decode_as), panel):
         assert set(shown) == {"message"} and "Decode as must be one of" in shown["message"]
@@ -338,7 +346,7 @@ def test_a_forged_decode_as_is_answered_in_the_panel(section, decode_as):
 @pytest.mark.server
 def test_over_http_a_pair_is_read_and_a_forged_value_disturbs_nothing(app, url):
     session = "two-digits"
-    layers = pair_pad.example_layers(READ_RIGHT[2])  # 1 and 5
+    layers = two_digits_pad.example_layers(READ_RIGHT[2])  # 1 and 5
     event = app.TWO_DIGITS.read_drawing
     shown = outputs_of(page_event(app, url, event, [pair_value(layers, revision=3), "7"], session))[-1]
     assert read_of(shown) == (3, {1, 5}) and shown["decoded"] == 7
@@ -365,7 +373,7 @@ def test_predict_pair_reads_an_image_file_of_two_digits(app, client, tmp_path):
     from gradio_client import handle_file
 
     example = READ_RIGHT[3]  # 1 and 3
-    overlay = pair_pad.example_layers(example).max(axis=0)
+    overlay = two_digits_pad.example_layers(example).max(axis=0)
     path = tmp_path / "pair.png"
     Image.fromarray(255 - overlay).resize((280, 280)).save(path)  # dark ink on white paper
     answer, figure5 = client.predict(handle_file(str(path)), api_name="/predict_pair")
@@ -396,7 +404,7 @@ def test_predict_pair_answers_each_network_s_count_and_digits(section, example):
     """Whatever the networks make of an example (some are misread), /predict_pair's answer names
     each network's own strongest digit and its second where it reaches that network's rule,
     the stronger first, as the page shows them, and how many."""
-    picture = Image.fromarray(255 - pair_pad.example_layers(example).max(axis=0)).resize((280, 280))
+    picture = Image.fromarray(255 - two_digits_pad.example_layers(example).max(axis=0)).resize((280, 280))
     answer, figure = section.predict_pair(picture)
     assert answer["count_rule"] == dataclasses.asdict(section.reader.rule)
     assert answer["cnn_count_rule"] == dataclasses.asdict(section.reader.cnn_rule)
@@ -412,7 +420,7 @@ def test_the_page_is_named_the_pairs_graphs_and_each_is_served_for_good(section)
     settings = section.page_settings()
     assert settings["facts"]["rule"] == dataclasses.asdict(section.reader.rule)
     assert settings["facts"]["cnn_rule"] == dataclasses.asdict(section.reader.cnn_rule)
-    assert settings["facts"]["pen_colours"] == list(pair_pad.PENS)
+    assert settings["facts"]["pen_colours"] == list(two_digits_pad.PENS)
     urls = [settings[name] for name in ("capsules_url", "decoder_url", "sigmoids_url")]
     assert len(set(urls)) == 3 and all(re.fullmatch(r"network/[0-9a-f]{16}\.onnx", url) for url in urls)
     client = TestClient(Starlette(routes=section.routes()))
@@ -519,7 +527,7 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
         assert "both right in 61.1%, and 88.8% of them alone" in shown and "0.34 long or longer" in shown
         assert "its redrawing covers 5.0% or more of the ink the longest leaves" in shown
         assert "read as one digit in 97.5%, its test pairs as two in 99.0%" in shown
-        assert pair_reading.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) == (
+        assert two_digits_reading.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) == (
             CountRule(0.34, 0.05),
             CountRule(0.22),
         )
@@ -542,7 +550,7 @@ def test_the_measurement_is_read_only_for_the_weights_it_was_made_with(tmp_path)
     assert two_digits_text.measured(networks.pairs_results(str(capsnet), str(cnn))).startswith(
         "Not measured for these weights"
     )
-    assert pair_reading.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) is None
+    assert two_digits_reading.measured_rules(networks.pairs_results(str(capsnet), str(cnn))) is None
     for foreign in (
         "not JSON",
         json.dumps({"weights_sha256": measurement(capsnet, cnn, 1, 2)["weights_sha256"]}),
@@ -571,6 +579,6 @@ def test_the_shipped_measurement_is_shown_for_the_shipped_weights(section):
 
 def test_the_examples_are_the_first_test_pairs_in_two_layers():
     assert EXAMPLES and [path.name.split("_")[3] for path in EXAMPLES] == [f"{n:04d}" for n in range(len(EXAMPLES))]
-    for example in pair_pad.examples():
+    for example in two_digits_pad.examples():
         assert example.ink.shape == (2, 28, 28) and example.picture.shape == (28, 28, 3)
         assert (example.ink.reshape(2, -1).max(axis=1) > 200).all()  # a digit in each layer

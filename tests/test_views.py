@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from playground import figure4_views, reading_views, two_digit_views, views
+from playground import figure4_views, reading_views, two_digits_views, views
 
 
 def decoded(data_url: str) -> np.ndarray:
@@ -66,8 +66,8 @@ def test_no_reading_and_a_message_say_so():
 
 
 def test_no_pair_and_a_pair_message_say_so():
-    assert two_digit_views.no_pair() == {"revision": None}
-    assert two_digit_views.pair_message("Cannot decode: no") == {"message": "Cannot decode: no"}
+    assert two_digits_views.no_pair() == {"revision": None}
+    assert two_digits_views.pair_message("Cannot decode: no") == {"message": "Cannot decode: no"}
 
 
 def test_figure4_has_a_strip_per_row_of_the_sweep_each_picture_a_faint_pixel_apart():

@@ -3,6 +3,7 @@ beside them, the graphs a browser runs, the engines that read it fast on a CPU, 
 
     saving        files on disk written whole, and known by their SHA-256
     pretrained    weights loaded from a folder or the Hub, only from safetensors, checked on the way
+    metrics_file  metrics.json, what a run records beside the weights it chose: written and read
     model_card    the README.md the Hub shows beside the weights: measured and written
     model_card_text
                   the card's text, section by section
@@ -14,6 +15,6 @@ beside them, the graphs a browser runs, the engines that read it fast on a CPU, 
     compiled      the network compiled for one image at a time (TorchInductor, weights frozen)
     packed        convolutions whose weights are packed for oneDNN once, for reading on the CPU
 
-It imports the paper's network and capsnet.data; model_card and evaluate read MNIST, and the card
-a run's metrics.json (capsnet.training.metrics).
+It imports the paper's network and capsnet.data, never capsnet.training, which writes metrics.json
+through metrics_file; model_card and evaluate read MNIST.
 """

@@ -24,10 +24,10 @@ from tqdm import tqdm
 
 from capsnet.data.datasets import batches, load_semeion, mnist
 from capsnet.shipping.evaluate import Misreadings, misreadings, predictions, semeion_predictions
+from capsnet.shipping.metrics_file import read_record
 from capsnet.shipping.model_card_text import NAMES, PAIR_NAMES, card_text
 from capsnet.shipping.pretrained import NETWORKS, load_model
 from capsnet.shipping.saving import atomic_write_text
-from capsnet.training.metrics import read_record
 
 
 def mnist_misreadings(model, data_dir: str) -> Misreadings:

@@ -5,7 +5,7 @@ and load it."""
 
 from collections import Counter
 
-from capsnet.training.metrics import RunRecord
+from capsnet.shipping.metrics_file import RunRecord
 
 PAPER = "https://arxiv.org/abs/1710.09829"
 NAMES = {

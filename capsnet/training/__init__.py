@@ -1,5 +1,6 @@
-"""The machinery of a train.py run, one concern a module; it imports capsnet's top level and
-capsnet.data, never capsnet.studies.
+"""The machinery of a train.py run, one concern a module; it imports capsnet's top level,
+capsnet.data and capsnet.shipping (what a run saves, metrics.json's format among it), never
+capsnet.studies.
 
     processes       where a process stands among torchrun's, what they agree on, its device and bf16
     signals         SIGINT and SIGTERM recorded, so that a run stops where it can go on from
@@ -18,6 +19,7 @@ capsnet.data, never capsnet.studies.
                     --init-from weights to beat
     out_folder      the best weights so far and their record, a stop recorded, what is kept after one
     final_reads     the chosen weights read once on the test sets at the end
-    metrics         metrics.json, what a run records beside its weights: written and read
+    run_record      what the run's metrics.json says: what it was asked, where it stands, the record
+                    of the run it went on from, its command as anyone can repeat it
     hub             a run's folder uploaded to the Hugging Face Hub
 """

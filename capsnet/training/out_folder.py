@@ -1,15 +1,16 @@
 """What a run writes to its out folder as it goes: the best weights so far with their metrics.json,
-the record of a stop, and, after one, what the folder and the checkpoint hold."""
+the record of a stop or of the end (`record_run`), and, after a stop, what the folder and the
+checkpoint hold."""
 
 from pathlib import Path
 
-import torch
 import torch.nn as nn
 
+from capsnet.shipping.metrics_file import write_record
 from capsnet.shipping.pretrained import WEIGHTS_FILE
 from capsnet.shipping.saving import atomic_save_pretrained, sha256
-from capsnet.training.metrics import RunRecord, portable_command, write_record
 from capsnet.training.run import Run
+from capsnet.training.run_record import run_record
 from capsnet.training.sharded_data import RunData
 from capsnet.training.state import TrainingState
 
@@ -25,17 +26,27 @@ def keep_if_best(run: Run, data: RunData, state: TrainingState, figure: float | 
         if run.processes.is_rank_0:
             atomic_save_pretrained(state.ema.module, state.out)
             state.weights_sha256 = sha256(Path(state.out) / WEIGHTS_FILE)
-            write_record(
-                Path(state.out),
-                run_record(run, data).now(state, state.ema.module, "training: the test set is read when the run ends"),
-            )
+            record_run(run, data, state, state.ema.module, "training: the test set is read when the run ends")
 
 
 def record_stop(run: Run, data: RunData, state: TrainingState, weights: nn.Module, status: str) -> None:
     """A run that stops before its end: where this process wrote the weights in the out folder,
     their metrics.json says how it stopped (``status``), without a test figure."""
     if run.wrote_weights and run.processes.is_rank_0:
-        write_record(Path(state.out), run_record(run, data).now(state, weights, status))
+        record_run(run, data, state, weights, status)
+
+
+def record_run(
+    run: Run,
+    data: RunData,
+    state: TrainingState,
+    weights: nn.Module,
+    status: str,
+    test_accuracy: float | None = None,
+    written_test: float | None = None,
+) -> None:
+    """The run's metrics.json in its out folder, as the run stands (`run_record`)."""
+    write_record(Path(state.out), run_record(run, data, state, weights, status, test_accuracy, written_test))
 
 
 def what_is_kept(run: Run, state: TrainingState) -> str:
@@ -51,41 +62,3 @@ def what_is_kept(run: Run, state: TrainingState) -> str:
         weights = f"No weights were written to {out}/"
     where = f"step {state.partial.steps} of epoch {state.partial.epoch}" if state.partial else f"epoch {state.epoch}"
     return f"{weights}; {run.checkpoint} holds the run after {where}, where --resume goes on."
-
-
-def run_record(run: Run, data: RunData) -> RunRecord:
-    """What metrics.json says of the run before its progress (RunRecord.now)."""
-    options, pairs = run.options, run.options.task == "pairs"
-    read_best = (
-        "read exactly (the count and the digits, counting with the rule chosen on them, "
-        "capsnet.digit_count) the most of the examples as people write them of the"
-        if data.counted
-        else "read best the pairs of the"
-        if pairs
-        else "read best the"
-    )
-    test_ones = "the test pairs of MNIST's test set" if pairs else "MNIST's test set"
-    return RunRecord(
-        model=options.model,
-        task=options.task,
-        examples=options.examples,
-        val_size=options.val_size,
-        single_share=run.single_share,
-        selection=(
-            f"the epoch whose moving average {read_best} {options.val_size} training images "
-            f"held out by seed {options.seed}; {test_ones} read once, at the end, on those weights"
-            if data.validation
-            else f"the last epoch (no validation split); {test_ones} read once, at the end"
-        ),
-        train_images=data.train_images,
-        pairs_per_epoch=data.training.pairs_from_shard * run.processes.world if pairs else None,
-        global_batch=options.batch_size,
-        processes=run.processes.world,
-        device=run.device.type,
-        data_on_device=options.device_data == "on",
-        bf16_autocast=run.bf16,
-        torch_version=torch.__version__,
-        command=portable_command(run.argv),
-        init_from=options.init_from,
-        start_epoch=options.start_epoch,
-    )

@@ -9,9 +9,9 @@ from torch.optim.swa_utils import AveragedModel
 
 from capsnet import CapsNet, WeightsError, load_model
 from capsnet.shipping.pretrained import CONFIGS, NETWORKS
-from capsnet.training.metrics import earlier_record
 from capsnet.training.options import UsageError
 from capsnet.training.run import Run
+from capsnet.training.run_record import earlier_record
 from capsnet.training.sharded_data import RunData
 from capsnet.training.state import TrainingState
 

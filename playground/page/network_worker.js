@@ -21,7 +21,7 @@
 //            "capsules": capsules, lengths, reconstruction; for "probabilities": probabilities}
 //   pair     {drawing: {strokes, pens, background, revision}, decodeAs} -> a drawing of the two-pen
 //            pad read by the pairs networks (graphs capsules, decoder and sigmoids): null for too
-//            little ink, or the Two-digits panel's numbers (pair_reading.js `pairReading`)
+//            little ink, or the Two-digits panel's numbers (two_digits_reading.js `pairReading`)
 //   pairDecoded {pair, digit} -> the pair with capsule `digit` redrawn as Decode as asks (`decodedAs`)
 //
 // Pictures are ink in [0, 1], Float32Array [field * field]; messages are answered in turn, but
@@ -31,7 +31,7 @@ import { dimensionChanges } from "./dimension_changes.js";
 import { downloaded } from "./downloaded.js";
 import { inkToMnist } from "./ink_to_mnist.js";
 import { inks } from "./inks.js";
-import { decodedAs, pairReading } from "./pair_reading.js";
+import { decodedAs, pairReading } from "./two_digits_reading.js";
 
 let ort = null; // ONNX Runtime Web's module, once imported
 let facts = null; // Python's numbers (playground/reading.py PREPROCESSING, and the network's classes)
@@ -155,7 +155,7 @@ async function turn({ image, change, networks }) {
   return answer;
 }
 
-// pair_reading.js's `run`: graph `name` run on `inputs` ({name: {data, dims}}, float32), its outputs' values.
+// two_digits_reading.js's `run`: graph `name` run on `inputs` ({name: {data, dims}}, float32), its outputs' values.
 async function runGraph(name, inputs) {
   const feeds = Object.fromEntries(
     Object.entries(inputs).map(([input, { data, dims }]) => [input, new ort.Tensor("float32", data, dims)]),

@@ -251,7 +251,7 @@ export async function turnAndRead(image, change) {
 // [x0, y0, x1, y1, ...] arrays in pad units, pens: each stroke's pen (the pad's string of digits, or
 // numbers), background: both examples' layers of ink, 2 x 784 values 0..255, or null, revision},
 // `decodeAs` the capsule Decode as chose (a digit; null for the two read). A promise of null for too
-// little ink, or the Two-digits panel's numbers (pair_reading.js `pairReading`).
+// little ink, or the Two-digits panel's numbers (two_digits_reading.js `pairReading`).
 export const readPair = (drawing, decodeAs = null) => pairNetworks.ask("pair", { drawing, decodeAs });
 
 // `pair` (readPair's) with capsule `digit` (null: the two read) redrawn as Decode as asks: a promise

@@ -5,7 +5,7 @@ a fixed seed, written for tests/js/*.test.js to check the ports against:
 
 DIR gets one JSON file a module, named after it (stroke_mask.json for stroke_mask.js, ...),
 facts.json (playground/reading.py `PREPROCESSING`, the numbers the page's modules get from the
-server); pair_reading.json holds the shipped pairs networks' outputs beside what the server's
+server); two_digits_reading.json holds the shipped pairs networks' outputs beside what the server's
 reader made of each drawing, for the port to be run on the same outputs. An array
 in the JSON is {"dtype", "shape", "deflated"}: its little-endian bytes, zlib-compressed, in
 base64 (`packed`), so that the pad's 280x280 pictures stay small.
@@ -24,11 +24,11 @@ from PIL import Image
 from capsnet.data.preprocess import BOX, INK_THRESHOLD, MIN_CONTRAST, ink_to_mnist
 from harness import digit_strokes
 from harness.paths import REPO
-from playground import dimension_changes, drawing_pad, networks, pair_pad, two_digit_views, views
-from playground.pair_pad import PENS
-from playground.pair_reading import PairReader, example_fields
+from playground import dimension_changes, drawing_pad, networks, two_digits_pad, two_digits_views, views
 from playground.reading import EXAMPLES, PREPROCESSING, example_ink
 from playground.stroke_mask import stroke_mask
+from playground.two_digits_pad import PENS
+from playground.two_digits_reading import PairReader, example_fields
 
 SEED = 70
 SIDE = drawing_pad.SIDE
@@ -227,7 +227,7 @@ def change_colour_cases(rng: np.random.Generator) -> dict:
 
 
 def tinted_cases(rng: np.random.Generator) -> dict:
-    """two_digit_views.tinted and figure5 of inks as the page has them (grey levels / 255 in float32,
+    """two_digits_views.tinted and figure5 of inks as the page has them (grey levels / 255 in float32,
     views.js inkOf), two pens' ink equal on some pixels (the first pen's colour on top), and of
     float32 inks beyond [0, 1] and at quarters, where rounding halves to even shows (orange's red at
     ink 0.5 on white paper is (255 + 230) / 2, 242.5), on white paper and on a picture."""
@@ -250,7 +250,7 @@ def tinted_cases(rng: np.random.Generator) -> dict:
                 "inks": packed(inks),
                 "colours": colours,
                 "under": None if under is None else packed(under),
-                "picture": packed(two_digit_views.tinted(inks, colours, under)),
+                "picture": packed(two_digits_views.tinted(inks, colours, under)),
             }
             for name, inks, colours, under in cases
         ],
@@ -260,7 +260,7 @@ def tinted_cases(rng: np.random.Generator) -> dict:
                 "image": packed(levels[2]),
                 "redrawn": packed(redrawn),
                 "colours": colours,
-                "picture": packed(two_digit_views.figure5(levels[2], redrawn, colours)),
+                "picture": packed(two_digits_views.figure5(levels[2], redrawn, colours)),
             }
             for name, redrawn, colours in figures
         ],
@@ -273,8 +273,8 @@ def pair_drawings(rng: np.random.Generator) -> list[tuple[str, dict, int | str |
     (`digit_strokes`; one of them read as one digit for its second redrawing's ink alone), single
     digits drawn with either pen, a dot and an empty pad."""
     cases = []
-    for k, path in enumerate(sorted(pair_pad.EXAMPLES_FOLDER.glob("*.png"))):
-        layers = pair_pad.example_layers(path)
+    for k, path in enumerate(sorted(two_digits_pad.EXAMPLES_FOLDER.glob("*.png"))):
+        layers = two_digits_pad.example_layers(path)
         background = base64.b64encode(layers.tobytes()).decode("ascii")
         cases.append((f"example {path.stem}", {"strokes": [], "pens": "", "background": background}, (k * 3) % 10))
         if k == 2:
@@ -309,12 +309,12 @@ def pair_readings(rng: np.random.Generator) -> dict:
     "pens": `pens_of`'s, "decoded")}]}."""
     pairs = networks.pair_networks(str(REPO / "weights" / "pairs"), str(REPO / "weights" / "pairs-cnn"))
     if pairs.problem is not None:
-        raise SystemExit(f"the pair_reading fixtures need the shipped pairs networks: {pairs.problem}")
+        raise SystemExit(f"the two_digits_reading fixtures need the shipped pairs networks: {pairs.problem}")
     reader = PairReader.of(pairs)
     facts = {
         **PREPROCESSING,
         "classes": reader.capsnet.config.num_classes,
-        "pen_colours": list(pair_pad.PENS),
+        "pen_colours": list(two_digits_pad.PENS),
         "rule": {"second": reader.rule.second, "second_ink": reader.rule.second_ink},
         "cnn_rule": {"second": reader.cnn_rule.second, "second_ink": reader.cnn_rule.second_ink},
     }
@@ -362,7 +362,7 @@ def pair_reading_case(reader: PairReader, reading, decode_as: int | None) -> dic
         "second_ink": reading.second_ink,
         "redrawn": packed(reading.redrawn),
         "cnn_read": list(reading.cnn_read),
-        "pens": list(pair_pad.pens_of(reading.redrawn, reading.layers)),
+        "pens": list(two_digits_pad.pens_of(reading.redrawn, reading.layers)),
         "decoded": decoded,
         "decoded_redrawn": None if decoded is None else packed(reader.redraw(reading, decoded)),
     }
@@ -383,8 +383,8 @@ def write(folder: Path) -> None:
         "round_half_even": rounded(rng),
         "views": {"argmax": maxima(rng)},
         "change_colours": change_colour_cases(rng),
-        "tinted": tinted_cases(rng),
-        "pair_reading": pair_readings(rng),
+        "two_digits_tinted": tinted_cases(rng),
+        "two_digits_reading": pair_readings(rng),
     }
     folder.mkdir(parents=True, exist_ok=True)
     for name, content in files.items():

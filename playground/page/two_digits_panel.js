@@ -6,16 +6,16 @@
 // reading, and Decode as redraws there (`decodeAs`): the server hears of neither. Until then, and
 // where the page cannot run them (no WebAssembly or workers, a graph not loadable, an error: the
 // console says why), the pad sends its drawings to the server, whose numbers (props.value,
-// two_digit_views.py) the panel draws, and Decode as asks the server to read the pad again
-// (fire.submit). Each is drawn by the panel's one renderer (pair_view.js); before any drawing the
-// panel says props.prompt. On a narrow screen its reading shows in a strip while its pad is drawn on
-// (strip.js).
+// two_digits_views.py) the panel draws, and Decode as asks the server to read the pad again
+// (fire.submit). Each is drawn by the panel's one renderer (two_digits_view.js); before any drawing
+// the panel says props.prompt. On a narrow screen its reading shows in a strip while its pad is
+// drawn on (strip.js).
 
 import { newestOnly } from "./newest_only.js";
 import { decodePairAs, pairReaderState, readPair, startPairReader } from "./page_networks.js";
-import { fromServer, pairHtml } from "./pair_view.js";
 import { drawings } from "./reading_store.js";
 import { placeStrip } from "./strip.js";
+import { fromServer, pairHtml } from "./two_digits_view.js";
 
 let mounted = null; // resolves `panelDecode` with the mounted panel's Decode as
 const panelDecode = new Promise((done) => {
@@ -31,7 +31,7 @@ export async function decodeAs(choice) {
 export function mount({ element, props, watch, fire }) {
   placeStrip({ element, props, watch });
   const view = element.querySelector(".pair-view");
-  let shown = null; // the pair drawn (pair_view.js's numbers, `inPage` where read here), null for none
+  let shown = null; // the pair drawn (two_digits_view.js's numbers, `inPage` where read here), null for none
   let digit = null; // the capsule Decode as chose, null for the two read
   let readHereLast = 0; // the newest revision read in the page
   const draw = (pair) => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { besideItsLine, fromServer, pairHtml } from "../../playground/page/pair_view.js";
-import { figure5, tinted } from "../../playground/page/tinted.js";
+import { figure5, tinted } from "../../playground/page/two_digits_tinted.js";
+import { besideItsLine, fromServer, pairHtml } from "../../playground/page/two_digits_view.js";
 import { inkOf } from "../../playground/page/views.js";
 import { rgbLevels } from "./grey_canvas.js";
 
@@ -10,7 +10,7 @@ const base64 = (bytes) => Buffer.from(bytes.buffer ?? bytes).toString("base64");
 const levels = (first) => Uint8Array.from({ length: 784 }, (_, k) => (first + k) % 256);
 
 // The server's value of a reading of a 7 with pen 1 and a 1 with pen 2, both read
-// (two_digit_views.pair_numbers), with `changes`.
+// (two_digits_views.pair_numbers), with `changes`.
 function served(changes = {}) {
   return {
     revision: 12,

@@ -1,6 +1,6 @@
 // The Two-digits panel's one renderer: a reading of one digit or two drawn from its numbers,
-// whoever computed them (the page's, pair_reading.js `pairReading`, or the server's,
-// playground/two_digit_views.py `pair_numbers`, which `fromServer` makes into this shape). A pair: {revision: the two-pen pad's revision read, read: the
+// whoever computed them (the page's, two_digits_reading.js `pairReading`, or the server's,
+// playground/two_digits_views.py `pair_numbers`, which `fromServer` makes into this shape). A pair: {revision: the two-pen pad's revision read, read: the
 // CapsNet's digits [1 or 2], the longer capsule first, second: its second-longest capsule,
 // secondInk: the share of the ink only that capsule's redrawing covers, rule: {second, secondInk}
 // (capsnet.digit_count.CountRule; secondInk null where the rule has no ink line), lengths [10],
@@ -10,7 +10,7 @@
 // Decode as chose that is not one read, or null, decodedRedrawn: its picture, or null}. The panel
 // says which drawing it shows (data-revision, data-read: labels for the page's styles and its tests).
 
-import { figure5, tinted } from "./tinted.js";
+import { figure5, tinted } from "./two_digits_tinted.js";
 import { colourPictureUrl, escaped, inkOf, lengthsSvg, messageHtml } from "./views.js";
 
 const CNN_COLOUR = "#7f7f7f"; // the CNN's digits read, among its ten bars
@@ -113,7 +113,7 @@ export function pairHtml(pair, prompt) {
 // A count rule of the server's ({second, second_ink}) as the renderer takes it.
 const ruleOf = (rule) => ({ second: rule.second, secondInk: rule.second_ink });
 
-// The server's value of the panel (two_digit_views.py: a pair's numbers, no pair, or a message) as
+// The server's value of the panel (two_digits_views.py: a pair's numbers, no pair, or a message) as
 // the renderer takes it; null for no pair, and for Gradio's empty value, before any answer.
 export function fromServer(value) {
   if (!value || value.revision === null) return null;

@@ -14,7 +14,7 @@ import numpy as np
 from PIL import Image
 
 from playground import drawing_pad
-from playground.two_digit_views import tinted
+from playground.two_digits_views import tinted
 
 PENS = ("#1f6fd1", "#e66100")  # blue and orange, each pen's (and the digit it redraws) colour; the
 # paper's Figure 5 uses red and green, which many people cannot tell apart

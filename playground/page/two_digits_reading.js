@@ -1,8 +1,9 @@
-// Ports playground/pair_reading.py `PairReader` (and two_digits.py `pens_of`) for one drawing of the
-// two-pen pad: the pens' ink made 28x28 as the server makes it (`overlaid_inks_to_mnist`; an example
-// tapped and not drawn over as it is, `example_fields`), and from the pairs networks' outputs the
-// digits each network reads with its count rule (digit_count.js), the CapsNet's digits each redrawn
-// from its own capsule (the paper's Figure 5) in the colour of the pen whose ink it covers.
+// Ports playground/two_digits_reading.py `PairReader` (and two_digits.py `pens_of`) for one drawing
+// of the two-pen pad: the pens' ink made 28x28 as the server makes it (`overlaid_inks_to_mnist`; an
+// example tapped and not drawn over as it is, `example_fields`), and from the pairs networks'
+// outputs the digits each network reads with its count rule (digit_count.js), the CapsNet's digits
+// each redrawn from its own capsule (the paper's Figure 5) in the colour of the pen whose ink it
+// covers.
 //
 // The networks are run by the caller: `run(graph, inputs)` is a promise of a graph's outputs, each
 // input {data: Float32Array, dims}, each output its values; the graphs being the pairs CapsNet's
@@ -16,9 +17,9 @@ import { asCompared, counted, secondInk, topTwo } from "./digit_count.js";
 import { overlaidInksToMnist } from "./ink_to_mnist.js";
 import { penInks } from "./inks.js";
 
-// pair_reading.py `example_fields`: an example's ink, one layer a pen (background_side² values
-// 0..255 each, one after the other), as the networks' input [overlay, ...each pen's]: Float32Array
-// [field²] each, or null for too little ink.
+// two_digits_reading.py `example_fields`: an example's ink, one layer a pen (background_side²
+// values 0..255 each, one after the other), as the networks' input [overlay, ...each pen's]:
+// Float32Array [field²] each, or null for too little ink.
 export function exampleFields(background, facts) {
   const layer = facts.background_side ** 2; // an example's ink is the networks' input as it is: 28x28
   const layers = facts.pen_colours.map((_, pen) =>
@@ -59,17 +60,18 @@ async function redrawnAlone(run, capsules, digits, { classes, field }) {
   return digits.map((_, k) => pictures.slice(k * field ** 2, (k + 1) * field ** 2));
 }
 
-// A count rule as the panel's renderer takes it (pair_view.js): {second, secondInk}.
+// A count rule as the panel's renderer takes it (two_digits_view.js): {second, secondInk}.
 const ruleOf = ({ second, second_ink }) => ({ second, secondInk: second_ink });
 
 // The reading of a drawing of the two-pen pad (`pairFields`'s drawing, and its `revision`), with
-// the capsule *Decode as* chose (a digit, or null for the two read) redrawn where it is not one read:
-// a promise of null for too little ink, or the numbers the panel draws (pair_view.js's shape, as
-// two_digit_views.py `pair_numbers` gives the server's): {revision, read: the CapsNet's digits [1
-// or 2], the longer capsule first, second: its second-longest capsule, secondInk, rule, lengths
-// [10], probabilities: the CNN's [10], cnnRead, cnnRule, image: the input, layers: each pen's ink
-// [2], redrawn: each digit read redrawn [1 or 2], colours: each digit read's pen's, penColours,
-// decoded and decodedRedrawn (null where not asked or read), capsules: v [10 * 16], for `decodedAs`}.
+// the capsule *Decode as* chose (a digit, or null for the two read) redrawn where it is not one
+// read: a promise of null for too little ink, or the numbers the panel draws (two_digits_view.js's
+// shape, as two_digits_views.py `pair_numbers` gives the server's): {revision, read: the CapsNet's
+// digits [1 or 2], the longer capsule first, second: its second-longest capsule, secondInk, rule,
+// lengths [10], probabilities: the CNN's [10], cnnRead, cnnRule, image: the input, layers: each
+// pen's ink [2], redrawn: each digit read redrawn [1 or 2], colours: each digit read's pen's,
+// penColours, decoded and decodedRedrawn (null where not asked or read), capsules: v [10 * 16], for
+// `decodedAs`}.
 export async function pairReading({ strokes, pens, background, revision }, facts, run, decodeAs = null) {
   const fields = pairFields({ strokes, pens, background }, facts);
   if (fields === null) return null;

@@ -1,21 +1,16 @@
 """metrics.json, what a run records beside the weights it chose: one dataclass, one key of the
-file for each of its fields, written by train.py and read by the model card (capsnet.shipping.model_card).
-A run that went on from another's weights keeps that run's record, as it was written, in
-"earlier". A record of other keys than these is no record of this code's (`RunRecord.of` refuses it)."""
+file for each of its fields, written by train.py (capsnet.training.run_record fills it in) and read
+by the model card (model_card, model_card_text). A run that went on from another's weights keeps
+that run's record, as it was written, in "earlier". A record of other keys than these is no record
+of this code's (`RunRecord.of` refuses it)."""
 
-import datetime
 import json
-import shlex
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-import torch.nn as nn
-
 from capsnet.shipping.saving import atomic_write_text
-from capsnet.training.state import TrainingState
 
 FILE = "metrics.json"
-PATH_FLAGS = {"--data-dir": "DATA", "--out": "OUT", "--checkpoint": "CHECKPOINT", "--init-from": "WEIGHTS"}
 
 
 def only_where(**condition):
@@ -53,7 +48,7 @@ class RunRecord:
     torch_version: str | None = None
     train_seconds: float = 0.0  # wall time of the epochs
     date: str | None = None  # when the record was written, UTC
-    command: str | None = None  # portable_command's
+    command: str | None = None  # the command, as anyone can repeat it (training.run_record.portable_command)
     init_from: str | None = None  # the weights the run started from
     start_epoch: int | None = None
     history: list[dict] = field(default_factory=list)  # each epoch's lr, loss, accuracies, seconds
@@ -78,36 +73,6 @@ class RunRecord:
             if all(getattr(self, name) == value for name, value in f.metadata.items())
         }
 
-    def now(
-        self,
-        state: TrainingState,
-        weights: nn.Module,
-        status: str,
-        test_accuracy: float | None = None,
-        written_test: float | None = None,
-    ) -> "RunRecord":
-        """This run's record as it stands: where ``state`` stands, the network of the ``weights`` it
-        chose, ``status`` ("finished" with their ``test_accuracy`` and, trained on written examples,
-        ``written_test``; or how far the run went), and the time."""
-        chosen = next((epoch for epoch in state.history if epoch["epoch"] == state.best_epoch), {})
-        return replace(
-            self,
-            parameters=sum(p.numel() for p in weights.parameters()),
-            status=status,
-            mnist_test_accuracy=test_accuracy,
-            pairs_test_both_right=test_accuracy,
-            written_test_right=written_test,
-            chosen_epoch=state.best_epoch,
-            val_accuracy=chosen.get("val_accuracy"),
-            val_read_exactly=chosen.get("val_read_exactly"),
-            count_rule=chosen.get("val_count_rule"),
-            epochs=state.history[-1]["epoch"] if state.history else 0,
-            history=state.history,
-            earlier=state.earlier,
-            train_seconds=round(state.seconds + (state.partial.seconds if state.partial else 0), 1),
-            date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        )
-
     @property
     def test_accuracy(self) -> float | None:
         """The figure of its task: MNIST's test set read right, or the test pairs both right."""
@@ -125,37 +90,3 @@ def write_record(folder: Path, record: RunRecord) -> None:
 
 def read_record(folder: str | Path) -> RunRecord:
     return RunRecord.of(json.loads((Path(folder) / FILE).read_text()))
-
-
-def earlier_record(init_from: str | None, model: str, task: str) -> dict | None:
-    """The metrics.json of the --init-from folder, as it is, where that run trained this network on
-    this task (a run that goes on from it keeps it as "earlier"); None where there is none. Read
-    when the run begins and kept in its checkpoint: with --out the same folder, the run replaces it."""
-    if not init_from or not Path(init_from).is_dir():
-        return None
-    try:
-        earlier = json.loads((Path(init_from) / FILE).read_text())
-        record = RunRecord.of(earlier) if isinstance(earlier, dict) else None
-    except (OSError, ValueError):  # no record, or none of this code's
-        return None
-    return earlier if record and record.model == model and record.task == task else None
-
-
-def portable_command(argv: list[str]) -> str:
-    """The command that ran, as anyone can repeat it: the flags that name a path of this machine
-    (outside the working folder) say DATA, OUT, CHECKPOINT or WEIGHTS instead."""
-    words, previous = [], None
-    for word in argv:
-        flag, equals, value = word.partition("=")
-        if equals and flag in PATH_FLAGS and is_local_path(value):
-            word = f"{flag}={PATH_FLAGS[flag]}"
-        elif previous in PATH_FLAGS and is_local_path(word):
-            word = PATH_FLAGS[previous]
-        words.append(word)
-        previous = word
-    return shlex.join(["python", "train.py", *words])
-
-
-def is_local_path(value: str) -> bool:
-    """A path that depends on where the run was: absolute, or leaving the working folder."""
-    return Path(value).is_absolute() or ".." in Path(value).parts

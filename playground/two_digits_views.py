@@ -1,10 +1,11 @@
-"""What the Two-digits panel shows, as numbers: the page draws them (playground/page/pair_view.js),
-whoever computed them. These are the server's: the one or two digits read, the second-longest
-capsule and the ink only its redrawing covers, each network's count rule, the ten capsule lengths and
-the CNN's ten probabilities, the pictures as grey levels (the input, each pen's ink in it, each digit
-read redrawn from its own capsule alone, the capsule *Decode as* chose where it is not one read) and
-each one's colour. The page colours the pictures as `tinted` and `figure5` do (pair_view.js's port,
-tinted.js); here they draw the examples under the pad and /predict_pair's Figure 5.
+"""What the Two-digits panel shows, as numbers: the page draws them
+(playground/page/two_digits_view.js), whoever computed them. These are the server's: the one or two
+digits read, the second-longest capsule and the ink only its redrawing covers, each network's count
+rule, the ten capsule lengths and the CNN's ten probabilities, the pictures as grey levels (the
+input, each pen's ink in it, each digit read redrawn from its own capsule alone, the capsule
+*Decode as* chose where it is not one read) and each one's colour. The page colours the pictures as `tinted`
+and `figure5` do (two_digits_view.js's port, two_digits_tinted.js); here they draw the examples
+under the pad and /predict_pair's Figure 5.
 """
 
 import dataclasses

@@ -1,10 +1,10 @@
-// Ports playground/two_digit_views.py `tinted` and `figure5`: inks in [0, 1] as one RGB picture,
+// Ports playground/two_digits_views.py `tinted` and `figure5`: inks in [0, 1] as one RGB picture,
 // each ink in its colour, computed in float32 as numpy computes them. The Two-digits panel's
-// pictures (pair_view.js).
+// pictures (two_digits_view.js).
 
 import { roundHalfEven } from "./round_half_even.js";
 
-const INPUT_SHADE = Math.fround(0.3); // Figure 5: the input in light grey under the redrawn digits (two_digit_views.INPUT_SHADE)
+const INPUT_SHADE = Math.fround(0.3); // Figure 5: the input in light grey under the redrawn digits (two_digits_views.INPUT_SHADE)
 
 // "#rrggbb" as [r, g, b], 0..255.
 const rgbOf = (colour) => [1, 3, 5].map((i) => Number.parseInt(colour.slice(i, i + 2), 16));

@@ -1,12 +1,12 @@
-"""The Two-digits pad read in the page (playground/page/pair_reading.js in a worker of the pairs
-networks' own, page_networks.js `startPairReader` and `readPair`), in a real browser (Debian's
+"""The Two-digits pad read in the page (playground/page/two_digits_reading.js in a worker of the
+pairs networks' own, page_networks.js `startPairReader` and `readPair`), in a real browser (Debian's
 Chromium driven by Playwright): for the MNIST test pairs under the pad and pairs drawn with both
 pens, the page's graphs read what the server's reader reads (the same digits and count for each
 network, every capsule, length and probability within 0.01, the input and each pen's ink the
 server's), each digit read and the capsule Decode as chose redrawn from the page's capsules as the
-network's decoder redraws them, with no request to the server but the graphs; and the panel
-itself (pair_panel.js), once the section nears the screen, reads a drawing with both pens, Decode
-as and Clear in the page."""
+network's decoder redraws them, with no request to the server but the graphs; and the panel itself
+(two_digits_panel.js), once the section nears the screen, reads a drawing with both pens, Decode as
+and Clear in the page."""
 
 import base64
 
@@ -17,8 +17,8 @@ import torch
 from harness.chromium_browser import CHROMIUM
 from harness.digit_strokes import strokes
 from harness.pad_drivers import PAIR_PANEL, PairDriver
-from playground import drawing_pad, pair_pad, two_digits
-from playground.pair_reading import example_fields
+from playground import drawing_pad, two_digits, two_digits_pad
+from playground.two_digits_reading import example_fields
 from tests.support.playground_pages import (
     networks_state,
     no_alarm,
@@ -57,8 +57,8 @@ async ([drawing, decodeAs]) => {
 def drawings() -> list[tuple[str, dict]]:
     """The pad's drawings read here, as its drawings offer gives them (reading_store.js `drawings`)."""
     cases = []
-    for path in sorted(pair_pad.EXAMPLES_FOLDER.glob("*.png")):
-        background = pair_pad.example_layers(path).ravel().tolist()
+    for path in sorted(two_digits_pad.EXAMPLES_FOLDER.glob("*.png")):
+        background = two_digits_pad.example_layers(path).ravel().tolist()
         cases.append((path.stem, {"strokes": [], "pens": [], "background": background}))
     for first, second in DRAWN:
         a, b = strokes(*first), strokes(*second)
@@ -131,7 +131,7 @@ def test_the_page_reads_the_two_digit_pad_as_the_server_does_with_no_request(app
 def test_the_panel_reads_a_two_pen_drawing_and_decode_as_in_the_page(url, browser):
     """Scrolled to the Two-digits section, the panel loads the pairs networks itself; then a digit
     drawn with each pen, Decode as another digit and Clear are read, redrawn and drawn in the page
-    (pair_panel.js), each digit in its pen's colour, with no event sent to the server."""
+    (two_digits_panel.js), each digit in its pen's colour, with no event sent to the server."""
     page = playground_page(browser)
     try:
         page.goto(url)
@@ -144,7 +144,7 @@ def test_the_panel_reads_a_two_pen_drawing_and_decode_as_in_the_page(url, browse
         person.choose_pen(1)
         person.draw(strokes(5, 95, 50, 140, 200))
         assert sorted(person.reading()) == ["3", "5"]
-        assert person.digit_colours() == {"3": pair_pad.PENS[0], "5": pair_pad.PENS[1]}
+        assert person.digit_colours() == {"3": two_digits_pad.PENS[0], "5": two_digits_pad.PENS[1]}
         page.locator('#pair-decode-as input[type=radio][value="8"]').click()
         page.wait_for_selector(f"{PAIR_PANEL} .decoded img")
         assert "Capsule 8 redrawn" in page.locator(f"{PAIR_PANEL} .decoded").inner_text()

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { decodedAs, pairFields, pairReading } from "../../playground/page/pair_reading.js";
+import { decodedAs, pairFields, pairReading } from "../../playground/page/two_digits_reading.js";
 import { fixture, unpacked } from "./fixtures.js";
 import { assertSameValues } from "./same_values.js";
 
-const { facts, cases } = fixture("pair_reading");
+const { facts, cases } = fixture("two_digits_reading");
 const read = cases.filter(({ reading }) => reading !== null);
 const FIELD = facts.field ** 2;
 const TOLERANCE = 1e-5; // each capsule redrawn alone here, the two read in one batch by the server
 
 // The pairs networks as the server ran them on a case's drawing: each graph's outputs, the input
-// checked to be the server's (`run` of pair_reading.js).
+// checked to be the server's (`run` of two_digits_reading.js).
 function networksOf(reading) {
   const { image, capsules, lengths, probabilities, alone } = Object.fromEntries(
     ["image", "capsules", "lengths", "probabilities", "alone"].map((name) => [name, unpacked(reading[name])]),
