@@ -216,6 +216,15 @@ def test_every_docs_page_is_linked_from_the_readme():
     assert set(PAGES[1:]) <= linked, "a page of docs/ the README does not link to"
 
 
+def test_the_readme_stays_short_enough_to_read_on_the_hub():
+    """The README is the Space's and the repository's front page: at most 7,000 bytes, and no table
+    row over 160 characters (a longer one wraps on the Hub into a column of a few words a line)."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.encode()) <= 7000, f"README.md has {len(text.encode()):,} bytes: say it in docs/"
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    assert rows and max(map(len, rows)) <= 160, max(rows, key=len)
+
+
 def test_the_readme_keeps_the_two_commands():
     text = README.read_text(encoding="utf-8")
     assert "pip install -r requirements.txt\npython app.py\n" in text
