@@ -1,20 +1,26 @@
 """Graphs kept on disk (capsnet/shipping/kept_graphs.py): an export is read back instead of made
 again, and only for exactly what it was exported from: other weights, another config, other
 options or an edited module of the exporting code are another key. A folder that cannot be written
-to costs the export, never the graph. (That the app's kept graphs are a fresh export's bytes:
-tests/test_page_network.py's test_every_export_gives_the_same_bytes_and_leaves_the_network_in_its_mode.)"""
+to costs the export, never the graph. A graph's gzip, served to the page, is kept beside it. (That
+the app's kept graphs are a fresh export's bytes: tests/test_page_network.py's
+test_every_export_gives_the_same_bytes_and_leaves_the_network_in_its_mode.)"""
 
 import dataclasses
+import gzip
 import logging
 import shutil
 import stat
 
 import pytest
 import torch
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
 
 from capsnet.model import CapsNet, CapsNetConfig
 from capsnet.shipping import kept_graphs, onnx_file
 from capsnet.shipping.kept_graphs import FOLDER_VARIABLE, graph_key, kept
+from playground import page_network
+from playground.page_network import PageGraph
 
 SMALL = CapsNetConfig(conv1_channels=8, primary_capsule_types=2, decoder_hidden=(16, 32))  # quick to make
 
@@ -104,4 +110,16 @@ def test_a_folder_that_cannot_be_written_costs_the_export_and_says_why(tmp_path,
     with caplog.at_level(logging.WARNING, logger=kept_graphs.__name__):
         assert kept(export, 1) == kept(export, 1) == export(1)
     assert export.calls == 3  # exported every time
-    assert "is exported anew at every start: it cannot be kept" in caplog.text
+    assert "is made anew at every start: it cannot be kept" in caplog.text
+
+
+def test_a_graph_s_gzip_is_kept_beside_it_and_served(folder, monkeypatch):
+    graph = PageGraph.of(bytes(range(256)) * 64)
+    made = []
+    monkeypatch.setattr(page_network, "compressed", lambda data: made.append(data) or gzip.compress(data))
+    graph.route()
+    route = graph.route()  # a second start: the gzip read back
+    assert len(made) == 1 and len(list(folder.glob("*.gz"))) == 1
+    app = Starlette(routes=[route])
+    answer = TestClient(app).get(f"/{graph.url}", headers={"Accept-Encoding": "gzip"})
+    assert answer.headers["content-encoding"] == "gzip" and answer.content == graph.data  # decoded by the client

@@ -44,17 +44,24 @@ _PACKAGE = Path(capsnet.__file__).parent
 def kept(export: Callable[..., bytes], *arguments, **options) -> bytes:
     """``export(*arguments, **options)``, read from the kept graphs' folder where it is there, else
     exported and kept there."""
-    path = folder() / f"{export.__name__}-{graph_key(export, arguments, options)}.onnx"
+    name = f"{export.__name__}-{graph_key(export, arguments, options)}.onnx"
+    return kept_file(name, lambda: export(*arguments, **options))
+
+
+def kept_file(name: str, make: Callable[[], bytes]) -> bytes:
+    """The file ``name`` of the kept graphs' folder, else ``make()``'s bytes, kept there under that
+    name, which must say all they depend on (a graph's key; a compressed graph's hash)."""
+    path = folder() / name
     try:
         return path.read_bytes()
     except OSError:  # not kept yet, or its folder cannot be had
         pass
-    graph = export(*arguments, **options)
+    made = make()
     try:
-        _write(path, graph)
+        _write(path, made)
     except OSError as error:
-        log.warning("The graph %s is exported anew at every start: it cannot be kept (%s)", path.name, error)
-    return graph
+        log.warning("%s is made anew at every start: it cannot be kept (%s)", path.name, error)
+    return made
 
 
 def folder() -> Path:
