@@ -61,6 +61,7 @@ def test_a_graph_is_exported_once_then_read_from_its_folder(folder):
     assert export.calls == 3 and len(list(folder.iterdir())) == 2  # another argument: another graph
 
 
+@pytest.mark.slow  # its point is an export, seconds
 def test_a_real_graph_comes_back_byte_for_byte(folder):
     exported = kept(onnx_file.turn_graph, 28)
     assert kept(onnx_file.turn_graph, 28) == exported == onnx_file.turn_graph(28)

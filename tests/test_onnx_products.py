@@ -6,6 +6,7 @@ import numpy as np
 import onnx
 import pytest
 
+from capsnet.shipping.kept_graphs import kept
 from capsnet.shipping.onnx_file import capsules_graph
 from capsnet.shipping.onnx_products import predictions_as_product, primary_convolution_as_product
 
@@ -14,7 +15,7 @@ ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev
 
 @pytest.fixture(scope="module")
 def as_exported(trained_model) -> bytes:
-    return capsules_graph(trained_model, as_products=False)
+    return kept(capsules_graph, trained_model, as_products=False)  # exported once on a machine
 
 
 def test_the_page_s_graph_has_the_products_in_place_of_the_convolution_and_the_einsum(page_graphs, as_exported):

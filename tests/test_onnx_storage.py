@@ -13,6 +13,7 @@ import pytest
 import torch
 from onnx import helper, numpy_helper
 
+from capsnet.shipping.kept_graphs import kept
 from capsnet.shipping.onnx_file import PREDICTION_WEIGHTS, PRIMARY_WEIGHTS, capsules_graph, weights_as_loaded
 from capsnet.shipping.onnx_storage import LARGEST, EightBits, eight_bits, store_weights
 from tests.support.examples import example_digits
@@ -24,7 +25,7 @@ LENGTHS = 0.01  # how far the page's lengths may be from the network's
 
 @pytest.fixture(scope="module")
 def graph(trained_model) -> bytes:
-    return capsules_graph(trained_model)
+    return kept(capsules_graph, trained_model)  # exported once on a machine
 
 
 @pytest.mark.parametrize("axis", [0, 1])

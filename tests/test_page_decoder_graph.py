@@ -17,6 +17,7 @@ from starlette.testclient import TestClient
 
 from capsnet import load_model
 from capsnet.dimensions import perturb
+from capsnet.shipping.kept_graphs import kept
 from capsnet.shipping.onnx_file import decoder_graph, file_name
 from harness.app_server import serving_app
 from harness.paths import WEIGHTS
@@ -31,7 +32,7 @@ ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev
 def test_the_graph_draws_what_the_decoder_draws_for_any_number_of_capsules(trained_model, mnist_test):
     """Each example's winner and a moved runner-up, in one run and one by one: within one grey level
     of 255 of the network's pictures (its weights stored in float16)."""
-    session = ort.InferenceSession(decoder_graph(trained_model))
+    session = ort.InferenceSession(kept(decoder_graph, trained_model))
     images = mnist_test.data[:24, None].float() / 255
     with torch.inference_mode():
         capsules, lengths = trained_model.capsules(images)  # [24, 10, 16], [24, 10]
@@ -49,8 +50,9 @@ def test_the_graph_draws_what_the_decoder_draws_for_any_number_of_capsules(train
 
 
 def test_a_decoder_is_served_under_its_hash_for_good(model):
-    decoder = PageGraph.of(decoder_graph(model))
-    assert decoder.url == f"network/{file_name(decoder_graph(model))}.onnx"
+    data = kept(decoder_graph, model)
+    decoder = PageGraph.of(data)
+    assert decoder.url == f"network/{file_name(data)}.onnx"
     with TestClient(Starlette(routes=[decoder.route()])) as client:
         answer = client.get(f"/{decoder.url}")
         assert answer.status_code == 200 and answer.content == decoder.data
