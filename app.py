@@ -4,7 +4,8 @@ The page's table of contents: the networks loaded once (playground/networks.py, 
 in docs/playground.md), then each section in the page's order, laid out and wired by its module of
 playground/ (their map: playground/__init__.py). `python app.py` serves it on 127.0.0.1:7860; its
 API (/predict, /perturb, /predict_pair): docs/api.md. Beside Gradio's routes it serves the
-graphs (the CapsNet's, its decoder's, its routing's, the CNN's, the turn's, the pairs networks')
+graphs (the CapsNet's, its decoder's, its routing's, the CNN's, the turn's, the pairs networks':
+read from the weights' onnx/ where they are published there, else exported: page_graphs.py)
 and ONNX Runtime Web for the page to read, redraw and turn drawings with (GET /network/NAME.onnx
 and /onnxruntime-web/VERSION/FILE: page_network.py), and the page's own JavaScript modules
 (GET /page/HASH/NAME.js: page_modules.py).
@@ -14,11 +15,11 @@ from pathlib import Path
 
 import gradio as gr
 
-from capsnet.shipping import onnx_file
-from capsnet.shipping.kept_graphs import kept
+from capsnet.shipping.published_graphs import graphs
 from playground import (
     dimensions_section,
     networks,
+    page_graphs,
     page_modules,
     page_network,
     reading,
@@ -28,15 +29,17 @@ from playground import (
     two_digits,
 )
 from playground.page_network import PageGraph
-from playground.reading import MAX_ITERATIONS, WINNER, Reading
+from playground.reading import WINNER, Reading
 
 serving.configure_process()
 NETWORKS = networks.load()
+CAPSNET_GRAPHS = graphs(NETWORKS.weights, page_graphs.capsnet_graphs(NETWORKS.capsnet))  # published, else exported
+CNN_GRAPHS = graphs(NETWORKS.cnn_weights, page_graphs.cnn_graphs(NETWORKS.cnn))
 READING = reading.ReadingSection(
     NETWORKS.capsnet,
-    PageGraph.of(kept(onnx_file.decoder_graph, NETWORKS.capsnet)),
-    PageGraph.of(kept(onnx_file.capsules_graph, NETWORKS.capsnet)),
-    PageGraph.of(kept(onnx_file.routing_graph, NETWORKS.capsnet.config, MAX_ITERATIONS)),
+    PageGraph.of(CAPSNET_GRAPHS["decoder"]),
+    PageGraph.of(CAPSNET_GRAPHS["capsules"]),
+    PageGraph.of(CAPSNET_GRAPHS["routing"]),
 )
 CAPSULE_DIMENSIONS = dimensions_section.DimensionsSection(READING, NETWORKS.names)
 ROUTING = routing_section.RoutingSection(NETWORKS.capsnet.config)
@@ -45,8 +48,8 @@ TURN_IT = turn_it.TurnItSection(
     NETWORKS.cnn,
     NETWORKS.names,
     NETWORKS.robustness,
-    PageGraph.of(kept(onnx_file.probabilities_graph, NETWORKS.cnn)),
-    PageGraph.of(kept(onnx_file.turn_graph, NETWORKS.capsnet.config.image_size)),
+    PageGraph.of(CNN_GRAPHS["probabilities"]),
+    PageGraph.of(CAPSNET_GRAPHS["turn"]),
 )
 TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
 

@@ -19,6 +19,8 @@ The sections, top to bottom, each laying itself out and wiring its own events:
 What they stand on:
 
     networks      every network the page reads with, and what was measured about them, loaded once
+    page_graphs   the graphs the page reads of each network, by their names in a model repo's onnx/
+    publish       `python -m playground.publish`: the networks as Hub model repos, then the Space
     drawing_pad, dimension_sliders, transform_sliders
                   the page's own components, each one gr.HTML (.py, .css, and a module in page/):
                   the value it sends and the server's check of it

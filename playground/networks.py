@@ -13,6 +13,13 @@ The environment names where each comes from, a folder (or a Hugging Face Hub rep
     CAPSNET_PAIRS_CNN_WEIGHTS  section (`weights/pairs`, `weights/pairs-cnn`); beside the CapsNet
                                the pairs measurement (pairs.json)
 
+A Space made by `python -m playground.publish` holds no weights: its playground/published.json
+names, for each variable, the model repo and the revision its README.md preloads (a Space's
+variables are set in its settings, not in its files), which a variable set still overrides. A Hub
+repo is read from its local snapshot, downloaded where missing (`capsnet.shipping.pretrained`), and
+each network's graphs from its onnx/ where they are published there, else exported
+(`capsnet.shipping.published_graphs`; which graphs: page_graphs.py).
+
 A CapsNet or CNN that cannot be loaded stops the app with WeightsError's message, which names the
 file and the fix. Without the pairs networks the app still starts, and the Two-digits section says
 why; without the names the sliders are numbered; without a measurement (its file missing, made
@@ -20,14 +27,23 @@ for other weights, or lacking an entry the page shows: each checked as the app s
 section says why, naming the file and the command that writes it again.
 """
 
+import json
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from capsnet.baseline import BaselineCNN
 from capsnet.model import CapsNet
 from capsnet.shipping.packed import pack_convolutions
-from capsnet.shipping.pretrained import WeightsError, load_model, load_pair_networks, served_fix, served_weights
+from capsnet.shipping.pretrained import (
+    SERVED_BY,
+    WeightsError,
+    load_model,
+    load_pair_networks,
+    local_folder,
+    served_fix,
+)
 from capsnet.studies import pairs_measurement_file, robustness_file
 from capsnet.studies.dimension_names_file import DimensionNames, load_dimension_names
 from capsnet.studies.pairs_measurement_file import PairFigures
@@ -35,6 +51,7 @@ from capsnet.studies.results_file import ResultsError
 from capsnet.studies.robustness_file import RobustnessFigures
 
 log = logging.getLogger("playground")
+PUBLISHED = Path(__file__).with_name("published.json")  # a published Space's {variable: "owner/name@revision"}
 
 
 @dataclass(frozen=True)
@@ -55,19 +72,40 @@ class PairNetworks:
     cnn: BaselineCNN | None
     measurement: Measurement | None  # None without the networks
     problem: str | None = None
+    folders: tuple[str, str] | None = None  # the local folders of the CapsNet and the CNN; None without them
 
 
 @dataclass(frozen=True)
 class Networks:
     """What the page reads with."""
 
-    weights: str  # where the CapsNet came from
+    weights: str  # the local folder the CapsNet came from
     capsnet: CapsNet
-    cnn_weights: str  # where the CNN baseline came from
+    cnn_weights: str  # the local folder the CNN baseline came from
     cnn: BaselineCNN
     names: DimensionNames | None  # the measured names of the CapsNet's dimensions, or None
     robustness: Measurement  # robustness.json, for the CapsNet and the CNN
     pairs: PairNetworks
+
+
+def served(model: str, task: str) -> str:
+    """Where the page takes the weights of ``model`` on ``task`` from: its environment variable,
+    else the model repo published.json names for it, else its folder."""
+    variable, folder = SERVED_BY[model, task]
+    published = json.loads(PUBLISHED.read_text(encoding="utf-8")) if PUBLISHED.is_file() else {}
+    return os.environ.get(variable, published.get(variable, folder))
+
+
+def served_folder(model: str, task: str) -> str:
+    """The local folder of `served`'s weights (a Hub repo's snapshot, downloaded where missing).
+
+    Raises:
+        WeightsError: neither a folder nor a repo whose files can be had; the fix for that network.
+    """
+    try:
+        return str(local_folder(served(model, task)))
+    except WeightsError as error:
+        raise WeightsError(error.problem, served_fix((model, task))) from None
 
 
 def load_cnn(source: str) -> BaselineCNN:
@@ -116,13 +154,17 @@ def pairs_results(capsnet_weights: str, cnn_weights: str) -> Measurement:
 
 
 def pair_networks(capsnet_weights: str, cnn_weights: str) -> PairNetworks:
-    """The pairs networks in these folders and their measurement; without them, why and how to train them."""
+    """The pairs networks in these folders (or Hub repos) and their measurement; without them, why
+    and how to train them."""
     try:
-        capsnet, cnn = load_pair_networks(capsnet_weights, cnn_weights)
+        folders = str(local_folder(capsnet_weights)), str(local_folder(cnn_weights))
+        capsnet, cnn = load_pair_networks(*folders)
     except WeightsError as error:
-        log.warning("The Two-digits section cannot read: %s", error)
-        return PairNetworks(None, None, None, str(error))
-    return PairNetworks(pack_convolutions(capsnet), pack_convolutions(cnn), pairs_results(capsnet_weights, cnn_weights))
+        problem = str(WeightsError(error.problem, served_fix(("capsnet", "pairs"), ("cnn", "pairs"))))
+        log.warning("The Two-digits section cannot read: %s", problem)
+        return PairNetworks(None, None, None, problem)
+    measurement = pairs_results(*folders)
+    return PairNetworks(pack_convolutions(capsnet), pack_convolutions(cnn), measurement, folders=folders)
 
 
 def load() -> Networks:
@@ -131,7 +173,7 @@ def load() -> Networks:
     Raises:
         WeightsError: the CapsNet or the CNN baseline cannot be loaded.
     """
-    weights, cnn_weights = served_weights("capsnet", "digits"), served_weights("cnn", "digits")
+    weights, cnn_weights = served_folder("capsnet", "digits"), served_folder("cnn", "digits")
     return Networks(
         weights,
         pack_convolutions(load_model(weights)),
@@ -139,5 +181,5 @@ def load() -> Networks:
         pack_convolutions(load_cnn(cnn_weights)),
         dimension_names(weights),
         robustness_results(weights, cnn_weights),
-        pair_networks(served_weights("capsnet", "pairs"), served_weights("cnn", "pairs")),
+        pair_networks(served("capsnet", "pairs"), served("cnn", "pairs")),
     )

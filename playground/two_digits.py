@@ -29,9 +29,8 @@ import numpy as np
 from starlette.routing import Route
 
 from capsnet.data.preprocess import SketchError, sketch_to_mnist
-from capsnet.shipping import onnx_file
-from capsnet.shipping.kept_graphs import kept
-from playground import drawing_pad, page_modules, serving, views
+from capsnet.shipping.published_graphs import graphs
+from playground import drawing_pad, page_graphs, page_modules, serving, views
 from playground.networks import PairNetworks
 from playground.page_network import RUNTIME, PageGraph
 from playground.reading import PREPROCESSING
@@ -78,11 +77,10 @@ class PairGraphs:
 
     @classmethod
     def of(cls, pairs: PairNetworks) -> "PairGraphs":
-        return cls(
-            PageGraph.of(kept(onnx_file.capsules_graph, pairs.capsnet, eight_bits=False)),
-            PageGraph.of(kept(onnx_file.decoder_graph, pairs.capsnet)),
-            PageGraph.of(kept(onnx_file.sigmoids_graph, pairs.cnn)),
-        )
+        capsnet_folder, cnn_folder = pairs.folders
+        capsnet = graphs(capsnet_folder, page_graphs.pairs_capsnet_graphs(pairs.capsnet))  # published, else exported
+        cnn = graphs(cnn_folder, page_graphs.pairs_cnn_graphs(pairs.cnn))
+        return cls(PageGraph.of(capsnet["capsules"]), PageGraph.of(capsnet["decoder"]), PageGraph.of(cnn["sigmoids"]))
 
     def routes(self) -> list[Route]:
         return [self.capsules.route(), self.decoder.route(), self.sigmoids.route()]

@@ -2,12 +2,9 @@
 picture resolves (a #fragment to a heading of its page), every page of docs/ is reachable from
 the README, every `python -m MODULE` / `python FILE` / `torchrun ... FILE` quoted names a module
 or file that exists and takes every --flag quoted with it, the README's library example runs,
-every figure of the README's table is the one the docs section it links to gives, the docs name
-no revision outside a command, and the Space's deploy command leaves out every path .gitignore
-names."""
+every figure of the README's table is the one the docs section it links to gives, and the docs name
+no revision outside a command. (What the Space's publish command uploads: tests/test_publish.py.)"""
 
-import ast
-import fnmatch
 import importlib.util
 import json
 import re
@@ -18,7 +15,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from huggingface_hub.utils import filter_repo_objects
 
 from harness.paths import REPO, WEIGHTS
 
@@ -343,72 +339,3 @@ def test_every_docs_page_the_code_points_to_exists():
     assert {("train.py", "docs/training.md"), ("robustness.py", "docs/robustness.md")} <= pointed
     for source, page in pointed:
         assert (REPO / page).is_file(), f"{source} points to {page}, which does not exist"
-
-
-def deploy_call() -> ast.Call:
-    """The ``upload_folder`` call of docs/playground.md's deploy command."""
-    text = (REPO / "docs" / "playground.md").read_text(encoding="utf-8")
-    block = next(block for language, block in FENCE.findall(text) if language == "python" and "upload_folder(" in block)
-    assert 'subprocess.run(["git", "ls-files"]' in block  # the files git tracks, named ``tracked``
-    return next(
-        node
-        for node in ast.walk(ast.parse(block))
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "upload_folder"
-    )
-
-
-def gitignore_patterns() -> list[str]:
-    return [
-        line.strip()
-        for line in (REPO / ".gitignore").read_text().splitlines()
-        if line.strip() and not line.startswith("#")
-    ]
-
-
-def git_ignores(path: str) -> bool:
-    """Whether .gitignore names ``path``: a pattern with a slash at its start or inside matches from
-    the top, one without matches any part; a trailing slash matches folders only."""
-    parts = path.split("/")
-    for pattern in gitignore_patterns():
-        name, folder = pattern.strip("/"), pattern.endswith("/")
-        candidates = parts[:-1] if folder else parts
-        if "/" in pattern.rstrip("/"):
-            candidates = candidates[: len(name.split("/"))]
-            if fnmatch.fnmatchcase("/".join(candidates), name):
-                return True
-        elif any(fnmatch.fnmatchcase(part, name) for part in candidates):
-            return True
-    return False
-
-
-def ignored_examples() -> list[str]:
-    """A file under (or named by) each pattern of .gitignore, at the top and, where the pattern is
-    not anchored to the top, one folder down: runs/file, checkpoints/file, capsnet/checkpoints/file, ..."""
-    examples = []
-    for pattern in gitignore_patterns():
-        path = pattern.strip("/").replace("*", "x") + ("/file" if pattern.endswith("/") else "")
-        examples += [path] if "/" in pattern.rstrip("/") else [path, f"capsnet/{path}"]
-    return examples
-
-
-def test_the_deploy_command_uploads_no_path_that_git_ignores_and_every_file_the_space_runs():
-    """The command uploads the files git tracks and nothing else: no cache, venv or run."""
-    keywords = {keyword.arg: keyword.value for keyword in deploy_call().keywords}
-    assert isinstance(keywords.get("allow_patterns"), ast.Name) and keywords["allow_patterns"].id == "tracked"
-    assert "ignore_patterns" not in keywords
-    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
-
-    def uploaded(path: str) -> bool:
-        return bool(list(filter_repo_objects([path], allow_patterns=tracked)))  # as upload_folder filters
-
-    assert all(git_ignores(path) for path in ignored_examples())
-    for path in [*ignored_examples(), ".git/HEAD", ".ruff_cache/x", "tests/js/written-fixtures/facts.json"]:
-        assert not uploaded(path), f"the deploy command would upload {path}, which git does not track"
-    served = [
-        path.relative_to(REPO).as_posix()
-        for folder in ("capsnet", "playground", "weights", "assets")
-        for path in (REPO / folder).rglob("*")
-        if path.is_file()
-    ]
-    for path in ["README.md", "app.py", "requirements.txt", *served]:
-        assert git_ignores(path) or uploaded(path), f"the deploy command would leave out {path}, which the Space needs"

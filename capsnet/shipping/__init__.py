@@ -12,6 +12,9 @@ beside them, the graphs a browser runs, the engines that read it fast on a CPU, 
                   exported from the library
     onnx_products two steps of the CapsNet's graph as the matrix products the page runs faster
     kept_graphs   each graph exported once and kept on disk, keyed by its weights and the exporting code
+    published_graphs
+                  the graphs published beside the weights in a model repo's onnx/, vouched for by
+                  onnx/graphs.json, read instead of exported where they are the weights' own
     compiled      the network compiled for one image at a time (TorchInductor, weights frozen)
     packed        convolutions whose weights are packed for oneDNN once, for reading on the CPU
 

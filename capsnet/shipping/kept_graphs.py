@@ -72,9 +72,11 @@ def folder() -> Path:
     return Path(cache) / "capsnet" / "graphs"
 
 
-def graph_key(export: Callable[..., bytes], arguments: tuple, options: dict) -> str:
-    """32 hex digits of the SHA-256 of all a graph is exported from (the module docstring's list)."""
-    digest = hashlib.sha256(exporting_code().encode())
+def graph_key(export: Callable[..., bytes], arguments: tuple, options: dict, code: str | None = None) -> str:
+    """32 hex digits of the SHA-256 of all a graph is exported from (the module docstring's list);
+    ``code`` in place of `exporting_code()` where the writing packages' versions do not matter
+    (`capsnet.shipping.published_graphs`: `exporting_sources()`)."""
+    digest = hashlib.sha256((code or exporting_code()).encode())
     digest.update(export.__qualname__.encode())
     for argument in (*arguments, *sorted(options.items())):
         _add(digest, argument)
@@ -82,15 +84,27 @@ def graph_key(export: Callable[..., bytes], arguments: tuple, options: dict) -> 
 
 
 @functools.cache
+def exporting_sources() -> str:
+    """The SHA-256 of the sources of onnx_file and the `capsnet` modules it imports."""
+    return _sources_digest().hexdigest()
+
+
+@functools.cache
 def exporting_code() -> str:
     """The SHA-256 of the exporting code: the sources of onnx_file and the `capsnet` modules it
     imports, and the writing packages' versions."""
-    digest = hashlib.sha256()
-    for module in sorted(_imported_modules(onnx_file.__name__, set())):
-        digest.update(module.encode() + b"\0" + _source(module).read_bytes())
+    digest = _sources_digest()
     for package in WRITERS:
         digest.update(f"{package}=={importlib.metadata.version(package)}".encode())
     return digest.hexdigest()
+
+
+def _sources_digest():
+    """A SHA-256 fed the sources of onnx_file and the `capsnet` modules it imports, by name."""
+    digest = hashlib.sha256()
+    for module in sorted(_imported_modules(onnx_file.__name__, set())):
+        digest.update(module.encode() + b"\0" + _source(module).read_bytes())
+    return digest
 
 
 def _imported_modules(module: str, found: set[str]) -> set[str]:

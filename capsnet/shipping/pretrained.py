@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import torch
 import torch.nn as nn
-from huggingface_hub import hf_hub_download
+from huggingface_hub import snapshot_download
 from huggingface_hub.errors import EntryNotFoundError, HFValidationError
 from safetensors import SafetensorError, safe_open
 
@@ -21,7 +21,11 @@ from capsnet.model import CapsNet, CapsNetConfig
 
 WEIGHTS_FILE = "model.safetensors"
 CONFIG_FILE = "config.json"
-HUB_REPO_ID = re.compile(r"\b[\w.-]+\b/\b[\w.-]+\b")  # namespace/name, e.g. "user/capsnet-mnist"
+# namespace/name, e.g. "user/capsnet-mnist", and @revision where it is pinned ("user/capsnet-mnist@0a1b2c...")
+HUB_REPO_ID = re.compile(r"\b[\w.-]+\b/\b[\w.-]+\b(@[\w.-]+)?")
+# What download fetches of a repo: the weights, config.json and the studies' results beside them
+# (*.json), and the graphs a browser runs of them (onnx/: capsnet.shipping.published_graphs)
+HUB_FILES = [WEIGHTS_FILE, "*.json", "onnx/*"]
 NETWORKS = {"capsnet": CapsNet, "cnn": BaselineCNN}  # the commands' --model
 CONFIGS = {CapsNet: CapsNetConfig, BaselineCNN: BaselineConfig}
 
@@ -74,12 +78,6 @@ class WeightsError(RuntimeError):
         super().__init__(f"{problem}. {fix}")
 
 
-def served_weights(model: str, task: str) -> str:
-    """Where the page takes the weights of ``model`` on ``task`` from: its environment variable, else its folder."""
-    variable, folder = SERVED_BY[model, task]
-    return os.environ.get(variable, folder)
-
-
 def load_model(source: str | os.PathLike, network: type[nn.Module] = CapsNet) -> nn.Module:
     """A trained network in eval mode, from a local folder or a Hub repo id ("namespace/name").
 
@@ -91,13 +89,7 @@ def load_model(source: str | os.PathLike, network: type[nn.Module] = CapsNet) ->
     Raises:
         WeightsError: a file is missing, unreadable or does not match the network.
     """
-    if not os.fspath(source):
-        raise WeightsError("the weights folder is an empty path")
-    folder = Path(source)
-    if not folder.is_dir():
-        if isinstance(source, os.PathLike) or not HUB_REPO_ID.fullmatch(source):
-            raise WeightsError(f"weights folder {folder} does not exist")
-        folder = download(source)
+    folder = local_folder(source)
     config_file, weights_file = folder / CONFIG_FILE, folder / WEIGHTS_FILE
     if not weights_file.is_file():
         raise WeightsError(f"{weights_file} is missing")
@@ -114,17 +106,38 @@ def load_model(source: str | os.PathLike, network: type[nn.Module] = CapsNet) ->
     return model.eval()
 
 
-def download(repo_id: str) -> Path:
-    """The local snapshot folder of ``repo_id`` holding its config.json and model.safetensors."""
+def local_folder(source: str | os.PathLike) -> Path:
+    """The folder ``source`` names, or where it names a Hub repo ("namespace/name", or
+    "namespace/name@revision"), the local snapshot of it (`download`).
+
+    Raises:
+        WeightsError: it is neither a folder nor a repo whose files can be had.
+    """
+    if not os.fspath(source):
+        raise WeightsError("the weights folder is an empty path")
+    folder = Path(source)
+    if not folder.is_dir():
+        if isinstance(source, os.PathLike) or not HUB_REPO_ID.fullmatch(source):
+            raise WeightsError(f"weights folder {folder} does not exist")
+        folder = download(source)
+    return folder
+
+
+def download(source: str) -> Path:
+    """The local snapshot folder of the Hub repo ``source`` ("namespace/name", or with
+    "@revision" at that revision), holding its HUB_FILES."""
+    repo_id, _, revision = source.partition("@")
     try:
-        hf_hub_download(repo_id, CONFIG_FILE)
-        return Path(hf_hub_download(repo_id, WEIGHTS_FILE)).parent
+        folder = Path(snapshot_download(repo_id, revision=revision or None, allow_patterns=HUB_FILES))
     except (OSError, EntryNotFoundError, HFValidationError) as error:
         reason = str(error).splitlines()[0] if str(error) else error.__class__.__name__
         raise WeightsError(
-            f"{repo_id} is not a local folder, and its {CONFIG_FILE} and {WEIGHTS_FILE} "
+            f"{source} is not a local folder, and its {CONFIG_FILE} and {WEIGHTS_FILE} "
             f"cannot be had from the Hugging Face Hub ({reason})"
         ) from None
+    if missing := [name for name in (CONFIG_FILE, WEIGHTS_FILE) if not (folder / name).is_file()]:
+        raise WeightsError(f"the Hub repo {source} holds no {' and no '.join(missing)}")
+    return folder
 
 
 def read_config(path: Path, config_class: type = CapsNetConfig):
