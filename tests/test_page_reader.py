@@ -34,6 +34,7 @@ from tests.support.playground_pages import (
     page_module,
     page_networks,
     playground_page,
+    settled,
     touched,
     wait_for_networks,
 )
@@ -383,6 +384,10 @@ def test_where_the_page_cannot_read_the_server_reads_as_before(app, url, page, m
     assert person.reading() == "4" and person.drawing()["readings"] >= 1
     # the routing view, drawn from the server's numbers by the page's renderer, and redrawn with no request
     page.wait_for_function("() => document.querySelector('#routing').textContent.includes('winner 4:')")
+    # Turn it, near the screen once the routing controls are, asks the server for its sweep (the page
+    # cannot): let it, so that what follows counts the routing view's requests alone.
+    page.locator("#routing input.capsule-type").scroll_into_view_if_needed()
+    settled(page)
     sent = len(page.sent)
     heatmap = "() => document.querySelector('#routing canvas.heatmap').toDataURL()"
     all_types = page.evaluate(heatmap)

@@ -109,3 +109,11 @@ def offered_value(page, revision: int | str) -> dict:
 def shown_value(page) -> dict:
     """The value of the drawing the digit pad of ``page`` (`keeping_pad_values`) shows now."""
     return offered_value(page, page.evaluate("() => document.querySelector('#pad [data-revision]').dataset.revision"))
+
+
+def settled(page, quiet_ms: int = 1500) -> None:
+    """Wait until the page has sent the server no event for ``quiet_ms`` (``page.sent``)."""
+    count = -1
+    while count != len(page.sent):
+        count = len(page.sent)
+        page.wait_for_timeout(quiet_ms)
