@@ -58,7 +58,8 @@ def photo_ink(grey: np.ndarray) -> PhotoInk:
     level, spread = _paper_darkness(smooth)
     floor = level + max(NOISE_SIGMAS * spread, 1e-6)  # [H, W]: what the paper's noise reaches
     lines, ruled = ruled_lines(darkness, smooth > floor)
-    darkness = darkness - lines
+    # A line lets through 1 - lines / paper of the light, on the paper and on a stroke alike.
+    darkness = (darkness - lines) / np.maximum(1 - lines / paper, 0.5)
     smooth = box_mean(darkness, 3)
     marked = np.maximum(smooth - floor, 0) / share  # [H, W]
     labels, count = components(marked > MARK_SHARE * marked.max())
