@@ -6,14 +6,14 @@ others (line ends, the picture's edges, specks).
   Along each, and the rows beside it, the line's own darkness (above what lies beside it) is
   taken away, so a digit's stroke that crosses a line, or rests on it, and a shadow across it
   keep theirs.
-- The digit: the heaviest candidate, and the marks near it (within NEAR of its size) that weigh
-  at least SPECK_SHARE of it. A candidate is MARK_CONTRAST dark, less than FLAT times as wide as
-  it is tall (such a mark may be a digit's bar, but is no digit alone), not told apart, and off
-  the picture's edge where any is. Told apart: what lies wholly on a ruled line; what touches the
-  picture's edge while FLAT times as wide as it is tall (a line's end, a page's edge), or at all
-  where the light is uneven (where a shadow's edge meets the picture's at a slant, the paper is
-  misjudged); in a picture with noise (a photo), a mark smaller than MIN_DIGIT of its shorter
-  side.
+- The digit: the heaviest candidate that is MARK_CONTRAST dark, off the picture's edge where one
+  is, and the marks near it (within NEAR of its size) that weigh at least SPECK_SHARE of it and
+  are not told apart. A candidate is less than FLAT times as wide as it is tall (such a mark may
+  be a digit's bar, but is no digit alone), no speck (a mark smaller than MIN_DIGIT of the
+  picture's shorter side; but for the only mark of a picture without noise, a drawing of a dot),
+  and not told apart. Told apart: what lies wholly on a ruled line; what touches the picture's
+  edge while FLAT times as wide as it is tall (a line's end, a page's edge), or at all where the
+  light is uneven (where a shadow's edge meets the picture's at a slant, the paper is misjudged).
 """
 
 import math
@@ -130,18 +130,25 @@ class Marks:
         )
 
 
-def told_apart(marks: Marks, shape: tuple[int, int], even: bool, noisy: bool) -> np.ndarray:
-    """Which ``marks`` of a picture of ``shape`` are no digit's, by where they lie and their
-    shape: bool [count]. ``even``: the light is even; ``noisy``: the picture has noise (a photo)."""
-    small = noisy & (np.maximum(marks.height, marks.width) < MIN_DIGIT * min(shape))
-    at_edge = marks.edge & ((marks.width >= FLAT * marks.height) | (not even))
-    return marks.on_lines | at_edge | small
+def told_apart(marks: Marks, even: bool) -> np.ndarray:
+    """Which ``marks`` are never a digit's, nor part of one, by where they lie: bool [count].
+    ``even``: the light is even."""
+    return marks.on_lines | (marks.edge & ((marks.width >= FLAT * marks.height) | (not even)))
 
 
-def digit_marks(marks: Marks, apart: np.ndarray) -> np.ndarray | None:
-    """The labels of the marks that make the digit, int [k], those told ``apart`` (bool [count])
-    left out; None when there is no candidate."""
-    candidates = ~apart & (marks.width < FLAT * marks.height) & (marks.darkest >= MARK_CONTRAST)
+def may_be_digits(marks: Marks, apart: np.ndarray, shape: tuple[int, int], noisy: bool) -> np.ndarray:
+    """Which ``marks`` of a picture of ``shape`` may be a digit alone: not told ``apart``, less than
+    FLAT times as wide as tall, and no speck (unless the only mark of a picture without noise):
+    bool [count]."""
+    least = MIN_DIGIT * min(shape) if noisy or len(marks.weight) > 1 else 0
+    return ~apart & (marks.width < FLAT * marks.height) & (np.maximum(marks.height, marks.width) >= least)
+
+
+def digit_marks(marks: Marks, apart: np.ndarray, candidates: np.ndarray) -> np.ndarray | None:
+    """The labels of the marks that make the digit, int [k]: the heaviest of the ``candidates``
+    (bool [count]) that is MARK_CONTRAST dark, off the picture's edge where one is, and the marks
+    near it not told ``apart``; None when no candidate is dark enough."""
+    candidates = candidates & (marks.darkest >= MARK_CONTRAST)
     if not candidates.any():
         return None
     if (candidates & ~marks.edge).any():

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from capsnet.data.filters import box_mean, closing, components, dilated, local_quantile
-from capsnet.data.marks import Marks, digit_marks, ruled_lines, told_apart
+from capsnet.data.marks import Marks, digit_marks, may_be_digits, ruled_lines, told_apart
 
 PAPER_WINDOW = 1 / 3  # the paper is taken over windows this share of the picture's longer side ...
 PAPER_BLUR = 5  # ... of the picture box-blurred over this many pixels a side
@@ -39,7 +39,7 @@ class PhotoInk:
     """What a photo holds: its digit's ink, and how dark its darkest mark is."""
 
     ink: np.ndarray | None  # float32 [H, W], the digit's darkness, a share of the paper's brightness; None: no digit
-    contrast: float  # the darkest mark's darkness beyond the noise (the digit's, else any's not told apart)
+    contrast: float  # the darkest mark's darkness beyond the noise (the digit's, else any that may be one)
 
 
 def photo_ink(grey: np.ndarray) -> PhotoInk:
@@ -65,10 +65,11 @@ def photo_ink(grey: np.ndarray) -> PhotoInk:
     labels, count = components(marked > MARK_SHARE * marked.max())
     beyond_noise = (darkness - level - NOISE_SIGMAS * _spread(darkness - level)) / share  # a pixel's, unblurred
     marks = Marks.measured(labels, count, marked, beyond_noise, ruled)
-    apart = told_apart(marks, grey.shape, even=paper.min() >= EVEN_LIGHT * paper.max(), noisy=spread > 0)
-    kept = digit_marks(marks, apart)
+    apart = told_apart(marks, even=paper.min() >= EVEN_LIGHT * paper.max())
+    candidates = may_be_digits(marks, apart, grey.shape, noisy=spread > 0)
+    kept = digit_marks(marks, apart, candidates)
     if kept is None:
-        return PhotoInk(None, float(marks.darkest[~apart].max(initial=0)))
+        return PhotoInk(None, float(marks.darkest[candidates].max(initial=0)))
     digit = np.isin(labels, kept)
     rows, columns = np.nonzero(digit)
     near = dilated(digit, max(1, round(FRINGE * max(np.ptp(rows), np.ptp(columns)))))
