@@ -20,6 +20,8 @@
                   the page's pads and sliders used as a person does, the page timing each move
     page_pictures the page's pictures read back as arrays
     digit_strokes hand-drawn-like strokes of the ten digits
+    photos        digits laid on paper and photographed as a phone would, by two generators made
+                  differently: one to choose the preprocessing's settings on, one to report on
     screenshot    the picture of the playground in README.md, taken from the real page
     naive_capsnet a straightforward CapsNet, the reference the fast one is checked and timed against
 

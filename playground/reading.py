@@ -29,6 +29,7 @@ from capsnet.data.preprocess import (
     FIELD,
     INK_THRESHOLD,
     MIN_CONTRAST,
+    NoDigitError,
     SketchError,
     ink_to_mnist,
     sketch_to_mnist,
@@ -199,7 +200,8 @@ class ReadingSection:
     def predict(self, image: Image.Image | np.ndarray | None) -> tuple[dict | None, np.ndarray | None, Reading | None]:
         """/predict: read an image (any size, dark ink on light paper or the reverse, or strokes on a
         transparent background): the digit and the ten capsule lengths, the winner's reconstruction
-        (280x280), and the reading /perturb works on. None for an empty or unreadable image.
+        (280x280), and the reading /perturb works on. None for an empty or unreadable image; an
+        error answer (gr.Error) for a picture in which no digit is found, saying why.
 
         Args:
             image: the uploaded file as Gradio opens it, a PIL image in the file's own mode (or an
@@ -209,6 +211,8 @@ class ReadingSection:
         """
         try:
             pixels = sketch_to_mnist(image)
+        except NoDigitError as error:  # a picture, but of no digit: an error answer, so that a caller sees why
+            raise gr.Error(f"Cannot read this image: {error}") from None
         except (SketchError, OSError) as error:  # OSError: PIL cannot decode the file's pixels
             gr.Warning(f"Cannot read this image: {error}")
             return None, None, None

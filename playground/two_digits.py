@@ -28,7 +28,7 @@ import gradio as gr
 import numpy as np
 from starlette.routing import Route
 
-from capsnet.data.preprocess import SketchError, sketch_to_mnist
+from capsnet.data.preprocess import NoDigitError, SketchError, sketch_to_mnist
 from capsnet.shipping.published_graphs import graphs
 from playground import drawing_pad, page_graphs, page_modules, serving, views
 from playground.networks import PairNetworks
@@ -186,11 +186,13 @@ class TwoDigitsSection:
         paper or the reverse): how many digits and which, the ten capsule lengths, the CNN's count,
         digits and ten probabilities, and the digits read redrawn from their own capsules over the
         input (Figure 5, 280x280, the longer capsule's digit in blue). None for an empty or
-        unreadable image."""
+        unreadable image; an error answer (gr.Error) for a picture in which no digit is found."""
         if self.problem is not None:
             raise gr.Error(f"The pairs networks are not loaded: {self.problem}")
         try:
             pixels = sketch_to_mnist(image)
+        except NoDigitError as error:  # a picture, but of no digit: an error answer, so that a caller sees why
+            raise gr.Error(f"Cannot read this image: {error}") from None
         except (SketchError, OSError) as error:
             gr.Warning(f"Cannot read this image: {error}")
             return None, None

@@ -116,6 +116,21 @@ def test_an_unreadable_image_warns_with_the_reason(app, image, reason):
         assert app.READING.predict(image) == (None, None, None)
 
 
+def test_a_photo_of_no_digit_gets_an_error_answer_that_says_why(app):
+    """A photo of blank paper under light falling off: /predict and /predict_pair answer with an
+    error (a gr.Error, which reaches an API caller as one), not a reading of the paper, nor
+    Nones with a warning an API caller never sees."""
+    import gradio as gr
+
+    from harness.photos import choice_photo
+
+    blank = choice_photo(None, "falling off", np.random.default_rng(0))
+    with pytest.raises(gr.Error, match="Cannot read this image: no digit found: .* darker than the paper"):
+        app.READING.predict(blank)
+    with pytest.raises(gr.Error, match="Cannot read this image: no digit found"):
+        app.TWO_DIGITS.predict_pair(blank)
+
+
 def test_clear_and_draw_again_always_shows_the_last_drawing(app):
     """The loop at the event level: every reading is of the value just sent, never the last one."""
     for revision, digit in enumerate([4, 5, 1, 7, 0, 8] * 2, start=1):

@@ -11,9 +11,17 @@ What counts as ink:
   Gradio's sketchpad gives): the strokes, whatever their colour and whatever RGB lies under the
   transparent pixels (Gradio's canvas exports black there), measured against paper of the
   opposite colour: white under dark strokes, black under light ones;
-- any other picture (a translucent one first flattened on white, as Gradio does): the paper is
-  the median grey of its outermost pixels, and the ink what departs from it on the side where
-  the picture goes farther: darker than the paper (dark on light), or lighter (light on dark).
+- light marks on dark paper (a picture whose grey departs from the median of its outermost
+  pixels, its paper, upwards but for a trace; MNIST's own digits): what is lighter than that paper;
+- any other picture (a translucent one first flattened on white, as Gradio does), dark marks on
+  light paper or a photo: the ink of a photo (`capsnet.data.paper`), measured against the paper
+  around each pixel, with ruled lines, specks and the picture's edges left out. On a clean,
+  evenly lit picture it is what the one paper of the border gives. Where the picture departs
+  from that paper both ways (light falling off, a shadow), whichever of dark or light marks it
+  holds; where no mark in it can be a digit, NoDigitError says so.
+
+Blank pictures (their grey spans less than BLANK) and pictures under PHOTO_SIDE pixels a side
+are read against the one paper.
 """
 
 import math
@@ -24,18 +32,27 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageChops
 
+from capsnet.data.marks import MARK_CONTRAST
+from capsnet.data.paper import marks_are_dark, photo_ink
+
 FIELD = 28  # MNIST images are 28x28 ...
 BOX = 20  # ... with the digit fitted into a 20x20 box ...
 CENTRE = 14.0  # ... and its centre of mass at pixel (14, 14)
 WORKING_SIDE = 512  # larger pictures are first box-averaged down to at most this side: 25x the box
 MIN_CONTRAST = 0.1  # the strongest ink must differ from the paper by this much, else the canvas is empty
 INK_THRESHOLD = 0.2  # crop to the pixels with at least this fraction of the strongest ink
+PHOTO_SIDE = 32  # a picture of dark marks on light paper this many pixels a side or more may be a photo
+BLANK = 0.05  # a picture whose brightness spans less than this is blank: one colour, give or take
 
 _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}  # channels -> PIL mode (grey, grey + alpha, ...)
 
 
 class SketchError(ValueError):
     """The input is not an image `sketch_to_mnist` can read (wrong type, shape or values)."""
+
+
+class NoDigitError(SketchError):
+    """A picture of dark marks on light paper holds no mark dark enough to be a digit."""
 
 
 def sketch_to_mnist(image: Any) -> np.ndarray | None:
@@ -55,6 +72,7 @@ def sketch_to_mnist(image: Any) -> np.ndarray | None:
 
     Raises:
         SketchError: the input is not an image of a supported type, shape or value range.
+        NoDigitError: a picture of marks on paper (a photo, say) in which no mark can be a digit.
     """
     picture = _as_picture(image)
     return None if picture is None else ink_to_mnist(_ink(picture))
@@ -192,8 +210,11 @@ def _as_uint8(array: np.ndarray) -> np.ndarray:
 
 def _ink(picture: Image.Image) -> np.ndarray | None:
     """float32 [H, W] ink, at most WORKING_SIDE pixels on a side, 1 for full contrast with the
-    paper (negative where a pixel is lighter than dark-on-light paper); None when fully
-    transparent."""
+    paper (negative where a pixel is lighter than the one paper); None when fully transparent.
+
+    Raises:
+        NoDigitError: no mark of a photo can be a digit.
+    """
     if "A" in picture.getbands():
         alpha = picture.getchannel("A")
         low, high = alpha.getextrema()
@@ -206,8 +227,20 @@ def _ink(picture: Image.Image) -> np.ndarray | None:
     grey = np.asarray(_reduce(picture.convert("L")), dtype=np.float32) / 255  # ITU-R 601-2 luma
     border = np.concatenate([grey[0], grey[-1], grey[1:-1, 0], grey[1:-1, -1]])
     paper = np.median(border)
-    darker = paper - grey.min() >= grey.max() - paper  # dark on light, or light on dark
-    return paper - grey if darker else grey - paper
+    darker, lighter = paper - grey.min(), grey.max() - paper
+    if darker + lighter < BLANK or min(grey.shape) < PHOTO_SIDE or darker < MIN_CONTRAST <= lighter:
+        return paper - grey if darker >= lighter else grey - paper  # blank, tiny, or light marks on dark
+    # Dark marks on light paper, or, where the picture departs from that paper both ways (a photo
+    # where light falls off or a shadow lies), whichever its marks are: the ink of a photo.
+    both_ways = min(darker, lighter) >= MIN_CONTRAST
+    photo = photo_ink(1 - grey if both_ways and not marks_are_dark(grey) else grey)
+    if photo.ink is None:
+        raise NoDigitError(
+            f"no digit found: the darkest marks, apart from ruled lines, specks and the picture's edges, are "
+            f"only {photo.contrast:.0%} darker than the paper around them beyond what its noise reaches "
+            f"(a digit's: {MARK_CONTRAST:.0%})"
+        )
+    return photo.ink
 
 
 def _stroke_ink(picture: Image.Image) -> np.ndarray:

@@ -1,0 +1,118 @@
+"""The ink of a photo of a digit on paper: the paper's light across the picture, each pixel's
+darkness against the paper around it, and the digit's marks among the others (`marks`).
+
+- The paper: the grey closing (`filters.closing`) of the picture box-blurred over PAPER_BLUR
+  pixels, over a window PAPER_WINDOW of its longer side, wider than any stroke. Strokes vanish
+  from it; light falling off, a vignette and a straight shadow's edge, hard or soft, stay.
+- The darkness: how much darker than that paper a pixel is, less the paper's own (the noise a
+  closing lifts the paper by, followed across the picture by a low quantile of the darkness
+  about each pixel) and NOISE_SIGMAS of the noise's spread, as a share of the paper's brightness:
+  ink in a shadow is as dark, so, as in the light. Dark marks on light paper, or the reverse
+  (`marks_are_dark`, read on the picture inverted).
+
+On a picture evenly lit and without noise (a drawing, a clean scan) the paper is one brightness
+and the noise nil: its ink is what that one paper gives.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from capsnet.data.filters import box_mean, closing, components, dilated, local_quantile
+from capsnet.data.marks import Marks, digit_marks, may_be_digits, ruled_lines, told_apart
+
+PAPER_WINDOW = 1 / 3  # the paper is taken over windows this share of the picture's longer side ...
+PAPER_BLUR = 5  # ... of the picture box-blurred over this many pixels a side
+PAPER_QUANTILE = 0.25  # the paper's own darkness follows this quantile of the darkness about each pixel ...
+QUANTILE_SIDE = 48  # ... on the picture averaged down to this many pixels a side
+NOISE_SIGMAS = 5.0  # the paper's noise reaches this many of its spreads above the paper's own darkness
+DARKEST_SHARE = 4  # a darkness is a share of the paper's brightness, or of its brightest's 1/4 in deep shadow
+LIGHT_MARGIN = 1.25  # light marks on dark paper depart this many times as far as its dark marks
+EVEN_LIGHT = 0.9  # the light is even where the paper's darkest is at least this share of its brightest
+MOSTLY_INK = 0.25  # a picture whose median pixel is this much darker than its paper is no photo of marks
+MARK_SHARE = 0.2  # a mark is where the darkness is at least this share of the darkest
+FRINGE = 0.1  # the digit keeps the darkness within this share of its size about its marks
+
+
+@dataclass(frozen=True)
+class PhotoInk:
+    """What a photo holds: its digit's ink, and how dark its darkest mark is."""
+
+    ink: np.ndarray | None  # float32 [H, W], the digit's darkness, a share of the paper's brightness; None: no digit
+    contrast: float  # the darkest mark's darkness beyond the noise (the digit's, else any that may be one)
+
+
+def photo_ink(grey: np.ndarray) -> PhotoInk:
+    """The digit's ink in a photo of dark marks on light paper.
+
+    Args:
+        grey: float [H, W] in [0, 1], the photo's brightness.
+    """
+    grey = np.asarray(grey, dtype=np.float64)
+    paper = closing(box_mean(grey, PAPER_BLUR), max(3, round(PAPER_WINDOW * max(grey.shape)) | 1))  # [H, W]
+    share = np.maximum(paper, paper.max() / DARKEST_SHARE)  # [H, W]: what a darkness is a share of
+    darkness = np.maximum(paper - grey, 0)  # [H, W]
+    smooth = box_mean(darkness, 3)
+    if np.median(smooth / share) >= MOSTLY_INK:  # a scribble over it all, say
+        return PhotoInk((darkness / share).astype(np.float32), float((darkness / share).max()))
+    level, spread = _paper_darkness(smooth)
+    floor = level + max(NOISE_SIGMAS * spread, 1e-6)  # [H, W]: what the paper's noise reaches
+    lines, ruled = ruled_lines(darkness, smooth > floor)
+    # A line lets through 1 - lines / paper of the light, on the paper and on a stroke alike.
+    darkness = (darkness - lines) / np.maximum(1 - lines / paper, 0.5)
+    smooth = box_mean(darkness, 3)
+    marked = np.maximum(smooth - floor, 0) / share  # [H, W]
+    labels, count = components(marked > MARK_SHARE * marked.max())
+    beyond_noise = (darkness - level - NOISE_SIGMAS * _spread(darkness - level)) / share  # a pixel's, unblurred
+    marks = Marks.measured(labels, count, marked, beyond_noise, ruled)
+    apart = told_apart(marks, even=paper.min() >= EVEN_LIGHT * paper.max())
+    candidates = may_be_digits(marks, apart, grey.shape, noisy=spread > 0)
+    kept = digit_marks(marks, apart, candidates)
+    if kept is None:
+        return PhotoInk(None, float(marks.darkest[candidates].max(initial=0)))
+    digit = np.isin(labels, kept)
+    rows, columns = np.nonzero(digit)
+    near = dilated(digit, max(1, round(FRINGE * max(np.ptp(rows), np.ptp(columns)))))
+    ink = np.maximum(darkness - floor, 0) / share * near
+    return PhotoInk(ink.astype(np.float32), float(marks.darkest[kept - 1].max()))
+
+
+def marks_are_dark(grey: np.ndarray) -> bool:
+    """Whether a picture's marks are dark on light paper rather than light on dark: unless its
+    brightest pixel lies LIGHT_MARGIN times as far above the paper about it as its darkest lies
+    below it, in ratios of brightness (black counted as 5% grey), the paper about each pixel the
+    median within a window PAPER_WINDOW of the picture's longer side.
+
+    Where light falls off or a shadow lies, the paper changes more than ink marks it, and a
+    picture's extremes say nothing of which is which; the paper about each pixel does. Along a
+    shadow's edge the paper departs from that median about as far both ways: there the marks
+    decide, and, without any, dark on light, as photos of digits mostly are.
+
+    Args:
+        grey: float [H, W] in [0, 1].
+    """
+    grey = box_mean(np.asarray(grey, dtype=np.float64), 3)
+    paper = local_quantile(grey, PAPER_WINDOW, 0.5, QUANTILE_SIDE)
+    return LIGHT_MARGIN * ((paper + 0.05) / (grey + 0.05)).max() >= ((grey + 0.05) / (paper + 0.05)).max()
+
+
+def _paper_darkness(smooth: np.ndarray) -> tuple[np.ndarray, float]:
+    """The paper's own darkness under blurred darkness ``smooth`` [H, W], and its noise's spread.
+
+    The closing lifts the paper above the middle of its noise, more where the light or the noise
+    changes: the level follows the PAPER_QUANTILE of the darkness about each pixel (below heavy
+    ink), no higher than the typical darkness plus NOISE_SIGMAS of its spread (where a digit fills
+    the picture), lifted by the median of what is left."""
+    level = np.minimum(
+        local_quantile(smooth, PAPER_WINDOW, PAPER_QUANTILE, QUANTILE_SIDE),
+        np.median(smooth) + NOISE_SIGMAS * _spread(smooth),
+    )
+    level = level + np.median(smooth - level)
+    return level, _spread(smooth - level)
+
+
+def _spread(values: np.ndarray) -> float:
+    """The standard deviation of the noise of ``values`` [H, W] about their median, robustly: 1.4826
+    times their median absolute deviation, on every other pixel each way."""
+    sample = values[::2, ::2]
+    return 1.4826 * float(np.median(np.abs(sample - np.median(sample))))

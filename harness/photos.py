@@ -1,0 +1,172 @@
+"""Digits laid on paper and photographed as a phone would, for `sketch_to_mnist` to read.
+
+Two generators, made differently, so that the preprocessing is tuned on one (`choice_photo`) and
+reported on the other (`report_photo`):
+
+    choice  dark grey ink on white paper, in grey, 400x400, the digit 150-240 pixels tall; the
+            light falling off linearly across the page, a soft-edged shadow; Gaussian blur, grey
+            noise, JPEG at quality 80
+    report  blue ballpoint of varying strength on cream paper, in RGB, 640x480, the digit 90-170
+            pixels tall, turned by up to 10 degrees and sheared; ruled lines and specks by chance;
+            a vignette or a spotlight, a hard-edged shadow; box blur, colour noise, JPEG at
+            quality 60
+
+Each lays a digit (its ink coverage, float [S, S] in [0, 1], a field whose digit fits the middle
+20/28 of it as MNIST's do) under one of LIGHTS; None lays blank paper. The paper's brightness
+spans about 0.92 to 0.65 under "falling off", and to below 0.45 under "shadow".
+"""
+
+import io
+import math
+
+import numpy as np
+from PIL import Image, ImageFilter
+
+LIGHTS = {  # name -> what the photo is
+    "even, clean": "even light, blurred, no noise, saved losslessly",
+    "even": "even light, noise and JPEG",
+    "falling off": "light falling off across the page, noise and JPEG",
+    "shadow": "stronger fall-off plus a shadow across the page, noise and JPEG",
+}
+FIELD_OVER_DIGIT = 28 / 20  # a coverage field's side over its digit's height
+
+
+def choice_photo(coverage: np.ndarray | None, light: str, rng: np.random.Generator) -> np.ndarray:
+    """The choice set's photo of ``coverage`` (None: blank paper) under ``light``: uint8 [400, 400]."""
+    height, width = 400, 400
+    ink = _laid(coverage, (height, width), rng.uniform(150, 240), rng)
+    reflectance = 0.92 * (1 - ink) + 0.10 * ink
+    rows, columns = np.indices((height, width), dtype=np.float32)
+    along = _along(rows, columns, rng.uniform(0, 2 * math.pi))  # [H, W] in [0, 1]
+    if light.startswith("even"):
+        lit = np.ones((height, width), np.float32)
+    elif light == "falling off":
+        lit = 1 - 0.30 * along  # paper 0.92 -> 0.64
+    else:
+        lit = (1 - 0.50 * along) * _shadow(rows, columns, rng, depth=0.45, edge=6.0, hard=False)
+    photo = Image.fromarray(_as_uint8(lit * reflectance)).filter(ImageFilter.GaussianBlur(1.2))
+    if light == "even, clean":
+        return np.asarray(photo)
+    noisy = np.asarray(photo, np.float32) / 255 + rng.normal(0, 0.02, (height, width))
+    return _jpeg(Image.fromarray(_as_uint8(noisy)), quality=80)
+
+
+def report_photo(
+    coverage: np.ndarray | None,
+    light: str,
+    rng: np.random.Generator,
+    ruled: bool | None = None,
+    noise: float = 0.03,
+) -> np.ndarray:
+    """The report set's photo of ``coverage`` (None: blank paper) under ``light``: uint8 [480, 640, 3].
+
+    Args:
+        ruled: ruled paper (True), plain (False), or either by chance (None).
+        noise: the sensor noise's standard deviation in each channel, on a scale of 1.
+    """
+    height, width = 480, 640
+    turned = None if coverage is None else _turned(coverage, rng.uniform(-10, 10), rng.uniform(-0.2, 0.2))
+    ink = _laid(turned, (height, width), rng.uniform(90, 170), rng) * rng.uniform(0.75, 1.0)
+    paper = np.array([0.95, 0.92, 0.83], np.float32)
+    blue = np.array([0.18, 0.26, 0.62], np.float32)
+    reflectance = paper * (1 - ink[..., None]) + blue * ink[..., None]  # [H, W, 3]
+    if rng.random() < 0.5 if ruled is None else ruled:
+        lines = _ruled_lines((height, width), rng)
+        reflectance *= 1 - lines[..., None] * (1 - np.array([0.62, 0.75, 0.92], np.float32))
+    if rng.random() < 0.5:
+        reflectance *= 1 - _specks((height, width), rng)[..., None] * 0.75
+    rows, columns = np.indices((height, width), dtype=np.float32)
+    if light.startswith("even"):
+        lit = np.ones((height, width), np.float32)
+    elif light == "falling off":  # a vignette about a centre off the middle: corners at ~0.7
+        centre = rng.uniform(0.35, 0.65, 2) * (height, width)
+        radius = np.hypot(rows - centre[0], columns - centre[1]) / math.hypot(height, width)
+        lit = 1 - 1.4 * radius**2
+    else:  # a spotlight, and a hard-edged shadow
+        centre = rng.uniform(0.1, 0.9, 2) * (height, width)
+        spread = 0.4 * width
+        spot = np.exp(-((rows - centre[0]) ** 2 + (columns - centre[1]) ** 2) / (2 * spread**2))
+        lit = (0.4 + 0.6 * spot) * _shadow(rows, columns, rng, depth=0.5, edge=1.0, hard=True)
+    warm = np.array([1.0, 0.97, 0.9], np.float32)
+    photo = Image.fromarray(_as_uint8(lit[..., None] * warm * reflectance))
+    photo = photo.filter(ImageFilter.BoxBlur(int(rng.integers(1, 3))))
+    if light == "even, clean":
+        return np.asarray(photo)
+    noisy = np.asarray(photo, np.float32) / 255 + rng.normal(0, noise, (height, width, 3))
+    return _jpeg(Image.fromarray(_as_uint8(noisy)), quality=60)
+
+
+def _laid(coverage: np.ndarray | None, shape: tuple[int, int], digit_height: float, rng) -> np.ndarray:
+    """``coverage`` scaled so that its digit is ``digit_height`` pixels tall and laid at a random
+    place of a page of ``shape``: float32 [H, W] in [0, 1] (zeros for None)."""
+    page = np.zeros(shape, np.float32)
+    if coverage is None:
+        return page
+    side = round(digit_height * FIELD_OVER_DIGIT)
+    scaled = Image.fromarray(np.asarray(coverage, np.float32)).resize((side, side), Image.Resampling.BICUBIC)
+    top, left = (int(rng.integers(0, extent - side + 1)) for extent in shape)
+    page[top : top + side, left : left + side] = np.clip(np.asarray(scaled), 0, 1)
+    return page
+
+
+def _turned(coverage: np.ndarray, degrees: float, shear: float) -> np.ndarray:
+    """``coverage`` [S, S] turned by ``degrees`` and sheared sideways by ``shear`` about its centre."""
+    side = coverage.shape[0]
+    angle = math.radians(degrees)
+    cos, sin = math.cos(angle), math.sin(angle)
+    # The output pixel (x, y) takes the input at A (x, y) about the centre: rotation times shear.
+    a, b = cos, cos * shear + sin
+    d, e = -sin, -sin * shear + cos
+    middle = (side - 1) / 2
+    affine = (a, b, middle - a * middle - b * middle, d, e, middle - d * middle - e * middle)
+    picture = Image.fromarray(np.asarray(coverage, np.float32))
+    return np.asarray(picture.transform((side, side), Image.Transform.AFFINE, affine, Image.Resampling.BICUBIC))
+
+
+def _along(rows: np.ndarray, columns: np.ndarray, angle: float) -> np.ndarray:
+    """How far along direction ``angle`` each pixel lies, 0 at the page's first corner, 1 at its last."""
+    distance = rows * math.sin(angle) + columns * math.cos(angle)
+    return (distance - distance.min()) / (distance.max() - distance.min())
+
+
+def _shadow(rows, columns, rng, depth: float, edge: float, hard: bool) -> np.ndarray:
+    """The light left by a shadow over one side of a line through the page's middle half: 1 in the
+    light, 1 - ``depth`` in the shadow, an edge ``edge`` pixels wide (a ramp if ``hard``, else
+    a logistic)."""
+    height, width = rows.shape
+    point = rng.uniform(0.25, 0.75, 2) * (height, width)
+    angle = rng.uniform(0, 2 * math.pi)
+    signed = (rows - point[0]) * math.sin(angle) + (columns - point[1]) * math.cos(angle)
+    inside = np.clip(0.5 - signed / edge, 0, 1) if hard else 1 / (1 + np.exp(signed / edge))
+    return 1 - depth * inside
+
+
+def _ruled_lines(shape: tuple[int, int], rng) -> np.ndarray:
+    """Ruled lines across a page of ``shape``, slightly tilted, about 2 pixels thick: coverage [H, W]."""
+    rows, columns = np.indices(shape, dtype=np.float32)
+    tilt = math.tan(math.radians(rng.uniform(-2, 2)))
+    spacing = rng.uniform(28, 40)
+    height = rows - tilt * columns - rng.uniform(0, spacing)
+    from_line = np.abs((height + spacing / 2) % spacing - spacing / 2)  # to the nearest line
+    return 0.7 * np.clip(1.5 - from_line, 0, 1)
+
+
+def _specks(shape: tuple[int, int], rng) -> np.ndarray:
+    """A few round specks of dust or ink, 1-5 pixels across, anywhere on the page: coverage [H, W]."""
+    rows, columns = np.indices(shape, dtype=np.float32)
+    cover = np.zeros(shape, np.float32)
+    for _ in range(int(rng.integers(4, 11))):
+        centre, radius = rng.uniform(0, 1, 2) * shape, rng.uniform(0.8, 2.5)
+        cover = np.maximum(cover, np.clip(radius + 0.5 - np.hypot(rows - centre[0], columns - centre[1]), 0, 1))
+    return cover
+
+
+def _as_uint8(values: np.ndarray) -> np.ndarray:
+    return np.rint(np.clip(values, 0, 1) * 255).astype(np.uint8)
+
+
+def _jpeg(picture: Image.Image, quality: int) -> np.ndarray:
+    """``picture`` saved as a JPEG of ``quality`` and read back."""
+    buffer = io.BytesIO()
+    picture.save(buffer, format="JPEG", quality=quality)
+    return np.asarray(Image.open(buffer))
