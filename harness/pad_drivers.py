@@ -124,6 +124,19 @@ class PadDriver:
             time.sleep(PAUSE_SECONDS)
         return latencies
 
+    def choose_photo(self, path, timeout: float = 60.0) -> None:
+        """Choose the photo at ``path`` under the pad, as a person picks a file or takes a picture
+        (playground/photo.py), and wait until the page shows the reading of what it put on the pad."""
+        before = self.revisions()[0]
+        self.page.set_input_files("#photo input[type=file]", str(path))
+        self.page.wait_for_function(
+            "([pad, panel, before]) => { const sent = document.querySelector(`${pad} canvas`).closest('.pad')"
+            ".parentElement.dataset.revision; return sent !== before"
+            " && document.querySelector(panel)?.dataset.revision === sent; }",
+            arg=[self.pad, self.panel, before],
+            timeout=timeout * 1000,
+        )
+
     def drawing(self) -> dict:
         """How the readings kept up while strokes were drawn on this pad: {ms: the strokes' time
         drawn, readings: readings that reached the page meanwhile}."""

@@ -3,6 +3,7 @@
 The sections, top to bottom, each laying itself out and wiring its own events:
 
     reading       draw a digit: the pad, the reading panel, Decode as; /predict and /perturb
+    photo         a photo of a digit on paper, made 28x28 and laid on the pad
     dimensions_section
                   the 16 dimensions: sliders named and ordered as measured, each with a picture of
                   where it changes the digit; the paper's Figure 4

@@ -38,7 +38,7 @@ from capsnet.digit_count import top_two
 from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
 from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
-from playground import batches, drawing_pad, page_modules, reading_views, serving, views
+from playground import batches, drawing_pad, page_modules, photo, reading_views, serving, views
 from playground.page_network import RUNTIME, RUNTIME_URLS, PageGraph
 
 WINNER = "winner"  # Decode as: the longest capsule
@@ -265,6 +265,7 @@ class ReadingSection:
                 pad = drawing_pad.DrawingPad(
                     [drawing_pad.digit_example(*example_ink(path)) for path in EXAMPLES], elem_id="pad"
                 )
+                photo.layout(pad)
             with gr.Column(scale=4, min_width=300):
                 reading_view = ReadingView(
                     self.panel(None),

@@ -197,9 +197,11 @@ export function mount({ element, props, watch, fire }) {
     send();
   });
 
-  // A value set by the server (the app's start, or a reset) replaces the pad's drawing.
+  // A value set by the server (the app's start, a reset, a photo: playground/photo.py) replaces the
+  // pad's drawing; a new background (a photo's 28x28) is then read as a tapped example is.
   watch("value", () => {
     const value = props.value || {};
+    const newBackground = value.background && value.background !== encoded(background);
     strokes = (value.strokes || []).map((s) => s.split(" ").map(Number));
     pens = strokes.map((_, i) => Number((value.pens || "")[i] || 0));
     background = decoded(value.background);
@@ -207,6 +209,7 @@ export function mount({ element, props, watch, fire }) {
     stroke = null;
     pointer = null;
     redraw();
+    if (newBackground) send();
   });
 
   function choosePen(chosen) {

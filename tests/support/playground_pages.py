@@ -28,13 +28,15 @@ def playground_page(browser, viewport: dict = DESKTOP, touch: bool = False):
     return page
 
 
-def no_alarm(page) -> None:
+def no_alarm(page, allowed: tuple[str, ...] = ()) -> None:
     """The page wrote no error or warning to its console but the browser's own line for a file not
-    found (which a page cannot keep from it), and left no error uncaught."""
+    found (which a page cannot keep from it) and the ``allowed`` lines, and left no error uncaught."""
     alarming = [
         text
         for kind, text in page.messages
-        if kind in ("error", "warning", "uncaught") and not text.startswith("Failed to load resource")
+        if kind in ("error", "warning", "uncaught")
+        and not text.startswith("Failed to load resource")
+        and text not in allowed
     ]
     assert alarming == [], alarming
 
