@@ -27,13 +27,13 @@ def running(values: np.ndarray, size: int, extreme, axis: int | None = None) -> 
 
 def closing(values: np.ndarray, size: int) -> np.ndarray:
     """The grey closing of ``values`` [H, W] by a size x size square: the darkest of the brightest
-    within each window, the picture mirrored beyond its edges. Dark marks narrower than the
-    window vanish; any level set that is a half-plane (a straight edge, a linear slope) is kept
-    as it is, but where it meets the picture's edge at a slant."""
-    half = min(size // 2, min(values.shape) - 1)
-    mirrored = np.pad(values, half, mode="reflect")
-    closed = running(running(mirrored, size, np.maximum), size, np.minimum)
-    return closed[half : half + values.shape[0], half : half + values.shape[1]]
+    within each window. Dark marks narrower than the window vanish; any level set that is a
+    half-plane (a straight edge, a linear slope) is kept as it is. The picture's edge pixels are
+    repeated a window's width beyond it, so that where a straight edge meets the picture's at a
+    slant, what lies on its dark side is as wide as a window there too."""
+    extended = np.pad(values, size, mode="edge")
+    closed = running(running(extended, size, np.maximum), size, np.minimum)
+    return closed[size : size + values.shape[0], size : size + values.shape[1]]
 
 
 def box_mean(values: np.ndarray, size: int) -> np.ndarray:

@@ -11,9 +11,11 @@ others (line ends, the picture's edges, specks).
   are not told apart. A candidate is less than FLAT times as wide as it is tall (such a mark may
   be a digit's bar, but is no digit alone), no speck (a mark smaller than MIN_DIGIT of the
   picture's shorter side; but for the only mark of a picture without noise, a drawing of a dot),
-  and not told apart. Told apart: what lies wholly on a ruled line; what touches the picture's
-  edge while FLAT times as wide as it is tall (a line's end, a page's edge), or at all where the
-  light is uneven (where a shadow's edge meets the picture's at a slant, the paper is misjudged).
+  and not told apart. Told apart: what lies wholly on a ruled line; what lies mostly where the
+  paper's light steps (along a shadow's edge, where the paper is misjudged by a pixel or two);
+  what touches the picture's edge while FLAT times as wide as it is tall (a line's end, a page's
+  edge), or at all where the light is uneven (where a shadow's edge meets the picture's at a
+  slant, the paper is misjudged).
 """
 
 import math
@@ -102,12 +104,15 @@ class Marks:
     width: np.ndarray
     edge: np.ndarray  # bool: it touches the picture's edge
     on_lines: np.ndarray  # bool: it lies wholly on the rows of ruled lines
+    on_steps: np.ndarray  # bool: most of it lies where the paper's light steps (a shadow's edge)
 
     @classmethod
-    def measured(cls, labels: np.ndarray, count: int, darkness: np.ndarray, beyond_noise: np.ndarray, ruled):
+    def measured(cls, labels: np.ndarray, count: int, darkness: np.ndarray, beyond_noise: np.ndarray, ruled, steps):
         """The marks ``labels`` (int [H, W], 0 for none, 1..count) of ``darkness`` [H, W], whose
-        darkness beyond the noise is ``beyond_noise`` [H, W], on a picture ``ruled`` (bool [H, W])."""
+        darkness beyond the noise is ``beyond_noise`` [H, W], on a picture ``ruled`` and ``steps``
+        (bool [H, W]: the rows of ruled lines, where the paper's light steps)."""
         owner = labels.ravel()
+        area = np.bincount(owner, minlength=count + 1)[1:]
         rows, columns = (index.ravel() for index in np.indices(labels.shape))
         darkest = np.zeros(count + 1)
         np.maximum.at(darkest, owner, beyond_noise.ravel())
@@ -127,13 +132,14 @@ class Marks:
             width=right - left + 1,
             edge=(top == 0) | (left == 0) | (bottom == labels.shape[0] - 1) | (right == labels.shape[1] - 1),
             on_lines=np.bincount(owner, weights=~ruled.ravel(), minlength=count + 1)[1:] == 0,
+            on_steps=np.bincount(owner, weights=steps.ravel(), minlength=count + 1)[1:] * 2 > area,
         )
 
 
 def told_apart(marks: Marks, even: bool) -> np.ndarray:
     """Which ``marks`` are never a digit's, nor part of one, by where they lie: bool [count].
     ``even``: the light is even."""
-    return marks.on_lines | (marks.edge & ((marks.width >= FLAT * marks.height) | (not even)))
+    return marks.on_lines | marks.on_steps | (marks.edge & ((marks.width >= FLAT * marks.height) | (not even)))
 
 
 def may_be_digits(marks: Marks, apart: np.ndarray, shape: tuple[int, int], noisy: bool) -> np.ndarray:

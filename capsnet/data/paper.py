@@ -1,14 +1,17 @@
 """The ink of a photo of a digit on paper: the paper's light across the picture, each pixel's
 darkness against the paper around it, and the digit's marks among the others (`marks`).
 
-- The paper: the grey closing (`filters.closing`) of the picture box-blurred over PAPER_BLUR
-  pixels, over a window PAPER_WINDOW of its longer side, wider than any stroke. Strokes vanish
-  from it; light falling off, a vignette and a straight shadow's edge, hard or soft, stay.
+- The paper: the grey closing (`filters.closing`) of the picture, the darker of it box-blurred
+  over PAPER_BLUR pixels (less lifted by noise) and as it is (a hard shadow's edge kept hard),
+  over windows PAPER_WINDOW of its longer side, wider than any stroke; then, once a digit is
+  found, over windows STROKE_WINDOWS times its strokes' width, which follow the light closer.
+  Strokes vanish from it; light falling off, a vignette and a straight shadow's edge stay.
 - The darkness: how much darker than that paper a pixel is, less the paper's own (the noise a
   closing lifts the paper by, followed across the picture by a low quantile of the darkness
   about each pixel) and NOISE_SIGMAS of the noise's spread, as a share of the paper's brightness:
-  ink in a shadow is as dark, so, as in the light. Dark marks on light paper, or the reverse
-  (`marks_are_dark`, read on the picture inverted).
+  ink in a shadow is as dark, so, as in the light. Where the paper's light steps (STEP), along a
+  shadow's edge, the paper is misjudged by a pixel or two, and what lies there is no mark of ink.
+  Dark marks on light paper, or the reverse (`marks_are_dark`, read on the picture inverted).
 
 On a picture evenly lit and without noise (a drawing, a clean scan) the paper is one brightness
 and the noise nil: its ink is what that one paper gives.
@@ -22,7 +25,8 @@ from capsnet.data.filters import box_mean, closing, components, dilated, local_q
 from capsnet.data.marks import Marks, digit_marks, may_be_digits, ruled_lines, told_apart
 
 PAPER_WINDOW = 1 / 3  # the paper is taken over windows this share of the picture's longer side ...
-PAPER_BLUR = 5  # ... of the picture box-blurred over this many pixels a side
+PAPER_BLUR = 5  # ... of the picture box-blurred over this many pixels a side ...
+STROKE_WINDOWS = 4  # ... then over windows this many times as wide as the digit's strokes, where narrower
 PAPER_QUANTILE = 0.25  # the paper's own darkness follows this quantile of the darkness about each pixel ...
 QUANTILE_SIDE = 48  # ... on the picture averaged down to this many pixels a side
 NOISE_SIGMAS = 5.0  # the paper's noise reaches this many of its spreads above the paper's own darkness
@@ -31,25 +35,39 @@ LIGHT_MARGIN = 1.25  # light marks on dark paper depart this many times as far a
 EVEN_LIGHT = 0.9  # the light is even where the paper's darkest is at least this share of its brightest
 MOSTLY_INK = 0.25  # a picture whose median pixel is this much darker than its paper is no photo of marks
 MARK_SHARE = 0.2  # a mark is where the darkness is at least this share of the darkest
+STEP = 0.05  # the paper's light steps where it changes by this share of it a pixel ...
+STEP_REACH = 3  # ... and this many pixels about
 FRINGE = 0.1  # the digit keeps the darkness within this share of its size about its marks
 
 
 @dataclass(frozen=True)
 class PhotoInk:
-    """What a photo holds: its digit's ink, and how dark its darkest mark is."""
+    """What a photo holds: its digit's ink, how dark its darkest mark is, how wide its strokes are."""
 
     ink: np.ndarray | None  # float32 [H, W], the digit's darkness, a share of the paper's brightness; None: no digit
     contrast: float  # the darkest mark's darkness beyond the noise (the digit's, else any that may be one)
+    stroke: float = 0.0  # the digit's strokes' width in pixels, 2 area / perimeter of its marks; 0: unknown
 
 
 def photo_ink(grey: np.ndarray) -> PhotoInk:
-    """The digit's ink in a photo of dark marks on light paper.
+    """The digit's ink in a photo of dark marks on light paper: found with the paper taken over
+    windows PAPER_WINDOW of the picture's longer side, then, where its strokes are narrower, found
+    again over windows STROKE_WINDOWS times their width: the narrower the window, the closer the
+    paper follows the light (and what was taken for a digit on paper misjudged may vanish).
 
     Args:
         grey: float [H, W] in [0, 1], the photo's brightness.
     """
     grey = np.asarray(grey, dtype=np.float64)
-    paper = closing(box_mean(grey, PAPER_BLUR), max(3, round(PAPER_WINDOW * max(grey.shape)) | 1))  # [H, W]
+    window = max(3, round(PAPER_WINDOW * max(grey.shape)) | 1)
+    found = _photo_ink(grey, window)
+    narrower = max(3, round(STROKE_WINDOWS * found.stroke) | 1)
+    return _photo_ink(grey, narrower) if found.stroke and narrower < window else found
+
+
+def _photo_ink(grey: np.ndarray, window: int) -> PhotoInk:
+    """The digit's ink in ``grey`` [H, W] (float64), its paper taken over ``window`` pixels a side."""
+    paper = np.minimum(closing(box_mean(grey, PAPER_BLUR), window), closing(grey, window))  # [H, W]
     share = np.maximum(paper, paper.max() / DARKEST_SHARE)  # [H, W]: what a darkness is a share of
     darkness = np.maximum(paper - grey, 0)  # [H, W]
     smooth = box_mean(darkness, 3)
@@ -58,13 +76,14 @@ def photo_ink(grey: np.ndarray) -> PhotoInk:
     level, spread = _paper_darkness(smooth)
     floor = level + max(NOISE_SIGMAS * spread, 1e-6)  # [H, W]: what the paper's noise reaches
     lines, ruled = ruled_lines(darkness, smooth > floor)
-    # A line lets through 1 - lines / paper of the light, on the paper and on a stroke alike.
-    darkness = (darkness - lines) / np.maximum(1 - lines / paper, 0.5)
+    # A line lets through 1 - lines / share of the light, on the paper and on a stroke alike.
+    darkness = (darkness - lines) / np.maximum(1 - lines / share, 0.5)
     smooth = box_mean(darkness, 3)
     marked = np.maximum(smooth - floor, 0) / share  # [H, W]
     labels, count = components(marked > MARK_SHARE * marked.max())
     beyond_noise = (darkness - level - NOISE_SIGMAS * _spread(darkness - level)) / share  # a pixel's, unblurred
-    marks = Marks.measured(labels, count, marked, beyond_noise, ruled)
+    steps = dilated(np.hypot(*np.gradient(paper)) > STEP * share, STEP_REACH)  # [H, W]: a shadow's edge, say
+    marks = Marks.measured(labels, count, marked, beyond_noise, ruled, steps)
     apart = told_apart(marks, even=paper.min() >= EVEN_LIGHT * paper.max())
     candidates = may_be_digits(marks, apart, grey.shape, noisy=spread > 0)
     kept = digit_marks(marks, apart, candidates)
@@ -74,7 +93,10 @@ def photo_ink(grey: np.ndarray) -> PhotoInk:
     rows, columns = np.nonzero(digit)
     near = dilated(digit, max(1, round(FRINGE * max(np.ptp(rows), np.ptp(columns)))))
     ink = np.maximum(darkness - floor, 0) / share * near
-    return PhotoInk(ink.astype(np.float32), float(marks.darkest[kept - 1].max()))
+    inner = np.pad(digit, 1)  # a pixel of the digit whose four neighbours are of it too
+    inner = inner[1:-1, 1:-1] & inner[:-2, 1:-1] & inner[2:, 1:-1] & inner[1:-1, :-2] & inner[1:-1, 2:]
+    stroke = 2 * digit.sum() / max((digit & ~inner).sum(), 1)
+    return PhotoInk(ink.astype(np.float32), float(marks.darkest[kept - 1].max()), float(stroke))
 
 
 def marks_are_dark(grey: np.ndarray) -> bool:
