@@ -1,7 +1,8 @@
 """Digits laid on paper and photographed as a phone would, for `sketch_to_mnist` to read.
 
-Two generators, made differently, so that the preprocessing is tuned on one (`choice_photo`) and
-reported on the other (`report_photo`):
+Three generators, made differently: the preprocessing was tuned on `choice_photo`, reported on
+`report_photo` (whose first figures then led to a change of the path, so it is no longer unseen),
+and `held_out_photo`, written after the path was last changed and read once for the figures:
 
     choice  dark grey ink on white paper, in grey, 400x400, the digit 150-240 pixels tall; the
             light falling off linearly across the page, a soft-edged shadow; Gaussian blur, grey
@@ -10,6 +11,11 @@ reported on the other (`report_photo`):
             pixels tall, turned by up to 10 degrees and sheared; ruled lines and specks by chance;
             a vignette or a spotlight, a hard-edged shadow; box blur, colour noise, JPEG at
             quality 60
+    held-out  pencil graphite with a grain, thinned or thickened, on white or squared paper, in
+            RGB, 540x720 (portrait), the digit 70-220 pixels tall; the page seen at a slant (a
+            perspective); a lamp's warm light falling off from a corner, a soft round shadow (a
+            hand or a phone); defocus, the picture halved and enlarged again, grey noise, JPEG at
+            quality 70
 
 Each lays a digit (its ink coverage, float [S, S] in [0, 1], a field whose digit fits the middle
 20/28 of it as MNIST's do) under one of LIGHTS; None lays blank paper. The paper's brightness
@@ -96,6 +102,43 @@ def report_photo(
     return _jpeg(Image.fromarray(_as_uint8(noisy)), quality=60)
 
 
+def held_out_photo(coverage: np.ndarray | None, light: str, rng: np.random.Generator) -> np.ndarray:
+    """The held-out set's photo of ``coverage`` (None: blank paper) under ``light``: uint8 [720, 540, 3]."""
+    height, width = 720, 540
+    ink = _laid(coverage, (height, width), rng.uniform(70, 220), rng)
+    stroke = Image.fromarray(ink)  # a harder or softer pencil: strokes thickened or thinned by a pixel
+    ink = np.asarray(
+        rng.choice([stroke, stroke.filter(ImageFilter.MaxFilter(3)), stroke.filter(ImageFilter.MinFilter(3))])
+    )
+    grain = 1 - 0.35 * rng.random((height, width), np.float32)  # graphite leaves the paper's tooth bare
+    ink = ink * grain * rng.uniform(0.6, 0.95)
+    paper = np.array([0.90, 0.91, 0.93], np.float32)
+    graphite = np.array([0.30, 0.30, 0.33], np.float32)
+    reflectance = paper * (1 - ink[..., None]) + graphite * ink[..., None]  # [H, W, 3]
+    if rng.random() < 0.5:  # squared paper: faint green lines every 5 mm or so
+        reflectance *= 1 - _squares((height, width), rng)[..., None] * (1 - np.array([0.80, 0.92, 0.85], np.float32))
+    rows, columns = np.indices((height, width), dtype=np.float32)
+    corner = np.array([rng.choice([0, height]), rng.choice([0, width])], np.float32)
+    reach = np.hypot(rows - corner[0], columns - corner[1]) / math.hypot(height, width)  # [H, W] in [0, 1]
+    if light.startswith("even"):
+        lit = np.ones((height, width), np.float32)
+    elif light == "falling off":  # a lamp beyond a corner: 1 there, about 0.68 at the far corner
+        lit = np.exp(-0.38 * reach)
+    else:  # the same lamp nearer, and the soft round shadow of a hand or a phone over part of the page
+        centre = rng.uniform(0.2, 0.8, 2) * (height, width)
+        radii = rng.uniform(0.15, 0.35, 2) * (height, width)
+        inside = np.hypot((rows - centre[0]) / radii[0], (columns - centre[1]) / radii[1])
+        lit = np.exp(-0.6 * reach) * (1 - 0.5 / (1 + np.exp((inside - 1) * 12)))
+    warm = np.array([1.0, 0.88, 0.72], np.float32) * rng.uniform(0.9, 1.05)
+    photo = Image.fromarray(_as_uint8(lit[..., None] * warm * reflectance))
+    photo = _seen_at_a_slant(photo, rng).filter(ImageFilter.GaussianBlur(rng.uniform(0.6, 1.6)))
+    photo = photo.resize((width // 2, height // 2), Image.Resampling.BILINEAR).resize((width, height))
+    if light == "even, clean":
+        return np.asarray(photo)
+    noisy = np.asarray(photo, np.float32) / 255 + rng.normal(0, 0.025, (height, width))[..., None]
+    return _jpeg(Image.fromarray(_as_uint8(noisy)), quality=70)
+
+
 def _laid(coverage: np.ndarray | None, shape: tuple[int, int], digit_height: float, rng) -> np.ndarray:
     """``coverage`` scaled so that its digit is ``digit_height`` pixels tall and laid at a random
     place of a page of ``shape``: float32 [H, W] in [0, 1] (zeros for None)."""
@@ -149,6 +192,36 @@ def _ruled_lines(shape: tuple[int, int], rng) -> np.ndarray:
     height = rows - tilt * columns - rng.uniform(0, spacing)
     from_line = np.abs((height + spacing / 2) % spacing - spacing / 2)  # to the nearest line
     return 0.7 * np.clip(1.5 - from_line, 0, 1)
+
+
+def _squares(shape: tuple[int, int], rng) -> np.ndarray:
+    """Squared paper's grid, lines about a pixel thick every 22-30 pixels: coverage [H, W]."""
+    rows, columns = np.indices(shape, dtype=np.float32)
+    spacing = rng.uniform(22, 30)
+    cover = np.zeros(shape, np.float32)
+    for along in (rows + rng.uniform(0, spacing), columns + rng.uniform(0, spacing)):
+        from_line = np.abs((along + spacing / 2) % spacing - spacing / 2)
+        cover = np.maximum(cover, 0.8 * np.clip(1.0 - from_line, 0, 1))
+    return cover
+
+
+def _seen_at_a_slant(photo: Image.Image, rng) -> Image.Image:
+    """``photo`` as a camera held not quite square to the page sees it: each corner moved inwards
+    by up to 8% of the side, what lies beyond the page the colour of its first corner."""
+    width, height = photo.size
+    moved = rng.uniform(0, 0.08, (4, 2)) * (width, height)
+    corners = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
+    seen = corners + moved * ((1, 1), (-1, 1), (-1, -1), (1, -1))
+    # The perspective's coefficients take each output corner to the page's corner it shows.
+    system, values = [], []
+    for (x, y), (u, v) in zip(corners, seen, strict=True):
+        system += [[u, v, 1, 0, 0, 0, -x * u, -x * v], [0, 0, 0, u, v, 1, -y * u, -y * v]]
+        values += [x, y]
+    coefficients = np.linalg.solve(np.array(system), np.array(values))
+    edge = tuple(int(c) for c in np.asarray(photo)[0, 0])
+    return photo.transform(
+        photo.size, Image.Transform.PERSPECTIVE, tuple(coefficients), Image.Resampling.BICUBIC, fillcolor=edge
+    )
 
 
 def _specks(shape: tuple[int, int], rng) -> np.ndarray:
