@@ -13,6 +13,9 @@ and /onnxruntime-web/VERSION/FILE: page_network.py), and the page's own JavaScri
 
 from pathlib import Path
 
+import spaces  # noqa: F401  before gradio and torch: on ZeroGPU it patches torch (playground/zero_gpu.py)
+
+# isort: split
 import gradio as gr
 
 from capsnet.shipping.published_graphs import graphs

@@ -51,6 +51,7 @@ MODEL_FILES = (
     "pairs.json",
 )
 KEPT_OUT = "weights/"  # the Space's tracked files but these: the weights come from the model repos
+HARDWARE = ("zero-a10g", "cpu-basic")  # huggingface_hub's SpaceHardware: ZeroGPU, CPU Basic
 UNPINNED = "main"  # the revision a dry run pins to: no upload has made a commit yet
 
 
@@ -58,6 +59,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--owner", required=True, help="the Hub user or organisation the repos go under")
     parser.add_argument("--space", default="capsnet-playground", help="the Space's name (default: capsnet-playground)")
+    parser.add_argument(
+        "--hardware",
+        choices=HARDWARE,
+        default=HARDWARE[0],
+        help="the Space's hardware where the upload creates it: ZeroGPU, which a free account may "
+        "host, or CPU Basic, which needs a paid plan (default: %(default)s; docs/playground.md)",
+    )
     parser.add_argument(
         "--dry-run",
         type=Path,
@@ -123,10 +131,11 @@ def listing(folder: Path) -> str:
     return "\n".join([*lines, f"  {len(lines) - 1} files, {total:,} bytes"])
 
 
-def upload(api: HfApi, repo_id: str, folder: Path, repo_type: str = "model") -> str:
+def upload(api: HfApi, repo_id: str, folder: Path, repo_type: str = "model", hardware: str | None = None) -> str:
     """``folder`` as the whole of the Hub repo ``repo_id`` (created where missing, a Space as a
-    Gradio one; a remote file not in it deleted); the commit it made."""
-    api.create_repo(repo_id, repo_type=repo_type, exist_ok=True, space_sdk="gradio" if repo_type == "space" else None)
+    Gradio one on ``hardware``; a remote file not in it deleted); the commit it made."""
+    space = {"space_sdk": "gradio", "space_hardware": hardware} if repo_type == "space" else {}
+    api.create_repo(repo_id, repo_type=repo_type, exist_ok=True, **space)
     commit = api.upload_folder(
         repo_id=repo_id,
         repo_type=repo_type,
@@ -156,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n\n".join(listing(folder) for folder in [*(pin[2] for pin in pins.values()), space]))
             print(f"\nnothing uploaded; the Space would preload each model repo at its commit, here {UNPINNED!r}")
         else:
-            upload(api, f"{args.owner}/{args.space}", space, repo_type="space")
+            upload(api, f"{args.owner}/{args.space}", space, repo_type="space", hardware=args.hardware)
     return 0
 
 

@@ -237,6 +237,8 @@ class StandInHub:
     def create_repo(self, repo_id, repo_type="model", exist_ok=False, **options):
         assert exist_ok
         self.calls.append(("create_repo", repo_id, repo_type))
+        if repo_type == "space":
+            self.space_options = options
 
     def upload_folder(self, repo_id, repo_type, folder_path, **options):
         oid = f"{len(self.calls):040x}"
@@ -270,6 +272,14 @@ def test_the_upload_makes_the_model_repos_first_and_pins_the_space_to_their_comm
     assert hub.space["published"] == {variable: f"{repo}@{commits[repo]}" for variable, repo in variables.items()}
     assert not any(path.startswith("weights/") for path in hub.space["files"])
     assert capsys.readouterr().out.count("uploaded ") == 5
+    assert hub.space_options == {"space_sdk": "gradio", "space_hardware": "zero-a10g"}  # a free account's
+
+
+def test_a_space_on_cpu_basic_is_asked_for_by_name(dry_run, monkeypatch):
+    hub = StandInHub()
+    monkeypatch.setattr(publish, "HfApi", lambda: hub)
+    assert publish.main(["--owner", "someone", "--hardware", "cpu-basic"]) == 0
+    assert hub.space_options["space_hardware"] == "cpu-basic"
 
 
 @pytest.mark.slow  # a start of the app: torch, Gradio and five networks loaded, a minute on 2 cores
