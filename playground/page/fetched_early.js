@@ -19,7 +19,7 @@
   if (canRun)
     for (const file of files) {
       const copy = copies[file];
-      const fetched = copy ? fetch(copy.url, { integrity: copy.integrity }).then(read) : Promise.reject();
-      fetched.catch(() => fetch(file).then(read)).catch(() => {});
+      const copied = copy ? fetch(copy.url, { integrity: copy.integrity }).then(read) : Promise.reject();
+      copied.catch(() => fetch(file).then(read)).catch(() => {});
     }
 }
