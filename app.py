@@ -8,16 +8,22 @@ graphs (the CapsNet's, its decoder's, its routing's, the CNN's, the turn's, the 
 read from the weights' onnx/ where they are published there, else exported: page_graphs.py)
 and ONNX Runtime Web for the page to read, redraw and turn drawings with (GET /network/NAME.onnx
 and /onnxruntime-web/VERSION/FILE: page_network.py), and the page's own JavaScript modules
-(GET /page/HASH/NAME.js: page_modules.py).
+(GET /page/HASH/NAME.js: page_modules.py). Where the weights come from Hub repos, the page fetches
+the graphs and the runtime's WebAssembly from the Hub's CDN instead, checked against the Space's
+(hub_copies.py).
 """
 
 from pathlib import Path
 
+import spaces  # noqa: F401  before gradio and torch: on ZeroGPU it patches torch (playground/zero_gpu.py)
+
+# isort: split
 import gradio as gr
 
 from capsnet.shipping.published_graphs import graphs
 from playground import (
     dimensions_section,
+    hub_copies,
     networks,
     page_graphs,
     page_modules,
@@ -128,7 +134,7 @@ if __name__ == "__main__":
                 *page_network.runtime_routes(),
                 *page_modules.routes(),
             ],
-            head=page_modules.head(READING.reader_files()),
+            head=page_modules.head(READING.reader_files(), hub_copies.page_copies(NETWORKS)),
         ),
     )
     serving.freeze_what_is_loaded()

@@ -35,7 +35,9 @@ def checkout(revision: str) -> Iterator[Path]:
 
 
 @contextmanager
-def serving_app(start_timeout: float = 300.0, files: Path | None = None, code: Path = REPO) -> Iterator[str]:
+def serving_app(
+    start_timeout: float = 300.0, files: Path | None = None, code: Path = REPO, environment: dict | None = None
+) -> Iterator[str]:
     """The URL of app.py served on 127.0.0.1 through GRADIO_SERVER_NAME / GRADIO_SERVER_PORT; the
     server is stopped on exit.
 
@@ -44,6 +46,7 @@ def serving_app(start_timeout: float = 300.0, files: Path | None = None, code: P
         files: the folder of Gradio's cache (GRADIO_TEMP_DIR): the uploads and the images answered;
             None: a temporary folder, removed on exit.
         code: the folder whose app.py is served: this checkout, or another revision's (`checkout`).
+        environment: variables set for it, beside this process's (None: removed).
     """
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
@@ -57,6 +60,11 @@ def serving_app(start_timeout: float = 300.0, files: Path | None = None, code: P
             "PYTHONUNBUFFERED": "1",
             "GRADIO_TEMP_DIR": str(files),
         }
+        for name, value in (environment or {}).items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
         log = cleanup.enter_context(tempfile.TemporaryFile(mode="w+"))
         server = subprocess.Popen([sys.executable, "app.py"], cwd=code, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:

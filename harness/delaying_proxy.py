@@ -8,14 +8,15 @@ thread, beside Playwright's sync API.
         page.goto(f"http://127.0.0.1:{port}/")
 
 A `Link` given to it counts the bytes that cross it each way and, with a speed, holds the bytes
-towards the browser to that speed, all connections sharing it, as a phone's link does.
+towards the browser to that speed, all connections sharing it, as a phone's link does; one link
+may be given to several proxies (a phone's link to the Space and to the Hub's CDN).
 """
 
 import asyncio
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 LOOPBACK = "127.0.0.1"
 CHUNK = 64 * 1024  # bytes read at once; each chunk keeps its own arrival time
@@ -29,7 +30,8 @@ class Link:
     download_mbps: float | None = None
     to_browser: int = 0  # bytes
     to_server: int = 0
-    _free_at: float = 0.0  # the event loop's time at which the link towards the browser is free again
+    _free_at: float = 0.0  # the time (time.monotonic, the event loops' clock) the link is free again
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)  # proxies run in threads of their own
 
     def carried(self) -> int:
         """The bytes carried both ways so far."""
@@ -37,12 +39,14 @@ class Link:
 
     async def send_to_browser(self, size: int) -> None:
         """Count ``size`` bytes towards the browser and, with a speed, wait until they have crossed."""
-        self.to_browser += size
-        if self.download_mbps is None:
-            return
         loop = asyncio.get_running_loop()
-        self._free_at = max(self._free_at, loop.time()) + size * 8 / (self.download_mbps * 1e6)
-        await asyncio.sleep(self._free_at - loop.time())
+        with self._lock:
+            self.to_browser += size
+            if self.download_mbps is None:
+                return
+            self._free_at = max(self._free_at, loop.time()) + size * 8 / (self.download_mbps * 1e6)
+            free_at = self._free_at
+        await asyncio.sleep(free_at - loop.time())
 
 
 async def _forward(
@@ -76,7 +80,8 @@ async def _forward(
             if to_browser:
                 await link.send_to_browser(len(chunk))
             else:
-                link.to_server += len(chunk)
+                with link._lock:
+                    link.to_server += len(chunk)
             writer.write(chunk)
             await writer.drain()
 

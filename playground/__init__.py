@@ -43,6 +43,7 @@ What they stand on:
                   page's renderers take them
     dimension_changes
                   the picture beside each dimension slider: where it changes the digit
+    zero_gpu      on ZeroGPU hardware, the API's readings in ZeroGPU calls (`spaces.GPU`); elsewhere nothing
     serving       process settings, the request-size cap, the network's slots (how many read at once), what an error
                   answer says, workarounds for the pinned Gradio
     compressed_assets

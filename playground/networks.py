@@ -88,12 +88,16 @@ class Networks:
     pairs: PairNetworks
 
 
+def published_source(variable: str, default: str) -> str:
+    """The environment's ``variable``, else the repo published.json names for it, else ``default``."""
+    published = json.loads(PUBLISHED.read_text(encoding="utf-8")) if PUBLISHED.is_file() else {}
+    return os.environ.get(variable, published.get(variable, default))
+
+
 def served(model: str, task: str) -> str:
     """Where the page takes the weights of ``model`` on ``task`` from: its environment variable,
     else the model repo published.json names for it, else its folder."""
-    variable, folder = SERVED_BY[model, task]
-    published = json.loads(PUBLISHED.read_text(encoding="utf-8")) if PUBLISHED.is_file() else {}
-    return os.environ.get(variable, published.get(variable, folder))
+    return published_source(*SERVED_BY[model, task])
 
 
 def served_folder(model: str, task: str) -> str:

@@ -43,6 +43,7 @@ URL = f"page/{_folder_hash()}"  # the modules' folder, relative to the page
 KEPT_INPUT = "kept_input.js"  # a plain script, run from the page's head: never imported
 FETCHED_EARLY = "fetched_early.js"  # the same
 PLAIN_SCRIPTS = {KEPT_INPUT, FETCHED_EARLY}
+COPIES = "hub-copies"  # the id of the head's element holding the Hub's copies of the page's files
 FIRST_TAP = "drawing_pad.js"  # the pad, which takes a person's first tap
 NEAR_THE_SCREEN = {"two_digits_panel.js"}  # mounted once the page is idle and it is NEAR: never preloaded
 NEAR = "100% 0px"  # within a screen's height above or below the screen (page_loaded.js nearTheScreen)
@@ -100,16 +101,21 @@ def called(module: str, function: str, *arguments) -> str:
     return f"(...inputs) => {{ {_imported(module)}.then((module) => module.{function}(...inputs{extra})); }}"
 
 
-def head(reader_files: tuple[str, ...] = ()) -> str:
+def head(reader_files: tuple[str, ...] = (), copies: dict[str, dict] | None = None) -> str:
     """HTML for the page's head: a modulepreload link for each of `page_thread_modules`,
     kept_input.js inline, so that it runs before any component is laid out, and fetched_early.js,
     which asks for ``reader_files`` as soon as it runs: what the page's reader fetches before it
-    reads (addresses relative to the page), for its worker to find them kept or on their way."""
+    reads (addresses relative to the page), for its worker to find them kept or on their way. With
+    ``copies`` (`hub_copies.page_copies`: a file's address relative to the page -> its copy on the
+    Hub), the element #COPIES holds them as JSON, for the page to fetch those files from the Hub."""
     links = "".join(
         f'<link rel="modulepreload" fetchpriority="low" href="{html.escape(f"{URL}/{name}")}">'
         for name in page_thread_modules()
     )
     scripts = f"<script>{(FOLDER / KEPT_INPUT).read_text(encoding='utf-8')}</script>"
+    if copies:  # as JSON in a script element: "<" escaped, so that no "</script>" ends it early
+        table = json.dumps(copies).replace("<", "\\u003c")
+        scripts += f'<script type="application/json" id="{COPIES}">{table}</script>'
     if reader_files:
         files = html.escape(json.dumps(list(reader_files)))
         scripts += f'<script data-files="{files}">{(FOLDER / FETCHED_EARLY).read_text(encoding="utf-8")}</script>'

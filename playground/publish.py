@@ -15,6 +15,9 @@ README.md's front matter preloads each model repo at the commit its upload made
 (`preload_from_hub`), and playground/published.json names those repos at those commits for the app
 (networks.py), as a Space's variables would, but in the same commit as the files they go with.
 
+ONNX Runtime Web's WebAssembly goes to NAME/onnxruntime-web, gzipped, for the page to fetch from the
+Hub's CDN (playground/hub_copies.py); published.json names it at its commit too.
+
 The token is huggingface_hub's: $HF_TOKEN, else the one `hf auth login` stored.
 """
 
@@ -31,8 +34,9 @@ from huggingface_hub import HfApi
 
 from capsnet.shipping.pretrained import CONFIG_FILE, NETWORKS, SERVED_BY, WEIGHTS_FILE, WeightsError, load_model
 from capsnet.shipping.published_graphs import publish
-from playground import networks
+from playground import hub_copies, networks
 from playground.page_graphs import GRAPHS
+from playground.page_network import RUNTIME_FOLDER, VERSION
 
 REPO = Path(__file__).resolve().parents[1]
 REPOS = {  # (--model, --task): the model repo's name under --owner
@@ -51,6 +55,18 @@ MODEL_FILES = (
     "pairs.json",
 )
 KEPT_OUT = "weights/"  # the Space's tracked files but these: the weights come from the model repos
+HARDWARE = ("zero-a10g", "cpu-basic")  # huggingface_hub's SpaceHardware: ZeroGPU, CPU Basic
+RUNTIME_REPO = "onnxruntime-web"  # ONNX Runtime Web's WebAssembly, for the page (playground/hub_copies.py)
+RUNTIME_CARD = """---
+license: mit
+---
+
+# ONNX Runtime Web {version}'s WebAssembly
+
+`{path}`: `ort-wasm-simd-threaded.wasm` of the npm package `onnxruntime-web@{version}` (MIT licence,
+Microsoft), gzipped, as the Capsule Network Playground's page runs it: the page fetches it from here
+at a pinned commit, checks it against the SHA-256 its Space names, and un-gzips it.
+"""
 UNPINNED = "main"  # the revision a dry run pins to: no upload has made a commit yet
 
 
@@ -58,6 +74,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--owner", required=True, help="the Hub user or organisation the repos go under")
     parser.add_argument("--space", default="capsnet-playground", help="the Space's name (default: capsnet-playground)")
+    parser.add_argument(
+        "--hardware",
+        choices=HARDWARE,
+        default=HARDWARE[0],
+        help="the Space's hardware where the upload creates it: ZeroGPU, which a free account may "
+        "host, or CPU Basic, which needs a paid plan (default: %(default)s; docs/playground.md)",
+    )
     parser.add_argument(
         "--dry-run",
         type=Path,
@@ -83,12 +106,27 @@ def model_folder(out: Path, model: str, task: str) -> Path:
     return folder
 
 
-def space_folder(out: Path, name: str, pins: dict[tuple[str, str], tuple[str, str, Path]]) -> Path:
+def runtime_folder(out: Path) -> Path:
+    """ONNX Runtime Web's WebAssembly as a model repo's folder in ``out``: the Space's own gzipped
+    file, at hub_copies.RUNTIME_COPY, and what it is (RUNTIME_CARD)."""
+    folder = out / RUNTIME_REPO
+    (folder / hub_copies.RUNTIME_COPY).parent.mkdir(parents=True)
+    shutil.copy2(RUNTIME_FOLDER / f"{hub_copies.WASM}.gz", folder / hub_copies.RUNTIME_COPY)
+    card = RUNTIME_CARD.format(path=hub_copies.RUNTIME_COPY, version=VERSION)
+    (folder / "README.md").write_text(card, encoding="utf-8")
+    return folder
+
+
+def space_folder(
+    out: Path, name: str, pins: dict[tuple[str, str], tuple[str, str, Path]], runtime: str | None = None
+) -> Path:
     """The Space as a folder in ``out``: the files git tracks but KEPT_OUT, README.md preloading
-    each model repo at its revision, and playground/published.json naming them.
+    each model repo at its revision, and playground/published.json naming them and ``runtime``.
 
     Args:
         pins: for each network (--model, --task), its model repo's id, revision and folder.
+        runtime: ONNX Runtime Web's repo as "owner/name@revision", which the page fetches its
+            WebAssembly from (not preloaded: the Space serves its own copy too).
     """
     folder = out / name
     tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
@@ -104,6 +142,8 @@ def space_folder(out: Path, name: str, pins: dict[tuple[str, str], tuple[str, st
     readme = readme[:end] + "\npreload_from_hub:\n" + "\n".join(preloads) + readme[end:]
     (folder / "README.md").write_text(readme, encoding="utf-8")
     published = {SERVED_BY[network].variable: f"{repo}@{revision}" for network, (repo, revision, _) in pins.items()}
+    if runtime is not None:
+        published[hub_copies.RUNTIME_VARIABLE] = runtime
     (folder / networks.PUBLISHED.relative_to(REPO)).write_text(json.dumps(published, indent=2) + "\n", encoding="utf-8")
     return folder
 
@@ -123,10 +163,11 @@ def listing(folder: Path) -> str:
     return "\n".join([*lines, f"  {len(lines) - 1} files, {total:,} bytes"])
 
 
-def upload(api: HfApi, repo_id: str, folder: Path, repo_type: str = "model") -> str:
+def upload(api: HfApi, repo_id: str, folder: Path, repo_type: str = "model", hardware: str | None = None) -> str:
     """``folder`` as the whole of the Hub repo ``repo_id`` (created where missing, a Space as a
-    Gradio one; a remote file not in it deleted); the commit it made."""
-    api.create_repo(repo_id, repo_type=repo_type, exist_ok=True, space_sdk="gradio" if repo_type == "space" else None)
+    Gradio one on ``hardware``; a remote file not in it deleted); the commit it made."""
+    space = {"space_sdk": "gradio", "space_hardware": hardware} if repo_type == "space" else {}
+    api.create_repo(repo_id, repo_type=repo_type, exist_ok=True, **space)
     commit = api.upload_folder(
         repo_id=repo_id,
         repo_type=repo_type,
@@ -151,12 +192,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"publish: error: {error}", file=sys.stderr)
                 return 1
             pins[model, task] = (repo, UNPINNED if api is None else upload(api, repo, folder), folder)
-        space = space_folder(out, args.space, pins)
+        runtime_repo, runtime = f"{args.owner}/{RUNTIME_REPO}", runtime_folder(out)
+        runtime_pin = f"{runtime_repo}@{UNPINNED if api is None else upload(api, runtime_repo, runtime)}"
+        space = space_folder(out, args.space, pins, runtime_pin)
         if api is None:
-            print("\n\n".join(listing(folder) for folder in [*(pin[2] for pin in pins.values()), space]))
+            print("\n\n".join(listing(folder) for folder in [*(pin[2] for pin in pins.values()), runtime, space]))
             print(f"\nnothing uploaded; the Space would preload each model repo at its commit, here {UNPINNED!r}")
         else:
-            upload(api, f"{args.owner}/{args.space}", space, repo_type="space")
+            upload(api, f"{args.owner}/{args.space}", space, repo_type="space", hardware=args.hardware)
     return 0
 
 

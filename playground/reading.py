@@ -38,7 +38,7 @@ from capsnet.digit_count import top_two
 from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
 from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
-from playground import batches, drawing_pad, page_modules, photo, reading_views, serving, views
+from playground import batches, drawing_pad, page_modules, photo, reading_views, serving, views, zero_gpu
 from playground.page_network import RUNTIME, RUNTIME_URLS, PageGraph
 
 WINNER = "winner"  # Decode as: the longest capsule
@@ -301,7 +301,7 @@ class ReadingSection:
         ]
         gr.on(
             [],
-            self.predict,
+            zero_gpu.api_call(self.predict),
             inputs=image,
             outputs=[answer, picture, reading],
             api_name="predict",
@@ -309,7 +309,7 @@ class ReadingSection:
         )
         gr.on(
             [],
-            self.perturb,
+            zero_gpu.api_call(self.perturb),
             inputs=[reading, decode_as, *offsets],
             outputs=picture,
             api_name="perturb",

@@ -30,7 +30,7 @@ from starlette.routing import Route
 
 from capsnet.data.preprocess import NoDigitError, SketchError, sketch_to_mnist
 from capsnet.shipping.published_graphs import graphs
-from playground import drawing_pad, page_graphs, page_modules, serving, views
+from playground import drawing_pad, page_graphs, page_modules, serving, views, zero_gpu
 from playground.networks import PairNetworks
 from playground.page_network import RUNTIME, PageGraph
 from playground.reading import PREPROCESSING
@@ -221,7 +221,7 @@ class TwoDigitsSection:
         api_picture = gr.Image(format="png", visible=False)
         gr.on(
             [],
-            self.predict_pair,
+            zero_gpu.api_call(self.predict_pair),
             inputs=api_image,
             outputs=[api_reading, api_picture],
             api_name="predict_pair",

@@ -1,7 +1,9 @@
 """The suite's fixtures and hooks; what tests share beside fixtures is in tests/support/, and what
 they share with the benchmarks in harness/."""
 
+import contextlib
 import gc
+import io
 import os
 import shutil
 import tempfile
@@ -95,6 +97,21 @@ def client_without_downloads(url):
     comes back as the server's URL of it."""
     with api_client(url, False) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def dry_run(tmp_path_factory) -> tuple[Path, str]:
+    """The folders `python -m playground.publish --owner someone --dry-run OUT` writes (OUT), and
+    what it prints; a skip where the page's four networks are not all in weights/."""
+    if not all((WEIGHTS / folder / "model.safetensors").is_file() for folder in ("", "cnn", "pairs", "pairs-cnn")):
+        pytest.skip(f"the page's four networks are not all in {WEIGHTS}")
+    from playground import publish
+
+    out = tmp_path_factory.mktemp("published")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert publish.main(["--owner", "someone", "--dry-run", str(out)]) == 0
+    return out, printed.getvalue()
 
 
 @pytest.fixture(scope="session")

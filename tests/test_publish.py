@@ -6,9 +6,8 @@ a changed byte, other weights or another exporting call; the upload makes the mo
 and pins the Space to the commits they made (against a stand-in HfApi: the Hub cannot be reached
 from where the tests run)."""
 
-import contextlib
+import gzip
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -29,24 +28,14 @@ from capsnet.shipping import published_graphs
 from capsnet.shipping.kept_graphs import FOLDER_VARIABLE
 from capsnet.shipping.pretrained import HUB_FILES, SERVED_BY
 from harness.paths import REPO, WEIGHTS
-from playground import page_graphs, publish
+from harness.stand_in_hub import preloaded_cache
+from playground import hub_copies, page_graphs, publish
+from playground.page_network import RUNTIME_FOLDER, runtime_file
 
 ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev.txt")
 
 LENGTHS = 0.01  # the capsules' lengths, as tests/test_page_network.py: PrimaryCaps and W_ij in 8 bits
 NETWORK_CLASSES = {"capsnet": CapsNet, "cnn": BaselineCNN}
-
-
-@pytest.fixture(scope="module")
-def dry_run(tmp_path_factory) -> tuple[Path, str]:
-    """The folders a dry run writes, and what it prints."""
-    if not all((WEIGHTS / folder / "model.safetensors").is_file() for folder in ("", "cnn", "pairs", "pairs-cnn")):
-        pytest.skip(f"the page's four networks are not all in {WEIGHTS}")
-    out = tmp_path_factory.mktemp("published")
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        assert publish.main(["--owner", "someone", "--dry-run", str(out)]) == 0
-    return out, printed.getvalue()
 
 
 def model_folders(out: Path) -> dict[tuple[str, str], Path]:
@@ -121,9 +110,20 @@ def test_the_space_holds_the_tracked_files_but_the_weights_and_preloads_each_rep
         (files,) = [preload[1].split(",") for preload in preloads if preload[0] == repo]
         assert files == publish.files(folder) and [p[2] for p in preloads if p[0] == repo] == [publish.UNPINNED]
         pinned[SERVED_BY[model, task].variable] = f"{repo}@{publish.UNPINNED}"
-    assert len(preloads) == 4
+    assert len(preloads) == 4  # the runtime's repo is not preloaded: the Space has its own copy
+    pinned[hub_copies.RUNTIME_VARIABLE] = f"someone/{publish.RUNTIME_REPO}@{publish.UNPINNED}"
     assert json.loads((space / "playground" / "published.json").read_text()) == pinned
     assert f"{space}/" in printed and "nothing uploaded" in printed
+
+
+def test_the_runtime_repo_holds_the_spaces_own_gzipped_webassembly(dry_run):
+    out, printed = dry_run
+    folder = out / publish.RUNTIME_REPO
+    assert publish.files(folder) == sorted(["README.md", hub_copies.RUNTIME_COPY])
+    stored = (RUNTIME_FOLDER / f"{hub_copies.WASM}.gz").read_bytes()
+    assert (folder / hub_copies.RUNTIME_COPY).read_bytes() == stored
+    assert gzip.decompress(stored) == runtime_file(hub_copies.WASM)[0]  # the file the Space serves
+    assert f"{folder}/" in printed
 
 
 def test_a_dry_run_refuses_a_folder_that_is_not_empty(tmp_path, capsys):
@@ -237,6 +237,8 @@ class StandInHub:
     def create_repo(self, repo_id, repo_type="model", exist_ok=False, **options):
         assert exist_ok
         self.calls.append(("create_repo", repo_id, repo_type))
+        if repo_type == "space":
+            self.space_options = options
 
     def upload_folder(self, repo_id, repo_type, folder_path, **options):
         oid = f"{len(self.calls):040x}"
@@ -255,8 +257,9 @@ def test_the_upload_makes_the_model_repos_first_and_pins_the_space_to_their_comm
     monkeypatch.setattr(publish, "HfApi", lambda: hub)
     assert publish.main(["--owner", "someone"]) == 0
     repos = [f"someone/{name}" for name in publish.REPOS.values()]
+    runtime = f"someone/{publish.RUNTIME_REPO}"
     expected = []
-    for repo in repos:
+    for repo in [*repos, runtime]:
         expected += [("create_repo", repo, "model"), ("upload_folder", repo, "model")]
     expected += [
         ("create_repo", "someone/capsnet-playground", "space"),
@@ -267,9 +270,18 @@ def test_the_upload_makes_the_model_repos_first_and_pins_the_space_to_their_comm
     preloads = {line.split(" ")[0]: line.split(" ")[2] for line in hub.space["matter"]["preload_from_hub"]}
     assert preloads == {repo: commits[repo] for repo in repos}
     variables = {SERVED_BY[network].variable: f"someone/{name}" for network, name in publish.REPOS.items()}
+    variables[hub_copies.RUNTIME_VARIABLE] = runtime
     assert hub.space["published"] == {variable: f"{repo}@{commits[repo]}" for variable, repo in variables.items()}
     assert not any(path.startswith("weights/") for path in hub.space["files"])
-    assert capsys.readouterr().out.count("uploaded ") == 5
+    assert capsys.readouterr().out.count("uploaded ") == 6
+    assert hub.space_options == {"space_sdk": "gradio", "space_hardware": "zero-a10g"}  # a free account's
+
+
+def test_a_space_on_cpu_basic_is_asked_for_by_name(dry_run, monkeypatch):
+    hub = StandInHub()
+    monkeypatch.setattr(publish, "HfApi", lambda: hub)
+    assert publish.main(["--owner", "someone", "--hardware", "cpu-basic"]) == 0
+    assert hub.space_options["space_hardware"] == "cpu-basic"
 
 
 @pytest.mark.slow  # a start of the app: torch, Gradio and five networks loaded, a minute on 2 cores
@@ -278,13 +290,7 @@ def test_the_published_space_starts_from_the_preloaded_repos_and_exports_no_grap
     (offline: the Hub is only what the test puts there), started with no kept graph and an export
     that fails: it serves the published graphs."""
     out, _ = dry_run
-    cache = tmp_path / "hub-cache"
-    for name in publish.REPOS.values():
-        repo = cache / f"models--someone--{name}"
-        commit = "0123456789abcdef0123456789abcdef01234567"
-        (repo / "refs").mkdir(parents=True)
-        (repo / "refs" / publish.UNPINNED).write_text(commit)
-        shutil.copytree(out / name, repo / "snapshots" / commit)
+    cache = preloaded_cache(out, tmp_path / "hub-cache", list(publish.REPOS.values()))
     space = out / "capsnet-playground"
     start = (
         "import torch.onnx\n"

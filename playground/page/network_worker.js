@@ -5,6 +5,7 @@
 // messages:
 //
 //   {id, kind, ...} -> {id, result} or {id, error: message}, the kinds being
+//   copies   {copies} -> where the Hub has copies of the files the Space serves (downloaded.js)
 //   load     {facts, runtime, graphs: {name: url or bytes}, unchanged} -> {loaded: [names]}
 //   read     {drawing: {strokes, background}, routed} -> null for too little ink, or {image,
 //            capsules, lengths, reconstructions: {winner, runnerUp}} (the capsules graph, the
@@ -28,7 +29,7 @@
 // "changes" and "sweep" after every other message waiting.
 
 import { dimensionChanges } from "./dimension_changes.js";
-import { downloaded } from "./downloaded.js";
+import { downloaded, hasCopy, useCopies } from "./downloaded.js";
 import { inkToMnist } from "./ink_to_mnist.js";
 import { inks } from "./inks.js";
 import { decodedAs, pairReading } from "./two_digits_reading.js";
@@ -67,10 +68,10 @@ async function load(message) {
   if (ort === null) {
     ort = await import(`${message.runtime}/ort.wasm.min.mjs`);
     ort.env.wasm.numThreads = 1; // this worker is the thread: one a network
-    ort.env.wasm.wasmPaths = {
-      mjs: `${message.runtime}/ort-wasm-simd-threaded.mjs`,
-      wasm: `${message.runtime}/ort-wasm-simd-threaded.wasm`,
-    };
+    const wasm = `${message.runtime}/ort-wasm-simd-threaded.wasm`;
+    ort.env.wasm.wasmPaths = { mjs: `${message.runtime}/ort-wasm-simd-threaded.mjs`, wasm };
+    // the Hub's copy, gzipped, un-gzipped here (else the runtime fetches the Space's itself)
+    if (hasCopy(wasm)) ort.env.wasm.wasmBinary = await downloaded(wasm);
   }
   if (message.unchanged)
     unchanged = new ort.Tensor("float64", Float64Array.from(message.unchanged), [message.unchanged.length]);
@@ -198,6 +199,7 @@ async function sweep({ capsules, digit, limits, steps }) {
 }
 
 const KINDS = {
+  copies: ({ copies }) => useCopies(copies),
   load,
   read,
   turn,

@@ -13,7 +13,7 @@
 // comes near the screen (turn_panel.js). Each start is a promise that fails with the reason the
 // page cannot run them; its state says where it stands: "waiting", "ready" or "unavailable".
 
-import { downloaded } from "./downloaded.js";
+import { downloaded, hubCopies } from "./downloaded.js";
 import { pageIdle } from "./page_loaded.js";
 import { sharedWork } from "./shared_work.js";
 
@@ -36,16 +36,16 @@ function networkWorker() {
     else done(data.result);
   });
   worker.addEventListener("error", (event) => failAll(event.message || "the worker did not start"));
-  return {
-    ask(kind, message = {}) {
-      count += 1;
-      const id = count;
-      return new Promise((done, failed) => {
-        asked.set(id, [done, failed]);
-        worker.postMessage({ id, kind, ...message });
-      });
-    },
+  const ask = (kind, message = {}) => {
+    count += 1;
+    const id = count;
+    return new Promise((done, failed) => {
+      asked.set(id, [done, failed]);
+      worker.postMessage({ id, kind, ...message });
+    });
   };
+  ask("copies", { copies: hubCopies() }).catch(() => {}); // the files it fetches from the Hub, first
+  return { ask };
 }
 
 let capsnet = null; // the CapsNet's worker, the reader
