@@ -15,7 +15,9 @@ others (line ends, the picture's edges, specks).
   paper's light steps (along a shadow's edge, where the paper is misjudged by a pixel or two);
   what touches the picture's edge while FLAT times as wide as it is tall (a line's end, a page's
   edge), or at all where the light is uneven (where a shadow's edge meets the picture's at a
-  slant, the paper is misjudged).
+  slant, the paper is misjudged); and, where the light is uneven, a blob: a mark whose strokes
+  (2 area / perimeter) are BLOB of its longer side wide, as a shadow smaller than the paper's
+  window is, and no digit's.
 """
 
 import math
@@ -33,6 +35,7 @@ FLAT = 4  # a mark this many times as wide as it is tall is a line's piece or a 
 MIN_DIGIT = 0.1  # in a photo, a digit is at least this share of the picture's shorter side tall or wide
 NEAR = 0.25  # the marks within this share of the digit's heaviest mark's size of it are the digit's ...
 SPECK_SHARE = 0.02  # ... but for those that weigh less than this share of it
+BLOB = 0.3  # a mark whose strokes are this share of its longer side wide is a blob (a shadow, a smudge), no digit
 
 
 def ruled_lines(darkness: np.ndarray, dark: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,6 +108,7 @@ class Marks:
     edge: np.ndarray  # bool: it touches the picture's edge
     on_lines: np.ndarray  # bool: it lies wholly on the rows of ruled lines
     on_steps: np.ndarray  # bool: most of it lies where the paper's light steps (a shadow's edge)
+    stroke: np.ndarray  # its strokes' width in pixels: 2 area / perimeter (the pixels of its border)
 
     @classmethod
     def measured(cls, labels: np.ndarray, count: int, darkness: np.ndarray, beyond_noise: np.ndarray, ruled, steps):
@@ -123,6 +127,10 @@ class Marks:
         np.maximum.at(bottom, owner, rows)
         np.maximum.at(right, owner, columns)
         top, left, bottom, right = top[1:], left[1:], bottom[1:], right[1:]
+        padded = np.pad(labels, 1)  # a pixel whose four neighbours are of its mark is inside it
+        inner = (padded[:-2, 1:-1] == labels) & (padded[2:, 1:-1] == labels)
+        inner &= (padded[1:-1, :-2] == labels) & (padded[1:-1, 2:] == labels)
+        border = np.bincount(owner, weights=~inner.ravel(), minlength=count + 1)[1:]
         return cls(
             weight=np.bincount(owner, weights=darkness.ravel(), minlength=count + 1)[1:],
             darkest=darkest[1:],
@@ -133,13 +141,15 @@ class Marks:
             edge=(top == 0) | (left == 0) | (bottom == labels.shape[0] - 1) | (right == labels.shape[1] - 1),
             on_lines=np.bincount(owner, weights=~ruled.ravel(), minlength=count + 1)[1:] == 0,
             on_steps=np.bincount(owner, weights=steps.ravel(), minlength=count + 1)[1:] * 2 > area,
+            stroke=2 * area / np.maximum(border, 1),
         )
 
 
 def told_apart(marks: Marks, even: bool) -> np.ndarray:
-    """Which ``marks`` are never a digit's, nor part of one, by where they lie: bool [count].
-    ``even``: the light is even."""
-    return marks.on_lines | marks.on_steps | (marks.edge & ((marks.width >= FLAT * marks.height) | (not even)))
+    """Which ``marks`` are never a digit's, nor part of one, by where they lie or, where the light
+    is uneven, their shape (a blob, a shadow's): bool [count]. ``even``: the light is even."""
+    blob = (marks.stroke >= BLOB * np.maximum(marks.height, marks.width)) & (not even)
+    return marks.on_lines | marks.on_steps | blob | (marks.edge & ((marks.width >= FLAT * marks.height) | (not even)))
 
 
 def may_be_digits(marks: Marks, apart: np.ndarray, shape: tuple[int, int], noisy: bool) -> np.ndarray:

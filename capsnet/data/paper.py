@@ -3,9 +3,10 @@ darkness against the paper around it, and the digit's marks among the others (`m
 
 - The paper: the grey closing (`filters.closing`) of the picture, the darker of it box-blurred
   over PAPER_BLUR pixels (less lifted by noise) and as it is (a hard shadow's edge kept hard),
-  over windows PAPER_WINDOW of its longer side, wider than any stroke; then, once a digit is
-  found, over windows STROKE_WINDOWS times its strokes' width, which follow the light closer.
-  Strokes vanish from it; light falling off, a vignette and a straight shadow's edge stay.
+  over windows a share of its longer side (PAPER_WINDOWS), the narrowest four times as wide as the
+  strokes found with it; then over windows STROKE_WINDOWS times its strokes' width, which follow
+  the light closer. Strokes vanish from it; light falling off, a vignette, a straight shadow's
+  edge and a shadow wider than the window stay.
 - The darkness: how much darker than that paper a pixel is, less the paper's own (the noise a
   closing lifts the paper by, followed across the picture by a low quantile of the darkness
   about each pixel) and NOISE_SIGMAS of the noise's spread, as a share of the paper's brightness:
@@ -24,7 +25,8 @@ import numpy as np
 from capsnet.data.filters import box_mean, closing, components, dilated, local_quantile
 from capsnet.data.marks import Marks, digit_marks, may_be_digits, ruled_lines, told_apart
 
-PAPER_WINDOW = 1 / 3  # the paper is taken over windows this share of the picture's longer side ...
+PAPER_WINDOW = 1 / 3  # the paper's median is taken over windows this share of the picture's longer side
+PAPER_WINDOWS = (1 / 12, 1 / 6, PAPER_WINDOW)  # the paper is taken over windows one of these shares of it ...
 PAPER_BLUR = 5  # ... of the picture box-blurred over this many pixels a side ...
 STROKE_WINDOWS = 4  # ... then over windows this many times as wide as the digit's strokes, where narrower
 PAPER_QUANTILE = 0.25  # the paper's own darkness follows this quantile of the darkness about each pixel ...
@@ -50,17 +52,30 @@ class PhotoInk:
 
 
 def photo_ink(grey: np.ndarray) -> PhotoInk:
-    """The digit's ink in a photo of dark marks on light paper: found with the paper taken over
-    windows PAPER_WINDOW of the picture's longer side, then, where its strokes are narrower, found
-    again over windows STROKE_WINDOWS times their width: the narrower the window, the closer the
-    paper follows the light (and what was taken for a digit on paper misjudged may vanish).
+    """The digit's ink in a photo of dark marks on light paper: found with the paper taken over the
+    narrowest of PAPER_WINDOWS (shares of the picture's longer side) that is STROKE_WINDOWS times as
+    wide as the strokes found with it, else the widest that finds a digit at all; then, where its
+    strokes are narrower still, found again over windows STROKE_WINDOWS times their width. The
+    narrower the window, the closer the paper follows the light: a shadow wider than the window
+    stays paper, where a wider window would take it for ink (and what was taken for a digit on
+    paper misjudged may vanish); a window narrower than a digit's strokes takes some of them for
+    paper.
 
     Args:
         grey: float [H, W] in [0, 1], the photo's brightness.
     """
     grey = np.asarray(grey, dtype=np.float64)
-    window = max(3, round(PAPER_WINDOW * max(grey.shape)) | 1)
-    found = _photo_ink(grey, window)
+    digit = None  # (window, what it found) for the widest window yet that found a digit
+    for share in PAPER_WINDOWS:
+        window = max(3, round(share * max(grey.shape)) | 1)
+        found = _photo_ink(grey, window)
+        if found.ink is not None:
+            digit = window, found
+            if STROKE_WINDOWS * found.stroke <= window:
+                break
+    if digit is None:
+        return found
+    window, found = digit
     narrower = max(3, round(STROKE_WINDOWS * found.stroke) | 1)
     return _photo_ink(grey, narrower) if found.stroke and narrower < window else found
 
