@@ -1,14 +1,14 @@
 """How the shipped CapsNet reads digits in photos, through sketch_to_mnist (what /predict does with
 an uploaded picture).
 
-Photos made by three generators made differently (harness/photos.py): `choice`, on which the photo
-path's settings were chosen; `report`, whose first figures led to one more change of the path; and
-`held-out`, written after that change and read once for these figures. No set of real photos of
-digits is on these machines. Printed, with the CPU:
+Photos made by four generators made differently (harness/photos.py): `choice`, on which the photo
+path's settings were chosen; `report` and `lamp`, whose first figures each led to changes of the
+path; and `window`, written before the last change was made and read once for these figures. No
+set of real photos of digits is on these machines. Printed, with the CPU:
 
 - MNIST test digits (--count, the same ones throughout) photographed by each generator under each
   of its four lights: the share read right, with its 95% interval;
-- Semeion's digits (other people's handwriting) photographed by the held-out generator under each
+- Semeion's digits (other people's handwriting) photographed by the window generator under each
   light, against Semeion read plainly (its 16x16 digits as strokes, as `capsnet.shipping.evaluate`
   reads them);
 - photos of no digit (--blank-count of each kind): blank paper under each light of each generator,
@@ -40,9 +40,9 @@ from capsnet.data.preprocess import NoDigitError, sketch_to_mnist
 from capsnet.shipping.evaluate import semeion_predictions
 from capsnet.studies.statistics import in_interval, share
 from harness.paths import REPO
-from harness.photos import LIGHTS, choice_photo, held_out_photo, report_photo
+from harness.photos import LIGHTS, choice_photo, lamp_photo, report_photo, window_photo
 
-GENERATORS = {"choice": choice_photo, "report": report_photo, "held-out": held_out_photo}
+GENERATORS = {"choice": choice_photo, "report": report_photo, "lamp": lamp_photo, "window": window_photo}
 SEED = 2017
 SEMEION_PAD = 3  # Semeion's 16x16 digits fill their box: 3 pixels a side make it MNIST's 20 of 28
 NO_DIGIT = -1  # what a reader gives for a photo it says holds no digit (NoDigitError) ...
@@ -113,7 +113,8 @@ def no_digit_table(readers: dict, count: int) -> None:
     kinds = {f"blank, choice, {light}": (choice_photo, light, {}) for light in LIGHTS}
     kinds |= {f"blank, report, {light}": (report_photo, light, {"ruled": False}) for light in LIGHTS}
     kinds |= {f"ruled, report, {light}": (report_photo, light, {"ruled": True}) for light in LIGHTS}
-    kinds |= {f"blank, held-out, {light}": (held_out_photo, light, {}) for light in LIGHTS}
+    for name in ("lamp", "window"):
+        kinds |= {f"blank, {name}, {light}": (GENERATORS[name], light, {}) for light in LIGHTS}
     kinds["heavy noise (0.1), report, even"] = (report_photo, "even", {"ruled": False, "noise": 0.1})
     print(f"photos of no digit, {count} of each: no digit said / None / read as a digit")
     print(f"  {'photos':40s}" + "".join(f"{name:>22s}" for name in readers))
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> None:
         readers,
         fields,
         semeion_labels[picks],
-        {"held-out": held_out_photo},
+        {"window": window_photo},
     )
     no_digit_table(readers, args.blank_count)
 

@@ -1,8 +1,8 @@
 """Digits laid on paper and photographed as a phone would, for `sketch_to_mnist` to read.
 
-Three generators, made differently: the preprocessing was tuned on `choice_photo`, reported on
-`report_photo` (whose first figures then led to a change of the path, so it is no longer unseen),
-and `held_out_photo`, written after the path was last changed and read once for the figures:
+Four generators, made differently. The preprocessing was tuned on `choice_photo`; `report_photo`'s
+first figures, then `lamp_photo`'s, led to changes of the path, so neither is unseen any more;
+`window_photo` was written before the path's last change was made, and read once for the figures:
 
     choice  dark grey ink on white paper, in grey, 400x400, the digit 150-240 pixels tall; the
             light falling off linearly across the page, a soft-edged shadow; Gaussian blur, grey
@@ -11,11 +11,15 @@ and `held_out_photo`, written after the path was last changed and read once for 
             pixels tall, turned by up to 10 degrees and sheared; ruled lines and specks by chance;
             a vignette or a spotlight, a hard-edged shadow; box blur, colour noise, JPEG at
             quality 60
-    held-out  pencil graphite with a grain, thinned or thickened, on white or squared paper, in
+    lamp    pencil graphite with a grain, thinned or thickened, on white or squared paper, in
             RGB, 540x720 (portrait), the digit 70-220 pixels tall; the page seen at a slant (a
-            perspective); a lamp's warm light falling off from a corner, a soft round shadow (a
-            hand or a phone); defocus, the picture halved and enlarged again, grey noise, JPEG at
-            quality 70
+            perspective) on a darker table; a lamp's warm light falling off from a corner, a soft
+            round shadow (a hand or a phone); defocus, the picture halved and enlarged again, grey
+            noise, JPEG at quality 70
+    window  a felt-tip in black, red or green on white or notebook paper (pale blue lines, a red
+            margin), in RGB, 800x600, the digit 60-300 pixels tall; daylight from a window fading
+            across the page, the window frame's bars of shadow; the hand shaking, a phone's
+            sharpening, JPEG at quality 85
 
 Each lays a digit (its ink coverage, float [S, S] in [0, 1], a field whose digit fits the middle
 20/28 of it as MNIST's do) under one of LIGHTS; None lays blank paper. The paper's brightness
@@ -102,8 +106,8 @@ def report_photo(
     return _jpeg(Image.fromarray(_as_uint8(noisy)), quality=60)
 
 
-def held_out_photo(coverage: np.ndarray | None, light: str, rng: np.random.Generator) -> np.ndarray:
-    """The held-out set's photo of ``coverage`` (None: blank paper) under ``light``: uint8 [720, 540, 3]."""
+def lamp_photo(coverage: np.ndarray | None, light: str, rng: np.random.Generator) -> np.ndarray:
+    """The lamp set's photo of ``coverage`` (None: blank paper) under ``light``: uint8 [720, 540, 3]."""
     height, width = 720, 540
     ink = _laid(coverage, (height, width), rng.uniform(70, 220), rng)
     stroke = Image.fromarray(ink)  # a harder or softer pencil: strokes thickened or thinned by a pixel
@@ -130,13 +134,72 @@ def held_out_photo(coverage: np.ndarray | None, light: str, rng: np.random.Gener
         inside = np.hypot((rows - centre[0]) / radii[0], (columns - centre[1]) / radii[1])
         lit = np.exp(-0.6 * reach) * (1 - 0.5 / (1 + np.exp((inside - 1) * 12)))
     warm = np.array([1.0, 0.88, 0.72], np.float32) * rng.uniform(0.9, 1.05)
-    photo = Image.fromarray(_as_uint8(lit[..., None] * warm * reflectance))
-    photo = _seen_at_a_slant(photo, rng).filter(ImageFilter.GaussianBlur(rng.uniform(0.6, 1.6)))
+    page = _seen_at_a_slant(Image.fromarray(_as_uint8(reflectance)), rng, table=(0.45, 0.38, 0.30))
+    photo = Image.fromarray(_as_uint8(lit[..., None] * warm * np.asarray(page, np.float32) / 255))
+    photo = photo.filter(ImageFilter.GaussianBlur(rng.uniform(0.6, 1.6)))
     photo = photo.resize((width // 2, height // 2), Image.Resampling.BILINEAR).resize((width, height))
     if light == "even, clean":
         return np.asarray(photo)
     noisy = np.asarray(photo, np.float32) / 255 + rng.normal(0, 0.025, (height, width))[..., None]
     return _jpeg(Image.fromarray(_as_uint8(noisy)), quality=70)
+
+
+def window_photo(coverage: np.ndarray | None, light: str, rng: np.random.Generator) -> np.ndarray:
+    """The window set's photo of ``coverage`` (None: blank paper) under ``light``: uint8 [600, 800, 3]."""
+    height, width = 600, 800
+    ink = _laid(coverage, (height, width), rng.uniform(60, 300), rng)
+    side = max(3, round(rng.uniform(0, 4)) | 1)  # a felt-tip's width: its strokes spread by up to 2 pixels
+    ink = np.asarray(Image.fromarray(ink).filter(ImageFilter.MaxFilter(side))) * rng.uniform(0.85, 1.0)
+    paper = np.array([0.97, 0.97, 0.95], np.float32)
+    colour = np.array([[0.08, 0.08, 0.10], [0.70, 0.12, 0.14], [0.10, 0.35, 0.18]], np.float32)[rng.integers(3)]
+    reflectance = paper * (1 - ink[..., None]) + colour * ink[..., None]  # [H, W, 3]
+    if rng.random() < 0.6:  # a notebook's page: pale blue lines and a red margin
+        reflectance *= 1 - _notebook((height, width), rng)
+    rows, columns = np.indices((height, width), dtype=np.float32)
+    across = _along(rows, columns, rng.uniform(0, 2 * math.pi))  # [H, W] in [0, 1], away from the window
+    if light.startswith("even"):
+        lit = np.ones((height, width), np.float32)
+    elif light == "falling off":  # daylight from a window, fading across the page to about 0.7
+        lit = 0.7 + 0.3 * np.cos(across * math.pi / 2) ** 2
+    else:  # the window's frame: bars of shadow with soft edges across the light, which fades further
+        angle = rng.uniform(0, math.pi)
+        spacing, bar = rng.uniform(180, 320), rng.uniform(40, 90)
+        along = (rows * math.sin(angle) + columns * math.cos(angle) + rng.uniform(0, spacing)) % spacing
+        shade = 1 / (1 + np.exp((np.abs(along - spacing / 2) - bar / 2) / 8))  # [H, W]: 1 under a bar
+        lit = (0.55 + 0.45 * np.cos(across * math.pi / 2) ** 2) * (1 - 0.45 * shade)
+    cold = np.array([0.92, 0.97, 1.0], np.float32) * rng.uniform(0.95, 1.1)
+    photo = Image.fromarray(_as_uint8(lit[..., None] * cold * reflectance))
+    photo = _shaken(photo, rng).filter(ImageFilter.UnsharpMask(radius=2, percent=80, threshold=2))
+    if light == "even, clean":
+        return np.asarray(photo)
+    noisy = np.asarray(photo, np.float32) / 255 + rng.normal(0, 0.015, (height, width, 3))
+    return _jpeg(Image.fromarray(_as_uint8(noisy)), quality=85)
+
+
+def _notebook(shape: tuple[int, int], rng) -> np.ndarray:
+    """A notebook page's pale blue lines every 30-40 pixels and a red margin: the light each takes
+    away in each channel, float [H, W, 3]."""
+    rows, columns = np.indices(shape, dtype=np.float32)
+    spacing = rng.uniform(30, 40)
+    from_line = np.abs((rows + rng.uniform(0, spacing) + spacing / 2) % spacing - spacing / 2)
+    lines = np.clip(1.2 - from_line, 0, 1)[..., None] * np.array([0.25, 0.12, 0.02], np.float32)
+    margin = np.clip(1.5 - np.abs(columns - rng.uniform(0.1, 0.2) * shape[1]), 0, 1)
+    return np.maximum(lines, margin[..., None] * np.array([0.02, 0.3, 0.3], np.float32))
+
+
+def _shaken(photo: Image.Image, rng) -> Image.Image:
+    """``photo`` blurred along a line 3-9 pixels long, as a hand shakes while the shutter is open."""
+    length = int(rng.integers(3, 10))
+    angle = rng.uniform(0, math.pi)
+    reach = length // 2 + 1
+    padded = np.pad(np.asarray(photo, np.float32), ((reach, reach), (reach, reach), (0, 0)), mode="edge")
+    height, width = photo.size[1], photo.size[0]
+    shifts = np.linspace(-(length - 1) / 2, (length - 1) / 2, length)
+    moved = [
+        padded[reach + dy : reach + dy + height, reach + dx : reach + dx + width]
+        for dy, dx in {(round(s * math.sin(angle)), round(s * math.cos(angle))) for s in shifts}
+    ]
+    return Image.fromarray(_as_uint8(np.mean(moved, axis=0) / 255))
 
 
 def _laid(coverage: np.ndarray | None, shape: tuple[int, int], digit_height: float, rng) -> np.ndarray:
@@ -205,9 +268,9 @@ def _squares(shape: tuple[int, int], rng) -> np.ndarray:
     return cover
 
 
-def _seen_at_a_slant(photo: Image.Image, rng) -> Image.Image:
-    """``photo`` as a camera held not quite square to the page sees it: each corner moved inwards
-    by up to 8% of the side, what lies beyond the page the colour of its first corner."""
+def _seen_at_a_slant(photo: Image.Image, rng, table: tuple[float, float, float]) -> Image.Image:
+    """``photo`` of a page as a camera held not quite square to it sees it: each corner moved
+    inwards by up to 8% of the side, the ``table`` (its RGB reflectance) beyond the page."""
     width, height = photo.size
     moved = rng.uniform(0, 0.08, (4, 2)) * (width, height)
     corners = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float64)
