@@ -7,8 +7,9 @@ API (/predict, /perturb, /predict_pair): docs/api.md. Beside Gradio's routes it 
 graphs (the CapsNet's, its decoder's, its routing's, the CNN's, the turn's, the pairs networks':
 read from the weights' onnx/ where they are published there, else exported: page_graphs.py)
 and ONNX Runtime Web for the page to read, redraw and turn drawings with (GET /network/NAME.onnx
-and /onnxruntime-web/VERSION/FILE: page_network.py), and the page's own JavaScript modules
-(GET /page/HASH/NAME.js: page_modules.py).
+and /onnxruntime-web/VERSION/FILE: page_network.py), the page's own JavaScript modules
+(GET /page/HASH/NAME.js: page_modules.py), and the answers to the page's questions where it cannot
+compute them itself (POST /ask/KIND: answers.py).
 """
 
 from pathlib import Path
@@ -17,6 +18,7 @@ import gradio as gr
 
 from capsnet.shipping.published_graphs import graphs
 from playground import (
+    answers,
     dimensions_section,
     networks,
     page_graphs,
@@ -52,6 +54,9 @@ TURN_IT = turn_it.TurnItSection(
     PageGraph.of(CAPSNET_GRAPHS["turn"]),
 )
 TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
+ANSWERS = answers.Answers(
+    NETWORKS.capsnet, NETWORKS.cnn, TWO_DIGITS.reader
+)  # the page's questions, where it cannot compute
 
 
 def show_details(reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict) -> tuple:
@@ -119,6 +124,7 @@ if __name__ == "__main__":
         prevent_thread_lock=True,  # to settle the memory of a started server first
         **serving.launch_options(
             routes=[
+                *ANSWERS.routes(),
                 READING.decoder.route(),
                 READING.page_network.route(),
                 READING.routing_graph.route(),
