@@ -3,7 +3,8 @@
 Worker or WebAssembly, the runtime's files refused, or not loaded yet: page_networks.js, the one
 place that decides who computes), and answered with the same numbers as JSON.
 
-    POST /ask/KIND with a JSON object -> 200 and the answer as JSON, or 400 and {"error": why}
+    POST /ask/KIND with a JSON object -> 200 and the answer as JSON, or 400 and {"error": why};
+    204 and nothing for a reading asked while a stroke is drawn on a crowded server (`read`)
 
 The kinds, each a method of `Answers` of the same name (the worker's, but that a drawing comes
 already made 28x28 by the page: the page inks it once, ink_to_mnist.js, for its networks and for
@@ -40,7 +41,7 @@ import numpy as np
 import torch
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from capsnet.baseline import BaselineCNN
@@ -51,7 +52,6 @@ from capsnet.routing import agreement
 from capsnet.shipping.onnx_file import CHANGE
 from playground import reading, serving
 from playground.two_digits_pad import PENS, pens_of
-from playground.two_digits_reading import PairReader
 from playground.views import float32_base64, ink_base64
 
 FOLDER = "ask"  # POST /ask/KIND
@@ -112,7 +112,7 @@ class Answers:
 
     capsnet: CapsNet
     cnn: BaselineCNN
-    pairs: PairReader | None
+    pairs: object | None  # two_digits_reading.PairReader, not imported: it reaches the studies' files
 
     @property
     def field(self) -> int:
@@ -141,9 +141,14 @@ class Answers:
         with serving.network_slot(), torch.inference_mode():
             return self.capsnet.decode(moved[None], torch.tensor([digit]))[0, 0]
 
-    def read(self, question) -> dict:
+    def read(self, question) -> dict | None:
+        """A 28x28 read; None (nothing new) for a reading asked while a stroke is still being drawn
+        (not `routed`) on a crowded server (serving.crowded): the readings a person waits for, at
+        each stroke's end, come sooner."""
         checked_keys(question, {"image", "routed"})
         image, routed = self.image(question["image"]), checked_flag(question["routed"], "routed")
+        if not routed and serving.crowded():
+            return None
         found = reading.read(self.capsnet, image)  # routed for r = 1 .. MAX_ITERATIONS, in a batch
         capsules = found.capsules  # [10, 16]
         answer = {
@@ -214,12 +219,12 @@ class Answers:
                 answer["probabilities"] = self.cnn(turned[None, None]).probabilities[0].tolist()
         return answer
 
-    def pair_reader(self) -> PairReader:
+    def pair_reader(self):
         if self.pairs is None:
             raise QuestionError("the pairs networks are not loaded")
         return self.pairs
 
-    def pair(self, question) -> dict | None:
+    def pair(self, question) -> dict:
         checked_keys(question, {"fields", "decodeAs"})
         reader = self.pair_reader()
         fields = question["fields"]
@@ -294,8 +299,9 @@ def answering(kind: str, answer: Callable[[dict], object]):
         except ValueError:
             return JSONResponse({"error": f"/{FOLDER}/{kind} takes a JSON object"}, status_code=400)
         try:
-            return JSONResponse(await run_in_threadpool(answer, question))
+            answered = await run_in_threadpool(answer, question)
         except QuestionError as error:
             return JSONResponse({"error": f"Cannot answer {kind}: {error}"}, status_code=400)
+        return Response(status_code=204) if answered is None else JSONResponse(answered)
 
     return endpoint
