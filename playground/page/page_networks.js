@@ -77,11 +77,13 @@ let pairReader = null; // its start, once asked
 const states = { reader: "waiting", turner: "waiting", decoder: "waiting", pairReader: "waiting" };
 
 const toldWhy = new Set(); // what the console has been told
+const failures = {}; // why each network that failed to load did
 
 // Network `name` failed to load or run (`error`): the server answers for it from now on, and the
 // console says why, each reason once, as information.
 function unavailable(name, error) {
   states[name] = "unavailable";
+  failures[name] ??= error;
   if (!toldWhy.has(error.message)) console.info(`The server answers in the page's place: ${error.message}.`);
   toldWhy.add(error.message);
 }
@@ -201,8 +203,8 @@ export function startTurner({ runtime, turn, probabilities, unchanged }) {
   turner ??= started(
     "turner",
     askedForReader.then(async (readerStarted) => {
-      if (!(await readerStarted)) throw new Error("Turn it's networks need the reader's");
-      if (!(await withDecoder())) throw new Error("Turn it's networks need the reader's decoder"); // a turn redraws the digit
+      if (!(await readerStarted)) throw failures.reader; // told already
+      if (!(await withDecoder())) throw failures.decoder; // a turn redraws the digit
       const common = { facts, runtime: absolute(runtime), unchanged };
       const [turnGraph, cnnGraph] = await Promise.all([turn, probabilities].map((url) => downloaded(absolute(url))));
       const graphs = { turn: turnGraph, probabilities: cnnGraph, ...readerFiles };
@@ -330,9 +332,12 @@ export const sweepOf = (capsules, digit, limits, steps) => decoded("sweep", { ca
 // `image` (the network's input) changed by `change` (the turn graph's numbers) and read by both
 // networks: {turned, capsules, lengths, reconstruction: the CapsNet's winner, probabilities}. The
 // two networks' parts go to the turners as they come free: with two, one turn's parts run side by
-// side, and while one part of a turn runs the next turn's can start.
-export const turnAndRead = (image, change) =>
-  answered(
+// side, and while one part of a turn runs the next turn's can start. `soon`: answered as soon as
+// can be (a slider's move: the server answers while the page's turners load); else the turners
+// are waited for where they are loading (a sweep's angles: one load, not a question an angle).
+export const turnAndRead = async (image, change, { soon = true } = {}) => {
+  if (!soon && turner !== null) await turner;
+  return answered(
     "turner",
     async () => {
       const [capsules, cnn] = await Promise.all([
@@ -343,6 +348,7 @@ export const turnAndRead = (image, change) =>
     },
     () => askServer("turn", { image, change, networks: ["capsules", "probabilities"] }),
   );
+};
 
 // A drawing of the two-pen pad read by the pairs networks: `drawing` = {strokes: flat [x0, y0, x1,
 // y1, ...] arrays in pad units, pens: each stroke's pen (the pad's string of digits, or numbers),

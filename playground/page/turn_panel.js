@@ -57,15 +57,18 @@ export function mount({ element, props }) {
     const current = shownReading.current();
     return current?.image ? current : null;
   };
-  const bothRead = (value, shown) =>
+  // `soon`: a person's move, answered as soon as can be; else an angle of the sweep, which waits
+  // for the page's networks where they are loading (page_networks.js turnAndRead)
+  const bothRead = (value, shown, soon = true) =>
     turnAndRead(
       shown.image,
       props.change_fields.map((name) => value[name]),
+      { soon },
     );
 
   // The digit of `shown` turned as `value` says, read by both networks: the turn panel's numbers.
-  async function turned(value, shown) {
-    const { turned, capsules, lengths, reconstruction, probabilities } = await bothRead(value, shown);
+  async function turned(value, shown, soon) {
+    const { turned, capsules, lengths, reconstruction, probabilities } = await bothRead(value, shown, soon);
     const drawn = argmax(shown.lengths);
     const dimensions = capsules.length / lengths.length;
     const moved = Array.from(
@@ -90,8 +93,8 @@ export function mount({ element, props }) {
   let offered = 0;
   let drawnLast = 0;
   const turn = newestOnly(
-    async ([value, shown, order]) => {
-      const numbers = await turned(value, shown);
+    async ([value, shown, order, soon]) => {
+      const numbers = await turned(value, shown, soon);
       if (order < drawnLast) return;
       drawnLast = order;
       draw(numbers);
@@ -99,9 +102,9 @@ export function mount({ element, props }) {
     (error) => draw({ message: `Cannot turn the digit: ${error.message}` }),
     TURNERS,
   );
-  const offer = (value, shown) => {
+  const offer = (value, shown, soon = true) => {
     offered += 1;
-    turn([value, shown, offered]);
+    turn([value, shown, offered, soon]);
   };
   turns.add(turn);
 
@@ -133,11 +136,11 @@ export function mount({ element, props }) {
     turnSweep.publish(numbers);
     await yielded();
     if (sweeping !== job || reading() !== shown) return;
-    offer(sliders, shown);
+    offer(sliders, shown, false);
     for (const k of order) {
       await yielded();
       if (sweeping !== job || reading() !== shown) return;
-      const { lengths, probabilities } = await bothRead({ ...props.unchanged, rotation: angles[k] }, shown);
+      const { lengths, probabilities } = await bothRead({ ...props.unchanged, rotation: angles[k] }, shown, false);
       if (sweeping !== job) return;
       [numbers.lengths[k], numbers.readings[k]] = [lengths[digit], argmax(lengths)];
       [numbers.probabilities[k], numbers.cnnReadings[k]] = [probabilities[digit], argmax(probabilities)];
