@@ -3,7 +3,8 @@
 Worker or WebAssembly, the runtime's files refused, or not loaded yet: page_networks.js, the one
 place that decides who computes), and answered with the same numbers as JSON.
 
-    POST /ask/KIND with a JSON object -> 200 and the answer as JSON, or 400 and {"error": why};
+    POST /ask/KIND with a JSON object -> 200 and the answer as JSON (gzipped from GZIP_FROM bytes
+    where the page takes it), or 400 and {"error": why};
     204 and nothing for a reading asked while a stroke is drawn on a crowded server (`read`)
 
 The kinds, each a method of `Answers` of the same name (the worker's, but that a drawing comes
@@ -51,6 +52,7 @@ from capsnet.model import CapsNet
 from capsnet.routing import agreement
 from capsnet.shipping.onnx_file import CHANGE
 from playground import reading, serving
+from playground.page_network import compressed
 from playground.two_digits_pad import PENS, pens_of
 from playground.views import float32_base64, ink_base64
 
@@ -58,6 +60,8 @@ FOLDER = "ask"  # POST /ask/KIND
 LARGEST_OFFSET = 10.0  # a slider's offset or limit: the widest range the page offers is a few sd
 MOST_STEPS = 21  # Figure 4's offsets a dimension (the page asks 11)
 NETWORKS = ("capsules", "probabilities")  # what a turn may be read by
+GZIP_FROM = 1024  # an answer this long or longer goes gzipped where the page takes it: Figure 4's
+# 176 pictures as grey levels are 184 KB of base64, mostly blank paper
 
 
 class QuestionError(ValueError):
@@ -302,6 +306,11 @@ def answering(kind: str, answer: Callable[[dict], object]):
             answered = await run_in_threadpool(answer, question)
         except QuestionError as error:
             return JSONResponse({"error": f"Cannot answer {kind}: {error}"}, status_code=400)
-        return Response(status_code=204) if answered is None else JSONResponse(answered)
+        if answered is None:
+            return Response(status_code=204)
+        body = json.dumps(answered, separators=(",", ":")).encode()
+        if len(body) < GZIP_FROM or "gzip" not in request.headers.get("accept-encoding", ""):
+            return Response(body, media_type="application/json")
+        return Response(compressed(body), media_type="application/json", headers={"Content-Encoding": "gzip"})
 
     return endpoint

@@ -225,7 +225,7 @@ class ReadingSection:
                     info="which digit capsule the decoder redraws from",
                     elem_id="decode-as",
                 )
-        reading_view.submit(None, js=f"() => {json.dumps(WINNER)}", outputs=decode_as, queue=False)
+        reading_view.submit(None, js=f"() => {json.dumps(WINNER)}", outputs=decode_as, **serving.PAGE_EVENT)
         return decode_as
 
     def api(self, reading: gr.State, decode_as: gr.Radio) -> None:

@@ -185,3 +185,16 @@ def test_a_body_that_is_no_json_is_answered_with_why(app):
     client = TestClient(Starlette(routes=app.ANSWERS.routes()))
     response = client.post("/ask/read", content=b"{not json")
     assert response.status_code == 400 and response.json() == {"error": "/ask/read takes a JSON object"}
+
+
+def test_a_long_answer_goes_gzipped_where_the_page_takes_it(app, images):
+    """Figure 4's 176 pictures are mostly blank paper: gzipped, a fraction of their bytes."""
+    client = TestClient(Starlette(routes=app.ANSWERS.routes()))
+    with torch.inference_mode():
+        capsules = app.NETWORKS.capsnet(torch.from_numpy(images[0][1])[None, None]).capsules[0]
+    sweep = json.dumps({"capsules": capsules.flatten().tolist(), "digit": 1, "limits": [0.25] * 16, "steps": 11})
+    plain = client.post("/ask/sweep", content=sweep, headers={"Accept-Encoding": "identity"})
+    gzipped = client.post("/ask/sweep", content=sweep, headers={"Accept-Encoding": "gzip, br"})
+    assert "content-encoding" not in plain.headers and gzipped.headers["content-encoding"] == "gzip"
+    assert gzipped.json() == plain.json()
+    assert gzipped.num_bytes_downloaded < len(plain.content) / 3, (gzipped.num_bytes_downloaded, len(plain.content))
