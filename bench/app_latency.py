@@ -100,8 +100,8 @@ def main() -> None:
             client.post("read" if kind == "drawn" else kind, content=json.dumps(question(kind, i))).raise_for_status()
 
         for kind, what in [
-            ("read", "finished stroke's reading over HTTP, as the page's seam asks it"),
-            ("decode", "slider move over HTTP, as the page's seam asks it"),
+            ("read", "finished stroke's reading over HTTP (POST ask/read)"),
+            ("decode", "slider move over HTTP (POST ask/decode)"),
             ("turn", "Turn it: a transform slider's move over HTTP"),
         ]:
             report(what, percentiles(lambda i, kind=kind: asked(kind, i), args.http_repeats))
