@@ -344,7 +344,8 @@ async def _use_the_page(
             # a client of their own, as a browser has its own connections (one client shared by
             # hundreds costs its pool a scan of every connection at every request)
             client = httpx.AsyncClient(base_url=f"{url}gradio_api/", timeout=HTTP_TIMEOUT, limits=limits)
-            pairs = page.read_pair is not None and draws_pairs(index, pair_share)
+            has_pairs = page.read_pair is not None or page.reads_pairs_in_page  # the section has its networks
+            pairs = has_pairs and draws_pairs(index, pair_share)
             crowd.append(Person(await clients.enter_async_context(client), page, index, seed, pairs, browser))
 
         def person_done(digits: int) -> bool:

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import httpx
 
-from playground import page_network, transform_sliders
+from playground import dimension_sliders, page_network, transform_sliders
 from playground.dimensions_section import PAPER
+from playground.reading import WINNER
 
 EVENTS = {  # what each exchange's event is (Exchange.event), as the reports name it
     "visit": "a first visit: the page and its files, once a page (GETs)",
@@ -71,10 +72,10 @@ def outputs_of(response: httpx.Response) -> list:
 class Page:
     """What a client's requests need of app.py: the events' indices and the controls' values."""
 
-    read_drawing: int  # fn_index of each event the page sends
-    move_dimensions: int
-    turn: int
-    turn_refresh: int
+    read_drawing: int | None  # fn_index of each event the page sends: None for today's page, which sends
+    move_dimensions: int | None  # none (it asks its questions of the server only where its networks
+    turn: int | None  # cannot answer them: playground/answers.py)
+    turn_refresh: int | None
     sliders: dict  # the sliders' value before any reading
     decode_as: str  # "winner"
     scale: str  # the sliders' range: the paper's
@@ -110,19 +111,20 @@ class Page:
 
     @classmethod
     def of(cls, app) -> "Page":
-        """The page of the imported app.py (the same indices as a `python app.py` serving it)."""
+        """The page of the imported app.py: it sends no event of its own, its networks in the page."""
         pairs = app.TWO_DIGITS.problem is None
+        rows = app.CAPSULE_DIMENSIONS.rows(None, PAPER)
         return cls(
-            event_index(app, app.read_drawing),
-            event_index(app, app.CAPSULE_DIMENSIONS.move_dimensions),
-            event_index(app, app.TURN_IT.turn),
-            event_index(app, app.TURN_IT.show),
-            app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER),
-            app.WINNER,
+            None,
+            None,
+            None,
+            None,
+            dimension_sliders.slider_value(rows, [0.0] * len(rows), PAPER, enabled=False),
+            WINNER,
             PAPER,
             {**transform_sliders.UNCHANGED, "revision": 0},
-            event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
-            event_index(app, app.TWO_DIGITS.decode_again) if pairs else None,
+            None,
+            None,
             app.READING.decoder.url,
             app.READING.page_network.url,
             (app.READING.routing_graph.url,),
