@@ -28,6 +28,7 @@ from playground import (
     page_graphs,
     page_modules,
     page_network,
+    reader_preloads,
     reading,
     routing_section,
     serving,
@@ -58,6 +59,7 @@ TURN_IT = turn_it.TurnItSection(
     PageGraph.of(CAPSNET_GRAPHS["turn"]),
 )
 TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
+COPIES = hub_copies.page_copies(NETWORKS)  # the page's files that have a copy on the Hub's CDN
 
 
 def show_details(reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict) -> tuple:
@@ -134,7 +136,8 @@ if __name__ == "__main__":
                 *page_network.runtime_routes(),
                 *page_modules.routes(),
             ],
-            head=page_modules.head(READING.reader_files(), hub_copies.page_copies(NETWORKS)),
+            head=page_modules.head(READING.reader_files(), COPIES),
+            preloads=reader_preloads.preloaded(READING.reader_files(), COPIES),
         ),
     )
     serving.freeze_what_is_loaded()
