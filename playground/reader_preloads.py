@@ -5,11 +5,12 @@ fetched_early.js asks for the same files (and finds them kept or on their way: o
 On a phone far away the link carries them while Gradio's own files still come a round trip at a
 time (docs/benchmarks.md, "What the page fetches").
 
-Each file is named where the page fetches it from: the Hub's copy where the head names one
-(hub_copies.py), else the Space's. The preload carries no `integrity` (Chromium ignores it for
-`as=fetch`, crbug.com/981419): what reads the file checks it, and takes the Space's file where the
-copy is refused (page/downloaded.js). A browser that asks to save data (`Save-Data: on`) is named
-none, as fetched_early.js fetches none for it.
+Only the files the page fetches from the Hub's CDN are named (their copies, as the head names them:
+hub_copies.py). The Space's own files are not: Chromium 156 fetched each of those twice, the
+preload's answer not taken from its cache by the head's fetch (docs/benchmarks.md). The preload
+carries no `integrity` (Chromium ignores it for `as=fetch`, crbug.com/981419): what reads the file
+checks it, and takes the Space's file where the copy is refused (page/downloaded.js). A browser
+that asks to save data (`Save-Data: on`) is named none, as fetched_early.js fetches none for it.
 """
 
 from collections.abc import Sequence
@@ -18,9 +19,9 @@ from playground.compressed_assets import PAGE
 
 
 def preloaded(reader_files: Sequence[str], copies: dict[str, dict]) -> list[str]:
-    """The address the page fetches each of ``reader_files`` (relative to the page) from: its copy's
-    on the Hub where ``copies`` (`hub_copies.page_copies`) has one, else itself."""
-    return [copies[file]["url"] if file in copies else file for file in reader_files]
+    """The addresses of the copies on the Hub of those of ``reader_files`` (relative to the page)
+    that ``copies`` (`hub_copies.page_copies`) has one of."""
+    return [copies[file]["url"] for file in reader_files if file in copies]
 
 
 class ReaderPreloads:

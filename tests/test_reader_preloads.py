@@ -1,6 +1,6 @@
-"""The page's answer names the files the page's reader fetches first in a Link header
-(playground/reader_preloads.py): the Hub's copy where there is one, else the Space's file; none for
-a browser asking to save data, and none on any other answer."""
+"""The page's answer names the files the page's reader fetches first from the Hub's CDN in a Link
+header (playground/reader_preloads.py): none of the Space's own, none for a browser asking to save
+data, and none on any other answer."""
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -20,17 +20,17 @@ def client(files) -> TestClient:
     return TestClient(Starlette(routes=routes, middleware=[Middleware(ReaderPreloads, files=files)]))
 
 
-def test_each_file_is_named_where_the_page_fetches_it():
-    assert preloaded(FILES, COPIES) == [FILES[0], "https://hub/r/resolve/c/onnx/capsules.onnx.gz"]
-    assert preloaded(FILES, {}) == list(FILES)
+def test_only_the_copies_on_the_hub_are_named():
+    assert preloaded(FILES, COPIES) == ["https://hub/r/resolve/c/onnx/capsules.onnx.gz"]
+    assert preloaded(FILES, {}) == []  # served from a folder
 
 
 def test_the_page_s_answer_names_them_for_the_browser_to_preload():
-    answer = client(preloaded(FILES, COPIES)).get("/")
+    answer = client([*preloaded(FILES, COPIES), "https://hub/r/resolve/c/onnx/routing.onnx.gz"]).get("/")
     assert answer.text == "page"
     assert answer.headers["link"] == (
-        "<onnxruntime-web/1.30.0/ort.wasm.min.mjs>; rel=preload; as=fetch; crossorigin=anonymous, "
-        "<https://hub/r/resolve/c/onnx/capsules.onnx.gz>; rel=preload; as=fetch; crossorigin=anonymous"
+        "<https://hub/r/resolve/c/onnx/capsules.onnx.gz>; rel=preload; as=fetch; crossorigin=anonymous, "
+        "<https://hub/r/resolve/c/onnx/routing.onnx.gz>; rel=preload; as=fetch; crossorigin=anonymous"
     )
 
 
