@@ -28,7 +28,6 @@ from playground import (
     page_graphs,
     page_modules,
     page_network,
-    reader_preloads,
     reading,
     routing_section,
     serving,
@@ -59,7 +58,6 @@ TURN_IT = turn_it.TurnItSection(
     PageGraph.of(CAPSNET_GRAPHS["turn"]),
 )
 TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
-COPIES = hub_copies.page_copies(NETWORKS)  # the page's files that have a copy on the Hub's CDN
 
 
 def show_details(reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict) -> tuple:
@@ -136,8 +134,7 @@ if __name__ == "__main__":
                 *page_network.runtime_routes(),
                 *page_modules.routes(),
             ],
-            head=page_modules.head(READING.reader_files(), COPIES),
-            preloads=reader_preloads.preloaded(READING.reader_files(), COPIES),
+            head=page_modules.head(READING.reader_files(), hub_copies.page_copies(NETWORKS)),
         ),
     )
     serving.freeze_what_is_loaded()

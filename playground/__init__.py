@@ -48,8 +48,6 @@ What they stand on:
                   answer says, workarounds for the pinned Gradio
     compressed_assets
                   Gradio's own files gzipped once and kept, for a browser that takes gzip
-    reader_preloads
-                  the page's answer names the files its reader fetches first (a Link header)
     playground.css  the page's own styles
 
 What the page shows, how it talks to the server and why: docs/playground.md.

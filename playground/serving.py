@@ -26,7 +26,6 @@ from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from playground.compressed_assets import CompressedAssets
-from playground.reader_preloads import ReaderPreloads
 
 log = logging.getLogger("playground")
 
@@ -275,13 +274,12 @@ class RequestSizeLimit:
         await send({"type": "http.response.body", "body": text})
 
 
-def launch_options(routes: Sequence[Route] = (), head: str = "", preloads: Sequence[str] = ()) -> dict:
+def launch_options(routes: Sequence[Route] = (), head: str = "") -> dict:
     """``demo.launch`` settings: uploads, requests, threads and kept sessions capped, errors shown
     as messages (in our words: `public_error`), no share link (the Space or GRADIO_SERVER_NAME /
     GRADIO_SERVER_PORT decide where it listens); ``routes`` served beside Gradio's (the page's
     graphs: `page_network`), before them; ``head`` put in the page's head after PAGE_HEAD; Gradio's
-    own files sent gzipped (`CompressedAssets`); ``preloads`` named in the page's answer
-    (`ReaderPreloads`)."""
+    own files sent gzipped (`CompressedAssets`)."""
     return {
         "max_file_size": MAX_UPLOAD_BYTES,
         "max_threads": MAX_THREADS,
@@ -290,12 +288,7 @@ def launch_options(routes: Sequence[Route] = (), head: str = "", preloads: Seque
         "footer_links": ["api"],
         "head": PAGE_HEAD + head,
         "app_kwargs": {
-            "middleware": [
-                Middleware(RequestsInFlight),
-                Middleware(RequestSizeLimit),
-                Middleware(ReaderPreloads, files=preloads),
-                Middleware(CompressedAssets),
-            ],
+            "middleware": [Middleware(RequestsInFlight), Middleware(RequestSizeLimit), Middleware(CompressedAssets)],
             "routes": list(routes),
         },
     }
