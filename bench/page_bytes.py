@@ -21,7 +21,7 @@ that counts them.
   `python -m playground.publish` served as a Space is, its model repos preloaded in a Hub cache
   (offline), its big files fetched from a stand-in of the Hub's CDN (harness/stand_in_hub.py)
   through a proxy of its own, --cdn-round-trip away; the phone's link is one for both. The bytes
-  are counted from the Space and from the CDN apart.
+  are counted from the Space and from the CDN apart. With --against REV, REV's published Space too.
 
     python -m bench.page_bytes [--against REV] [--hub] [--phone-link 10 --round-trip 300 --data-dir DATA]
 """
@@ -29,6 +29,9 @@ that counts them.
 import argparse
 import contextlib
 import io
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from contextlib import ExitStack, contextmanager
@@ -38,7 +41,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from bench.train_throughput import cpu_model
-from harness.app_server import serving_app, serving_apps
+from harness.app_server import checkout, serving_app, serving_apps
 from harness.chromium_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE
 from harness.delaying_proxy import LOOPBACK, Link, delaying_proxy
 from harness.digit_strokes import random_box
@@ -69,17 +72,33 @@ def by_file(sizes: dict[str, int]) -> str:
 
 
 @contextmanager
-def published_space(cdn_round_trip: float):
-    """A dry run of `python -m playground.publish` served as its Space, its repos preloaded in a Hub
-    cache, its big files from a stand-in of the Hub's CDN behind a proxy ``cdn_round_trip`` ms
-    away; yields the app's URL and the CDN proxy's `Link` (its speed None: set it to hold it)."""
+def published_space(cdn_round_trip: float, against: str | None = None):
+    """A dry run of `python -m playground.publish` (of this checkout, or of git revision
+    ``against``) served as its Space, its repos preloaded in a Hub cache, its big files from a
+    stand-in of the Hub's CDN behind a proxy ``cdn_round_trip`` ms away; yields the app's URL and
+    the CDN proxy's `Link` (its speed None: set it to hold it)."""
     from playground import publish
 
     with ExitStack() as stack:
         out = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="page-bytes-published-")))
-        with contextlib.redirect_stdout(io.StringIO()):
-            if publish.main(["--owner", OWNER, "--dry-run", str(out / "published")]) != 0:
-                raise RuntimeError("the dry run of playground.publish failed")
+        if against is None:
+            with contextlib.redirect_stdout(io.StringIO()):
+                if publish.main(["--owner", OWNER, "--dry-run", str(out / "published")]) != 0:
+                    raise RuntimeError("the dry run of playground.publish failed")
+        else:  # its own publish, which lists the Space's files with git: the checkout made a repository
+            code = stack.enter_context(checkout(against))
+            for command in (["git", "init", "-q"], ["git", "add", "-A"]):
+                subprocess.run(command, cwd=code, check=True, capture_output=True)
+            dry_run = [
+                sys.executable,
+                "-m",
+                "playground.publish",
+                "--owner",
+                OWNER,
+                "--dry-run",
+                str(out / "published"),
+            ]
+            subprocess.run(dry_run, cwd=code, check=True, capture_output=True)
         repos = [*publish.REPOS.values(), publish.RUNTIME_REPO]
         cache = preloaded_cache(out / "published", out / "hub-cache", repos)
         endpoint = stack.enter_context(stand_in_cdn(out / "published"))
@@ -204,11 +223,16 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    print(f"CPU: {cpu_model()}; Chromium headless; bytes counted on the wire towards the browser")
+    print(
+        f"CPU: {cpu_model()}; load {os.getloadavg()}; Chromium headless; bytes counted on the wire towards the browser"
+    )
     with ExitStack() as stack:
         apps = {name: (url, None) for name, url in stack.enter_context(serving_apps(args.against)).items()}
         if args.hub:
             apps["the published Space, stand-in CDN"] = stack.enter_context(published_space(args.cdn_round_trip))
+            if args.against:
+                space = stack.enter_context(published_space(args.cdn_round_trip, args.against))
+                apps[f"revision {args.against}'s published Space"] = space
         playwright = stack.enter_context(sync_playwright())
         print("| app | visit | MB from the app | MB from the CDN | the files, largest first |")
         print("| --- | --- | --- | --- | --- |")
@@ -235,6 +259,7 @@ def main() -> None:
                     f"{'yes' if seen['in page'] else 'no: the server read it'} | {seen['MB']:.2f} |",
                     flush=True,
                 )
+        print(f"load at the end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

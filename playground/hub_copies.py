@@ -5,10 +5,12 @@ the page reads exactly the file the Space names; the page takes the Space's own 
 cannot be had or is not that file (playground/page/downloaded.js).
 
 - **The graphs** of each network whose weights come from a Hub repo (`owner/name@REVISION`:
-  networks.py's settings): those its onnx/graphs.json records, at
-  ``{HF_ENDPOINT}/{repo}/resolve/{commit}/onnx/NAME.onnx``, the commit its local snapshot was made
-  at (the snapshot's folder is named by it). A graph the Space exported itself, rather than read
-  from onnx/, is served under another address (its bytes' hash) and has no copy.
+  networks.py's settings): those its onnx/graphs.json records, gzipped, at
+  ``{HF_ENDPOINT}/{repo}/resolve/{commit}/onnx/NAME.onnx.gz``, the commit its local snapshot was
+  made at (the snapshot's folder is named by it), checked against the SHA-256 graphs.json records
+  of that file (the Hub sends a file as it is stored: the page un-gzips it). A graph the Space
+  exported itself, rather than read from onnx/, is served under another address (its bytes' hash)
+  and has no copy.
 - **ONNX Runtime Web's WebAssembly**, published gzipped in a model repo of its own
   (RUNTIME_VARIABLE): the Hub sends a file as it is stored, and the page un-gzips it
   (DecompressionStream); its 14.2 MB are 3.7 MB so. Its two ES modules (74 KB, 25 KB gzipped) stay
@@ -72,7 +74,9 @@ def graph_copies(source: str, folder: str | Path) -> dict[str, HubCopy]:
         entries = json.loads(manifest.read_text(encoding="utf-8"))["graphs"].values()
         return {
             f"{GRAPHS}/{entry['sha256'][:16]}.onnx": HubCopy(
-                hf_hub_url(repo[0], f"{ONNX}/{entry['file']}", revision=commit), integrity(entry["sha256"])
+                hf_hub_url(repo[0], f"{ONNX}/{entry['gzipped']['file']}", revision=commit),
+                integrity(entry["gzipped"]["sha256"]),
+                gzipped=True,
             )
             for entry in entries
         }

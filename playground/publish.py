@@ -33,7 +33,7 @@ from pathlib import Path
 from huggingface_hub import HfApi
 
 from capsnet.shipping.pretrained import CONFIG_FILE, NETWORKS, SERVED_BY, WEIGHTS_FILE, WeightsError, load_model
-from capsnet.shipping.published_graphs import publish
+from capsnet.shipping.published_graphs import GZIPPED, publish
 from playground import hub_copies, networks
 from playground.page_graphs import GRAPHS
 from playground.page_network import RUNTIME_FOLDER, VERSION
@@ -121,7 +121,8 @@ def space_folder(
     out: Path, name: str, pins: dict[tuple[str, str], tuple[str, str, Path]], runtime: str | None = None
 ) -> Path:
     """The Space as a folder in ``out``: the files git tracks but KEPT_OUT, README.md preloading
-    each model repo at its revision, and playground/published.json naming them and ``runtime``.
+    each model repo at its revision (its files but the graphs' gzipped copies, which only the page
+    fetches), and playground/published.json naming them and ``runtime``.
 
     Args:
         pins: for each network (--model, --task), its model repo's id, revision and folder.
@@ -135,7 +136,8 @@ def space_folder(
             (folder / path).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / path, folder / path)
     preloads = [
-        f"  - {repo} {','.join(files(repo_folder))} {revision}" for repo, revision, repo_folder in pins.values()
+        f"  - {repo} {','.join(name for name in files(repo_folder) if not name.endswith(GZIPPED))} {revision}"
+        for repo, revision, repo_folder in pins.values()
     ]
     readme = (folder / "README.md").read_text(encoding="utf-8")
     end = readme.index("\n---\n", 3)  # the front matter's closing line

@@ -23,7 +23,7 @@ from playground.drawing_pad import SIDE
 from playground.page_network import RUNTIME, RUNTIME_FOLDER
 from tests.support.playground_pages import no_alarm, page_module, playground_page, wait_for_networks
 
-CAPSULES = "capsnet-mnist/onnx/capsules.onnx"  # the reader's graph, as its repo holds it
+CAPSULES = "capsnet-mnist/onnx/capsules.onnx.gz"  # the reader's graph, as its repo holds it for the page
 WASM = f"{publish.RUNTIME_REPO}/{hub_copies.RUNTIME_COPY}"
 # In the page: whether the reading shown is the page's own, and its digit
 SHOWN = f"() => {page_module('reading_store.js')}.then((store) => store.shown.current()?.inPage === true)"
@@ -52,11 +52,10 @@ def test_a_snapshot_names_each_published_graph_at_its_commit(dry_run, tmp_path):
     graphs = sorted((out / "capsnet-mnist" / "onnx").glob("*.onnx"))
     assert len(graphs) == len(copies) == 4
     for path in graphs:
-        data = path.read_bytes()
+        data, gzipped = path.read_bytes(), path.with_suffix(".onnx.gz").read_bytes()
         copy = copies[f"network/{hashlib.sha256(data).hexdigest()[:16]}.onnx"]  # the Space's address of it
-        assert copy == hub_copies.HubCopy(
-            f"https://huggingface.co/{OWNER}/capsnet-mnist/resolve/{COMMIT}/onnx/{path.name}", sri(data)
-        )
+        url = f"https://huggingface.co/{OWNER}/capsnet-mnist/resolve/{COMMIT}/onnx/{path.name}.gz"
+        assert copy == hub_copies.HubCopy(url, sri(gzipped), gzipped=True)  # un-gzipped by the page
 
 
 def test_the_runtime_copy_is_the_spaces_gzipped_webassembly(monkeypatch):
@@ -127,7 +126,7 @@ def test_a_phone_reads_with_the_graphs_and_runtime_from_the_hubs_cdn(published_s
         pad.draw(strokes(7, *BOX))
         assert page.evaluate(SHOWN), "the page's own reading is shown"
         space, cdn = url.rstrip("/"), endpoint
-        assert fetched_from(page, cdn, "/onnx/capsules.onnx") and fetched_from(page, cdn, "/onnx/routing.onnx")
+        assert fetched_from(page, cdn, "/onnx/capsules.onnx.gz") and fetched_from(page, cdn, "/onnx/routing.onnx.gz")
         assert fetched_from(page, cdn, "/ort-wasm-simd-threaded.wasm.gz")
         assert not [u for u, _ in page.answers if u.startswith(space) and ("/network/" in u or u.endswith(".wasm"))]
         graphs = [urlsplit(u).path.split("/") for u, _ in page.answers if "/resolve/" in u and "/onnx/" in u]
@@ -151,7 +150,7 @@ def test_a_file_the_cdn_changed_is_refused_and_taken_from_the_space(published_sp
         space = url.rstrip("/")
         assert [u for u, _ in page.answers if u.startswith(space) and "/network/" in u], "graphs from the Space"
         assert fetched_from(page, space, "/ort-wasm-simd-threaded.wasm")
-        assert fetched_from(page, endpoint, "/onnx/routing.onnx"), "an unchanged file still from the CDN"
+        assert fetched_from(page, endpoint, "/onnx/routing.onnx.gz"), "an unchanged file still from the CDN"
         told = [text for kind, text in page.messages if kind == "info" and "was not taken" in text]
         assert len(told) >= 2, page.messages
         no_alarm(page, allowed=tuple(text for _, text in page.messages if SRI.match(text)))

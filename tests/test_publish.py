@@ -52,7 +52,8 @@ def test_each_model_folder_holds_its_files_and_the_page_s_graphs_vouched_for(dry
         source = Path(SERVED_BY[model, task].folder)
         names = {name for name in publish.MODEL_FILES if (REPO / source / name).is_file()}
         manifest = json.loads((folder / "onnx" / "graphs.json").read_text())
-        expected_graphs = {f"onnx/{entry['file']}" for entry in manifest["graphs"].values()}
+        entries = manifest["graphs"].values()
+        expected_graphs = {f"onnx/{file}" for entry in entries for file in (entry["file"], entry["gzipped"]["file"])}
         assert set(publish.files(folder)) == names | expected_graphs | {"onnx/graphs.json"}, folder.name
         assert {"model.safetensors", "config.json", "README.md", "metrics.json"} <= names
         assert (folder / "model.safetensors").read_bytes() == (REPO / source / "model.safetensors").read_bytes()
@@ -62,6 +63,9 @@ def test_each_model_folder_holds_its_files_and_the_page_s_graphs_vouched_for(dry
             assert entry["file"] == f"{name}.onnx" and entry["sha256"] == hashlib.sha256(data).hexdigest()
             assert entry["what"] and entry["exporter"].endswith("_graph")
             assert f"{entry['sha256']}  {len(data):>11,}  onnx/{name}.onnx" in printed  # the listing
+            gzipped = (folder / "onnx" / f"{name}.onnx.gz").read_bytes()  # the page's copy: the same graph
+            assert entry["gzipped"] == {"file": f"{name}.onnx.gz", "sha256": hashlib.sha256(gzipped).hexdigest()}
+            assert gzip.decompress(gzipped) == data and len(gzipped) < len(data)
     expected = {
         "capsnet-mnist": {"capsules", "decoder", "routing", "turn"},
         "cnn-mnist": {"probabilities"},
@@ -84,10 +88,11 @@ def eight_bit_tensors(graph: Path) -> int:
 
 def test_a_hub_repo_is_downloaded_with_all_the_page_reads_of_it(dry_run):
     """`pretrained.download` fetches HUB_FILES of a repo, as snapshot_download filters them: all
-    but the model card."""
+    but the model card and the graphs' gzipped copies (the page's)."""
     for folder in model_folders(dry_run[0]).values():
         fetched = list(filter_repo_objects(publish.files(folder), allow_patterns=HUB_FILES))
-        assert fetched == [name for name in publish.files(folder) if name != "README.md"], folder.name
+        page_only = {"README.md", *(name for name in publish.files(folder) if name.endswith(".onnx.gz"))}
+        assert fetched == [name for name in publish.files(folder) if name not in page_only], folder.name
 
 
 def test_the_space_holds_the_tracked_files_but_the_weights_and_preloads_each_repo(dry_run):
@@ -108,7 +113,8 @@ def test_the_space_holds_the_tracked_files_but_the_weights_and_preloads_each_rep
     for (model, task), folder in model_folders(out).items():
         repo = f"someone/{publish.REPOS[model, task]}"
         (files,) = [preload[1].split(",") for preload in preloads if preload[0] == repo]
-        assert files == publish.files(folder) and [p[2] for p in preloads if p[0] == repo] == [publish.UNPINNED]
+        preloaded = [name for name in publish.files(folder) if not name.endswith(".onnx.gz")]  # not the page's copies
+        assert files == preloaded and [p[2] for p in preloads if p[0] == repo] == [publish.UNPINNED]
         pinned[SERVED_BY[model, task].variable] = f"{repo}@{publish.UNPINNED}"
     assert len(preloads) == 4  # the runtime's repo is not preloaded: the Space has its own copy
     pinned[hub_copies.RUNTIME_VARIABLE] = f"someone/{publish.RUNTIME_REPO}@{publish.UNPINNED}"

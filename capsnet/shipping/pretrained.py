@@ -24,8 +24,9 @@ CONFIG_FILE = "config.json"
 # namespace/name, e.g. "user/capsnet-mnist", and @revision where it is pinned ("user/capsnet-mnist@0a1b2c...")
 HUB_REPO_ID = re.compile(r"\b[\w.-]+\b/\b[\w.-]+\b(@[\w.-]+)?")
 # What download fetches of a repo: the weights, config.json and the studies' results beside them
-# (*.json), and the graphs a browser runs of them (onnx/: capsnet.shipping.published_graphs)
-HUB_FILES = [WEIGHTS_FILE, "*.json", "onnx/*"]
+# (*.json), and the graphs a browser runs of them (onnx/: capsnet.shipping.published_graphs),
+# but not their gzipped copies, which only a browser fetches
+HUB_FILES = [WEIGHTS_FILE, "*.json", "onnx/*.onnx"]
 NETWORKS = {"capsnet": CapsNet, "cnn": BaselineCNN}  # the commands' --model
 CONFIGS = {CapsNet: CapsNetConfig, BaselineCNN: BaselineConfig}
 

@@ -1,10 +1,17 @@
 """The graphs a browser runs of a network, published beside its weights: the Hub's convention
 (transformers.js, onnx-community) of an `onnx/` folder in the model repo, here `onnx/NAME.onnx`
-for each graph the page reads, and `onnx/graphs.json` vouching for them:
+for each graph the page reads, `onnx/NAME.onnx.gz` the same gzipped, and `onnx/graphs.json`
+vouching for them:
 
     {"weights_sha256": the SHA-256 of the model.safetensors beside onnx/,
      "graphs": {NAME: {"file": "NAME.onnx", "sha256": the file's, "what": a few words,
-                       "exporter": "capsules_graph", "key": what it was exported from}}}
+                       "exporter": "capsules_graph", "key": what it was exported from,
+                       "gzipped": {"file": "NAME.onnx.gz", "sha256": the file's}}}}
+
+The gzipped copy is for a browser (the playground's page): the Hub sends a file as it is stored,
+with no Content-Encoding, and a browser can un-gzip what it fetched (DecompressionStream), so a
+page far from the Hub waits for fewer bytes. A Space reads only NAME.onnx (files ending `GZIPPED`
+it need not download).
 
 ``key`` is `kept_graphs.graph_key` of the exporter's call with the exporting code's sources but not
 the writing packages' versions: a graph is read back for the same exporter, options, weights,
@@ -14,6 +21,7 @@ config and code, whichever versions of torch or onnx the reader has installed.
 (its weights, its call and its bytes), and exports it otherwise (`kept_graphs.kept`), saying why.
 """
 
+import gzip
 import hashlib
 import json
 import logging
@@ -29,6 +37,7 @@ log = logging.getLogger(__name__)
 
 FOLDER = "onnx"
 MANIFEST = "graphs.json"
+GZIPPED = ".onnx.gz"  # how a graph's gzipped copy's name ends
 
 
 @dataclass(frozen=True)
@@ -49,19 +58,22 @@ class Export:
 
 
 def publish(folder: Path, exports: dict[str, Export]) -> None:
-    """Each of ``exports`` written to ``folder``/onnx/NAME.onnx (kept, or exported), and graphs.json
-    vouching for them against ``folder``'s model.safetensors."""
+    """Each of ``exports`` written to ``folder``/onnx/NAME.onnx (kept, or exported) and gzipped to
+    NAME.onnx.gz, and graphs.json vouching for them against ``folder``'s model.safetensors."""
     (folder / FOLDER).mkdir(parents=True, exist_ok=True)
     entries = {}
     for name, export in exports.items():
         graph = export.kept()
+        gzipped = gzip.compress(graph, compresslevel=9, mtime=0)  # the same bytes for the same graph
         (folder / FOLDER / f"{name}.onnx").write_bytes(graph)
+        (folder / FOLDER / f"{name}{GZIPPED}").write_bytes(gzipped)
         entries[name] = {
             "file": f"{name}.onnx",
             "sha256": hashlib.sha256(graph).hexdigest(),
             "what": export.what,
             "exporter": export.export.__name__,
             "key": export.key(),
+            "gzipped": {"file": f"{name}{GZIPPED}", "sha256": hashlib.sha256(gzipped).hexdigest()},
         }
     manifest = {"weights_sha256": sha256(folder / WEIGHTS_FILE), "graphs": entries}
     (folder / FOLDER / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
