@@ -108,14 +108,15 @@ def accuracy_table(title: str, model, readers: dict, images: np.ndarray, labels:
             print(f"  {name + ', ' + light:30s}{cells}   {said:13d}   {ms:10.0f}", flush=True)
 
 
-def no_digit_table(readers: dict, count: int) -> None:
-    """Print what each reader makes of ``count`` photos of each kind of no digit."""
-    kinds = {f"blank, choice, {light}": (choice_photo, light, {}) for light in LIGHTS}
-    kinds |= {f"blank, report, {light}": (report_photo, light, {"ruled": False}) for light in LIGHTS}
-    kinds |= {f"ruled, report, {light}": (report_photo, light, {"ruled": True}) for light in LIGHTS}
-    for name in ("lamp", "window"):
-        kinds |= {f"blank, {name}, {light}": (GENERATORS[name], light, {}) for light in LIGHTS}
-    kinds["heavy noise (0.1), report, even"] = (report_photo, "even", {"ruled": False, "noise": 0.1})
+def no_digit_table(readers: dict, count: int, sets: list[str]) -> None:
+    """Print what each reader makes of ``count`` photos of each kind of no digit, made by ``sets``."""
+    kinds = {}
+    for name in sets:
+        options = {"ruled": False} if name == "report" else {}
+        kinds |= {f"blank, {name}, {light}": (GENERATORS[name], light, options) for light in LIGHTS}
+    if "report" in sets:
+        kinds |= {f"ruled, report, {light}": (report_photo, light, {"ruled": True}) for light in LIGHTS}
+        kinds["heavy noise (0.1), report, even"] = (report_photo, "even", {"ruled": False, "noise": 0.1})
     print(f"photos of no digit, {count} of each: no digit said / None / read as a digit")
     print(f"  {'photos':40s}" + "".join(f"{name:>22s}" for name in readers))
     example = None
@@ -144,6 +145,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--semeion-count", type=int, default=1593, help="Semeion digits photographed (default: all 1593)")
     p.add_argument("--blank-count", type=int, default=50, help="photos of each kind of no digit (default: 50)")
     p.add_argument("--against", default=None, help="a git revision whose preprocessing reads every photo too")
+    p.add_argument("--sets", nargs="+", choices=GENERATORS, default=list(GENERATORS), help="makes (default: all)")
     args = p.parse_args(argv)
     print(f"CPU: {cpu_model()}; torch {torch.__version__}; {torch.get_num_threads()} threads")
     model = load_model(args.weights).eval()
@@ -153,7 +155,8 @@ def main(argv: list[str] | None = None) -> None:
     test = mnist(args.data_dir, train=False)
     picks = np.sort(np.random.default_rng(SEED).choice(len(test), args.count, replace=False))
     images, labels = test.data[picks].numpy() / 255, test.targets[picks].numpy()
-    accuracy_table(f"MNIST test digits ({args.count}), read right", model, readers, images, labels, GENERATORS)
+    generators = {name: GENERATORS[name] for name in args.sets}
+    accuracy_table(f"MNIST test digits ({args.count}), read right", model, readers, images, labels, generators)
 
     semeion_path = Path(args.data_dir) / "semeion" / "semeion.data"
     semeion, semeion_labels = load_semeion(semeion_path)
@@ -168,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
         semeion_labels[picks],
         {"window": window_photo},
     )
-    no_digit_table(readers, args.blank_count)
+    no_digit_table(readers, args.blank_count, args.sets)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import base64
 import hashlib
 import json
 import re
+import shutil
 from urllib.parse import urlsplit
 
 import pytest
@@ -96,7 +97,9 @@ def published_space(dry_run, tmp_path_factory):
             **{variable: None for variable in ("CAPSNET_PAIRS_WEIGHTS", "CAPSNET_PAIRS_CNN_WEIGHTS")},
             hub_copies.RUNTIME_VARIABLE: None,
         }
-        with serving_app(start_timeout=600, code=out / "capsnet-playground", environment=environment) as url:
+        space = tmp_path_factory.mktemp("space") / "capsnet-playground"  # a copy: the app writes beside its code
+        shutil.copytree(out / "capsnet-playground", space)
+        with serving_app(start_timeout=600, code=space, environment=environment) as url:
             yield url, endpoint, changed
 
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 from PIL import Image
 
-from capsnet.data.preprocess import BOX, CENTRE, FIELD, SketchError, sketch_to_mnist
+from capsnet.data.preprocess import BOX, CENTRE, FIELD, SketchError, ink_to_mnist, sketch_to_mnist
 
 CANVAS = 800  # gr.Sketchpad's default canvas is 800x800
 REDRAWN = 300  # MNIST test digits redrawn per form
@@ -387,3 +387,13 @@ def test_semeion_digits(semeion_path):
     images, _ = load_semeion(semeion_path)
     for image in images[:200]:
         assert_mnist_like(sketch_to_mnist(image))
+
+
+def test_a_line_a_pixel_wide_is_not_lost_between_two_boxes():
+    """89 pixels tall, one wide, in the middle of its square: each of the 20 boxes it is averaged
+    into has an edge on it, and Pillow's BOX filter weighs it 0 in both (the 28x28 was all NaN)."""
+    ink = np.zeros((89, 1), dtype=np.float32)
+    ink[:, 0] = 1
+    field = ink_to_mnist(ink)
+    assert np.isfinite(field).all() and field.max() == 1
+    assert (field.sum(axis=0) > 0).sum() <= 2  # still a line

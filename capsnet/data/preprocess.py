@@ -290,12 +290,15 @@ def _mnist_fields(layers: np.ndarray) -> np.ndarray:
     top, left = (side - height) // 2, (side - width) // 2
     # Shrinking: area averaging, each pixel's ink the share of its area the strokes cover (the
     # anti-aliasing of a scanner; no ringing). Enlarging a small image: bilinear.
-    resampling = Image.Resampling.BOX if side >= BOX else Image.Resampling.BILINEAR
-    boxes = []
-    for layer in layers:
-        square = np.zeros((side, side), dtype=np.float32)  # the ink centred in a square
-        square[top : top + height, left : left + width] = layer
-        boxes.append(np.asarray(Image.fromarray(square).resize((BOX, BOX), resampling)))
+    squares = np.zeros((len(layers), side, side), dtype=np.float32)  # the ink centred in a square
+    squares[:, top : top + height, left : left + width] = layers
+
+    def resized(resampling: Image.Resampling) -> list[np.ndarray]:
+        return [np.asarray(Image.fromarray(square).resize((BOX, BOX), resampling)) for square in squares]
+
+    boxes = resized(Image.Resampling.BOX if side >= BOX else Image.Resampling.BILINEAR)
+    if not boxes[0].any():  # a line a pixel wide on the edge of two boxes: Pillow weighs it 0 in both
+        boxes = resized(Image.Resampling.BILINEAR)
     box = np.clip(np.stack(boxes) / boxes[0].max(), 0, 1)  # the first's strongest ink = 1
     rows, columns = np.flatnonzero(box[0].any(axis=1)), np.flatnonzero(box[0].any(axis=0))
     digits = box[:, rows[0] : rows[-1] + 1, columns[0] : columns[-1] + 1]
