@@ -3,7 +3,6 @@ PyTorch networks with the trained weights: the same numbers the page's worker ma
 pictures within half a grey level (they travel as grey levels), and a clear 400 for a question the
 page cannot have asked."""
 
-import base64
 import json
 
 import numpy as np
@@ -15,6 +14,7 @@ from starlette.testclient import TestClient
 from capsnet.data.affine import AffineChange, transform
 from capsnet.dimensions import perturb, sweep_reconstructions
 from capsnet.shipping.onnx_file import CHANGE
+from harness.page_protocol import revived
 from playground.reading import EXAMPLES, example_ink
 
 HALF_LEVEL = 0.5 / 255 + 1e-6  # a picture's ink, sent as grey levels 0..255
@@ -33,19 +33,6 @@ def ask(app):
         return response.status_code, revived(response.json()) if is_json else response.text
 
     return asked
-
-
-def revived(value):
-    """An answer's {"ink": base64} and {"float32": base64} as float32 arrays, as page_networks.js makes them."""
-    if isinstance(value, dict) and value.keys() == {"ink"}:
-        return np.frombuffer(base64.b64decode(value["ink"]), np.uint8).astype(np.float32) / 255
-    if isinstance(value, dict) and value.keys() == {"float32"}:
-        return np.frombuffer(base64.b64decode(value["float32"]), "<f4")
-    if isinstance(value, dict):
-        return {key: revived(each) for key, each in value.items()}
-    if isinstance(value, list):
-        return [revived(each) for each in value]
-    return value
 
 
 @pytest.fixture(scope="module")
