@@ -2,18 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { inkToMnist } from "../../playground/page/ink_to_mnist.js";
 import { inks } from "../../playground/page/inks.js";
+import { facts } from "./preprocessing.js";
 
-// playground/reading.py PREPROCESSING, as the page is given them
-const facts = {
-  side: 280,
-  brush: 20,
-  background_side: 28,
-  field: 28,
-  box: 20,
-  centre: 14,
-  min_contrast: 0.1,
-  ink_threshold: 0.2,
-};
 const { side, field } = facts;
 
 // A circle of `radius` pad units about (x, y) as one stroke.

@@ -22,18 +22,8 @@ const seam = await import("../../playground/page/page_networks.js");
 const { inkToMnist } = await import("../../playground/page/ink_to_mnist.js");
 const { inks } = await import("../../playground/page/inks.js");
 const { pairFields } = await import("../../playground/page/two_digits_reading.js");
+const { facts } = await import("./preprocessing.js");
 
-// playground/reading.py PREPROCESSING, as the page is given them
-const facts = {
-  side: 280,
-  brush: 20,
-  background_side: 28,
-  field: 28,
-  box: 20,
-  centre: 14,
-  min_contrast: 0.1,
-  ink_threshold: 0.2,
-};
 const base64 = (typed) => Buffer.from(typed.buffer).toString("base64");
 const SEVEN = [60, 60, 220, 60, 120, 240]; // a stroke like a 7, pad units
 const files = { runtime: "ort", capsules: "network/c.onnx", routing: "network/r.onnx", decoder: "network/d.onnx" };
