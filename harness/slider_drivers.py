@@ -104,36 +104,32 @@ async (offsets) => {{
 """
 
 # In the page: once Decode as or the slider range shows `chosen` (the radio's value) and the page
-# has published the choice (reading_store.js `decodeAs`).
+# has published the choice (reading_store.js `decodeAs`): whether the page redrew it itself.
 CHOSEN_SCRIPT = f"""
 (chosen) => import(new URL('{page_modules.URL}/reading_store.js', document.baseURI)).then((store) =>
   new Promise((done) => {{
     const taken = (choice) => choice && (choice.digit === chosen || choice.range === chosen);
-    if (taken(store.decodeAs.current())) return done();
+    if (taken(store.decodeAs.current())) return done(store.decodeAs.current().redrawnHere);
     const stop = store.decodeAs.subscribe((choice) => {{
-      if (taken(choice)) {{ stop(); done(); }}
+      if (taken(choice)) {{ stop(); done(choice.redrawnHere); }}
     }});
   }}))
 """
 
-# In the page: whether the page's decoder has its weights (page_networks.js `decoderState`).
+# In the page: whether the page's decoder has its weights and draws the panel's reading (it takes
+# a redraw of the picture shown, unmoved, which it can draw: reading_store.js `redraws`), without
+# moving anything.
 DECODER_DRAWS_SCRIPT = f"""
-() => import(new URL('{page_modules.URL}/page_networks.js', document.baseURI))
-  .then((networks) => networks.decoderState() === "ready")
+() => import(new URL('{page_modules.URL}/reading_store.js', document.baseURI))
+  .then((store) => store.redraws.offer({{offsets: null}}))
 """
 
-# In the page: a promise of whether the reading panel shows a reading whose capsules can be redrawn
-# (reading_store.js `shown`).
+# In the page: a promise of whether the reading shown is one the page's decoder can redraw, read
+# here or named by the server's answer (reading_store.js `shown`).
 SHOWN_DRAWABLE_SCRIPT = f"""
 () => import(new URL('{page_modules.URL}/reading_store.js', document.baseURI))
-  .then((store) => Boolean(store.shown.current()?.capsules))
+  .then((store) => store.shown.current()?.drawable === true)
 """
-
-
-def asks_the_server(url: str) -> bool:
-    """A request of the page's to compute: a question to the server (playground/answers.py) or an
-    event of Gradio's."""
-    return "/ask/" in url or "/gradio_api/run/" in url
 
 
 class TurnDriver:
@@ -210,7 +206,7 @@ class SliderDriver:
 
     def __init__(self, page):
         self.page = page
-        self.requests = 0  # the page's questions and events sent to the server so far
+        self.requests = 0  # the page's events sent to the server so far
         self.answers = 0  # and answered
         page.on("request", self._sent)
         page.on("requestfinished", self._answered)
@@ -218,11 +214,11 @@ class SliderDriver:
         page.evaluate(DRAG_TIMING_SCRIPT)
 
     def _sent(self, request) -> None:
-        if request.method == "POST" and asks_the_server(request.url):
+        if request.method == "POST" and request.url.endswith("/gradio_api/run/predict"):
             self.requests += 1
 
     def _answered(self, request) -> None:
-        if request.method == "POST" and asks_the_server(request.url):
+        if request.method == "POST" and request.url.endswith("/gradio_api/run/predict"):
             self.answers += 1
 
     def all_shown(self, timeout: float = 60.0) -> None:
@@ -256,10 +252,16 @@ class SliderDriver:
 
     def choose(self, selector: str, timeout: float = 60.0) -> None:
         """Click the radio button of ``selector`` (*Decode as*, *Slider range*) and wait until the
-        page shows what follows it (the panel, the sliders at zero with their names)."""
+        page shows what follows it (the panel, the sliders at zero with their names), drawn there,
+        or where the page cannot, answered by the server."""
+        requests = self.requests
         button = self.page.locator(selector)
         button.click()
-        self.page.evaluate(CHOSEN_SCRIPT, button.get_attribute("value"))
+        redrawn_here = self.page.evaluate(CHOSEN_SCRIPT, button.get_attribute("value"))
+        deadline = time.monotonic() + timeout
+        while not redrawn_here and self.requests == requests:  # the event's request is on its way
+            assert time.monotonic() < deadline, "the page neither redrew nor asked the server"
+            self.page.wait_for_timeout(10)
         self.all_shown(timeout)
 
     def decoder_draws(self) -> bool:

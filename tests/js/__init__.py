@@ -1,1 +1,2 @@
-"""The page's JavaScript tests (*.test.js), run by Node's runner (tests/test_javascript.py)."""
+"""The page's JavaScript ports (playground/page/) tested against the Python they port: fixtures.py
+writes what the Python makes, the *.test.js files check the ports against it under Node's runner."""
