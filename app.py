@@ -7,10 +7,11 @@ API (/predict, /perturb, /predict_pair): docs/api.md. Beside Gradio's routes it 
 graphs (the CapsNet's, its decoder's, its routing's, the CNN's, the turn's, the pairs networks':
 read from the weights' onnx/ where they are published there, else exported: page_graphs.py)
 and ONNX Runtime Web for the page to read, redraw and turn drawings with (GET /network/NAME.onnx
-and /onnxruntime-web/VERSION/FILE: page_network.py), and the page's own JavaScript modules
-(GET /page/HASH/NAME.js: page_modules.py). Where the weights come from Hub repos, the page fetches
-the graphs and the runtime's WebAssembly from the Hub's CDN instead, checked against the Space's
-(hub_copies.py).
+and /onnxruntime-web/VERSION/FILE: page_network.py), the page's own JavaScript modules
+(GET /page/HASH/NAME.js: page_modules.py), and the answers to the page's questions where it cannot
+compute them itself (POST /ask/KIND: answers.py). Where the weights come from Hub repos, the page
+fetches the graphs and the runtime's WebAssembly from the Hub's CDN instead, checked against the
+Space's (hub_copies.py).
 """
 
 from pathlib import Path
@@ -22,6 +23,7 @@ import gradio as gr
 
 from capsnet.shipping.published_graphs import graphs
 from playground import (
+    answers,
     dimensions_section,
     hub_copies,
     networks,
@@ -35,7 +37,6 @@ from playground import (
     two_digits,
 )
 from playground.page_network import PageGraph
-from playground.reading import WINNER, Reading
 
 serving.configure_process()
 NETWORKS = networks.load()
@@ -51,40 +52,14 @@ CAPSULE_DIMENSIONS = dimensions_section.DimensionsSection(READING, NETWORKS.name
 ROUTING = routing_section.RoutingSection(NETWORKS.capsnet.config)
 TURN_IT = turn_it.TurnItSection(
     READING,
-    NETWORKS.cnn,
     NETWORKS.names,
     NETWORKS.robustness,
     PageGraph.of(CNN_GRAPHS["probabilities"]),
     PageGraph.of(CAPSNET_GRAPHS["turn"]),
 )
 TWO_DIGITS = two_digits.TwoDigitsSection(NETWORKS.pairs)
-
-
-def show_details(reading: Reading | None, decode_as: str, scale: str, shown_sliders: dict) -> tuple:
-    """What follows a finished stroke's reading: the decoding controls back to the winner at zero
-    offsets, Figure 4 and the routing view's numbers. Figure 4 says why not where *Decode as* or
-    *Slider range* is a value the page cannot have sent, and the rest stays as it is."""
-    try:
-        CAPSULE_DIMENSIONS.check_decoding(decode_as, scale)
-    except dimensions_section.DecodingError as error:
-        return gr.skip(), gr.skip(), {"message": f"Cannot show Figure 4: {error}"}, gr.skip()
-    winner = None if reading is None else reading.winner
-    return (
-        gr.skip() if decode_as == WINNER else WINNER,
-        CAPSULE_DIMENSIONS.sliders_at_zero(winner, scale, shown_sliders, reading),
-        CAPSULE_DIMENSIONS.figure4(reading, WINNER, scale),
-        routing_section.routing_numbers(reading),
-    )
-
-
-def read_drawing(value: dict, decode_as: str, scale: str, shown_sliders: dict) -> tuple:
-    """The drawing pad changed: its reading, kept and shown in the reading panel; once the stroke
-    has ended, `show_details` in the same answer, so that Figure 4 and the routing view come a
-    round trip after the pen lifts, not two. Outputs: the kept reading, the four details, the panel."""
-    reading, panel = READING.read_drawing(value)
-    if reading == gr.skip():  # a stroke still being drawn, or a value the page cannot have sent
-        return reading, gr.skip(), gr.skip(), gr.skip(), gr.skip(), panel
-    return reading, *show_details(reading, decode_as, scale, shown_sliders), panel
+# the page's questions where it cannot answer them itself, POST /ask/KIND
+ANSWERS = answers.Answers(NETWORKS.capsnet, NETWORKS.cnn, TWO_DIGITS.reader)
 
 
 INTRODUCTION = """
@@ -95,25 +70,16 @@ Draw a digit and watch a **capsule network** (Sabour, Frosst & Hinton 2017,
 CSS = (Path(__file__).parent / "playground" / "playground.css").read_text(encoding="utf-8")
 
 with gr.Blocks(title="Capsule Network Playground") as demo:
-    reading_state = gr.State(None)  # the current drawing's Reading, per user
+    reading_state = gr.State(None)  # the last image /predict read, for /perturb, per user
     gr.Markdown(INTRODUCTION, elem_id="intro")
-    pad, reading_view, decode_as = READING.layout()
+    decode_as = READING.layout()
     # /predict and /perturb, never shown; the app's first events: Gradio 6.31.0's page checks the
     # data of event 0 against /predict's one parameter whatever the event, and warns in the console
     # where it has more ("Too many arguments provided for the endpoint").
     READING.api(reading_state, decode_as)
-    scale, sliders, figure4 = CAPSULE_DIMENSIONS.layout(reading_state, pad, reading_view, decode_as, serving.PAGE_EVENT)
-    routing_view = ROUTING.layout()
-    # The pad's drawing where the server reads it (the page fires it where it cannot): its reading,
-    # and once a stroke has ended, the sections above follow it.
-    pad.input(
-        read_drawing,
-        inputs=[pad, decode_as, scale, sliders],
-        outputs=[reading_state, decode_as, sliders, figure4, routing_view, reading_view],
-        trigger_mode="always_last",
-        **serving.PAGE_EVENT,
-    )
-    TURN_IT.layout(reading_state, pad, serving.PAGE_EVENT)  # follows the reading once on the screen
+    CAPSULE_DIMENSIONS.layout(decode_as, serving.PAGE_EVENT)
+    ROUTING.layout()
+    TURN_IT.layout()
     TWO_DIGITS.layout(serving.PAGE_EVENT)  # a pad of its own, and /predict_pair
 
 demo.queue(default_concurrency_limit=serving.API_WORKERS)
@@ -125,6 +91,7 @@ if __name__ == "__main__":
         prevent_thread_lock=True,  # to settle the memory of a started server first
         **serving.launch_options(
             routes=[
+                *ANSWERS.routes(),
                 READING.decoder.route(),
                 READING.page_network.route(),
                 READING.routing_graph.route(),

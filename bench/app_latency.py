@@ -1,16 +1,17 @@
-"""Latency of the playground's events, in-process and over HTTP on 127.0.0.1.
+"""Latency of the server's answers to the page's questions (playground/answers.py), in-process and
+over HTTP on 127.0.0.1.
 
-In-process, on app.py's event functions, for digits drawn as the drawing pad sends them:
-- a reading: read_drawing on the pad's value (the strokes checked and inked, the network, the
-  reading panel), for a stroke being drawn and for a finished one;
-- what follows a finished stroke: show_details (the sliders' names, Figure 4, the routing view);
-- a slider move: move_dimensions (the decoder alone, the panel redrawn); Decode as: decode_again;
-- Turn it: a transform slider's move (TURN_IT.turn: both networks on the turned input, the turn
-  panel), and the section's refresh for a new reading (TURN_IT.show: the panel and the sweep).
-Over HTTP, against `python app.py` started here, as the page sends them (one POST each, outside
-Gradio's queue): a finished stroke's reading with its details, a slider move and a transform
-slider's move; and the API's /perturb through Gradio's queue (POST, then its event stream, then
-its PNG). The browser's own share is in bench.browser_latency.
+In-process, on app.ANSWERS for the ten MNIST examples' 28x28 as the page sends them:
+- a reading (`read`): the network, for a stroke being drawn and, with the routing for r = 1 .. 5
+  and the two pictures, for a finished one;
+- what follows a finished stroke: the pictures beside the sliders (`changes`, 32 decoder runs) and
+  Figure 4's (`sweep`, 176);
+- a slider move (`decode`); Turn it: a transform slider's move (`turn`: both networks on the turned
+  input).
+Over HTTP, against `python app.py` started here, as the page's seam sends them (POST ask/KIND with
+the question's JSON): a finished stroke's reading, a slider move and a transform slider's move;
+and the API's /perturb through Gradio's queue (POST, then its event stream, then its PNG). The
+browser's own share is in bench.browser_latency.
 
     python -m bench.app_latency --repeats 200 --http-repeats 100
 
@@ -18,6 +19,7 @@ The figures it measured, with the machine: docs/benchmarks.md.
 """
 
 import argparse
+import base64
 import json
 import statistics
 import time
@@ -26,17 +28,14 @@ from collections.abc import Callable
 
 import httpx
 import numpy as np
-import torch
 
 import app
 from bench.train_throughput import cpu_model
+from capsnet.shipping.onnx_file import CHANGE
 from harness.app_server import call_perturb, serving_app
-from harness.digit_strokes import pad_value, strokes
 from harness.gradio_clients import api_client
-from harness.page_protocol import Page, event_index
-from playground import transform_sliders
-from playground.dimensions_section import PAPER
-from playground.reading import EXAMPLES
+from playground.reading import EXAMPLES, WINNER, example_ink
+from playground.transform_sliders import UNCHANGED
 
 
 def percentiles(run: Callable[[int], object], repeats: int, warmup: int = 5) -> tuple[float, float]:
@@ -61,84 +60,51 @@ def main() -> None:
     parser.add_argument("--http-repeats", type=int, default=100, help="HTTP calls per figure (default 100)")
     args = parser.parse_args()
 
-    drawings = [pad_value(strokes(digit, 60, 30, 160, 220), revision=digit + 1) for digit in range(10)]
-    being_drawn = [value | {"drawing": True} for value in drawings]
-    readings = [app.READING.read_drawing(value)[0] for value in drawings]
-    sliders = [app.CAPSULE_DIMENSIONS.sliders_at_zero(reading.winner, PAPER) for reading in readings]
+    images = [(example_ink(path)[1] / 255).flatten().tolist() for path in EXAMPLES]  # the page's 28x28s
+    readings = [app.ANSWERS.read({"image": image, "routed": False}) for image in images]
+    capsules = [np.frombuffer(base64.b64decode(r["capsules"]["float32"]), "<f4").tolist() for r in readings]
+    winners = [int(np.argmax(r["lengths"])) for r in readings]
     rng = np.random.default_rng(0)
     dimensions = app.NETWORKS.capsnet.config.digit_capsule_dim
-    moves = [value | {"offsets": rng.uniform(-0.25, 0.25, dimensions).round(2).tolist()} for value in sliders * 7][:64]
-    turns = [
-        {**transform_sliders.UNCHANGED, "rotation": float(round(rng.uniform(-180, 180))), "revision": i + 1}
-        for i in range(64)
-    ]
+    moves = [rng.uniform(-0.25, 0.25, dimensions).round(2).tolist() for _ in range(64)]
+    limits = [0.25] * dimensions
+    turns = [[float(round(rng.uniform(-180, 180))) if name == "rotation" else UNCHANGED[name] for name in CHANGE]
+             for _ in range(64)]  # fmt: skip
 
-    print(
-        f"CPU: {cpu_model()}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
-        f"the ten digits drawn on the pad"
-    )
-    report(
-        "reading, finished stroke (read_drawing)",
-        percentiles(lambda i: app.READING.read_drawing(drawings[i % 10]), args.repeats),
-    )
-    report(
-        "reading, stroke being drawn (read_drawing)",
-        percentiles(lambda i: app.READING.read_drawing(being_drawn[i % 10]), args.repeats),
-    )
-    report(
-        "after a finished stroke (show_details)",
-        percentiles(
-            lambda i: app.show_details(readings[i % 10], app.WINNER, PAPER, sliders[i % 10]),
-            max(args.repeats // 4, 20),
-        ),
-    )
-    report(
-        "slider move (move_dimensions)",
-        percentiles(
-            lambda i: app.CAPSULE_DIMENSIONS.move_dimensions(readings[i % 10], app.WINNER, PAPER, moves[i % 64]),
-            args.repeats,
-        ),
-    )
-    report(
-        "Decode as (decode_again)",
-        percentiles(
-            lambda i: app.CAPSULE_DIMENSIONS.decode_again(readings[i % 10], str((i + 1) % 10), PAPER, sliders[i % 10]),
-            max(args.repeats // 4, 20),
-        ),
-    )
-    report(
-        "Turn it: a transform slider's move (turn)",
-        percentiles(lambda i: app.TURN_IT.turn(readings[i % 10], turns[i % 64]), args.repeats),
-    )
-    report(
-        "Turn it: refresh for a new reading (show)",
-        percentiles(lambda i: app.TURN_IT.show(readings[i % 10], turns[i % 64]), max(args.repeats // 4, 20)),
-    )
+    def question(kind: str, i: int) -> dict:
+        k = i % len(images)
+        return {
+            "drawn": {"image": images[k], "routed": False},
+            "read": {"image": images[k], "routed": True},
+            "changes": {"capsules": capsules[k], "digit": winners[k], "limits": limits},
+            "sweep": {"capsules": capsules[k], "digit": winners[k], "limits": limits, "steps": 11},
+            "decode": {"capsules": capsules[k], "digit": winners[k], "offsets": moves[i % 64]},
+            "turn": {"image": images[k], "change": turns[i % 64], "networks": ["capsules", "probabilities"]},
+        }[kind]
 
-    with serving_app() as url, httpx.Client(base_url=f"{url}gradio_api/", timeout=60) as client:
+    kinds = {"drawn": app.ANSWERS.read, **app.ANSWERS.kinds()}
+    print(f"CPU: {cpu_model()}; {len(images)} MNIST examples; in process, then over HTTP")
+    for kind, what, repeats in [
+        ("drawn", "reading, stroke being drawn (read)", args.repeats),
+        ("read", "reading, finished stroke with its routing (read)", args.repeats),
+        ("changes", "the pictures beside the sliders (changes)", max(args.repeats // 4, 20)),
+        ("sweep", "Figure 4 (sweep)", max(args.repeats // 4, 20)),
+        ("decode", "slider move (decode)", args.repeats),
+        ("turn", "Turn it: a transform slider's move (turn)", args.repeats),
+    ]:
+        report(what, percentiles(lambda i, kind=kind: kinds[kind](question(kind, i)), repeats))
 
-        def page_event(fn, data: list) -> None:
-            response = client.post(
-                "run/predict", json={"data": data, "fn_index": event_index(app, fn), "session_hash": "latency"}
-            )
-            response.raise_for_status()
+    with serving_app() as url, httpx.Client(base_url=f"{url}ask/", timeout=60) as client:
 
-        page = Page.of(app)
-        report(
-            "reading and its details over HTTP, as the page sends it",
-            percentiles(lambda i: page_event(app.read_drawing, page.drawing(drawings[i % 10])), args.http_repeats),
-        )
-        report(
-            "slider move over HTTP, as the page sends it",
-            percentiles(
-                lambda i: page_event(app.CAPSULE_DIMENSIONS.move_dimensions, [None, app.WINNER, PAPER, moves[i % 64]]),
-                args.http_repeats,
-            ),
-        )
-        report(
-            "Turn it: a transform slider's move over HTTP",
-            percentiles(lambda i: page_event(app.TURN_IT.turn, [None, turns[i % 64]]), args.http_repeats),
-        )
+        def asked(kind: str, i: int) -> None:
+            client.post("read" if kind == "drawn" else kind, content=json.dumps(question(kind, i))).raise_for_status()
+
+        for kind, what in [
+            ("read", "finished stroke's reading over HTTP (POST ask/read)"),
+            ("decode", "slider move over HTTP (POST ask/decode)"),
+            ("turn", "Turn it: a transform slider's move over HTTP"),
+        ]:
+            report(what, percentiles(lambda i, kind=kind: asked(kind, i), args.http_repeats))
 
         from gradio_client import handle_file
 
@@ -146,9 +112,7 @@ def main() -> None:
             api.predict(handle_file(str(EXAMPLES[0])), api_name="/predict")  # a reading in this session
 
             def perturb_over_http(i: int) -> None:
-                event, data = call_perturb(
-                    url, api.session_hash, json.dumps([app.WINNER, *moves[i % 64]["offsets"]])[1:-1]
-                )
+                event, data = call_perturb(url, api.session_hash, json.dumps([WINNER, *moves[i % 64]])[1:-1])
                 if event != "complete":
                     raise RuntimeError(f"/perturb failed: {data}")
                 with urllib.request.urlopen(data[0]["url"]) as response:

@@ -1,29 +1,31 @@
 """How many people at once the playground serves on this machine, measured as people use it.
 
 Serves `python app.py` on 127.0.0.1 in a subprocess (harness/app_server.py) and lets --people N
-people use its page together: light HTTP clients in this process that send what the page sends, one
-POST per event (harness/page_crowd.py). Each opens the page once, fetching what a browser's first
-visit fetches before any scroll: the page, Gradio's frontend, the page's modules, its graphs and
-ONNX Runtime Web (11 MB as sent, compressed), the list recorded at the start from a first visit of
-the served page in headless Chromium (harness/page_visit.py) and asked for as a browser asks (the
-page, then six files at a time, taking gzip, brotli and zstd); draws a digit stroke by stroke (read
-in the page with no request; a page that does not read sends readings while a stroke is drawn, the
-final one at pen-up, answered with its details), drags a slider in a few moves (redrawn by the
-page's decoder, with no request; a page without one sends each move), after every other digit or so
-turns it in the Turn-it section (the first time scrolling down fetches Turn it's graphs, 6 MB, as a
-browser does; its refresh, then the rotation slider in a few moves), looks for two seconds, presses
-Clear; half of them then draw a pair on the Two-digits pad (a digit with pen 1, another moved over
-it with pen 2, stroke by stroke likewise; the first time, scrolling down fetches the section's
-graphs, and a page that reads pairs itself then sends nothing of them), after every other pair or
-so change Decode as, look, press its Clear; and each draws another digit. For each N, after a warm-up digit each, until
---readings strokes of the digit pad have been finished and read (by the page, or answered by the
-server), it prints:
+people use its page together: light HTTP clients in this process that ask what the page asks of the
+server where it cannot compute, POST /ask/KIND (harness/page_crowd.py). Each opens the page once,
+fetching what a browser's first visit fetches before any scroll: the page, Gradio's frontend, the
+page's modules, its graphs and ONNX Runtime Web (11 MB as sent, compressed), the list recorded at
+the start from a first visit of the served page in headless Chromium (harness/page_visit.py) and
+asked for as a browser asks (the page, then six files at a time, taking gzip, brotli and zstd);
+draws a digit stroke by stroke (read in the page with no request; a page that does not read asks
+readings of its 28x28 while a stroke is drawn, the routed one at pen-up, then Figure 4), drags a
+slider in a few moves (redrawn by the page's decoder, with no request; a page without one asks each
+move's picture), after every other digit or so turns it in the Turn-it section (the first time
+scrolling down fetches Turn it's graphs, 6 MB, as a browser does; a page without them asks the
+panel, the rotation sweep and each of a few moves of the rotation slider), looks for two seconds,
+presses Clear (nothing asked); half of them then draw a pair on the Two-digits pad (a digit with pen
+1, another moved over it with pen 2, stroke by stroke likewise; the first time, scrolling down
+fetches the section's graphs, and a page that reads pairs itself then sends nothing of them), after
+every other pair or so change Decode as, look, press its Clear (nothing asked); and each draws
+another digit. For each N, after a warm-up digit each, until --readings strokes of the digit pad
+have been finished and read (by the page, or answered by the server), it prints:
 - p50 / p95 / max latency of each event, the Two-digits pad's in rows of their own; a final
   reading's is what the person waits: from pen-up to the reading shown, a live reading still in
   flight included;
-- errors: a failed request, or an answer that is not what the page needs (a reading panel of the
-  drawn digit, the details, the turn panel and sweep, the empty pad after Clear, the pair panel of
-  the value sent naming two digits once both are drawn, with the capsule Decode as names);
+- errors: a failed request, or an answer that is not what the page needs (the reading of the 28x28
+  sent, of the drawn digit, with routing at pen-up; Figure 4; each move's picture; the turns of the
+  drawn digit; the pair panel of the fields sent, both pens' ink in its input once both digits are
+  drawn, with the capsule Decode as names);
 - requests/s, and the CPU the server and the clients used;
 - the page's files fetched, in the warm-up and in the run: how many first visits and first scrolls
   down, each one's files and bytes as sent (status line and headers included), and the bytes in all;
@@ -271,8 +273,8 @@ def ramp(
     """Each N of ``people`` in turn until one is not served: whether each was, and the p95 of the
     final readings that decide it, the worse pad's (None for too few answers)."""
     # the p95s that decide: the digit pad's where the server reads it, the Two-digits pad's
-    limited = ([] if page.reads_in_page else ["final"]) + (
-        ["pair-final"] if page.read_pair is not None and not page.reads_pairs_in_page else []
+    limited = ([] if page.network is not None else ["final"]) + (
+        ["pair-final"] if page.pairs and not page.reads_pairs_in_page else []
     )
     served, final_p95 = {}, {}
     pid = server_pid()

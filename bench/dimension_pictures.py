@@ -28,12 +28,12 @@ EXAMPLES = 10  # under the pad
 READY_TIMEOUT_MS = 180_000  # the page's networks loading, on a busy machine
 
 
-# In the page: whether the pictures beside the sliders are the page's, of the reading shown.
+# In the page: whether the pictures beside the sliders are drawn, of the reading shown.
 PICTURES_OF_THE_READING = """
 () => {
   const list = document.querySelector('#sliders .dimensions');
   const revision = document.querySelector('#reading-panel .panel')?.dataset.revision;
-  return list.dataset.pictures === 'page' && list.dataset.revision === revision;
+  return list.querySelector('img.change[src]') !== null && list.dataset.revision === revision;
 }
 """
 

@@ -2,9 +2,9 @@
 one alone or two over each other?
 
 A person draws strokes with the pad's pen, at any size and place. This draws, with the pad's pen
-and inked as the server inks the pad's strokes, then read in-process by the section's reader
-(`playground.two_digits_reading`) exactly as the page's event reads them (each network counting one
-digit or two with its rule, `capsnet.digit_count`):
+(BRUSH wide, round ends: `harness.digit_strokes.inked`), then reads in-process with the section's
+reader (`playground.two_digits_reading`), which reads as the page's networks read (each network
+counting one digit or two with its rule, `capsnet.digit_count`):
 
 - ``--pairs`` pairs of two different digits, pen 1's digit and pen 2's in two boxes of
   `overlapping_boxes` (the same size, the second moved from the first by up to 8/28 of the box
@@ -39,24 +39,22 @@ import torch
 from bench.train_throughput import cpu_model
 from capsnet import load_model
 from capsnet.data.preprocess import ink_to_mnist
-from harness.digit_strokes import overlapping_boxes, random_box, strokes
+from harness.digit_strokes import inked, overlapping_boxes, random_box, strokes
 from harness.traced_strokes import stroke_source
-from playground.drawing_pad import SIDE, Drawing, inks
+from playground.drawing_pad import SIDE
 from playground.networks import pair_networks
 from playground.two_digits_reading import PairReader
 
 
-def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> Drawing:
+def drawing(digits: list[int], boxes: list[tuple], source, rng: np.random.Generator) -> np.ndarray:
     """Each digit with its own pen (pen k for the k-th) in its box, in strokes of ``source`` (None:
-    harness/digit_strokes.py's)."""
+    harness/digit_strokes.py's), inked: each of the pad's two pens' ink, [2, SIDE, SIDE]."""
     drawn = [
         (stroke, pen)
         for pen, (digit, box) in enumerate(zip(digits, boxes, strict=True))
         for stroke in (strokes(digit, *box) if source is None else source.strokes(digit, rng, box))
     ]
-    return Drawing(
-        [np.array(s, dtype=np.float32).reshape(-1, 2) for s, _ in drawn], tuple(p for _, p in drawn), None, 1, False
-    )
+    return inked([s for s, _ in drawn], [p for _, p in drawn], count=2)
 
 
 def rate(hits: list[bool]) -> str:
@@ -98,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
         alone = []
         for _ in range(args.pairs):
             first, second = classes[rng.integers(len(classes))]
-            layers = inks(drawing([first, second], list(overlapping_boxes(rng, SIDE)), source, rng), pens=2)
+            layers = drawing([first, second], list(overlapping_boxes(rng, SIDE)), source, rng)
             reading = reader.read(layers)
             for network, read, scores in (
                 ("capsnet", reading.read, reading.lengths),
@@ -114,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
                 digits = torch.from_numpy(np.stack([ink_to_mnist(layer) for layer in layers]))[:, None]
                 alone += (single(digits).prediction == torch.tensor([first, second])).tolist()
             digit = int(rng.integers(10))
-            layers = inks(drawing([digit], [random_box(rng, SIDE)], source, rng), pens=2)
+            layers = drawing([digit], [random_box(rng, SIDE)], source, rng)
             reading = reader.read(layers)
             for network, read in (("capsnet", reading.read), ("cnn", reading.cnn_read)):
                 found[network]["single"].append(read[0] == digit)

@@ -52,13 +52,14 @@ from harness.traced_strokes import stroke_source
 from playground.drawing_pad import SIDE
 
 MB = 1e6
-# In the page: whether the reading shown is the page's own (read in the page) and its revision
+# In the page: the revision of the reading shown, and whether the page's reader reads by now (the
+# seam then asks the server nothing of the digit pad: page_networks.js)
 SHOWN_SCRIPT = """
 () => {
-  const link = document.querySelector('link[rel=modulepreload][href$="/reading_store.js"]');
-  return import(link.href).then((store) => {
+  const module = (name) => import(document.querySelector(`link[rel=modulepreload][href$="/${name}"]`).href);
+  return Promise.all([module("reading_store.js"), module("page_networks.js")]).then(([store, networks]) => {
     const shown = store.shown.current();
-    return [shown?.revision ?? null, shown?.inPage === true];
+    return [shown?.revision ?? null, networks.readerState() === "ready"];
   });
 }
 """

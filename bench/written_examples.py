@@ -4,7 +4,7 @@ Prints, with the CPU:
 
 - how wide strokes are in the network's 28x28 field (`capsnet.data.strokes.stroke_width`, quantiles
   5/25/50/75/95%): MNIST's test digits; Semeion's digits made MNIST-style (`ink_to_mnist`); digits
-  drawn on the page's pad (harness/digit_strokes.py at `random_box` sizes, inked as the server inks
+  drawn on the page's pad (harness/digit_strokes.py at `random_box` sizes, inked by Pillow as the pad's pen draws
   them, through `ink_to_mnist`); pairs drawn with two pens (`overlapping_boxes`, through
   `overlaid_inks_to_mnist`), the overlay and each digit; and the written training examples
   (`capsnet.data.written`), in a pen's line and in MNIST's ink, single digits;
@@ -32,7 +32,7 @@ from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
 from capsnet.data.strokes import stroke_width
 from capsnet.data.written import BILEVEL_LEVELS, DigitSet, draw_examples, render
 from harness.digit_strokes import overlapping_boxes, random_box
-from playground.drawing_pad import SIDE, inks
+from playground.drawing_pad import SIDE
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
@@ -81,10 +81,10 @@ def main(argv: list[str] | None = None) -> None:
     rng = np.random.default_rng(0)
     singles, pairs, pair_digits = [], [], []
     for _ in range(min(args.count, 500)):
-        singles.append(ink_to_mnist(inks(drawing([int(rng.integers(10))], [random_box(rng, SIDE)], None, rng))[0]))
+        singles.append(ink_to_mnist(drawing([int(rng.integers(10))], [random_box(rng, SIDE)], None, rng)[0]))
         first, second = rng.choice(10, 2, replace=False)
         fields = overlaid_inks_to_mnist(
-            inks(drawing([int(first), int(second)], list(overlapping_boxes(rng, SIDE)), None, rng), pens=2)
+            drawing([int(first), int(second)], list(overlapping_boxes(rng, SIDE)), None, rng)
         )
         pairs.append(fields[0])
         pair_digits += [fields[1], fields[2]]

@@ -8,6 +8,9 @@ section.
 """
 
 import numpy as np
+from PIL import Image, ImageDraw
+
+from playground.drawing_pad import BRUSH, SIDE
 
 CONTROL_POINTS = {
     0: [
@@ -168,3 +171,19 @@ def pad_value(
         "revision": revision,
         "drawing": drawing,
     }
+
+
+def inked(strokes: list[list[float]], pens: list[int] | None = None, count: int = 1) -> np.ndarray:
+    """Each pen's ``strokes`` (flat [x0, y0, x1, y1, ...] in pad units; ``pens``: each stroke's pen,
+    all 0 where not given) drawn BRUSH wide with round ends and joins by Pillow (a line, and a disc
+    at every point): float32 [count, SIDE, SIDE] in [0, 1]. The page inks its own drawings
+    (playground/page/inks.js); this, another drawing of the same strokes, is for the benchmarks
+    and for checking the page's."""
+    pads = [Image.new("L", (SIDE, SIDE), 0) for _ in range(count)]
+    for stroke, pen in zip(strokes, pens or [0] * len(strokes), strict=True):
+        points = [tuple(point) for point in np.reshape(stroke, (-1, 2)).tolist()]
+        draw = ImageDraw.Draw(pads[pen])
+        draw.line(points, fill=255, width=BRUSH, joint="curve")
+        for x, y in points:
+            draw.ellipse([x - BRUSH / 2, y - BRUSH / 2, x + BRUSH / 2, y + BRUSH / 2], fill=255)
+    return np.stack([np.asarray(pad, dtype=np.float32) / 255 for pad in pads])

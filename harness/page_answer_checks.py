@@ -1,114 +1,117 @@
-"""The checks of the served page's answers, as the page needs them: each takes an answer's outputs
-and says what is wrong with them, None where nothing is. A reading panel, of the digit drawn where
-it is known (`reading_problem`), or the empty one; the Figure 4 and routing view that come with
-a finished stroke's reading or the empty pad's (`details_problem`), checked with it (`all_of`);
-Turn it's panel of the sliders' revision and the sweep of the drawn digit (`turn_problem`); the
-Two-digits pair panel of the pad's value, the networks' input holding both pens' ink once both
-digits are drawn, with the capsule Decode as names redrawn besides the digits read
-(`pair_problem`), or the empty one. The people of
-harness/page_crowd.py check every answer with them.
+"""The checks of the server's answers to the page's questions (playground/answers.py, POST
+/ask/KIND), as the page needs them: each takes an answer (its pictures and floats revived,
+harness/page_protocol.py `revived`) and says what is wrong with it, None where nothing is. A reading
+of the 28x28 sent, of the digit drawn where it is known, with the routing view's numbers where the
+pen is up (`reading_problem`); Figure 4's pictures (`figure4_problem`); the decoder's picture of a
+slider's move (`picture_problem`); Turn it's turned digit read by both networks, of the digit drawn
+unturned (`turn_problem`); the Two-digits panel's numbers of the fields sent, the networks' input
+holding both pens' ink once both digits are drawn, with the capsule Decode as names redrawn besides
+the digits read (`pair_problem`), and that capsule redrawn when Decode as changes
+(`decoded_problem`). The people of harness/page_crowd.py check every answer with them.
 """
 
 from collections.abc import Callable
 
-from harness.page_pictures import value_picture
-from playground import two_digits
+import numpy as np
+
+from playground.reading import MAX_ITERATIONS
+
+PICTURE = 28 * 28
+HALF_LEVEL = 0.5 / 255 + 1e-6  # a picture sent back as grey levels 0..255
 
 
-def reading_problem(digit: int | None) -> Callable[[list], str | None]:
-    """The check of an answer whose last output is the reading panel's value
-    (playground/reading_views.py): a reading, of ``digit`` unless None."""
+def same_picture(served, sent: np.ndarray) -> bool:
+    """Whether ``served`` is the picture ``sent`` (float [784] in [0, 1]), to half a grey level."""
+    served = np.asarray(served, dtype=np.float32)
+    return served.shape == sent.shape and bool(np.abs(served - sent).max() <= HALF_LEVEL)
 
-    def problem(outputs: list) -> str | None:
-        shown = outputs[-1].get("winner") if isinstance(outputs[-1], dict) else None
-        if shown is None:
-            return f"no reading in the panel: {str(outputs[-1])[:200]}"
-        if digit is not None and shown != digit:
-            return f"drew {digit}, the panel reads {shown}"
+
+def reading_problem(image: np.ndarray, digit: int | None, routed: bool) -> Callable[[dict], str | None]:
+    """The check of a reading of ``image`` (float [784]): the network's input is that image, the
+    longest capsule ``digit``'s unless None, the decoder's pictures, and where ``routed`` (the pen
+    up), the routing view's numbers for r = 1 .. MAX_ITERATIONS."""
+
+    def problem(answer: dict) -> str | None:
+        if not same_picture(answer.get("image"), image):
+            return "not the reading of the image sent"
+        lengths = np.asarray(answer["lengths"])
+        if lengths.shape != (10,) or np.shape(answer["reconstructions"]["winner"]) != (PICTURE,):
+            return f"not a reading: {str(answer)[:200]}"
+        if digit is not None and int(lengths.argmax()) != digit:
+            return f"drew {digit}, read {int(lengths.argmax())}"
+        routing = answer.get("routing")
+        if routed and (routing is None or np.shape(routing["lengths"]) != (MAX_ITERATIONS, 10)):
+            return f"no routing with the reading of a finished stroke: {str(routing)[:200]}"
+        if not routed and routing is not None:
+            return "routing with a reading while the pen is down"
         return None
 
     return problem
 
 
-def empty_problem(outputs: list) -> str | None:
-    empty = isinstance(outputs[-1], dict) and outputs[-1].get("revision", "") is None
-    return None if empty else f"not the empty panel: {str(outputs[-1])[:200]}"
+def figure4_problem(steps: int) -> Callable[[dict], str | None]:
+    """The check of Figure 4's pictures: 16 dimensions of ``steps`` pictures each, some inked."""
 
-
-def turn_problem(revision: int, digit: int | None = None) -> Callable[[list], str | None]:
-    """The check of a Turn-it answer: the turn panel's numbers of the sliders' ``revision`` first
-    and, where ``digit`` is given (a refresh), the rotation sweep's of that drawn digit after it
-    (playground/turn_views.py)."""
-
-    def problem(outputs: list) -> str | None:
-        panel = outputs[0] if isinstance(outputs[0], dict) else {}
-        if panel.get("revision") != revision:
-            return f"not the turn panel of revision {revision}: {str(outputs[0])[:200]}"
-        sweep = outputs[1] if digit is not None and isinstance(outputs[1], dict) else {}
-        if digit is not None and sweep.get("digit") != digit:
-            return f"not the sweep of the drawn {digit}: {str(outputs[1])[:200]}"
+    def problem(answer) -> str | None:
+        pictures = np.asarray(answer)
+        if pictures.shape != (16 * steps * PICTURE,) or not (pictures > 0).any():
+            return f"not Figure 4's {16 * steps} pictures: shape {pictures.shape}"
         return None
 
     return problem
 
 
-def pens_in_the_input(panel: dict) -> set[int]:
-    """The pens whose ink the pair panel's value holds in the networks' input (its "layers", each
-    pen's ink: playground/two_digits_views.py), at any strength: a small 1 drawn under a large 7 has
-    little, all of it in the input."""
-    return {pen for pen, layer in enumerate(panel["layers"]) if (value_picture(layer) < 255).any()}
+def picture_problem(answer) -> str | None:
+    """The check of the decoder's picture of a slider's move: one inked 28x28."""
+    picture = np.asarray(answer)
+    return None if picture.shape == (PICTURE,) and (picture > 0).any() else f"not a picture: {str(answer)[:200]}"
 
 
-def pair_problem(revision: int, decode_as: str, two: bool = False) -> Callable[[list], str | None]:
-    """The check of a Two-digits answer: the pair panel's numbers of the pad's value ``revision``
-    (playground/two_digits_views.py), the networks' input holding both pens' ink where ``two`` (both
-    digits drawn: whether the networks then read one digit or two is theirs to say), with the capsule
-    ``decode_as`` names redrawn besides where it is not one of those read, and none otherwise."""
+def turn_problem(image: np.ndarray, digit: int | None = None) -> Callable[[dict], str | None]:
+    """The check of a turn of ``image``: the turned digit read by the capsules and the CNN; where
+    ``digit`` is given (the digit unturned), the turned one is the image sent and read as ``digit``."""
 
-    def problem(outputs: list) -> str | None:
-        panel = outputs[-1] if isinstance(outputs[-1], dict) else {}
-        if panel.get("revision") != revision:
-            return f"not the pair panel of revision {revision}: {str(outputs[-1])[:200]}"
-        read = tuple(str(digit) for digit in panel["read"])
-        if two and pens_in_the_input(panel) != {0, 1}:
-            return f"both digits drawn, the networks' input lacks a pen's ink: {str(panel)[:200]}"
-        besides = decode_as if decode_as != two_digits.TWO_READ and decode_as not in read else None
-        if panel["decoded"] != (None if besides is None else int(besides)):
+    def problem(answer: dict) -> str | None:
+        turned, lengths = np.asarray(answer["turned"]), np.asarray(answer["lengths"])
+        if turned.shape != (PICTURE,) or lengths.shape != (10,) or np.shape(answer["probabilities"]) != (10,):
+            return f"not a turn read by both networks: {str(answer)[:200]}"
+        if digit is not None and not same_picture(turned, image):
+            return "unturned, yet not the image sent"
+        if digit is not None and int(lengths.argmax()) != digit:
+            return f"drew {digit}, the turn panel reads {int(lengths.argmax())}"
+        return None
+
+    return problem
+
+
+def pair_problem(fields: np.ndarray, decode_as: int | None, two: bool = False) -> Callable[[dict], str | None]:
+    """The check of a Two-digits answer: the pair panel's numbers of ``fields`` (float [3, 784]:
+    the networks' input, then each pen's ink), the networks' input holding both pens' ink where
+    ``two`` (both digits drawn: whether the networks then read one digit or two is theirs to say),
+    with capsule ``decode_as`` redrawn besides where it is not one of those read, and none
+    otherwise."""
+
+    def problem(answer: dict) -> str | None:
+        if not same_picture(answer.get("image"), fields[0]):
+            return "not the pair panel of the fields sent"
+        read = [int(digit) for digit in answer["read"]]
+        if two and {pen for pen, layer in enumerate(answer["layers"]) if (np.asarray(layer) > 0).any()} != {0, 1}:
+            return f"both digits drawn, the networks' input lacks a pen's ink: {str(answer)[:200]}"
+        return decoded_problem(decode_as, read)(answer)
+
+    return problem
+
+
+def decoded_problem(decode_as: int | None, read: list[int]) -> Callable[[dict], str | None]:
+    """The check of capsule ``decode_as`` (None: the two read) redrawn besides the digits ``read``:
+    redrawn where it is not one of them, else nothing redrawn."""
+
+    def problem(answer: dict) -> str | None:
+        besides = decode_as if decode_as is not None and decode_as not in read else None
+        if answer["decoded"] != besides or (answer["decodedRedrawn"] is None) != (besides is None):
             return (
-                f"decoded as {decode_as!r} and read {''.join(read)}, yet {'no' if besides else 'a'} "
-                "capsule is redrawn besides those read"
+                f"decoded as {decode_as} and read {read}, yet {'no' if besides is not None else 'a'} capsule is redrawn"
             )
         return None
-
-    return problem
-
-
-def empty_pair_problem(outputs: list) -> str | None:
-    empty = isinstance(outputs[-1], dict) and outputs[-1].get("revision", "") is None
-    return None if empty else f"not the empty pair panel: {str(outputs[-1])[:200]}"
-
-
-def all_of(*problems: Callable[[list], str | None]) -> Callable[[list], str | None]:
-    """The check that the answer passes each of ``problems``: the first one's complaint, if any."""
-
-    def problem(outputs: list) -> str | None:
-        return next((found for found in (check(outputs) for check in problems) if found), None)
-
-    return problem
-
-
-def details_problem(reading: bool) -> Callable[[list], str | None]:
-    """The check of what comes with a finished stroke's reading (app.py's `read_drawing`: the kept
-    reading, Decode as, the sliders, Figure 4, the routing view, the panel): Figure 4's strips and
-    the routing's numbers of a reading, or neither for an empty pad."""
-
-    def problem(outputs: list) -> str | None:
-        figure4, routing = outputs[3], outputs[4]
-        swept = isinstance(figure4, dict) and len(figure4.get("strips", [])) > 0
-        routed = isinstance(routing, dict) and len(routing.get("lengths", [])) > 0
-        if (swept and routed) if reading else (figure4 is None and routing is None):
-            return None
-        what = "a reading" if reading else "an empty pad"
-        return f"not the details of {what}: {str(figure4)[:100]} {str(routing)[:100]}"
 
     return problem

@@ -1,31 +1,32 @@
 """People using the playground's page at once, as light HTTP clients that speak to it as the page
 does (harness/page_protocol.py): the load of bench/app_load.py and tests/test_app_load.py.
 
-Each person sends what the page sends, one POST per event outside Gradio's queue, at a person's
-pace: opens the page once, fetching what a browser's first visit fetches before any scroll
-(`Page.first_visit`, recorded with Chromium by harness/page_visit.py: the page, Gradio's frontend,
-the page's modules, its graphs and ONNX Runtime Web), as a browser asks for them (the page, then the
-rest six at a time, taking gzip, brotli and zstd), each file's bytes counted as sent; draws a digit
-stroke by stroke (a page that reads drawings itself sends nothing while a stroke is drawn, and
-today's page nothing at all, `Page.reads_in_page`; one without, the pad's value every LIVE_SECONDS,
-the next only once the last is answered; the whole stroke at pen-up, answered with its details:
-Figure 4 and the routing view); then drags a slider in a few steps, which the page's decoder redraws
-with no request (a page without one, as before the decoder was in the page, sends each step); after
-one digit in TURN_SHARE scrolls down to Turn it (the first time fetching what a browser then
-fetches, `Page.scrolled`: Turn it's graphs; its refresh: the turn panel and the rotation sweep) and
-drags the rotation slider in a few steps (a page that turns the digit itself sends no move, nor,
-once it has them, a refresh: it sweeps the digit itself; today's page waits for them rather than
-ask); looks at the result for PAUSE_SECONDS, presses Clear (a reading of the empty pad, and its
-details, where the server reads). PAIR_SHARE of the people then scroll down to Two digits (past Turn
-it, fetching its files the first time) and draw a pair on its pad of two pens: a digit with pen 1,
-then another digit with pen 2 moved over it, stroke by stroke as on the first pad; in DECODE_SHARE
-of the pairs they change Decode as; they look, press that pad's Clear, and draw another digit. Every
-answer is checked (harness/page_answer_checks.py): a reading panel for every reading, the drawn
-digit once the digit is finished and while its sliders move, Figure 4 and the routing view in the
-details, the turn panel of the move sent and the sweep of the drawn digit in Turn it, the pair panel
-of the value sent for every pair reading (two digits once both are drawn) with the capsule Decode as
-names redrawn where it is not one of the two; a reading asked while a stroke is drawn may instead be
-let go by a crowded server (every output gr.skip(): the page leaves its panel), recorded as such.
+Each person asks what the page asks of the server where it cannot compute (POST /ask/KIND,
+playground/answers.py; page_networks.js decides), at a person's pace: opens the page once, fetching
+what a browser's first visit fetches before any scroll (`Page.first_visit`, recorded with Chromium
+by harness/page_visit.py: the page, Gradio's frontend, the page's modules, its graphs and ONNX
+Runtime Web), as a browser asks for them (the page, then the rest six at a time, taking gzip, brotli
+and zstd), each file's bytes counted as sent; draws a digit stroke by stroke (a page that reads
+drawings itself asks nothing, `Page.network`; one without asks a reading of the 28x28 it makes
+of the pad every LIVE_SECONDS while a stroke is drawn, the next only once the last is answered, and
+at pen-up the routed one, then Figure 4 where it has no decoder); then drags a slider in a few
+steps, which the page's decoder redraws with no request (a page without one asks each step's
+picture); after one digit in TURN_SHARE scrolls down to Turn it (the first time fetching what a
+browser then fetches, `Page.scrolled`: Turn it's graphs) and drags the rotation slider in a few
+steps (a page with those graphs turns and sweeps the digit itself; one without asks the server for
+the panel, each angle of the rotation sweep and each move); looks at the result for PAUSE_SECONDS,
+presses Clear (which asks nothing). PAIR_SHARE of the people then scroll down to Two digits (past
+Turn it, fetching its files the first time) and draw a pair on its pad of two pens: a digit with pen
+1, then another digit with pen 2 moved over it, stroke by stroke as on the first pad, a page without
+the pairs networks asking a reading of the fields it makes of them at every step; in DECODE_SHARE of
+the pairs they change Decode as; they look, press that pad's Clear, and draw another digit. The
+28x28s are made as the page makes them: the strokes inked, then made MNIST digits (`image_of`,
+`fields_of`). Every answer is checked (harness/page_answer_checks.py): the reading of the very image
+the person's page sent (so no person gets another's), of the drawn digit once the digit is finished,
+with its routing at pen-up; Figure 4's pictures; each slider move's picture; Turn it's turns of the
+drawn digit; the pair panel of the very fields sent, both pens' ink in the networks' input once both
+digits are drawn, with the capsule Decode as names redrawn where it is not one of the two; a reading
+asked while a stroke is drawn may instead be let go by a crowded server (204), recorded as such.
 Each person's `Browser` keeps the page open and the files fetched once for the next use of the page;
 a fresh one opens it afresh. All the people run as asyncio tasks in one process, each with an httpx
 client of their own.
@@ -40,19 +41,22 @@ from dataclasses import dataclass
 import httpx
 import numpy as np
 
-from harness.digit_strokes import pad_value
+from capsnet.data.preprocess import ink_to_mnist, overlaid_inks_to_mnist
+from capsnet.shipping.onnx_file import CHANGE
+from harness.digit_strokes import inked
 from harness.page_answer_checks import (
-    all_of,
-    details_problem,
-    empty_pair_problem,
-    empty_problem,
+    decoded_problem,
+    figure4_problem,
     pair_problem,
+    picture_problem,
     reading_problem,
     turn_problem,
 )
-from harness.page_protocol import Exchange, Page, PageClient, skipped
+from harness.page_protocol import Exchange, Page, PageClient
 from playground import two_digits
 from playground.drawing_pad import SIDE
+from playground.turn_it import SWEEP_ANGLES
+from playground.two_digits_pad import PENS
 
 STROKE_SECONDS = 0.6  # a stroke takes this long to draw ...
 LIVE_SECONDS = 0.1  # ... and the pad sends it at most this often (drawing_pad.LIVE_MS)
@@ -65,6 +69,8 @@ PAIR_SHARE = 0.5  # of the people, those who also draw a pair in Two digits afte
 PAIR_OFFSET = 40.0  # pad units: the second digit's centre within this of the first's, each axis
 # (4 of the pad's 28 pixels: MultiMNIST shifts each digit by up to 4)
 DECODE_SHARE = 0.5  # of the pairs drawn, those after which Decode as is changed
+FIGURE4_STEPS = 11  # Figure 4's offsets a dimension, as the page asks them
+BOTH_NETWORKS = ["capsules", "probabilities"]  # what Turn it reads each turn with
 HTTP_TIMEOUT = 60.0  # seconds for one request; longer is recorded as an error
 # An idle connection is used again for at most this long. The server (uvicorn) closes one after 5 s
 # idle, as httpx's own default does: a request sent on it as it closes fails with a ReadError,
@@ -114,82 +120,96 @@ class Browser:
     scrolled: bool = False  # those fetched once scrolled down (`Page.scrolled`: Turn it's graphs)
 
 
+def image_of(strokes: list[list[float]]) -> np.ndarray | None:
+    """The 28x28 the page makes of the digit pad's ``strokes`` and asks the server to read, float32
+    [784] in [0, 1]: the strokes inked, then made an MNIST digit (inks.js and ink_to_mnist.js, whose
+    Python the server's tests check them against); None for too little ink (nothing is asked)."""
+    image = ink_to_mnist(inked(strokes)[0])
+    return None if image is None else image.ravel()
+
+
+def fields_of(strokes: list[list[float]], pens: str) -> np.ndarray | None:
+    """The pairs networks' input and each pen's ink that the page makes of the Two-digits pad's
+    ``strokes`` (each stroke's pen in ``pens``) and sends with a pair question, float32 [3, 784]
+    (two_digits_reading.js `pairFields`); None for too little ink."""
+    inks = inked(strokes, [int(pen) for pen in pens[: len(strokes)]], len(PENS))
+    fields = overlaid_inks_to_mnist(inks)
+    return None if fields is None else fields.reshape(len(fields), -1)
+
+
 class Person(PageClient):
-    """One person at the page: a session of their own (person ``index``'s, the same in every run,
-    so that people warmed up come back to their own session), the page's values as the page holds
-    them."""
+    """One person at the page (person ``index``: the same choices in every run), what the page
+    holds of their drawings: the 28x28 of the digit pad and its last reading, the last pair read."""
 
     def __init__(
         self, client: httpx.AsyncClient, page: Page, index: int, seed: int, draws_pairs: bool, browser: Browser
     ):
-        super().__init__(client, index, f"person-{index}")
+        super().__init__(client, index)
         self.page, self.draws_pairs, self.browser = page, draws_pairs, browser
         self.rng = np.random.default_rng((seed, index))
-        self.revision = 0  # the pad counts the values it sends
-        self.pair_revision = 0  # and so does the Two-digits pad
         self.pair_decode_as = two_digits.TWO_READ
-        self.sliders = page.sliders  # the sliders' value on the page
-        self.value = pad_value([], 0)  # the pad's value, which the server's fallbacks take too
+        self.image: np.ndarray | None = None  # the digit pad's 28x28, as the page made it
+        self.reading: dict | None = None  # the server's reading of the finished strokes
+        self.pair: dict | None = None  # the server's reading of the Two-digits pad
         self.finished = 0  # strokes finished on the digit pad and read, by the server or the page
 
-    async def send_drawing(
-        self,
-        event: str,
-        strokes: list[list[float]],
-        drawing: bool,
-        problem: Callable[[list], str | None],
-        since: float | None = None,
-    ) -> list | None:
-        self.revision += 1
-        value = pad_value(strokes, self.revision, drawing=drawing)
-        self.value = value
-        if not drawing:  # a finished stroke: its details come with it
-            problem = all_of(problem, details_problem(bool(strokes)))
-        outputs = await self.send(event, self.page.read_drawing, self.page.drawing(value, self.sliders), problem, since)
-        if outputs is not None and not drawing and not skipped(outputs[2]):  # gr.skip(): as they are
-            self.sliders = outputs[2]
-        return outputs
-
     async def draw(self, digit: int, strokes: list[list[float]]) -> None:
-        """Draw ``strokes`` one by one: live readings while each is drawn, the final one at pen-up."""
+        """Draw ``strokes`` one by one: where the page cannot read them itself, a reading of each
+        while it is drawn and the routed one at pen-up (then Figure 4, where the page has no
+        decoder), each of the 28x28 the page makes of the pad."""
         async for shown, pen_up in drawn(strokes):
+            image = None if self.reads_here else image_of(shown)
+            if pen_up is not None:
+                self.finished += 1
+            if image is None:  # the page reads it, or there is too little ink: nothing is asked
+                continue
             if pen_up is None:
-                if self.page.network is None:  # else the page reads it: nothing is sent
-                    await self.send_drawing("live", shown, True, reading_problem(None))
-            elif self.reads_here:
-                self.revision += 1
-                self.value = pad_value(shown, self.revision)
-                self.finished += 1
-            else:
-                finished = digit if len(shown) == len(strokes) else None
-                await self.send_drawing("final", shown, False, reading_problem(finished), since=pen_up)
-                self.finished += 1
+                question = {"image": image.tolist(), "routed": False}
+                await self.ask("live", "read", question, reading_problem(image, None, routed=False))
+                continue
+            finished = digit if len(shown) == len(strokes) else None
+            question = {"image": image.tolist(), "routed": True}
+            self.image = image
+            self.reading = await self.ask("final", "read", question, reading_problem(image, finished, True), pen_up)
+            if self.reading is not None and self.page.decoder is None:
+                await self.ask(
+                    "figure4",
+                    "sweep",
+                    {**self.capsule, "limits": self.limits, "steps": FIGURE4_STEPS},
+                    figure4_problem(FIGURE4_STEPS),
+                )
 
     @property
     def reads_here(self) -> bool:
-        """Whether the page reads the digit pad's drawings itself and sends nothing of them."""
-        return self.page.reads_in_page and self.page.network is not None
+        """Whether the page reads the digit pad's drawings itself and asks nothing of them."""
+        return self.page.network is not None
 
-    async def send_pair(
-        self,
-        event: str,
-        strokes: list[list[float]],
-        pens: str,
-        drawing: bool,
-        since: float | None = None,
-        two: bool = False,
-    ) -> None:
-        """The Two-digits pad's value, each stroke's pen in ``pens``; the answer must be the pair
-        panel of this value (naming two digits where ``two``), or the empty one for no strokes."""
-        self.pair_revision += 1
-        value = {**pad_value(strokes, self.pair_revision, drawing=drawing), "pens": pens[: len(strokes)]}
-        problem = pair_problem(self.pair_revision, self.pair_decode_as, two) if strokes else empty_pair_problem
-        await self.send(event, self.page.read_pair, [value, self.pair_decode_as], problem, since)
+    @property
+    def capsule(self) -> dict:
+        """The capsules of the last reading and its longest: what the decoder is asked of."""
+        return {"capsules": self.reading["capsules"].tolist(), "digit": int(np.argmax(self.reading["lengths"]))}
+
+    @property
+    def limits(self) -> list[float]:
+        """Each dimension's slider range, in dimension order."""
+        return [row["limit"] for row in sorted(self.page.sliders["rows"], key=lambda row: row["dimension"])]
+
+    async def read_pair(self, strokes: list[list[float]], pens: str, pen_up: float | None, two: bool) -> None:
+        """The Two-digits pad's strokes (each one's pen in ``pens``) read: its fields asked of the
+        server; the answer must be the pair panel of them (naming two digits where ``two``)."""
+        fields = fields_of(strokes, pens)
+        if fields is None:
+            return
+        decode_as = None if self.pair_decode_as == two_digits.TWO_READ else int(self.pair_decode_as)
+        event = "pair-live" if pen_up is None else "pair-final"
+        question = {"fields": fields.tolist(), "decodeAs": decode_as}
+        self.pair = await self.ask(event, "pair", question, pair_problem(fields, decode_as, two), pen_up)
 
     async def draw_a_pair(self, drawings: list[tuple[int, list[list[float]]]]) -> None:
         """In Two digits: draw a digit with pen 1 and another one over it with pen 2, stroke by
-        stroke; sometimes change Decode as; look; Clear: each sent, or nothing where the page reads
-        the pairs itself (its graphs fetched when the person scrolled down)."""
+        stroke; sometimes change Decode as; look; Clear: each read by the server, or nothing asked
+        where the page reads the pairs itself (its graphs fetched when the person scrolled down).
+        The page clears its pad itself."""
         await self.scroll_down()  # past Turn it
         first = drawings[self.rng.integers(len(drawings))]
         others = [drawing for drawing in drawings if drawing[0] != first[0]]
@@ -201,25 +221,16 @@ class Person(PageClient):
             await asyncio.sleep(PAUSE_SECONDS)
             return
         async for shown, pen_up in drawn(strokes):
-            await self.send_pair(
-                "pair-live" if pen_up is None else "pair-final",
-                shown,
-                pens,
-                pen_up is None,
-                since=pen_up,
-                two=pen_up is not None and len(shown) == len(strokes),
-            )
-        if self.rng.random() < DECODE_SHARE:
+            await self.read_pair(shown, pens, pen_up, two=pen_up is not None and len(shown) == len(strokes))
+        if self.pair is not None and self.rng.random() < DECODE_SHARE:
             choices = [choice for choice in two_digits.DECODE_CHOICES if choice != self.pair_decode_as]
             self.pair_decode_as = choices[self.rng.integers(len(choices))]
-            await self.send(
-                "pair-decode",
-                self.page.decode_pair,
-                [None, self.pair_decode_as],
-                pair_problem(self.pair_revision, self.pair_decode_as, two=True),
-            )
+            digit = None if self.pair_decode_as == two_digits.TWO_READ else int(self.pair_decode_as)
+            read = [int(each) for each in self.pair["read"]]
+            pair = {"capsules": self.pair["capsules"].tolist(), "read": read}
+            await self.ask("pair-decode", "pairDecoded", {"pair": pair, "digit": digit}, decoded_problem(digit, read))
         await asyncio.sleep(PAUSE_SECONDS)
-        await self.send_pair("pair-clear", [], "", False)
+        self.pair = None  # Clear
 
     async def open_the_page(self) -> None:
         """Open the page, the first time: GET what a browser's first visit does, before any scroll."""
@@ -233,71 +244,49 @@ class Person(PageClient):
             await self.load("scrolled", self.page.scrolled)
         self.browser.scrolled = True
 
-    async def move_a_slider(self, digit: int) -> None:
+    async def move_a_slider(self) -> None:
         """Drag one slider to a random offset within its range, in SLIDER_STEPS moves: redrawn by
-        the page's decoder, or where the page has none, each move sent."""
-        if not (self.sliders.get("enabled") or self.reads_here):
-            return  # no details came: the page's sliders stay disabled
-        row = self.sliders["rows"][self.rng.integers(len(self.sliders["rows"]))]
+        the page's decoder, or where the page has none, each move's picture asked of the server."""
+        if self.reading is None and not self.reads_here:
+            return  # nothing read: the page's sliders stay disabled
+        rows = self.page.sliders["rows"]
+        row = rows[self.rng.integers(len(rows))]
         target = self.rng.uniform(-row["limit"], row["limit"])
+        offsets = [0.0] * len(rows)
         for step in range(1, SLIDER_STEPS + 1):
-            offsets = list(self.sliders["offsets"])
             offsets[row["dimension"]] = round(target * step / SLIDER_STEPS, 3)
-            self.sliders = {**self.sliders, "offsets": offsets}
             sent = time.perf_counter()
             if self.page.decoder is None:
-                await self.send(
-                    "slider",
-                    self.page.move_dimensions,
-                    [None, self.page.decode_as, self.page.scale, self.sliders, *self.drawing_sent],
-                    reading_problem(digit),
-                )
+                await self.ask("slider", "decode", {**self.capsule, "offsets": offsets}, picture_problem)
             await asyncio.sleep(max(0.0, sent + STEP_SECONDS - time.perf_counter()))
 
     async def turn(self, digit: int) -> None:
-        """Scroll down to Turn it, which brings its panel and sweep for this reading (and, the first
-        time, the page's graphs for it, where it has them), and drag the rotation slider to a random
-        angle in SLIDER_STEPS moves: turned in the page with no request, or each move sent. A page
-        that sweeps the digit itself asks for the refresh only the first time, its graphs still
-        loading."""
-        transforms = self.page.transforms
-        has_graphs = bool(self.page.turn_graphs) and self.browser.scrolled
-        if not (self.page.sweeps_in_page and has_graphs) and not self.reads_here:
-            await self.send(
-                "turn-refresh",
-                self.page.turn_refresh,
-                [None, transforms, *self.drawing_sent],
-                turn_problem(transforms["revision"], digit),
-            )
+        """Scroll down to Turn it and drag the rotation slider to a random angle in SLIDER_STEPS
+        moves. A page with Turn it's graphs turns the digit and sweeps it itself (waiting for the
+        graphs, which come the first time it scrolls down); one without asks the server to turn the
+        drawn 28x28: the panel unturned, each angle of the rotation sweep, each move."""
         target = self.rng.uniform(-90, 90)  # drawn either way: the people choose alike
         await self.scroll_down()
-        if self.page.turn_graphs:
+        if self.page.turn_graphs or self.image is None:
             await asyncio.sleep(SLIDER_STEPS * STEP_SECONDS)
             return
+        image = self.image.tolist()
+
+        async def turned(event: str, rotation: float, problem: Callable[[dict], str | None]) -> None:
+            change = [float({**self.page.transforms, "rotation": rotation}[name]) for name in CHANGE]
+            await self.ask(event, "turn", {"image": image, "change": change, "networks": BOTH_NETWORKS}, problem)
+
+        await turned("turn-refresh", 0.0, turn_problem(self.image, digit))
+        for angle in SWEEP_ANGLES.tolist():
+            await turned("turn-sweep", angle, turn_problem(self.image))
         for step in range(1, SLIDER_STEPS + 1):
-            transforms = {
-                **transforms,
-                "rotation": round(target * step / SLIDER_STEPS),
-                "revision": transforms["revision"] + 1,
-            }
             sent = time.perf_counter()
-            await self.send(
-                "turn", self.page.turn, [None, transforms, *self.drawing_sent], turn_problem(transforms["revision"])
-            )
+            await turned("turn", round(target * step / SLIDER_STEPS), turn_problem(self.image))
             await asyncio.sleep(max(0.0, sent + STEP_SECONDS - time.perf_counter()))
 
-    @property
-    def drawing_sent(self) -> list:
-        """What the server's fallbacks take beside their inputs: the pad's value, where the page
-        reads drawings itself (the server then has not heard of it)."""
-        return [self.value] if self.page.reads_in_page else []
-
-    async def clear(self) -> None:
-        if self.reads_here:
-            self.revision += 1
-            self.value = pad_value([], self.revision)
-        else:
-            await self.send_drawing("clear", [], False, empty_problem)
+    def clear(self) -> None:
+        """Clear: the page empties its pad and panel itself, asking nothing."""
+        self.image = self.reading = None
 
     async def use(
         self, drawings: list[tuple[int, list[list[float]]]], start_delay: float, done: Callable[[int], bool]
@@ -311,11 +300,11 @@ class Person(PageClient):
         while not done(digits):
             digit, strokes = drawings[self.rng.integers(len(drawings))]
             await self.draw(digit, strokes)
-            await self.move_a_slider(digit)
+            await self.move_a_slider()
             if self.rng.random() < TURN_SHARE:
                 await self.turn(digit)
             await asyncio.sleep(PAUSE_SECONDS)
-            await self.clear()
+            self.clear()
             if self.draws_pairs:
                 await self.draw_a_pair(drawings)
             digits += 1
@@ -344,7 +333,7 @@ async def _use_the_page(
             # a client of their own, as a browser has its own connections (one client shared by
             # hundreds costs its pool a scan of every connection at every request)
             client = httpx.AsyncClient(base_url=f"{url}gradio_api/", timeout=HTTP_TIMEOUT, limits=limits)
-            pairs = page.read_pair is not None and draws_pairs(index, pair_share)
+            pairs = page.pairs and draws_pairs(index, pair_share)  # the section has its networks
             crowd.append(Person(await clients.enter_async_context(client), page, index, seed, pairs, browser))
 
         def person_done(digits: int) -> bool:

@@ -1,135 +1,101 @@
-"""How a client speaks to the playground's served page, as the page itself does: each event one POST to
-/gradio_api/run/predict outside Gradio's queue, named by its index among app.py's events
-(`event_index`; one such request, `page_event`, and its answer's outputs, `outputs_of`); `Page`,
-what the page of an app needs of it (its events' indices, its controls' first values, the files it
-fetches and what it then computes itself); an output left as it is (gr.skip(), as a crowded server
-answers a reading asked while a stroke is drawn: `skipped`); and `PageClient`, a session of its own
-that sends the page's events and fetches its files as a browser asks for them (each file's answer a
-`Fetched`, its bytes counted as sent), over an httpx client, recording each exchange, how long
-it took and what was wrong with its answer (`Exchange`, its event one of EVENTS). The people of
-harness/page_crowd.py are such clients; tests send single events with `page_event`.
+"""How a client speaks to the playground's served page, as the page itself does where it cannot
+compute: each question its network worker would answer one POST to /ask/KIND with a JSON object
+(playground/answers.py, asked by page_networks.js `askServer`), its answer's pictures and long
+arrays made numpy arrays again (`revived`); `Page`, what the page of an app computes itself and the
+files it fetches; and `PageClient`, a client of its own that asks the page's questions and fetches
+its files as a browser asks for them (each file's answer a `Fetched`, its bytes counted as sent),
+over an httpx client, recording each exchange, how long it took and what was wrong with its answer
+(`Exchange`, its event one of EVENTS). The people of harness/page_crowd.py are such clients.
 """
 
 import asyncio
-import json
+import base64
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import httpx
+import numpy as np
 
-from playground import page_network, transform_sliders
+from playground import dimension_sliders, page_network, transform_sliders
 from playground.dimensions_section import PAPER
 
 EVENTS = {  # what each exchange's event is (Exchange.event), as the reports name it
     "visit": "a first visit: the page and its files, once a page (GETs)",
-    "final": "reading at a stroke's end, with Figure 4 and routing, pen up -> shown",
+    "final": "reading at a stroke's end, with routing, pen up -> shown",
+    "figure4": "Figure 4's pictures of a finished reading",
     "live": "reading while a stroke is drawn",
     "let-go": "... let go by a crowded server",
-    "slider": "slider move (decoder, reading panel)",
-    "turn-refresh": "Turn it: refresh for a reading (panel, sweep)",
+    "slider": "slider move: the decoder's picture",
+    "turn-refresh": "Turn it: the panel for a reading",
+    "turn-sweep": "Turn it: one angle of the rotation sweep",
     "turn": "Turn it: a transform slider's move",
     "scrolled": "scrolled down: the files then fetched, once a page (GETs)",
-    "clear": "Clear, and the empty pad's details",
     "pair-final": "Two digits: reading at a stroke's end -> shown",
     "pair-live": "Two digits: reading while a stroke is drawn",
-    "pair-let-go": "Two digits: ... let go by a crowded server",
     "pair-decode": "Two digits: Decode as changed",
-    "pair-clear": "Two digits: Clear",
 }
 BROWSER_HEADERS = {"Accept-Encoding": "gzip, deflate, br, zstd"}  # Chromium's, on a file it fetches
 BROWSER_CONNECTIONS = 6  # a browser's connections to one server at once (HTTP/1.1)
 THE_PAGE = ""  # the page's own address, relative to itself
 # A reading asked while a stroke is drawn may be let go by a crowded server (playground/serving.py
-# `crowded`): its answer is gr.skip() for every output, and the page leaves its panel as it is.
-LET_GO = {"live": "let-go", "pair-live": "pair-let-go"}
+# `crowded`): 204 and nothing, and the page leaves its panel as it is.
+LET_GO = {"live": "let-go"}
 
 
-def event_index(app, fn) -> int:
-    """The index by which the page names the event of app.py that runs ``fn`` (its fn_index)."""
-    # ==, not is: a bound method (TURN_IT.turn) is a new object at each access
-    return next(index for index, block_fn in app.demo.fns.items() if block_fn.fn == fn)
-
-
-def page_event(app, url: str, fn, data: list, session: str = "page") -> httpx.Response:
-    """One request as the page sends it, for the event that runs ``fn``: POST
-    /gradio_api/run/predict with the event's index (the page's events skip the queue). NaN and
-    infinity in ``data`` go as JSON's NaN and Infinity, which Gradio's parser takes."""
-    body = json.dumps({"data": data, "fn_index": event_index(app, fn), "session_hash": session})
-    return httpx.post(
-        f"{url}gradio_api/run/predict", content=body, timeout=120, headers={"Content-Type": "application/json"}
-    )
-
-
-def outputs_of(response: httpx.Response) -> list:
-    """An event's outputs, from an answer that must be 200."""
-    assert response.status_code == 200, response.text
-    return response.json()["data"]
+def revived(value):
+    """An answer of /ask/KIND with each {"ink": base64} and {"float32": base64} a float32 array, as
+    page_networks.js makes them."""
+    if isinstance(value, dict) and value.keys() == {"ink"}:
+        return np.frombuffer(base64.b64decode(value["ink"]), np.uint8).astype(np.float32) / 255
+    if isinstance(value, dict) and value.keys() == {"float32"}:
+        return np.frombuffer(base64.b64decode(value["float32"]), "<f4")
+    if isinstance(value, dict):
+        return {key: revived(each) for key, each in value.items()}
+    if isinstance(value, list):
+        return [revived(each) for each in value]
+    return value
 
 
 @dataclass(frozen=True)
 class Page:
-    """What a client's requests need of app.py: the events' indices and the controls' values."""
+    """What a client's questions need of app.py: the controls' first values, what the page computes
+    itself (each network's address, where it has it: else it asks the server) and the files it
+    fetches."""
 
-    read_drawing: int  # fn_index of each event the page sends
-    move_dimensions: int
-    turn: int
-    turn_refresh: int
     sliders: dict  # the sliders' value before any reading
-    decode_as: str  # "winner"
-    scale: str  # the sliders' range: the paper's
     transforms: dict  # the transform sliders' value before any move: the digit unchanged
-    read_pair: int | None  # the Two-digits pad's change and Decode as: None where the section has
-    decode_pair: int | None  # no pairs networks, and so no pad
+    pairs: bool  # whether the Two-digits section has its networks, and so a pad
     decoder: str | None = None  # the address of the decoder the page redraws with, where it has one:
-    # None, a page that sends every slider move to the server
+    # None, a page that asks the server each slider move's picture and Figure 4
     network: str | None = None  # the address of the graph the page reads drawings with, where it has
-    # one: None, a page that sends each stroke while it is drawn
+    # one: None, a page that asks the server to read each stroke, while it is drawn and at pen-up
     routing: tuple[str, ...] = ()  # the address of the routing graph, which the page loads with the network
     runtime: tuple[str, ...] = ()  # the addresses of ONNX Runtime Web's files, which run the graph
-    turn_graphs: tuple[str, ...] = ()  # the CNN's and the turn's graphs, with which the page turns the
-    # digit itself once Turn it is near the screen: empty, a page that sends each transform move
-    sweeps_in_page: bool = False  # whether a page with those graphs also refreshes Turn it itself (the
-    # turn panel and the rotation sweep): False, a page that asks the server for every refresh
-    reads_in_page: bool = False  # whether a page with the network sends nothing of its digit pad (no
-    # reading at pen-up, none for Clear) and waits for Turn it's graphs rather than ask for a refresh:
-    # False, a page that sends each finished stroke and Clear, and asks for Turn it's first refresh
+    turn_graphs: tuple[str, ...] = ()  # the CNN's and the turn's graphs, with which the page turns and
+    # sweeps the digit itself once Turn it is near the screen (waiting for them rather than ask): empty,
+    # a page that asks the server for Turn it's panel, its rotation sweep and each transform move
     reads_pairs_in_page: bool = False  # whether a page with the pairs networks reads the Two-digits
-    # pad in the page once the section's graphs are in, Decode as and Clear too, and sends nothing
+    # pad in the page once the section's graphs are in, Decode as too, and asks nothing
     first_visit: tuple[str, ...] = ()  # what a browser GETs on a first visit before any scroll, in
     # order, and ...
     scrolled: tuple[str, ...] = ()  # ... more once scrolled down (Turn it's graphs): recorded from the
     # served page (harness/page_visit.py, `visited`); empty, nothing fetched
 
-    def drawing(self, value: dict, sliders: dict | None = None) -> list:
-        """The data of the pad's event for its ``value``: the value, then what the page sends beside
-        it for the details of a finished stroke (Decode as, the range, ``sliders`` or the sliders'
-        first value)."""
-        sliders = self.sliders if sliders is None else sliders
-        return [value, self.decode_as, self.scale, sliders]
-
     @classmethod
     def of(cls, app) -> "Page":
-        """The page of the imported app.py (the same indices as a `python app.py` serving it)."""
+        """The page of the imported app.py: its networks in the page, it asks the server nothing."""
         pairs = app.TWO_DIGITS.problem is None
+        rows = app.CAPSULE_DIMENSIONS.rows(None, PAPER)
         return cls(
-            event_index(app, app.read_drawing),
-            event_index(app, app.CAPSULE_DIMENSIONS.move_dimensions),
-            event_index(app, app.TURN_IT.turn),
-            event_index(app, app.TURN_IT.show),
-            app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER),
-            app.WINNER,
-            PAPER,
-            {**transform_sliders.UNCHANGED, "revision": 0},
-            event_index(app, app.TWO_DIGITS.read_drawing) if pairs else None,
-            event_index(app, app.TWO_DIGITS.decode_again) if pairs else None,
+            dimension_sliders.slider_value(rows, [0.0] * len(rows), PAPER, enabled=False),
+            dict(transform_sliders.UNCHANGED),
+            pairs,
             app.READING.decoder.url,
             app.READING.page_network.url,
             (app.READING.routing_graph.url,),
             tuple(f"{page_network.RUNTIME}/{name}" for name in page_network.RUNTIME_FILES),
             (app.TURN_IT.cnn_graph.url, app.TURN_IT.turn_graph.url),
-            sweeps_in_page=True,
-            reads_in_page=True,
             reads_pairs_in_page=pairs,
         )
 
@@ -157,43 +123,38 @@ class Exchange:
     fetched: tuple[Fetched, ...] = ()  # for the GETs of a visit, each file's answer
 
 
-def skipped(output) -> bool:
-    """Whether an answer's output is gr.skip(): a component's {"__type__": "update", ...}, or a
-    State's None."""
-    return output is None or (isinstance(output, dict) and output.get("__type__") == "update")
-
-
 class PageClient:
-    """A client in a session of its own at the page served behind ``client`` (its base URL the
-    app's gradio_api/): sends the page's events and fetches its files as the page does, each
-    exchange recorded in ``exchanges`` as client ``index``'s."""
+    """A client of its own at the page served behind ``client`` (its base URL the app's
+    gradio_api/): asks the page's questions and fetches its files as the page does, each exchange
+    recorded in ``exchanges`` as client ``index``'s."""
 
-    def __init__(self, client: httpx.AsyncClient, index: int, session: str):
-        self.client, self.index, self.session = client, index, session
+    def __init__(self, client: httpx.AsyncClient, index: int):
+        self.client, self.index = client, index
         self.exchanges: list[Exchange] = []
 
-    async def send(
-        self, event: str, fn_index: int, data: list, problem: Callable[[list], str | None], since: float | None = None
-    ) -> list | None:
-        """POST one event as the page does, record it, and return its outputs (None on error)."""
+    async def ask(
+        self, event: str, kind: str, question: dict, problem: Callable[[dict], str | None], since: float | None = None
+    ) -> dict | None:
+        """POST question ``kind`` as the page does (its JSON, typed arrays as lists of numbers),
+        record it, and return its answer revived (None on error, or where a crowded server let a
+        reading asked while a stroke is drawn go: 204)."""
         start = time.perf_counter()
+        answer = None
         try:
-            response = await self.client.post(
-                "run/predict", json={"data": data, "fn_index": fn_index, "session_hash": self.session}
-            )
+            response = await self.client.post(self.client.base_url.join(f"../ask/{kind}"), json=question)
             response.raise_for_status()
-            outputs = response.json()["data"]
-            if event in LET_GO and all(map(skipped, outputs)):  # the panel stays
+            if response.status_code == 204 and event in LET_GO:  # the panel stays
                 event, error = LET_GO[event], None
             else:
-                error = problem(outputs)
+                answer = revived(response.json())
+                error = problem(answer)
         except Exception as failure:  # recorded: the benchmark and the test report every error
-            outputs, error = None, f"{type(failure).__name__}: {str(failure)[:200]}"
+            error = f"{type(failure).__name__}: {str(failure)[:200]}"
         end = time.perf_counter()
         self.exchanges.append(
             Exchange(self.index, event, end - start, end - (start if since is None else since), error)
         )
-        return None if error else outputs
+        return None if error else answer
 
     async def fetch(self, address: str) -> Fetched:
         """GET the file at ``address`` (relative to the page) as a browser asks for it, its body

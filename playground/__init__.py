@@ -23,24 +23,23 @@ What they stand on:
     page_graphs   the graphs the page reads of each network, by their names in a model repo's onnx/
     publish       `python -m playground.publish`: the networks as Hub model repos, then the Space
     drawing_pad, dimension_sliders, transform_sliders
-                  the page's own components, each one gr.HTML (.py, .css, and a module in page/):
-                  the value it sends and the server's check of it
-    stroke_mask   the pen's ink: the pixels a stroke covers, as the page's pen draws them
+                  the page's own components, each one gr.HTML (.py, .css, and a module in page/)
+    answers       the server's answers to the page's questions where it cannot compute them
+                  (POST /ask/KIND): the kinds of the page's network worker, as JSON
     page_network, onnxruntime-web/
                   what the page's networks load: the graphs (the decoder's among them), each
                   served under its hash, and ONNX Runtime Web, pinned
     page_modules, page/
                   the page's JavaScript, ES modules served under the folder's hash: the pen and
-                  the panels on the page's thread, the networks in workers (page/page_networks.js),
-                  the ports of the server's preprocessing and decoder each named after its function
-                  (a section's own after its section first: two_digits_tinted.js)
-    reading_views, figure4_views, turn_views, two_digits_views
-                  what the sections show, as the server's numbers: the page draws them with each
-                  panel's one renderer (page/reading_view.js, figure4_view.js, turn_view.js,
-                  sweep_view.js, two_digits_view.js), as it draws its own; the routing view's
-                  numbers are routing_section's (page/routing_view.js)
-    views         what they are drawn with: ink as inline pictures, and ink and numbers as the
-                  page's renderers take them
+                  the panels on the page's thread, each drawn by its one renderer
+                  (page/reading_view.js, routing_view.js, turn_view.js, ...); the seam that
+                  decides who computes (page/page_networks.js: the networks in workers, else the
+                  server's answers); the drawing made 28x28 (page/inks.js, ink_to_mnist.js), a
+                  module a step, named after what it does
+    turn_views, two_digits_views
+                  what the server draws of those sections: MNIST's turned curve, the examples'
+                  and /predict_pair's tinted pictures
+    views         ink as inline pictures, and ink and numbers as the page takes them in answers
     dimension_changes
                   the picture beside each dimension slider: where it changes the digit
     zero_gpu      on ZeroGPU hardware, the API's readings in ZeroGPU calls (`spaces.GPU`); elsewhere nothing

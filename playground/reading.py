@@ -3,16 +3,15 @@ reading panel (the digit, the ten capsule lengths, the 28x28 image the network s
 reconstruction and the runner-up's), *Decode as*; and the API's /predict and /perturb, which read an
 image and move the capsules of that reading.
 
-`ReadingSection.layout` lays the section out inside the app's Blocks; the app wires the pad's
-event (`read_drawing`, with what follows a finished stroke in the same answer): the reading panel
-is the one component the page updates while a stroke is drawn. The reading of the
-current drawing (`Reading`) is kept per user (gr.State): the other sections decode, route and turn
-it without running the network's convolutions again. The page draws the panel from numbers (the
-page's own reading, or the server's, `ReadingSection.panel`), and the page's decoder (its graph,
-playground/page/reading_panel.js) redraws the reconstruction when a slider moves or *Decode as* changes.
+`ReadingSection.layout` lays the section out inside the app's Blocks. The page reads the drawings
+and draws the panel (playground/page/reading_panel.js), asking its own networks or, where it
+cannot, the server (playground/answers.py, which reads with `read`); the pad and the panel send
+nothing to the server themselves. /predict's reading (`Reading`) is kept per user (gr.State) for
+/perturb to move its capsules.
 """
 
 import functools
+import json
 import numbers
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -31,14 +30,13 @@ from capsnet.data.preprocess import (
     MIN_CONTRAST,
     NoDigitError,
     SketchError,
-    ink_to_mnist,
     sketch_to_mnist,
 )
 from capsnet.digit_count import top_two
 from capsnet.dimensions import PAPER_RANGE, perturb as perturb_capsule
 from capsnet.model import CapsNet
 from capsnet.routing import RoutingTrace
-from playground import batches, drawing_pad, page_modules, photo, reading_views, serving, views, zero_gpu
+from playground import batches, drawing_pad, page_modules, photo, serving, views, zero_gpu
 from playground.page_network import RUNTIME, RUNTIME_URLS, PageGraph
 
 WINNER = "winner"  # Decode as: the longest capsule
@@ -74,7 +72,6 @@ class Reading:
 
     image: np.ndarray  # the network's input, [28, 28] in [0, 1]
     trace: RoutingTrace  # the routing for r = 1 .. MAX_ITERATIONS; the reading is r = 3's
-    revision: int  # the drawing pad's revision read (0 for an uploaded image)
     network: CapsNet = field(repr=False)  # the network that read it, whose decoder redraws it
 
     @property
@@ -114,11 +111,11 @@ class Reading:
         return self.reconstruction(self.runner_up)
 
 
-def read(network: CapsNet, image: np.ndarray, revision: int = 0) -> Reading:
+def read(network: CapsNet, image: np.ndarray) -> Reading:
     """Run the network on a 28x28 image: the convolutions once, routing for every r shown; the
     convolutions in one batch with the other drawings read at the same moment (`batches`)."""
     trace = traced_together(network)(torch.from_numpy(image)[None])  # [1, 28, 28]
-    return Reading(image, trace, revision, network)
+    return Reading(image, trace, network)
 
 
 @functools.cache
@@ -140,62 +137,6 @@ class ReadingSection:
     @property
     def decode_choices(self) -> list[str]:
         return [WINNER] + [str(digit) for digit in range(self.network.config.num_classes)]
-
-    def panel(self, reading: Reading | None, decode_as: str = WINNER, offsets=None, settled: bool = False) -> dict:
-        """The reading panel's value (reading_views.py): the reading, the reconstruction of the chosen
-        capsule moved by ``offsets`` (None: not moved), the runner-up's; no reading for None.
-        ``settled``: the drawing is finished."""
-        if reading is None:
-            return reading_views.no_reading(settled)
-        digit = reading.decoded_digit(decode_as)
-        return reading_views.reading_numbers(
-            reading.image,
-            reading.lengths,
-            reading.winner,
-            reading.reconstruction(digit, offsets),
-            digit,
-            reading.revision,
-            settled,
-            reading.runner_up,
-            reading.runner_up_reconstruction,
-            reading.capsules,
-            self.decoder.url if reading.network is self.network else None,
-        )
-
-    def read_drawing(self, value) -> tuple:
-        """The drawing pad changed: read what is on it now and show it in the reading panel, the one
-        component the page updates while a stroke is drawn. Once the stroke has ended the reading is
-        kept (gr.State) and the panel is settled (the app's `read_drawing` adds what follows it);
-        while a stroke is drawn, or for a value the page cannot have sent (its reason in the panel),
-        the kept reading is left as it is: gr.skip()."""
-        try:
-            drawing = drawing_pad.parse(value)
-        except drawing_pad.DrawingError as error:
-            return gr.skip(), reading_views.message(f"Cannot read this drawing: {error}")
-        if drawing.drawing and serving.crowded():  # a stroke still being drawn: let go first (serving.crowded)
-            return gr.skip(), gr.skip()
-        reading = self.drawn(drawing)
-        if drawing.drawing:
-            return gr.skip(), self.panel(reading)
-        return reading, self.panel(reading, settled=True)
-
-    def reading_of(self, kept: Reading | None, value: dict | None) -> Reading | None:
-        """The reading of the pad's drawing ``value`` for a server's fallback: ``kept`` where it is of
-        that drawing (or no drawing is given), else the drawing read now. A drawing the page read
-        itself never reached the server, and the fallback brings it along.
-
-        Raises:
-            drawing_pad.DrawingError: ``value`` is not a drawing the page can have sent.
-        """
-        if value is None:
-            return kept
-        drawing = drawing_pad.parse(value)
-        return kept if kept is not None and kept.revision == drawing.revision else self.drawn(drawing)
-
-    def drawn(self, drawing: drawing_pad.Drawing) -> Reading | None:
-        """The network's reading of ``drawing`` made 28x28, None for too little ink."""
-        image = ink_to_mnist(drawing_pad.ink(drawing))
-        return None if image is None else read(self.network, image, drawing.revision)
 
     def predict(self, image: Image.Image | np.ndarray | None) -> tuple[dict | None, np.ndarray | None, Reading | None]:
         """/predict: read an image (any size, dark ink on light paper or the reverse, or strokes on a
@@ -255,11 +196,10 @@ class ReadingSection:
         (page_modules.head). Its decoder comes later, on the person's first touch."""
         return (*RUNTIME_URLS, self.routing_graph.url, self.page_network.url)
 
-    def layout(self) -> tuple[drawing_pad.DrawingPad, "ReadingView", gr.Radio]:
+    def layout(self) -> gr.Radio:
         """The pad beside the reading panel and *Decode as*, laid out where it is called inside the
-        app's Blocks: the pad, for the app to wire its event once every section that follows a
-        finished stroke is laid out; the panel and *Decode as*, for the sections that follow the
-        reading."""
+        app's Blocks; *Decode as*, for the sliders to follow. The panel's "submit" event (a new
+        finished drawing, decoded as its winner) sets *Decode as* back to the winner in the page."""
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=300):
                 pad = drawing_pad.DrawingPad(
@@ -268,16 +208,14 @@ class ReadingSection:
                 photo.layout(pad)
             with gr.Column(scale=4, min_width=300):
                 reading_view = ReadingView(
-                    self.panel(None),
                     elem_id="reading-panel",
-                    strip_pad="#pad canvas",
+                    strip_pad="pad",
                     strip_height=110,
                     decoder_url=self.decoder.url,
                     network_url=self.page_network.url,
                     routing_url=self.routing_graph.url,
                     runtime_url=RUNTIME,
-                    reader_pad="#pad",
-                    decode_as_winner=f"#decode-as input[value='{WINNER}']",
+                    reader_pad="pad",
                     facts={**PREPROCESSING, "classes": self.network.config.num_classes},
                 )
                 decode_as = gr.Radio(
@@ -287,7 +225,8 @@ class ReadingSection:
                     info="which digit capsule the decoder redraws from",
                     elem_id="decode-as",
                 )
-        return pad, reading_view, decode_as
+        reading_view.submit(None, js=f"() => {json.dumps(WINNER)}", outputs=decode_as, **serving.PAGE_EVENT)
+        return decode_as
 
     def api(self, reading: gr.State, decode_as: gr.Radio) -> None:
         """/predict and /perturb, with input and output components of their own (an image file in,
@@ -317,20 +256,14 @@ class ReadingSection:
         )
 
 
-class ReadingView(views.NumbersView):
-    """The reading panel, drawn by the page (playground/page/reading_view.js) from ``value``
-    (reading_views.py) or from the page's own reading, whichever is of the newer drawing.
+class ReadingView(gr.HTML):
+    """The reading panel, drawn by the page (playground/page/reading_panel.js, reading_view.js)
+    from the readings of the pad of prop ``reader_pad``; it fires "submit" for each new finished
+    drawing read."""
 
-    Args:
-        value: reading_views.py's value, or None before any. Optional because Gradio (6.31.0)
-            rebuilds an output component from its other constructor arguments whenever an event
-            returns an update for it.
-    """
-
-    def __init__(self, value: dict | None = None, **kwargs):
+    def __init__(self, **kwargs):
         super().__init__(
-            value=value,
             html_template='<div class="reading-view"></div>',
-            js_on_load=page_modules.mounted("reading_panel.js"),
+            js_on_load=page_modules.mounted("reading_panel.js", events=("submit",)),
             **kwargs,
         )

@@ -2,44 +2,20 @@
 iterations: a heatmap of where the winner's votes come from, over all the primary capsule types or
 one, the lengths at every r, and how well the winner's and the runner-up's voters agree.
 
-The view is drawn in the page (playground/page/routing_view.js), from numbers: those of the page's
-own reading (its routing graph, `capsnet.shipping.onnx_file.routing_graph`), or, where the page
-cannot read, the server's (`routing_numbers`, the view's value), the same renderer for both. Every
-r and every capsule's share come with a reading, so its two controls, the routing iterations r and
+The view is drawn in the page (playground/page/routing_view.js), from the numbers that come with a
+finished drawing's reading: the page's worker's (its routing graph,
+`capsnet.shipping.onnx_file.routing_graph`) or, where it cannot, the server's (answers.py). Every r
+and every capsule's share come with a reading, so its two controls, the routing iterations r and
 one primary capsule type or all, redraw in the page and send nothing.
 """
 
 import gradio as gr
-import torch
 
 from capsnet.model import CapsNetConfig
-from capsnet.routing import agreement
 from playground import page_modules
-from playground.reading import MAX_ITERATIONS, Reading
-from playground.views import NumbersView, float32_base64
+from playground.reading import MAX_ITERATIONS
 
 ALL_TYPES = -1  # the capsule-type control's value for all types
-
-
-def routing_numbers(reading: Reading | None) -> dict | None:
-    """The routing view's numbers of ``reading`` (None for none), as the page's worker makes them of
-    its own readings (playground/page/network_worker.js): {"revision": the pad's revision read,
-    "image": the network's input, "lengths": |v_j| after each r [R][10], "agreements": each digit
-    capsule's agreement after each r [R][10], "winner_shares": after each r, each primary capsule's
-    share c_ij |u_hat_j|i| of the votes for that r's winner j [R * 1152]}, the image and the shares
-    float32 in base64 (`float32_base64`)."""
-    if reading is None:
-        return None
-    trace = reading.trace
-    shares = trace.couplings * trace.u_hat.norm(dim=-1)  # c_ij |u_hat_j|i|, [R, 1152, 10]
-    winner_shares = shares[torch.arange(len(shares)), :, trace.predictions]  # [R, 1152]
-    return {
-        "revision": reading.revision,
-        "image": float32_base64(reading.image),
-        "lengths": trace.lengths.tolist(),
-        "agreements": agreement(trace.u_hat, trace.capsules, trace.couplings).tolist(),
-        "winner_shares": float32_base64(winner_shares),
-    }
 
 
 def facts(config: CapsNetConfig) -> dict:
@@ -70,21 +46,15 @@ def template(config: CapsNetConfig) -> str:
     )
 
 
-class RoutingView(NumbersView):
-    """The routing view and its controls, drawn by the page from ``value`` (`routing_numbers`) or
-    from the page's own reading, whichever is newer.
+class RoutingView(gr.HTML):
+    """The routing view and its controls, drawn by the page from the reading panel's readings.
 
     Args:
-        value: `routing_numbers`, or None before any reading.
-        config: the network's, whose routing is shown. Optional because Gradio (6.31.0) rebuilds
-            an output component from its other constructor arguments whenever an event returns an
-            update for it.
+        config: the network's, whose routing is shown.
     """
 
-    def __init__(self, value: dict | None = None, config: CapsNetConfig | None = None, **kwargs):
-        config = config or CapsNetConfig()
+    def __init__(self, config: CapsNetConfig, **kwargs):
         super().__init__(
-            value=value,
             html_template=template(config),
             js_on_load=page_modules.mounted("routing_view.js"),
             facts=facts(config),
@@ -98,12 +68,11 @@ class RoutingSection:
     def __init__(self, config: CapsNetConfig):
         self.config = config
 
-    def layout(self) -> RoutingView:
-        """The section, laid out where it is called inside the app's Blocks; its view, for the app's
-        `show_details`."""
+    def layout(self) -> None:
+        """The section, laid out where it is called inside the app's Blocks."""
         with gr.Accordion("Routing: where the votes come from", open=True):
             gr.Markdown(EXPLANATION)
-            return RoutingView(None, self.config, elem_id="routing")
+            RoutingView(self.config, elem_id="routing")
 
 
 EXPLANATION = (

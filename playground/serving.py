@@ -3,7 +3,8 @@ crowded server lets go, what an error answer may say, and workarounds for the pi
 
 `configure_process()` applies the process settings and the workarounds; `launch_options()` are
 the keyword arguments of `demo.launch`; `freeze_what_is_loaded()` follows it; `PAGE_EVENT` are
-the keyword arguments of every event the page sends, whose readings ask `crowded()`.
+the keyword arguments of the page's own events; the server's answers to the page's readings ask
+`crowded()` (answers.py).
 """
 
 import ctypes
@@ -58,21 +59,10 @@ NOT_AN_IMAGE = "Cannot read this image: the file is not a picture in a format th
 TOO_MANY_PIXELS = f"Cannot read this image: it has more than {2 * MAX_IMAGE_PIXELS:,} pixels."
 NOT_UPLOADED = "This request names a file on the server that was not uploaded by a user."
 BAD_INPUT = "This request's value for a {component} input is not one that input takes."
-# How the page's events are wired (each section's `layout` takes it). They skip Gradio's queue: one
-# POST each, no event stream, less of the page's own work per reading (`network_slot` limits how many
-# run the network at once). They take their inputs as sent (no preprocessing): Gradio's own checks
-# of a slider's or a radio's value answer a forged one with HTTP 500, which a page shows nowhere; the
-# event functions check every value themselves and say in the page what is wrong. Their outputs go as
-# returned (no postprocessing): every output of theirs is HTML, a Radio or State, whose postprocessing
-# returns the value as it is, yet Gradio runs it in a worker thread of its own per output, so each
-# answer would wait its turn for a worker again per output behind every request waiting for one.
-PAGE_EVENT = {
-    "api_visibility": "private",
-    "show_progress": "hidden",
-    "queue": False,
-    "preprocess": False,
-    "postprocess": False,
-}
+# How the page's own events are wired (each section's `layout` takes it): a js function alone (a
+# radio's change handed to the page's module), which Gradio runs in the page with no request; kept
+# off the API's list and off the queue, with no progress shown.
+PAGE_EVENT = {"api_visibility": "private", "show_progress": "hidden", "queue": False}
 # Gradio 6.31.0 keeps 32 px of margin either side of the page, and prefixes the app's own CSS so
 # that it cannot reach that element (.app); on a phone the drawing pad wants the width.
 PAGE_HEAD = (

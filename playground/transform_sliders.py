@@ -1,17 +1,15 @@
 """The transform sliders of the Turn-it section, all in one component: turn, size, shear, stretch
 and move the digit, and a Straighten button.
 
-One gr.HTML component, as the dimension sliders are (`dimension_sliders`): a move sends one small
-value and updates one component. Each slider sets a field of `capsnet.data.affine.AffineChange`,
-as far as the robustness measurement changed MNIST's test digits. The value, which a page can
-forge like any other (`change_of` checks it):
+One gr.HTML component, as the dimension sliders are (`dimension_sliders`). Each slider sets a field
+of `capsnet.data.affine.AffineChange`, as far as the robustness measurement changed MNIST's test
+digits; the page turns the digit so (playground/page/turn_panel.js). The value:
 
     {"rotation": degrees counter-clockwise, "scale": ..., "shear": ..., "stretch_x": ...,
      "stretch_y": ..., "shift_x": pixels right, "shift_y": pixels down,   # AffineChange's fields
      "revision": n}                                                        # counts the page's moves
 """
 
-import numbers
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -19,7 +17,6 @@ import gradio as gr
 
 from capsnet.data.affine import SWEEPS, AffineChange
 from playground import page_modules
-from playground.drawing_pad import MAX_REVISION
 
 _HERE = Path(__file__).parent
 
@@ -57,7 +54,6 @@ def slider_range(field: str) -> tuple[float, float]:
 
 SLIDERS = tuple(Slider(field, label, *slider_range(field), step, unit) for field, (label, step, unit) in LABELS.items())
 FIELDS = tuple(field.name for field in fields(AffineChange))
-KEYS = {*FIELDS, "revision"}
 UNCHANGED = {field: getattr(AffineChange(), field) for field in FIELDS}
 ROW = (
     '<label class="transform"><span>{label}</span><output></output><input type="range" name="{field}" '
@@ -66,13 +62,9 @@ ROW = (
 )
 
 
-class TurnError(ValueError):
-    """The sliders' value is not one the page sends; the message says what is wrong."""
-
-
 class TransformSliders(gr.HTML):
     """Sliders that turn, scale, shear, stretch and move the digit (SLIDERS), with a Straighten
-    button; moving one fires the component's input event with the whole change (the module's
+    button; moving one publishes the whole change for the turn panel in the page (the module's
     docstring has the value)."""
 
     def __init__(self, **kwargs):
@@ -84,33 +76,7 @@ class TransformSliders(gr.HTML):
             html_template=f'<div class="transforms">{rows}</div>'
             '<button type="button" class="straighten">Straighten</button>',
             css_template=(_HERE / "transform_sliders.css").read_text(encoding="utf-8"),
-            js_on_load=page_modules.mounted("transform_sliders.js", events=("input",)),
+            js_on_load=page_modules.mounted("transform_sliders.js"),
             apply_default_css=False,
             **kwargs,
         )
-
-    def api_info(self) -> dict:
-        return {"type": "object", "properties": {key: {"type": "number"} for key in sorted(KEYS)}}
-
-
-def change_of(value) -> tuple[AffineChange, int]:
-    """The change and the revision in a value the page sent, every part checked.
-
-    Raises:
-        TurnError: not an object of exactly the sliders' keys; a field that is not a finite
-            number within AffineChange.RANGES; a revision that is not an integer in 0..2^53.
-    """
-    if not isinstance(value, dict):
-        raise TurnError(f"expected the sliders' value, an object with keys {sorted(KEYS)}, got {type(value).__name__}")
-    if value.keys() != KEYS:
-        wrong = [f"missing {sorted(KEYS - value.keys())}"] if KEYS - value.keys() else []
-        wrong += [f"unknown {sorted(str(key)[:40] for key in value.keys() - KEYS)[:5]}"] if value.keys() - KEYS else []
-        raise TurnError(f"the sliders' value has the keys {sorted(KEYS)}: {', '.join(wrong)}")
-    revision = value["revision"]
-    if not isinstance(revision, numbers.Integral) or isinstance(revision, bool) or not 0 <= revision <= MAX_REVISION:
-        raise TurnError(f"the revision must be an integer in 0..2^53, got {revision!r:.40}")
-    try:
-        change = AffineChange(**{field: value[field] for field in FIELDS})
-    except ValueError as error:
-        raise TurnError(str(error)[:200]) from None
-    return change, int(revision)

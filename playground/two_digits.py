@@ -4,19 +4,18 @@ paper's section 6, Figure 5), beside a CNN trained on the same examples. The rea
 `two_digits_reading`'s (one digit or two, as each network's count rule says), the introduction and
 what the measurement found above the pad `two_digits_text`'s.
 
-`TwoDigitsSection.layout` lays the section out inside the app's Blocks and wires its events: a drawing
-pad of two pens (`DrawingPad` with two colours: each stroke's pen travels with it, and the networks
-read the overlay of both pens' ink, the colours only for the person), the section's panel
-(`PairView`, drawn by the page from the numbers two_digits_views.py makes: the only output the page
-updates while a stroke is drawn), *Decode as*, and the API's `/predict_pair`.
+`TwoDigitsSection.layout` lays the section out inside the app's Blocks: a drawing pad of two pens
+(`DrawingPad` with two colours: each stroke's pen travels with it, and the networks read the
+overlay of both pens' ink, the colours only for the person), the section's panel (`PairView`, drawn
+by the page), *Decode as*, and the API's `/predict_pair`.
 
-The page reads a drawing itself where it can, as the MNIST pad's is read (playground/page_network.py):
-both pairs networks' graphs (`PairGraphs`) are served under their hashes and named to the page in the
-panel's settings (`TwoDigitsSection.page_settings`), with the numbers the page's port of the reading
-(playground/page/two_digits_reading.js) makes a drawing into the networks' input and counts with.
-The panel's module fetches them once the section nears the screen and, once they are loaded, reads
-the pad's drawings and redraws Decode as in the page (playground/page/two_digits_panel.js); where
-the page cannot, the pad and Decode as ask the server (`read_drawing`, `decode_again`).
+The page reads a drawing as the MNIST pad's is read (playground/page_network.py): both pairs
+networks' graphs (`PairGraphs`) are served under their hashes and named to the page in the panel's
+settings (`TwoDigitsSection.page_settings`), with the numbers with which the page makes a drawing
+into the networks' input and counts (playground/page/two_digits_reading.js). The panel's module
+fetches them once the section nears the screen and reads the pad's drawings and redraws Decode as
+with them (playground/page/two_digits_panel.js); until they are in, or where they cannot run, the
+server answers the same questions (playground/answers.py, with `PairReader`).
 
 The pad's pens and its examples (MNIST test pairs): `two_digits_pad`.
 """
@@ -30,39 +29,24 @@ from starlette.routing import Route
 
 from capsnet.data.preprocess import NoDigitError, SketchError, sketch_to_mnist
 from capsnet.shipping.published_graphs import graphs
-from playground import drawing_pad, page_graphs, page_modules, serving, views, zero_gpu
+from playground import drawing_pad, page_graphs, page_modules, views, zero_gpu
 from playground.networks import PairNetworks
 from playground.page_network import RUNTIME, PageGraph
 from playground.reading import PREPROCESSING
-from playground.two_digits_pad import PENS, examples, pens_of
-from playground.two_digits_reading import PairReader, PairReading, example_fields
+from playground.two_digits_pad import PENS, examples
+from playground.two_digits_reading import PairReader
 from playground.two_digits_text import INTRODUCTION, PAPER_CLAIM, measured
-from playground.two_digits_views import ShownPair, figure5, no_pair, pair_message, pair_numbers
+from playground.two_digits_views import figure5
 
 TWO_READ = "the two read"
 DECODE_CHOICES = [TWO_READ] + [str(digit) for digit in range(10)]
 API_PIXEL = 10  # /predict_pair's picture is 280x280
 PAIR_STRIP_HEIGHT = 120  # the panel's two digits and their redrawings on a narrow screen, CSS pixels
-DECODE_PAIR_AS = page_modules.called("two_digits_panel.js", "decodeAs")  # Decode as's js: in the page, or fire.submit
+DECODE_PAIR_AS = page_modules.called("two_digits_panel.js", "decodeAs")  # Decode as's js: redrawn in the page
 PROMPT = (
     "Draw a digit with pen 1, then another over it with pen 2, or one digit alone (or tap an MNIST test "
     "pair): each capsule redraws its own."
 )
-
-
-class PairInputError(ValueError):
-    """A value the page cannot have sent to the section; the message says what is wrong."""
-
-
-def checked_decode_as(decode_as) -> int | None:
-    """The digit *Decode as* names, None for the two read.
-
-    Raises:
-        PairInputError: not one of its choices.
-    """
-    if decode_as not in DECODE_CHOICES:
-        raise PairInputError(f"Decode as must be one of {', '.join(DECODE_CHOICES)}, got {decode_as!r:.40}")
-    return None if decode_as == TWO_READ else int(decode_as)
 
 
 @dataclass(frozen=True)
@@ -129,58 +113,6 @@ class TwoDigitsSection:
             },
         }
 
-    def view(self, reading: PairReading, decode_as: int | None) -> ShownPair:
-        pens = pens_of(reading.redrawn, reading.layers)
-        shown = decode_as is not None and decode_as not in reading.read
-        return ShownPair(
-            reading.image,
-            reading.layers,
-            reading.lengths,
-            reading.read,
-            reading.second,
-            reading.second_ink,
-            self.reader.rule,
-            reading.redrawn,
-            tuple(PENS[pen] for pen in pens),
-            PENS,
-            reading.probabilities,
-            reading.cnn_read,
-            self.reader.cnn_rule,
-            reading.revision,
-            decode_as if shown else None,
-            self.reader.redraw(reading, decode_as) if shown else None,
-        )
-
-    def panel(self, reading: PairReading | None, decode_as: int | None) -> dict:
-        """The panel's value (two_digits_views.py): the reading with capsule ``decode_as`` redrawn
-        too where it is not one read; no pair for None."""
-        return no_pair() if reading is None else pair_numbers(self.view(reading, decode_as))
-
-    def read_drawing(self, value, decode_as) -> tuple:
-        """The two-pen pad changed (while a stroke is drawn, and at its end): read what is on it
-        now and show it; a value the page cannot have sent gets its reason in the panel."""
-        try:
-            drawing = drawing_pad.parse(value, pens=len(PENS))
-            digit = checked_decode_as(decode_as)
-        except (drawing_pad.DrawingError, PairInputError) as error:
-            return gr.skip(), pair_message(f"Cannot read these two digits: {error}")
-        if drawing.drawing and serving.crowded():  # a stroke still being drawn: let go first (serving.crowded)
-            return gr.skip(), gr.skip()
-        if drawing.background is not None and not drawing.strokes:  # an example tapped, not drawn over
-            fields = example_fields(drawing.background)
-            reading = None if fields is None else self.reader.read_fields(fields, drawing.revision)
-        else:
-            reading = self.reader.read(drawing_pad.inks(drawing, pens=len(PENS)), drawing.revision)
-        return reading, self.panel(reading, digit)
-
-    def decode_again(self, reading: PairReading | None, decode_as) -> dict:
-        """*Decode as* changed: the panel with that capsule redrawn too."""
-        try:
-            digit = checked_decode_as(decode_as)
-        except PairInputError as error:
-            return pair_message(f"Cannot decode: {error}")
-        return self.panel(reading, digit)
-
     def predict_pair(self, image) -> tuple[dict | None, np.ndarray | None]:
         """/predict_pair: read an image of one digit or two overlapping (any size, dark ink on light
         paper or the reverse): how many digits and which, the ten capsule lengths, the CNN's count,
@@ -233,10 +165,9 @@ class TwoDigitsSection:
                 elem_id="two-digits-missing",
             )
             return
-        reading = gr.State(None)
         with gr.Row(equal_height=False):
             with gr.Column(scale=5, min_width=300):
-                pad = drawing_pad.DrawingPad(
+                drawing_pad.DrawingPad(
                     examples(),
                     colours=PENS,
                     hint="Draw a digit, then another over it with pen 2, or one alone",
@@ -244,13 +175,12 @@ class TwoDigitsSection:
                     elem_id="pair-pad",
                 )
             with gr.Column(scale=4, min_width=300):
-                panel = PairView(
-                    no_pair(),
+                PairView(
                     prompt=PROMPT,
                     elem_id="pair-panel",
-                    strip_pad="#pair-pad canvas",
+                    strip_pad="pair-pad",
                     strip_height=PAIR_STRIP_HEIGHT,
-                    reader_pad="#pair-pad",
+                    reader_pad="pair-pad",
                     **self.page_settings(),
                 )
                 decode_as = gr.Radio(
@@ -260,39 +190,24 @@ class TwoDigitsSection:
                     elem_id="pair-decode-as",
                     info="redraw another digit's capsule too: one of a digit that is not there should redraw little",
                 )
-        pad.input(
-            self.read_drawing,
-            inputs=[pad, decode_as],
-            outputs=[reading, panel],
-            trigger_mode="always_last",
-            **page_event,
-        )
         gr.on(decode_as.input, None, inputs=decode_as, js=DECODE_PAIR_AS, **page_event)
-        panel.submit(  # fired by the page for a pair the server read (two_digits_panel.js)
-            self.decode_again, inputs=[reading, decode_as], outputs=panel, trigger_mode="always_last", **page_event
-        )
 
 
-class PairView(views.NumbersView):
+class PairView(gr.HTML):
     """The Two-digits panel, drawn by the page (playground/page/two_digits_panel.js,
-    two_digits_view.js) from the page's own reading of the pad of props reader_pad, with the networks
-    of `TwoDigitsSection.page_settings` (its other props), or where the page cannot, from ``value``;
-    on a narrow screen its reading shows in a strip while the pad is drawn on (strip.js: props
-    strip_pad and strip_height). Its submit event is the page asking the server to redraw with
-    Decode as a pair the server read.
+    two_digits_view.js) from its readings of the pad of prop reader_pad, with the networks of
+    `TwoDigitsSection.page_settings` (its other props) or, where the page cannot run them, the
+    server's (playground/answers.py); on a narrow screen its reading shows in a strip while the pad
+    is drawn on (strip.js: props strip_pad and strip_height).
 
     Args:
-        value: `two_digits_views.pair_numbers`, `no_pair` or `pair_message`, or None before any.
-        prompt: what the panel says before any drawing. Both optional because Gradio (6.31.0)
-            rebuilds an output component from its other constructor arguments whenever an event
-            returns an update for it.
+        prompt: what the panel says before any drawing.
     """
 
-    def __init__(self, value: dict | None = None, prompt: str = "", **kwargs):
+    def __init__(self, prompt: str, **kwargs):
         super().__init__(
-            value=value,
             html_template='<div class="pair-view"></div>',
-            js_on_load=page_modules.mounted("two_digits_panel.js", events=("submit",)),
+            js_on_load=page_modules.mounted("two_digits_panel.js"),
             prompt=prompt,
             **kwargs,
         )

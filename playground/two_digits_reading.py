@@ -4,11 +4,11 @@ each network reads, its strongest and a second one where its count rule reads tw
 (`capsnet.digit_count`: the second-strongest score, and for the CapsNet the ink only the second
 capsule's redrawing covers, against the lines pairs.json chose on validation examples).
 
-The pens' ink goes through `overlaid_inks_to_mnist`, the step the training examples went through
-(`capsnet.data.pairs.render`; `capsnet.data.written` does the same in tensors), so a drawn pair
-reaches the networks as the training pairs did; an example tapped and not drawn over is read from
-its 28x28 ink as it is (`example_fields`), as the measurement reads it. Drawings read at the same
-moment go through the networks as one batch (`batches.Batched`).
+The page makes a drawing 28x28 (playground/page/two_digits_reading.js `pairFields`, the step the
+training examples went through: `overlaid_inks_to_mnist`) and sends it where its own networks cannot
+read it (`read_fields`, playground/answers.py); /predict_pair's image goes through
+`overlaid_inks_to_mnist` here (`read`). Drawings read at the same moment go through the networks as
+one batch (`batches.Batched`).
 """
 
 import logging
@@ -20,7 +20,7 @@ import torch
 
 from capsnet.baseline import BaselineCNN
 from capsnet.data.pairs import scores
-from capsnet.data.preprocess import MIN_CONTRAST, overlaid_inks_to_mnist
+from capsnet.data.preprocess import overlaid_inks_to_mnist
 from capsnet.digit_count import CountRule, counted, second_ink, top_two
 from capsnet.model import CapsNet
 from playground import batches, serving
@@ -45,7 +45,6 @@ class PairReading:
     redrawn: np.ndarray  # each digit read redrawn from its own capsule alone, [1 or 2, 28, 28]
     probabilities: np.ndarray  # the pairs CNN's ten sigmoids, [10]
     cnn_read: tuple[int, ...]  # the digits it read, the more probable first
-    revision: int
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,14 +78,14 @@ class PairReader:
         rules = measured_rules(pairs.measurement)
         return cls(pairs.capsnet, pairs.cnn, *(rules or (CountRule(UNMEASURED_THRESHOLD),) * 2))
 
-    def read(self, inks: np.ndarray, revision: int = 0) -> PairReading | None:
+    def read(self, inks: np.ndarray) -> PairReading | None:
         """Both networks on two pens' ink [2, H, W] (any scale) drawn over each other: the overlay
         made 28x28 as the training pairs were, one digit read or two (`counted` with each
         network's rule), each digit read redrawn from its own capsule; None for too little ink."""
         fields = overlaid_inks_to_mnist(inks)  # [3, 28, 28]: overlay, pen 1, pen 2
-        return None if fields is None else self.read_fields(fields, revision)
+        return None if fields is None else self.read_fields(fields)
 
-    def read_fields(self, fields: np.ndarray, revision: int = 0) -> PairReading:
+    def read_fields(self, fields: np.ndarray) -> PairReading:
         """Both networks on the 28x28 input fields[0] whose pens' ink is fields[1:] ([3, 28, 28]);
         the networks run in one batch with whatever other drawings are read at the same moment."""
         out = self._run_together(fields[0])
@@ -104,7 +103,6 @@ class PairReader:
             out.both[: len(read), 0].numpy(),
             out.probabilities.numpy(),
             tuple(cnn_strongest[0, : 1 + int(cnn_two)].tolist()),
-            revision,
         )
 
     def _run(self, images: Sequence[np.ndarray]) -> list[NetworksOutput]:
@@ -121,17 +119,6 @@ class PairReader:
         """Capsule ``digit`` of the reading redrawn alone, [28, 28]."""
         with serving.network_slot(), torch.inference_mode():
             return self.capsnet.decode(reading.capsules[None], torch.tensor([digit]))[0, 0].numpy()
-
-
-def example_fields(background: np.ndarray) -> np.ndarray | None:
-    """An example's two digits, uint8 [2, 28, 28] as the preprocessing placed them, as the input
-    the measurement reads (their overlay) and each pen's ink: float32 [3, 28, 28]; None for too
-    little ink (as `overlaid_inks_to_mnist`). Blown up to the pad and made 28x28 again, as drawn
-    strokes are, they would blur and move."""
-    layers = background.astype(np.float32) / 255
-    if layers.max() < MIN_CONTRAST:
-        return None
-    return np.concatenate([layers.max(axis=0, keepdims=True), layers])
 
 
 def measured_rules(measurement: Measurement) -> tuple[CountRule, CountRule] | None:

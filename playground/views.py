@@ -1,31 +1,18 @@
-"""What the server's views are drawn with: ink as a picture (black on white paper, as a PNG data
-URL: Figure 4's strips, the pictures beside the sliders, the examples under the pads), and ink and
-numbers as the page's renderers take them (`ink_base64`, `float32_base64`). The views themselves:
-reading_views, figure4_views, turn_views, two_digits_views (numbers the page draws); the components
-whose value is such numbers, `NumbersView`.
+"""What the server draws and sends with: ink as a picture (black on white paper, as a PNG data URL:
+the examples under the pads, the API's pictures), and ink and numbers as the page takes them in the
+server's answers to its questions (`ink_base64`, `float32_base64`; answers.py).
 
 Pictures go to the page inline, as PNG data URLs: a 28x28 PNG is a few hundred bytes, the browser
 scales it up crisp (CSS `image-rendering: pixelated`), and nothing is written to disk or fetched in
-a second request. Everything one event changes is one component's value, so the page updates one
-component per event: each of Gradio's output components costs the browser work per event,
-whatever it shows.
+a second request.
 """
 
 import base64
 import io
 
-import gradio as gr
 import numpy as np
 import torch
 from PIL import Image
-
-
-class NumbersView(gr.HTML):
-    """A panel the page draws from numbers: its value is a dict of them (the server's, where the
-    page cannot compute) or None, which the API describes as such."""
-
-    def api_info(self) -> dict:
-        return {"anyOf": [{"type": "object"}, {"type": "null"}]}
 
 
 def paper(ink: np.ndarray | torch.Tensor) -> np.ndarray:

@@ -1,7 +1,7 @@
-"""Bad and odd input never breaks the app: every case ends in a reading, a "Draw a digit" view, a
-message in the reading panel, a gr.Warning or a gr.Error with a clear text; never another
-exception, never a stack trace. The event functions are called directly, then the page's events
-and the API are sent forged requests over HTTP against `python app.py`."""
+"""Bad and odd input never breaks the app: every case ends in a reading, no reading, a gr.Warning,
+a gr.Error or an answer of 400 with a clear text; never another exception, never a stack trace.
+The API's functions are called directly, then the page's questions (answers.py) and the API are
+sent forged requests over HTTP against `python app.py`."""
 
 import json
 import re
@@ -13,10 +13,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from harness.digit_strokes import pad_value, strokes
-from harness.page_protocol import Page, event_index, outputs_of, page_event
 from playground import serving
-from playground.dimensions_section import PAPER
+from playground.reading import EXAMPLES as PAGE_EXAMPLES, WINNER, example_ink
 from tests.support.examples import EXAMPLES, label_of
 
 ZEROS = [0.0] * 16
@@ -39,9 +37,7 @@ def assert_full_reading(app, outputs: tuple):
     config = app.NETWORKS.capsnet.config
     assert len(answer["lengths"]) == config.num_classes and all(0 <= x <= 1 for x in answer["lengths"])
     assert np.isfinite(reading.image).all() and reconstruction.dtype == np.uint8
-    assert app.READING.panel(reading)["winner"] == reading.winner
-    assert len(app.CAPSULE_DIMENSIONS.figure4(reading, app.WINNER, PAPER)["strips"]) == config.digit_capsule_dim
-    np.testing.assert_array_equal(app.READING.perturb(reading, app.WINNER, *ZEROS), reconstruction)
+    np.testing.assert_array_equal(app.READING.perturb(reading, WINNER, *ZEROS), reconstruction)
     return reading
 
 
@@ -67,11 +63,9 @@ def test_a_single_dot_gives_a_reading_not_an_error(app):
     assert_full_reading(app, app.READING.predict(dot))
 
 
-def test_a_scribble_over_the_whole_pad_gives_a_reading_not_an_error(app):
-    rng = np.random.default_rng(0)
-    scribble = [rng.uniform(0, 280, 400).round(1).tolist() for _ in range(30)]
-    reading, panel = app.READING.read_drawing(pad_value(scribble))
-    assert panel["winner"] == reading.winner and reading.image.max() == 1
+def test_a_28x28_full_of_ink_gives_a_reading_not_an_error(app):
+    answer = app.ANSWERS.read({"image": [1.0] * 784, "routed": True})
+    assert len(answer["lengths"]) == 10 and all(0 <= x <= 1 for x in answer["lengths"])
 
 
 @pytest.mark.parametrize("example", EXAMPLES[:3], ids=lambda path: path.stem)
@@ -131,15 +125,6 @@ def test_a_photo_of_no_digit_gets_an_error_answer_that_says_why(app):
         app.TWO_DIGITS.predict_pair(blank)
 
 
-def test_clear_and_draw_again_always_shows_the_last_drawing(app):
-    """The loop at the event level: every reading is of the value just sent, never the last one."""
-    for revision, digit in enumerate([4, 5, 1, 7, 0, 8] * 2, start=1):
-        cleared, panel = app.READING.read_drawing(pad_value([], revision=2 * revision))
-        assert cleared is None and panel["revision"] is None
-        reading, panel = app.READING.read_drawing(pad_value(strokes(digit, 60, 30, 160, 220), 2 * revision + 1))
-        assert reading.winner == digit and panel["revision"] == 2 * revision + 1
-
-
 BAD_OFFSETS = {
     "huge": [1e9] + ZEROS[1:],
     "negative": ZEROS[:-1] + [-5.0],
@@ -160,7 +145,7 @@ def test_perturb_rejects_offsets_out_of_range_with_a_clear_error(app, offsets):
     reading = app.READING.predict(example_pixels(EXAMPLES[0]))[2]
     for state in (reading, None):
         with pytest.raises(gr.Error, match=re.escape("each a number in [-0.25, 0.25]")):
-            app.READING.perturb(state, app.WINNER, *offsets)
+            app.READING.perturb(state, WINNER, *offsets)
 
 
 @pytest.mark.parametrize("decode_as", ["10", "-1", "seven", None, 3], ids=str)
@@ -174,65 +159,51 @@ def test_perturb_rejects_a_capsule_that_is_not_a_choice(app, decode_as):
 # Against the app launched as `python app.py`.
 
 
-def panel_of(response: httpx.Response) -> dict:
-    return outputs_of(response)[-1]  # the reading panel's value is every such event's last output
+def asked(url: str, kind: str, body: str) -> httpx.Response:
+    """The page's question ``kind`` with the JSON ``body``, as page_networks.js sends it (answers.py)."""
+    return httpx.post(f"{url}ask/{kind}", content=body, timeout=120, headers={"Content-Type": "application/json"})
 
 
-def said(panel: dict) -> str:
-    """What the reading panel's value says is wrong (playground/reading_views.message), "" where nothing is."""
-    return panel.get("message", "")
+def example_image(digit: int) -> list[float]:
+    """The 28x28 of the MNIST example of ``digit`` under the pad, as the page sends it."""
+    return (example_ink(next(path for path in PAGE_EXAMPLES if label_of(path) == digit))[1] / 255).flatten().tolist()
 
 
-def read_on_the_page(app, url: str, value, session: str = "page") -> dict:
-    """The reading panel the pad's event answers ``value`` with, sent as the page sends it."""
-    return panel_of(page_event(app, url, app.read_drawing, Page.of(app).drawing(value), session))
-
-
-def left_as_is(output) -> bool:
-    """Whether an event's output is gr.skip(): the component stays as the page shows it."""
-    return isinstance(output, dict) and output.get("__type__") == "update" and "value" not in output
-
-
-FORGED_PAD_VALUES = {
-    "a-string": ("draw a 7", "an object"),
-    "a-list": ([["1", "2"]], "an object"),
-    "null-strokes": ({"strokes": None}, "a list of strokes"),
-    "numbers-not-strings": ({"strokes": [[10, 10, 50, 50]]}, "must be a string"),
-    "out-of-range": ({"strokes": ["10 10 5000 50"]}, "must lie in 0..280"),
-    "negative": ({"strokes": ["-10 10 50 50"]}, "must lie in 0..280"),
-    "nan-text": ({"strokes": ["nan 10"]}, "finite"),
-    "too-many-strokes": ({"strokes": ["1 1"] * 501}, "more than the 500"),
-    "too-many-points": ({"strokes": [" ".join(["1 1"] * 20_001)]}, "more than the 20000 points"),
-    "background-bytes": ({"strokes": [], "background": "AAAA"}, "784 bytes"),
-    "background-not-ascii": ({"strokes": [], "background": "é" * 1044}, "784 bytes"),
+FORGED_QUESTIONS = {
+    "a-string": ("read", '"draw a 7"', "an object with the keys"),
+    "no-json": ("read", "{image", "takes a JSON object"),
+    "too-few-pixels": ("read", json.dumps({"image": [0.5] * 700, "routed": True}), "784 numbers, got 700"),
+    "a-pixel-too-dark": ("read", json.dumps({"image": [0.5] * 783 + [2], "routed": True}), "[0, 1], got 2"),
+    "nan": ("read", '{"image": [NaN' + ", 0" * 783 + '], "routed": true}', "got nan"),
+    "infinity": ("decode", '{"capsules": [Infinity' + ", 0" * 159 + '], "digit": 1, "offsets": null}', "got inf"),
+    "a-digit-of-eleven": (
+        "sweep",
+        json.dumps({"capsules": [0] * 160, "digit": 11, "limits": [0.25] * 16, "steps": 11}),
+        "0..9",
+    ),
+    "a-turn-too-far": (
+        "turn",
+        json.dumps({"image": [0] * 784, "change": [500, 1, 0, 1, 1, 0, 0], "networks": ["capsules"]}),
+        "rotation",
+    ),
+    "pairs-of-one-field": ("pair", json.dumps({"fields": [[0] * 784], "decodeAs": None}), "3 images"),
 }
 
 
 @pytest.mark.server
-@pytest.mark.parametrize("value, reason", FORGED_PAD_VALUES.values(), ids=FORGED_PAD_VALUES.keys())
-def test_a_forged_drawing_gets_a_clear_message_and_the_app_reads_on(app, url, value, reason):
-    panel = read_on_the_page(app, url, value)
-    assert "Cannot read this drawing" in said(panel) and reason in said(panel) and "Traceback" not in said(panel)
-    panel = read_on_the_page(app, url, pad_value(strokes(2, 60, 30, 160, 220)))
-    assert panel["winner"] == 2
-
-
-@pytest.mark.server
-def test_nan_and_infinity_as_json_numbers_get_a_clear_message(app, url):
-    fn_index = event_index(app, app.read_drawing)
-    beside = json.dumps(Page.of(app).drawing(None)[1:])[1:-1]  # what the page sends beside the value
-    for bad in ('{"strokes": [], "revision": NaN}', '{"strokes": [], "revision": Infinity}'):
-        body = f'{{"data": [{bad}, {beside}], "fn_index": {fn_index}, "session_hash": "nan"}}'
-        response = httpx.post(
-            f"{url}gradio_api/run/predict", content=body, timeout=120, headers={"Content-Type": "application/json"}
-        )
-        assert "the revision must be an integer" in said(panel_of(response))
+@pytest.mark.parametrize("kind, body, reason", FORGED_QUESTIONS.values(), ids=FORGED_QUESTIONS.keys())
+def test_a_forged_question_gets_a_clear_message_and_the_app_reads_on(app, url, kind, body, reason):
+    response = asked(url, kind, body)
+    assert response.status_code == 400 and reason in response.json()["error"], response.text
+    assert "Traceback" not in response.text
+    answer = asked(url, "read", json.dumps({"image": example_image(2), "routed": True})).json()
+    assert int(np.argmax(answer["lengths"])) == 2 and "routing" in answer
 
 
 @pytest.mark.server
 def test_a_request_too_large_is_refused_before_it_is_read(url):
     too_large = json.dumps({"data": [{"strokes": ["1 1 " * 300_000]}], "fn_index": 0})
-    for path in ("gradio_api/run/predict", "gradio_api/queue/join"):
+    for path in ("gradio_api/run/predict", "gradio_api/queue/join", "ask/read"):
         response = httpx.post(
             f"{url}{path}", content=too_large, timeout=120, headers={"Content-Type": "application/json"}
         )
@@ -240,71 +211,23 @@ def test_a_request_too_large_is_refused_before_it_is_read(url):
 
 
 @pytest.mark.server
-def test_the_largest_drawing_allowed_holds_up_nobody(app, url):
-    """Four people send the most points a drawing may have (20,000, each over the whole pad)
-    while another draws a digit: all are answered, the digit read right."""
-    rng = np.random.default_rng(1)
-    largest = pad_value([rng.uniform(0, 280, 4000).round(1).tolist() for _ in range(10)])
+def test_many_questions_at_once_hold_up_nobody(app, url):
+    """Four people ask for Figure 4's sweep over and over while another's drawing is read: all are
+    answered, the digit read right."""
+    sweep = json.dumps({"capsules": [0.1] * 160, "digit": 3, "limits": [0.25] * 16, "steps": 11})
     answers = {}
 
-    def send(name: str, value: dict) -> None:
-        answers[name] = read_on_the_page(app, url, value, session=name)
+    def send(name: str, kind: str, body: str) -> None:
+        answers[name] = [asked(url, kind, body).status_code for _ in range(3)]
 
-    heavy = [threading.Thread(target=send, args=(f"heavy-{k}", largest)) for k in range(4)]
+    heavy = [threading.Thread(target=send, args=(f"heavy-{k}", "sweep", sweep)) for k in range(4)]
     for thread in heavy:
         thread.start()
-    send("person", pad_value(strokes(6, 60, 30, 160, 220)))
+    person = asked(url, "read", json.dumps({"image": example_image(6), "routed": True}))
     for thread in heavy:
         thread.join()
-    assert answers["person"]["winner"] == 6
-    assert all("winner" in answers[f"heavy-{k}"] for k in range(4))
-
-
-@pytest.mark.server
-@pytest.mark.parametrize("offsets", [[0.3] + ZEROS[1:], "x", None], ids=["beyond", "a-string", "none"])
-def test_forged_slider_values_get_a_clear_message(app, url, offsets):
-    session = f"sliders-{offsets!r}"
-    read_on_the_page(app, url, pad_value(strokes(3, 60, 30, 160, 220)), session)
-    sliders = {"offsets": offsets, "rows": [], "enabled": True}
-    panel = panel_of(
-        page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, "winner", "paper", sliders, None], session)
-    )
-    assert "Cannot move the sliders" in said(panel) and "Traceback" not in said(panel)
-
-
-FORGED_CHOICES = {"null": None, "not-a-choice": "seven", "a-number": 3, "a-list": [], "nan": float("nan")}
-
-
-@pytest.mark.server
-@pytest.mark.parametrize("forged", FORGED_CHOICES.values(), ids=FORGED_CHOICES.keys())
-def test_forged_decode_as_and_slider_range_get_a_clear_message(app, url, forged):
-    """Every event that takes *Decode as* and *Slider range* says in the page what is wrong with
-    a value that is none of their choices, and leaves its other outputs as they are."""
-    session = "decoding-forged"
-    read_on_the_page(app, url, pad_value(strokes(7, 60, 30, 160, 220)), session)
-    sliders = app.CAPSULE_DIMENSIONS.sliders_at_zero(None, PAPER)
-    for decode_as, scale, reason in (
-        (forged, "paper", "Decode as must be one of winner, 0, 1"),
-        ("winner", forged, "the slider range must be one of paper"),
-    ):
-        panel, *rest = outputs_of(
-            page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, decode_as, scale, sliders, None], session)
-        )
-        assert "Cannot decode" in said(panel) and reason in said(panel) and all(map(left_as_is, rest))
-        panel = panel_of(
-            page_event(
-                app, url, app.CAPSULE_DIMENSIONS.move_dimensions, [None, decode_as, scale, sliders, None], session
-            )
-        )
-        assert "Cannot move the sliders" in said(panel) and reason in said(panel)
-        drawn = pad_value(strokes(7, 60, 30, 160, 220))
-        details = outputs_of(page_event(app, url, app.read_drawing, [drawn, decode_as, scale, sliders], session))
-        assert "Cannot show Figure 4" in details[3]["message"] and reason in details[3]["message"]
-        assert all(map(left_as_is, details[1:3] + details[4:5])) and details[-1]["winner"] == 7
-    panel = outputs_of(
-        page_event(app, url, app.CAPSULE_DIMENSIONS.decode_again, [None, "winner", "paper", sliders, None], session)
-    )[0]
-    assert panel["winner"] == 7  # the app decodes on
+    assert int(np.argmax(person.json()["lengths"])) == 6
+    assert all(answers[f"heavy-{k}"] == [200] * 3 for k in range(4))
 
 
 def saved(pixels: np.ndarray, path: Path) -> str:
@@ -434,20 +357,3 @@ def test_api_slider_values_out_of_range_give_a_clear_error(client, url, value, m
     assert "Traceback" not in data["error"]
     event, data = call_perturb(url, client.session_hash, ", ".join(['"winner"'] + ["0.1"] * 16))
     assert event == "complete" and data[0]["path"].endswith(".png")  # the app still answers
-
-
-@pytest.mark.server
-def test_details_again_for_the_same_reading_answer_with_nothing_to_reset(app, url):
-    """The second stroke of a 4: the sliders already show the winner's names at zero, so the
-    details leave them (gr.skip()) and still draw Figure 4 and the routing view."""
-    session = "details-twice"
-    page = Page.of(app)
-    sliders = page.sliders
-    for revision in (1, 2):
-        drawn = pad_value(strokes(4, 60, 30, 160, 220), revision=revision)
-        response = page_event(app, url, app.read_drawing, page.drawing(drawn, sliders), session)
-        assert response.status_code == 200, response.text
-        _, decode_as, shown, figure4, routing, _ = response.json()["data"]
-        assert left_as_is(shown) == (revision == 2)  # the second time, the sliders are at zero already
-        sliders = shown if isinstance(shown, dict) and "rows" in shown else sliders
-        assert len(figure4["strips"]) == 16 and np.argmax(routing["lengths"][2]) == 4

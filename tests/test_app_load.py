@@ -29,6 +29,7 @@ from playground import page_modules, serving
 from playground.drawing_pad import SIDE
 from playground.page_network import PageGraph
 from playground.reading import ReadingSection
+from playground.turn_it import SWEEP_ANGLES
 from tests.support.concurrent_clients import WINNER, offset_sets, run_sessions, sketch
 from tests.support.examples import EXAMPLES, example_pixels, label_of
 
@@ -114,13 +115,14 @@ def assert_same_picture(served: np.ndarray, computed: np.ndarray) -> None:
 
 
 def test_people_at_the_page_at_once_each_get_their_own_digit(app, served, drawings):
-    """Every request of 8 people drawing, dragging a slider, turning the digit and clearing together
-    is answered with what that person's page needs: live readings, the drawn digit at the last
-    stroke's end and while its slider moves, the details, the turn panel of each move and the sweep
-    of the drawn digit, the empty pad after Clear (harness/page_answer_checks.py checks each). Their
-    pages cannot run the decoder or the networks in the page, so every slider move, the strokes being
-    drawn and every transform move go to the server (the next test's pages can). None of them
-    draws pairs: the next test has people who do."""
+    """Every question of 8 people drawing, dragging a slider, turning the digit and clearing together
+    is answered with what that person's page needs (harness/page_answer_checks.py checks each): the
+    reading of the 28x28 their page made, of the drawn digit at the last stroke's end, with the
+    routing view's numbers at each pen-up and Figure 4 after; the decoder's picture of each slider
+    move; Turn it's panel of their drawn digit, the rotation sweep angle by angle and each transform
+    move. Their pages cannot run the decoder or the networks in the page, so they ask the server
+    (POST /ask/KIND) all of it (the next test's pages can); Clear asks nothing. None of them draws
+    pairs: the next test has people who do."""
     exchanges = use_the_page(
         served,
         dataclasses.replace(Page.of(app), decoder=None, network=None, turn_graphs=()),
@@ -133,11 +135,13 @@ def test_people_at_the_page_at_once_each_get_their_own_digit(app, served, drawin
     assert [(exchange.event, exchange.error) for exchange in exchanges if exchange.error] == []
     events = Counter((exchange.person, exchange.event) for exchange in exchanges)
     for person in range(PEOPLE):
-        assert events[person, "clear"] == DIGITS_EACH  # the empty pad, with its details
         read_live = events[person, "live"] + events[person, "let-go"]  # asked while drawn; a crowded server lets go
         assert events[person, "final"] >= DIGITS_EACH and read_live >= events[person, "final"]
+        assert events[person, "figure4"] == events[person, "final"]
         assert events[person, "slider"] > 0
-        assert events[person, "turn"] == SLIDER_STEPS * events[person, "turn-refresh"]  # a refresh, then a drag
+        refreshes = events[person, "turn-refresh"]  # an unturned panel, the sweep, then a drag
+        assert events[person, "turn-sweep"] == len(SWEEP_ANGLES) * refreshes
+        assert events[person, "turn"] == SLIDER_STEPS * refreshes
     assert sum(events[person, "turn-refresh"] for person in range(PEOPLE)) > 0
 
 
@@ -145,9 +149,10 @@ def test_people_drawing_pairs_too_get_each_pair_read(app, page, served, drawings
     """4 people at a page that reads the pairs on the server (the page's fallback where it cannot
     read them itself) at once, two digits each, every other one drawing, after each digit, a
     pair in Two digits (a digit with pen 1, another moved over it with pen 2, stroke by stroke),
-    sometimes changing Decode as, then pressing that pad's Clear: every answer is what their page needs, the
-    pair panel of each value sent, two digits named once both are drawn, the capsule Decode as
-    names redrawn besides the two where it is not one of them, the empty panel after Clear. Their
+    sometimes changing Decode as, then pressing that pad's Clear: every answer is what their page
+    needs, the pair panel of the fields their page made and sent, both pens' ink in the networks'
+    input once both digits are drawn, the capsule Decode as names redrawn besides the two where it
+    is not one of them; Clear asks nothing. Their
     pages fetch their files once (the decoder and the networks among them), and Turn it's graphs
     once scrolled down to it or past it to Two digits; they redraw the sliders' moves, read the
     digit pad's strokes, Clear it and turn the digit in Turn it, sending none of them nor any
@@ -164,13 +169,12 @@ def test_people_drawing_pairs_too_get_each_pair_read(app, page, served, drawings
     for person in range(PAIR_PEOPLE):
         pairs = int(person in pair_people)
         assert events[person, "visit"] == 1
-        for event in ("final", "live", "clear", "slider", "turn", "turn-refresh"):  # the page does them
+        for event in ("final", "live", "figure4", "slider", "turn", "turn-refresh", "turn-sweep"):  # the page does them
             assert events[person, event] == 0, event
         assert events[person, "scrolled"] <= 1 and (events[person, "scrolled"] == 1 or not pairs)  # it turned, or
         # went down to Two digits
-        assert events[person, "pair-clear"] == pairs * PAIR_DIGITS
         assert events[person, "pair-final"] >= 2 * pairs * PAIR_DIGITS  # two digits, a stroke each at least
-        assert events[person, "pair-live"] + events[person, "pair-let-go"] >= events[person, "pair-final"]
+        assert events[person, "pair-live"] >= events[person, "pair-final"]
     assert sum(events[person, "pair-decode"] for person in pair_people) > 0  # with seed 0, someone does
 
 

@@ -1,6 +1,6 @@
-"""The routing view's numbers: the trace kept with each reading, sent for every r, for the page to
-draw at any r and capsule type (playground/page/routing_view.js; its drawing: tests/js and
-tests/test_browser.py)."""
+"""The routing view's numbers: the trace kept with each reading, sent for every r where the server
+answers, for the page to draw at any r and capsule type (playground/page/routing_view.js; its
+drawing: tests/js and tests/test_browser.py)."""
 
 import base64
 
@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from capsnet.routing import agreement, vote_heatmap
-from playground.routing_section import MAX_ITERATIONS, routing_numbers
+from playground.routing_section import MAX_ITERATIONS
 from tests.support.examples import EXAMPLES, example_pixels
 
 
@@ -33,22 +33,17 @@ def test_a_reading_keeps_its_routing_for_every_iteration_count(app):
 
 
 def test_the_numbers_hold_every_r_and_the_votes_for_each_r_s_winner(app):
+    """The routing view's numbers as the server answers them (answers.py `read`, routed)."""
     reading = reading_of_a_seven(app)
     trace, config = reading.trace, app.NETWORKS.capsnet.config
-    numbers = routing_numbers(reading)
-    assert numbers["revision"] == reading.revision
-    np.testing.assert_array_equal(float32s(numbers["image"]).reshape(28, 28), reading.image.astype(np.float32))
+    numbers = app.ANSWERS.read({"image": reading.image.flatten().tolist(), "routed": True})["routing"]
     np.testing.assert_allclose(numbers["lengths"], trace.lengths.numpy(), rtol=1e-6)
     np.testing.assert_allclose(
         numbers["agreements"], agreement(trace.u_hat, trace.capsules, trace.couplings).numpy(), rtol=1e-6
     )
-    shares = float32s(numbers["winner_shares"]).reshape(MAX_ITERATIONS, config.primary_capsule_types, 6, 6)
+    shares = float32s(numbers["winnerShares"]["float32"]).reshape(MAX_ITERATIONS, config.primary_capsule_types, 6, 6)
     for k in range(MAX_ITERATIONS):  # summed over the types, each r's map of its winner's votes
         winner = int(trace.predictions[k])
         expected = vote_heatmap(trace.couplings[k], trace.u_hat, winner, config.primary_capsule_types, 6)
         np.testing.assert_allclose(shares[k].sum(axis=0), expected.numpy(), rtol=1e-4)
     assert not np.allclose(shares[0], shares[2])  # r = 1 is uniform; routing moves the votes
-
-
-def test_an_empty_pad_has_no_numbers():
-    assert routing_numbers(None) is None

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from harness.page_protocol import event_index
 from harness.paths import REPO
 from playground import serving
 from playground.compressed_assets import CompressedAssets
@@ -132,12 +131,6 @@ def test_a_request_with_too_few_inputs_gets_one_generic_sentence(url, app):
     stream = httpx.get(f"{url}gradio_api/call/predict/{response.json()['event_id']}", timeout=120).text
     event, data = (line.split(": ", 1)[1] for line in stream.splitlines()[:2])
     assert event == "error" and json.loads(data)["error"] == serving.UNEXPECTED_ERROR
-    page = httpx.post(
-        f"{url}gradio_api/run/predict",
-        timeout=120,  # a page event, outside the queue
-        json={"data": [], "fn_index": event_index(app, app.read_drawing), "session_hash": "few"},
-    )
-    assert page.status_code == 500 and page.json()["error"] == serving.UNEXPECTED_ERROR
 
 
 @pytest.mark.parametrize(

@@ -99,14 +99,11 @@ def test_a_compute_that_loses_results_is_an_error_not_a_hang():
 
 def test_digits_read_at_the_same_moment_are_read_in_one_batch_each_as_alone(trained_model, mnist_test):
     images = [mnist_test.data[n].float().numpy() / 255 for n in range(8)]  # 7 2 1 0 4 1 4 9
-    alone = [reading.read(trained_model, image, revision) for revision, image in enumerate(images)]
+    alone = [reading.read(trained_model, image) for image in images]
     together, sizes = called_at_once(
-        reading.traced_together(trained_model),
-        lambda revision: reading.read(trained_model, images[revision], revision),
-        len(images),
+        reading.traced_together(trained_model), lambda k: reading.read(trained_model, images[k]), len(images)
     )
     assert max(sizes) > 1 and sum(sizes) == len(images)
     assert [each.winner for each in together] == [each.winner for each in alone] == [7, 2, 1, 0, 4, 1, 4, 9]
     for one, other in zip(alone, together, strict=True):
-        assert other.revision == one.revision
         np.testing.assert_allclose(other.trace.lengths, one.trace.lengths, atol=1e-5)

@@ -1,33 +1,28 @@
-"""The decoder in the page (its graph, run in the page's worker), in a real browser (Debian's Chromium driven by
-Playwright): it draws what the server draws, within SERVER_GREY_LEVELS of 255, for the ten MNIST
-examples, every slider at either end of both ranges and elsewhere, decoded as the winner and as
-another digit (against the server's reading panel and /perturb); a drag redraws at every move with
-no request; *Decode as* redraws at once with no request; without its weights, or for a reading of
-another network, the sliders ask the server, as before (bringing the drawing the page read), and
-the page says nothing alarming; a reading never waits for the weights; a slider moved before the
-page's networks came keeps the server's picture once they come without their decoder."""
+"""The decoder in the page (its graph, run in the page's worker), in a real browser (Debian's Chromium
+driven by Playwright): it draws what the network's decoder draws of the page's capsule, within
+NETWORK_GREY_LEVELS of 255, for the ten MNIST examples, every slider at either end of both ranges
+and elsewhere, decoded as the winner and as another digit; a drag redraws at every move with no
+request; *Decode as* redraws at once with no request; without its weights the server answers the
+decoder's questions (playground/answers.py), the same pictures, and the page says nothing
+alarming; a reading never waits for the weights; a slider moved before the page's networks came
+keeps the server's picture once they come without their decoder."""
 
 import base64
-import json
 import time
-import urllib.request
 
 import numpy as np
 import pytest
 
-from harness.app_server import call_perturb
 from harness.chromium_browser import CHROMIUM, round_trip
-from harness.page_pictures import grey_picture, value_picture
-from harness.page_protocol import outputs_of, page_event
+from harness.page_pictures import grey_picture
 from harness.slider_drivers import PANEL_DRAWN, SliderDriver
 from playground.reading import EXAMPLES
 from tests.support.playground_pages import (
     grey_levels_apart,
-    keeping_pad_values,
     networks_state,
     no_alarm,
+    page_module,
     playground_page,
-    shown_value,
 )
 
 pytestmark = pytest.mark.browser
@@ -36,16 +31,15 @@ if not CHROMIUM.exists():
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 
 GREY_LEVELS = 1  # one picture of the page's against another of its own: at most one grey level of 255 apart
-# The page's picture against the server's, in levels of 255: the server decodes its network's capsule,
-# the page the capsule its graph's 8-bit weights make, up to 6e-3 away (tests/test_onnx_storage.py):
-# 7 at most over the 200 pictures of test_the_page_draws_what_the_server_draws
-SERVER_GREY_LEVELS = 9
+# The page's picture against the network's decoder's of the same capsule, in levels of 255: the
+# page's decoder is its graph's, in float16
+NETWORK_GREY_LEVELS = 9
 SLOW_ROUND_TRIP_MS = 1500  # a server answer this late shows only after what the page drew at once
 
 
 @pytest.fixture
 def page(browser):
-    page = keeping_pad_values(playground_page(browser))
+    page = playground_page(browser)
     yield page
     page.context.close()
 
@@ -93,24 +87,17 @@ def shows(person: SliderDriver, expected: np.ndarray, timeout: float = 60.0) -> 
         person.page.wait_for_timeout(50)
 
 
-def servers_panel_picture(app, url: str, page, decode_as: str, scale: str, offsets: list[float]) -> np.ndarray:
-    """The reconstruction in the reading panel the server answers a slider move with, for the
-    drawing ``page`` shows (which the server's fallback reads, as the page's own would bring it)."""
-    sliders = {"offsets": offsets, "rows": [], "enabled": True}
-    data = [None, decode_as, scale, sliders, shown_value(page)]
-    panel = outputs_of(page_event(app, url, app.CAPSULE_DIMENSIONS.move_dimensions, data, "server"))[0]
-    return value_picture(panel["reconstruction"])
+# In the page: the capsules and winner of the reading the reading panel shows.
+SHOWN_CAPSULES = "async () => { const r = (await STORE).shown.current(); return [Array.from(r.capsules), r.winner]; }"
 
 
-def perturb_picture(app, url: str, page, decode_as: str, offsets: list[float]) -> np.ndarray:
-    """/perturb's 280x280 picture, one pixel of each 10x10 block: 28x28, in a session whose kept
-    reading is the server's of the drawing ``page`` shows."""
-    session = "perturbed"
-    outputs_of(page_event(app, url, app.read_drawing, [shown_value(page), app.WINNER, "paper", {}], session))
-    event, data = call_perturb(url, session, ", ".join([json.dumps(decode_as)] + [repr(x) for x in offsets]))
-    assert event == "complete", data
-    with urllib.request.urlopen(data[0]["url"], timeout=60) as response:
-        return grey_picture("data:image/png;base64," + base64.b64encode(response.read()).decode())[::10, ::10]
+def networks_picture(app, page, decode_as: str, offsets: list[float]) -> np.ndarray:
+    """The network's decoder's picture of the capsule the reading panel shows (decoded as
+    ``decode_as``, moved by ``offsets``), as the panel draws it: uint8 grey, black ink on white."""
+    capsules, winner = page.evaluate(SHOWN_CAPSULES.replace("STORE", page_module("reading_store.js")))
+    digit = winner if decode_as == "winner" else int(decode_as)
+    ink = app.ANSWERS.decode({"capsules": capsules, "digit": digit, "offsets": offsets})["ink"]
+    return 255 - np.frombuffer(base64.b64decode(ink), dtype=np.uint8).reshape(28, 28)
 
 
 def offset_sets(limits: list[float], rng: np.random.Generator) -> dict[str, list[float]]:
@@ -126,11 +113,10 @@ def offset_sets(limits: list[float], rng: np.random.Generator) -> dict[str, list
     }
 
 
-def test_the_page_draws_what_the_server_draws(app, url, page):
+def test_the_page_draws_what_the_network_draws(app, url, page):
     """For each of the ten examples, for both slider ranges, decoded as the winner and as another
-    digit: the picture *Decode as* draws at once (against the server's answer to it), and the
-    picture of each set of offsets (against the server's reading panel for them and, within the
-    paper's range, /perturb's)."""
+    digit: the picture *Decode as* draws at once, and the picture of each set of offsets, against
+    the network's decoder's of the page's capsule."""
     person = with_decoder(page, url)
     rng = np.random.default_rng(0)
     ranges = ["paper"] + (["spread"] if app.NETWORKS.names is not None else [])
@@ -156,17 +142,13 @@ def test_the_page_draws_what_the_server_draws(app, url, page):
                     offsets = person.set_offsets(wanted)
                     shown = person.reconstruction()
                     assert person.answers == requests, "a slider move went to the server"
-                    server = servers_panel_picture(app, url, page, decode_as, scale, offsets)
-                    difference = grey_levels_apart(shown, server)
-                    if scale == "paper":
-                        perturbed = perturb_picture(app, url, page, decode_as, offsets)
-                        difference = max(difference, grey_levels_apart(shown, perturbed))
-                    assert difference <= SERVER_GREY_LEVELS, f"example {example}, {scale} range, {decode_as}, {name}"
+                    difference = grey_levels_apart(shown, networks_picture(app, page, decode_as, offsets))
+                    assert difference <= NETWORK_GREY_LEVELS, f"example {example}, {scale} range, {decode_as}, {name}"
                     compared, worst = compared + 1, max(worst, difference)
             if scale != "paper":
                 person.choose("#slider-range input[value=paper]")
     assert compared == len(EXAMPLES) * len(ranges) * 2 * 5
-    print(f"{compared} pictures drawn in the page, at most {worst} grey level(s) from the server's")
+    print(f"{compared} pictures drawn in the page, at most {worst} grey level(s) from the network's")
 
 
 def test_a_drag_redraws_at_every_move_with_no_request(app, url, page):
@@ -191,8 +173,10 @@ def test_a_drag_redraws_at_every_move_with_no_request(app, url, page):
             "return offsets; }"
         )
     )
-    server = servers_panel_picture(app, url, page, "winner", "paper", offsets)
-    assert grey_levels_apart(person.reconstruction(), server) <= SERVER_GREY_LEVELS
+    assert (
+        grey_levels_apart(person.reconstruction(), networks_picture(app, page, "winner", offsets))
+        <= NETWORK_GREY_LEVELS
+    )
 
 
 def test_decode_as_redraws_at_once_with_no_request(app, url, page):
@@ -211,8 +195,7 @@ def test_decode_as_redraws_at_once_with_no_request(app, url, page):
     )
     drawn_at_once = person.reconstruction()
     assert grey_levels_apart(drawn_at_once, before) > 10
-    server = servers_panel_picture(app, url, page, str(other), "paper", [0.0] * 16)
-    assert grey_levels_apart(drawn_at_once, server) <= SERVER_GREY_LEVELS
+    assert grey_levels_apart(drawn_at_once, networks_picture(app, page, str(other), [0.0] * 16)) <= NETWORK_GREY_LEVELS
     page.wait_for_timeout(2 * SLOW_ROUND_TRIP_MS)  # time for a request, were one sent
     assert person.requests == requests
     assert page.locator("#reading-panel .reconstruction figcaption").inner_text() == caption
@@ -226,21 +209,22 @@ def one_moved(person: SliderDriver, offset: float) -> list[float]:
     return person.set_offsets([offset if d == dimension else 0.0 for d in range(len(person.limits()))])
 
 
-def test_without_its_weights_the_sliders_ask_the_server(app, url, page):
-    """The weights cannot be had: the sliders redraw on the server, as before, the same pictures,
-    and the page writes nothing alarming."""
+def test_without_its_weights_the_server_answers_for_the_decoder(app, url, page):
+    """The weights cannot be had: the server answers the decoder's questions, the network's
+    pictures, and the page writes nothing alarming."""
     page.route(f"**/{app.READING.decoder.url}", lambda route: route.fulfill(status=404))
     person = loaded(page, url)
     person.tap_example(3)
     assert not person.decoder_draws()
     offsets = one_moved(person, 0.2)
-    shows(person, servers_panel_picture(app, url, page, "winner", "paper", offsets))
+    shows(person, networks_picture(app, page, "winner", offsets))
+    assert any(sent.endswith("/ask/decode") for sent in page.sent)
     deadline = time.monotonic() + 120  # the decoder loads after the capsules' graph: its refusal comes then
     while networks_state(page, "decoder") == "waiting" and time.monotonic() < deadline:
         page.wait_for_timeout(100)
     assert networks_state(page, "decoder") == "unavailable"
     no_alarm(page)
-    assert any("redraw on the server" in text for kind, text in page.messages if kind == "info")
+    assert any("The server answers in the page's place" in text for kind, text in page.messages if kind == "info")
 
 
 def test_a_reading_does_not_wait_for_the_decoder_and_is_redrawn_once_it_comes(app, url, page):
@@ -259,8 +243,9 @@ def test_a_reading_does_not_wait_for_the_decoder_and_is_redrawn_once_it_comes(ap
     held[0].continue_()
     person.wait_for_decoder()
     page.locator("#reading-panel .reconstruction img.picture").wait_for()  # drawn once the decoder came
-    server = servers_panel_picture(app, url, page, "winner", "paper", [0.0] * 16)
-    assert grey_levels_apart(person.reconstruction(), server) <= SERVER_GREY_LEVELS
+    assert grey_levels_apart(person.reconstruction(), networks_picture(app, page, "winner", [0.0] * 16)) <= (
+        NETWORK_GREY_LEVELS
+    )
     answers = person.answers
     person.set_offsets([0.1] * 16)
     assert person.answers == answers
@@ -277,7 +262,7 @@ def test_a_slider_moved_before_the_networks_came_keeps_the_server_s_picture(app,
     person = loaded(page, url)
     person.tap_example(3)
     offsets = one_moved(person, 0.2)
-    moved = servers_panel_picture(app, url, page, "winner", "paper", offsets)
+    moved = networks_picture(app, page, "winner", offsets)
     shows(person, moved)
     while networks_state(page) == "waiting":  # the graph let through: the reader comes
         for route in held["graph"]:

@@ -26,10 +26,9 @@ SHARED = {  # the studies' common parts
     "capsnet.studies.results_file",
     "capsnet.studies.study_flags",
 }
-LIVE = (  # every stroke's reading, drawn
+LIVE = (  # every stroke's reading, where the server answers for the page
+    "playground.answers",
     "playground.reading",
-    "playground.reading_views",
-    "playground.figure4_views",
     "playground.routing_section",
     "playground.views",
 )

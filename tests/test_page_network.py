@@ -33,7 +33,6 @@ from playground.page_network import (
     runtime_file,
     runtime_routes,
 )
-from playground.two_digits_reading import example_fields
 
 ort = pytest.importorskip("onnxruntime", reason="pip install -r requirements-dev.txt")
 
@@ -138,7 +137,8 @@ def test_the_pairs_networks_graphs_read_the_examples_as_the_section_s_reader_doe
     examples = sorted(two_digits_pad.EXAMPLES_FOLDER.glob("*.png"))
     assert len(examples) >= 8
     for example in examples:
-        fields = example_fields(two_digits_pad.example_layers(example))  # [3, 28, 28]
+        layers = two_digits_pad.example_layers(example).astype(np.float32) / 255  # [2, 28, 28]
+        fields = np.concatenate([layers.max(axis=0, keepdims=True), layers])  # [3, 28, 28]: the input, each pen
         reading = section.reader.read_fields(fields)
         v, lengths, _ = capsules.run(None, {"images": fields[None, :1]})
         (probabilities,) = sigmoids.run(None, {"images": fields[None, :1]})
@@ -160,8 +160,9 @@ def test_the_pairs_cnn_s_graph_gives_its_sigmoids_not_a_softmax(app):
     if app.TWO_DIGITS.graphs is None:
         pytest.skip(f"no pairs networks: {app.TWO_DIGITS.problem}")
     session = ort.InferenceSession(app.TWO_DIGITS.graphs.sigmoids.data)
-    pair = example_fields(two_digits_pad.example_layers(sorted(two_digits_pad.EXAMPLES_FOLDER.glob("*.png"))[0]))
-    (probabilities,) = session.run(None, {"images": pair[None, :1]})
+    layers = two_digits_pad.example_layers(sorted(two_digits_pad.EXAMPLES_FOLDER.glob("*.png"))[0]) / 255
+    overlay = layers.max(axis=0, keepdims=True).astype(np.float32)  # [1, 28, 28]: the two digits' input
+    (probabilities,) = session.run(None, {"images": overlay[None]})
     assert probabilities.sum() > 1.5
 
 

@@ -1,13 +1,13 @@
 """The network in the page (playground/page/, capsnet/shipping/onnx_file.py), in a real browser
-(Debian's Chromium driven by Playwright): it reads a drawing as the app's network reads it with the
-page's weights (tests/support/page_weights.py; the same 28x28 input, the same digit, every
-capsule's length within 0.01, every picture within 2 grey levels of 255) for digits in two stroke
-sources, Semeion's writers' included, the MNIST examples, examples drawn over, a dot and a small
-digit; while a stroke is drawn the panel follows, and once
-the pen lifts it settles on the same, with no request; a person's use of the MNIST sections
-(examples, strokes, Clear, Decode as, a slider, the routing controls, Turn it) sends nothing, and
-each panel follows the drawing; where the page cannot read (no WebAssembly or no workers, the graph
-not to be had), the pad asks the server as before, and the page says nothing alarming."""
+(Debian's Chromium driven by Playwright): its graphs read the 28x28 the page makes of a drawing as
+the app's network reads that 28x28 with the page's weights (tests/support/page_weights.py; the same
+digit, every capsule's length within 0.01, every picture within 2 grey levels of 255) for digits in
+two stroke sources, Semeion's writers' included, the MNIST examples, examples drawn over, a dot and
+a small digit; while a stroke is drawn the panel follows, and once the pen lifts it settles on the
+same, with no request; a person's use of the MNIST sections (examples, strokes, Clear, Decode as, a
+slider, the routing controls, Turn it) sends nothing, and each panel follows the drawing; where the
+page cannot read (no WebAssembly or no workers, the graph not to be had), the server answers the
+page's questions (playground/answers.py), and the page says nothing alarming."""
 
 import base64
 import re
@@ -15,8 +15,10 @@ from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
+import torch
 
-from capsnet.data.preprocess import ink_to_mnist
+from capsnet.dimensions import SWEEP, sweep_reconstructions
+from capsnet.routing import agreement
 from harness.chromium_browser import CHROMIUM, round_trip
 from harness.delaying_proxy import LOOPBACK, delaying_proxy
 from harness.digit_strokes import pad_value, random_box, strokes
@@ -25,8 +27,9 @@ from harness.page_pictures import grey_picture
 from harness.slider_drivers import TurnDriver
 from harness.traced_strokes import stroke_source
 from playground import drawing_pad, views
-from playground.reading import EXAMPLES, example_ink, read
-from playground.routing_section import facts, routing_numbers
+from playground.dimensions_section import GAP_INK
+from playground.reading import EXAMPLES, WINNER, example_ink, read
+from playground.routing_section import facts
 from tests.support.playground_pages import (
     grey_levels_apart,
     networks_state,
@@ -51,6 +54,9 @@ PICTURES = re.compile(r'<figure class="(input|reconstruction|runner-up)">.*?src=
 
 # In the page: its networks' reading of each drawing (the pad's own form: strokes as flat arrays,
 # the background as 784 ink values), and the decoder's reconstruction of its winner.
+# In the page: the network's input of the reading the reading panel shows.
+SHOWN_IMAGE = "async () => Array.from((await STORE).shown.current().image)"
+
 READ_IN_PAGE = """
 async (drawings) => {
   const networks = await NETWORKS;
@@ -68,7 +74,7 @@ async (drawings) => {
 
 
 # In the page: the largest difference, in levels of 255, between the routing view's heatmaps drawn
-# from each pair of numbers [the page's, the server's] at every r, all types and type 7, where both
+# from each pair of numbers [the page's, the network's] at every r, all types and type 7, where both
 # map the same winner's votes and outline the same strongest position ([worst, maps compared, maps
 # not compared]): where two capsules or two positions are near a tie, float16 weights can pick the
 # other, and the picture differs as a whole.
@@ -77,9 +83,9 @@ async ({facts, pairs}) => {
   const view = await ROUTING_VIEW;
   const argmax = (values) => values.indexOf(Math.max(...values));
   let [worst, compared, tied] = [0, 0, 0];
-  for (const [page, server] of pairs) {
-    const own = {...page, image: Float32Array.from(page.image), winnerShares: Float32Array.from(page.winnerShares)};
-    const numbers = [own, view.serverNumbers(server)];
+  for (const [page, network] of pairs) {
+    const typed = (n) => ({...n, image: Float32Array.from(n.image), winnerShares: Float32Array.from(n.winnerShares)});
+    const numbers = [typed(page), typed(network)];
     for (let k = 0; k < numbers[0].lengths.length; k++) {
       for (const type of [-1, 7]) {
         const heats = numbers.map((n) => view.voteHeat(facts, n.winnerShares, k, type));
@@ -161,43 +167,52 @@ def apart(a: np.ndarray, b: np.ndarray) -> int:
     return grey_levels_apart(views.paper(a), views.paper(b))
 
 
-def test_the_page_reads_every_drawing_as_the_server_does(app, url, page, data_dir, semeion_path, page_weights):
+def routing_of(reading) -> dict:
+    """The routing view's numbers of a reading of the network's, as the page's worker makes them."""
+    trace = reading.trace
+    shares = trace.couplings * trace.u_hat.norm(dim=-1)  # c_ij |u_hat_j|i|, [R, 1152, 10]
+    winner_shares = shares[torch.arange(len(shares)), :, trace.predictions]  # [R, 1152]
+    return {
+        "lengths": trace.lengths.tolist(),
+        "agreements": agreement(trace.u_hat, trace.capsules, trace.couplings).tolist(),
+        "winnerShares": winner_shares.flatten().tolist(),
+    }
+
+
+def test_the_page_reads_every_drawing_as_the_network_reads_its_28x28(app, url, page, data_dir, page_weights):
     with_reader(page, url)
     values = drawings(data_dir)
     readings = page.evaluate(READ_IN_PAGE.replace("NETWORKS", page_networks(page)), [in_page_form(v) for v in values])
-    worst = {"input": 0, "length": 0.0, "reconstruction": 0, "routed length": 0.0, "agreement": 0.0, "heatmap": 0}
-    heatmaps = []  # [the page's routing numbers, the server's], for each drawing read
-    for value, in_page in zip(values, readings, strict=True):
-        image = ink_to_mnist(drawing_pad.ink(drawing_pad.parse(value)))
-        assert (in_page is None) == (image is None)
-        if image is None:
-            continue
-        server = read(app.READING.network, image)
-        assert int(np.argmax(in_page["lengths"])) == server.winner
-        worst["input"] = max(worst["input"], apart(np.reshape(in_page["image"], (28, 28)), image))
-        worst["length"] = max(worst["length"], float(np.abs(np.array(in_page["lengths"]) - server.lengths).max()))
+    assert sum(in_page is None for in_page in readings) <= 1  # the dot, at most: too little ink
+    worst = {"length": 0.0, "reconstruction": 0, "routed length": 0.0, "agreement": 0.0, "heatmap": 0}
+    heatmaps = []  # [the page's routing numbers, the network's], for each drawing read
+    for in_page in filter(None, readings):
+        image = np.reshape(in_page["image"], (28, 28)).astype(np.float32)  # the page's 28x28 of the drawing
+        assert 0 <= image.min() and image.max() <= 1
+        network = read(app.READING.network, image)
+        assert int(np.argmax(in_page["lengths"])) == network.winner
+        worst["length"] = max(worst["length"], float(np.abs(np.array(in_page["lengths"]) - network.lengths).max()))
         worst["reconstruction"] = max(
             worst["reconstruction"],
-            apart(np.reshape(in_page["reconstruction"], (28, 28)), server.reconstruction(server.winner).numpy()),
+            apart(np.reshape(in_page["reconstruction"], (28, 28)), network.reconstruction(network.winner).numpy()),
         )
-        numbers = routing_numbers(server)
+        numbers = routing_of(network)
         for key, name in (("lengths", "routed length"), ("agreements", "agreement")):
             worst[name] = max(worst[name], float(np.abs(np.array(in_page["routing"][key]) - numbers[key]).max()))
         for own, lengths in zip(in_page["routing"]["lengths"], numbers["lengths"], strict=True):
             second, first = sorted(lengths)[-2:]
             assert np.argmax(own) == np.argmax(lengths) or first - second < LENGTH  # the same winner at every r
-        heatmaps.append([{**in_page["routing"], "image": in_page["image"]}, numbers])
+        heatmaps.append([{**in_page["routing"], "image": in_page["image"]}, {**numbers, "image": in_page["image"]}])
     # the routing view's heatmap at every r, over all the types and over one, drawn by the page's
-    # renderer from the page's numbers and from the server's
+    # renderer from the page's numbers and from the network's
     routing = {"facts": facts(app.NETWORKS.capsnet.config), "pairs": heatmaps}
     worst["heatmap"], compared, tied = page.evaluate(
         HEATMAPS_APART.replace("ROUTING_VIEW", page_module("routing_view.js")), routing
     )
     print(f"heatmaps compared: {compared}, near a tie and not compared: {tied}")
     assert tied <= compared / 20
-    print(f"{len(values)} drawings, the page against the server at worst: {worst}")
-    assert worst["input"] <= GREY_LEVELS and worst["reconstruction"] <= GREY_LEVELS, worst
-    assert worst["heatmap"] <= GREY_LEVELS, worst
+    print(f"{len(values)} drawings, the page against the network at worst: {worst}")
+    assert worst["reconstruction"] <= GREY_LEVELS and worst["heatmap"] <= GREY_LEVELS, worst
     assert max(worst["length"], worst["routed length"], worst["agreement"]) <= LENGTH, worst
 
 
@@ -304,7 +319,7 @@ def test_using_the_mnist_sections_sends_nothing(app, url, page):
     every panel follows, and not one request is sent. A new drawing puts Decode as back on the
     winner, as the server's reading of it did."""
     person = with_reader(page, url)
-    winner = f"#decode-as input[value='{app.WINNER}']"
+    winner = f"#decode-as input[value='{WINNER}']"
     page.locator("#pad button.example").nth(2).click()
     page.wait_for_function("() => document.querySelector('#reading-panel .digit').textContent === '2'")
     person.draw(strokes(7, 60, 40, 160, 200))  # over the example
@@ -339,38 +354,53 @@ def test_using_the_mnist_sections_sends_nothing(app, url, page):
     no_alarm(page)
 
 
-def test_figure4_is_swept_in_the_page_as_the_server_sweeps_it(app, url, page, page_weights):
+def strips_of(images: np.ndarray) -> list[np.ndarray]:
+    """Each row of ``images`` ([D, S, 28, 28] ink) as Figure 4 draws it: the S pictures side by side
+    a faint pixel (GAP_INK) apart, black ink on white paper."""
+    rows, columns, side, _ = images.shape
+    strip = np.full((rows, side, columns, side + 1), GAP_INK, dtype=np.float32)
+    strip[..., :side] = images.transpose(0, 2, 1, 3)  # [D, 28, S, 28]
+    return list(views.paper(strip.reshape(rows, side, columns * (side + 1))[..., :-1]))
+
+
+def test_figure4_is_swept_in_the_page_as_the_network_sweeps_its_capsule(app, url, page, page_weights):
     """An example tapped: Figure 4 drawn from the page's 176 decoder runs, with no request, has the
-    server's rows, and every strip within 2 grey levels of the server's; Decode as another digit
-    sweeps that capsule."""
+    sliders' rows, and every strip within 2 grey levels of the network's sweep of the page's
+    reading; Decode as another digit sweeps that capsule."""
     with_reader(page, url)
     round_trip(page, SLOW_ROUND_TRIP_MS)
-    digit, ink = example_ink(EXAMPLES[5])
-    tapped = pad_value([], background=base64.b64encode(ink.astype(np.uint8).tobytes()).decode())
-    reading = read(app.READING.network, ink_to_mnist(drawing_pad.ink(drawing_pad.parse(tapped))))
-    for decode_as in (app.WINNER, str((digit + 1) % 10)):
-        if decode_as == app.WINNER:
-            page.locator("#pad button.example").nth(5).click()
-        else:
+    digit = example_ink(EXAMPLES[5])[0]
+    page.locator("#pad button.example").nth(5).click()
+    page.wait_for_function("() => document.querySelector('#reading-panel .panel[data-settled] .digit')")
+    image = np.reshape(page.evaluate(SHOWN_IMAGE.replace("STORE", page_module("reading_store.js"))), (28, 28))
+    reading = read(app.READING.network, image.astype(np.float32))
+    for decode_as in (WINNER, str((digit + 1) % 10)):
+        if decode_as != WINNER:
             page.locator(f'input[type=radio][value="{decode_as}"]:not(#pair-decode-as input)').click()
-        server = app.CAPSULE_DIMENSIONS.figure4(reading, decode_as, "paper")
-        first_row = server["rows"][0]["label"]
+        decoded = reading.decoded_digit(decode_as)
+        rows = app.CAPSULE_DIMENSIONS.rows(decoded, "paper")
         page.wait_for_function(
-            "(label) => document.querySelector('#figure4 th[scope=row]')?.textContent === label", arg=first_row
+            "(label) => document.querySelector('#figure4 th[scope=row]')?.textContent === label", arg=rows[0]["label"]
         )
         page.evaluate(f"async () => (await {page_module('figure4_view.js')}).drawn()")
         shown = page.locator("#figure4 tr:has(th[scope=row])")
-        assert [row.inner_text().strip() for row in shown.locator("th").all()] == [r["label"] for r in server["rows"]]
+        assert [row.inner_text().strip() for row in shown.locator("th").all()] == [r["label"] for r in rows]
+        limits = torch.tensor([r["limit"] for r in sorted(rows, key=lambda r: r["dimension"])])
+        with torch.inference_mode():
+            swept = sweep_reconstructions(
+                reading.network, reading.capsules, decoded, limits[:, None] * SWEEP / SWEEP[-1]
+            )
+        expected = strips_of(swept.numpy()[[r["dimension"] for r in rows]])
         strips = [
             grey_picture(src) for src in shown.locator("img").evaluate_all("(images) => images.map((i) => i.src)")
         ]
-        worst = max(grey_levels_apart(a, grey_picture(b)) for a, b in zip(strips, server["strips"], strict=True))
+        worst = max(grey_levels_apart(a, b) for a, b in zip(strips, expected, strict=True))
         assert worst <= GREY_LEVELS, (decode_as, worst)
     assert page.sent == []
 
 
 @pytest.mark.parametrize("missing", ["WebAssembly", "Worker", "the graph"])
-def test_where_the_page_cannot_read_the_server_reads_as_before(app, url, page, missing):
+def test_where_the_page_cannot_read_the_server_answers_its_questions(app, url, page, missing):
     if missing in ("WebAssembly", "Worker"):
         page.add_init_script(f"delete window.{missing}")
     else:
@@ -382,6 +412,7 @@ def test_where_the_page_cannot_read_the_server_reads_as_before(app, url, page, m
     assert networks_state(page) == "unavailable"
     person.draw(strokes(4, 60, 40, 160, 200))
     assert person.reading() == "4" and person.drawing()["readings"] >= 1
+    assert any("/ask/read" in sent for sent in page.sent)
     # the routing view, drawn from the server's numbers by the page's renderer, and redrawn with no request
     page.wait_for_function("() => document.querySelector('#routing').textContent.includes('winner 4:')")
     # Turn it, near the screen once the routing controls are, asks the server for its sweep (the page
@@ -394,6 +425,6 @@ def test_where_the_page_cannot_read_the_server_reads_as_before(app, url, page, m
     page.locator("#routing input.capsule-type").fill("7")
     page.wait_for_function("() => document.querySelector('#routing').textContent.includes('capsule type 7 only')")
     assert page.evaluate(heatmap) != all_types and len(page.sent) == sent
-    assert page.locator("#figure4 th[scope=row]").count() == 16  # the server's Figure 4, drawn here
+    assert page.locator("#figure4 th[scope=row]").count() == 16  # from the server's sweep
     no_alarm(page)
-    assert sum("The server reads each drawing" in text for kind, text in page.messages if kind == "info") == 1
+    assert sum("The server answers in the page's place" in text for kind, text in page.messages if kind == "info") == 1

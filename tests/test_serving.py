@@ -2,22 +2,21 @@
 server lets go, the atomic image cache, the slots at the network, what an error answer may say."""
 
 import asyncio
+import json
 import logging
 import threading
 import time
 from pathlib import Path
 
-import anyio.to_thread
 import gradio as gr
 import numpy as np
 import pytest
 from gradio.exceptions import ComponentProcessingError, InvalidPathError
-from gradio.state_holder import SessionState
 from PIL import Image, UnidentifiedImageError
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
 
-from harness.digit_strokes import pad_value, strokes
-from harness.page_protocol import skipped
-from playground import dimensions_section, serving, two_digits
+from playground import serving
 from playground.serving import RequestsInFlight, RequestSizeLimit
 
 
@@ -85,26 +84,19 @@ def test_posts_are_counted_from_arrival_to_answer_and_crowd_the_server_past_its_
 
 
 def test_a_crowded_server_lets_go_of_readings_while_a_stroke_is_drawn_never_at_its_end(app, monkeypatch):
-    """Both pads: a reading asked while a stroke is drawn is answered with nothing new (the panel
-    stays) when the server is crowded, read when it is not; a stroke's end is always read."""
-    digit, other = strokes(3, 60, 40, 120, 180), strokes(5, 90, 60, 120, 180)
-    pair = {**pad_value(digit + other, drawing=True), "pens": "0" * len(digit) + "1" * len(other)}
-    pads = [
-        (lambda value: app.READING.read_drawing(value), pad_value(digit, drawing=True)),
-        (lambda value: app.TWO_DIGITS.read_drawing(value, two_digits.TWO_READ), pair),
-    ]
-    for read, live in pads:
-        final = {**live, "drawing": False}
-        monkeypatch.setattr(serving, "crowded", lambda: False)
-        assert all(output != gr.skip() for output in read(live)[1:])
-        monkeypatch.setattr(serving, "crowded", lambda: True)
-        assert all(output == gr.skip() for output in read(live))
-        kept, panel = read(final)
-        assert kept is not None and panel["revision"] == 1
-    # As the page (and bench.app_load's people) get such an answer: every output skipped.
-    event = next(block_fn for block_fn in app.demo.fns.values() if block_fn.fn == app.TWO_DIGITS.read_drawing)
-    answer = asyncio.run(app.demo.process_api(event, [pair, two_digits.TWO_READ], SessionState(app.demo)))
-    assert len(answer["data"]) == 2 and all(map(skipped, answer["data"]))
+    """A reading the page asks of the server while a stroke is drawn is answered with nothing new
+    (204: the panel stays) when the server is crowded, read when it is not; a stroke's end is
+    always read (answers.py `read`)."""
+    client = TestClient(Starlette(routes=app.ANSWERS.routes()))
+    image = [0.0] * 784
+    image[14 * 28 + 10 : 14 * 28 + 18] = [1.0] * 8
+    for crowded in (False, True):
+        monkeypatch.setattr(serving, "crowded", lambda crowded=crowded: crowded)
+        drawing = client.post("/ask/read", content=json.dumps({"image": image, "routed": False}))
+        assert drawing.status_code == (204 if crowded else 200)
+        assert drawing.content == b"" if crowded else "lengths" in drawing.json()
+        ended = client.post("/ask/read", content=json.dumps({"image": image, "routed": True}))
+        assert ended.status_code == 200 and "routing" in ended.json()
 
 
 def test_an_image_returned_again_is_never_read_half_written(tmp_path):
@@ -183,27 +175,3 @@ def test_what_a_bad_request_raises_inside_gradio_is_answered_in_our_words(cause,
             ) from error
     except ComponentProcessingError as wrapped:
         assert serving.error_payload_in_our_words(wrapped, True)["error"] == message
-
-
-def test_each_page_event_takes_one_worker_thread_and_answers_what_its_function_returned(app, monkeypatch):
-    """A page event runs its function in one of Gradio's worker threads and sends its outputs as
-    returned: no second turn at the workers per output (postprocessing), which would make every
-    answer wait behind every request waiting for a worker again."""
-    hops = []
-    run_sync = anyio.to_thread.run_sync
-
-    async def counted(function, *args, **kwargs):
-        hops.append(function.__name__)
-        return await run_sync(function, *args, **kwargs)
-
-    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
-    read = next(block_fn for block_fn in app.demo.fns.values() if block_fn.fn == app.read_drawing)
-    state = SessionState(app.demo)
-    value = pad_value(strokes(7, 60, 40, 120, 180))
-    inputs = [value, "winner", dimensions_section.PAPER, None]
-    answer = asyncio.run(app.demo.process_api(read, inputs, state))
-    expected = app.read_drawing(*inputs)
-    assert hops == ["read_drawing"] and expected[-1]["winner"] == 7
-    assert answer["data"][-3:] == list(expected[-3:])  # Figure 4, the routing view, the panel
-    reading = state[read.outputs[0]._id]  # the Reading the answer kept in the session
-    assert reading.winner == 7

@@ -10,6 +10,7 @@ import pytest
 
 from harness.app_server import serving_app
 from harness.gradio_clients import api_client
+from playground.reading import WINNER
 from tests.support.examples import EXAMPLES
 
 
@@ -34,7 +35,7 @@ def test_a_served_app_and_its_client_write_only_under_the_folders_they_are_given
     monkeypatch.delenv("GRADIO_TEMP_DIR")
     with serving_app(start_timeout=600, files=files) as url, api_client(url, downloads) as client:
         client.predict(handle_file(str(EXAMPLES[0])), api_name="/predict")
-        client.predict(app.WINNER, *[0.1] * app.NETWORKS.capsnet.config.digit_capsule_dim, api_name="/perturb")
+        client.predict(WINNER, *[0.1] * app.NETWORKS.capsnet.config.digit_capsule_dim, api_name="/perturb")
     assert sorted(path.name for path in system_temp.iterdir()) == []
     assert EXAMPLES[0].name in {path.name for path in files.rglob("*")}  # the upload
     assert len([path for path in downloads.rglob("*") if path.is_file()]) == 2  # the two images

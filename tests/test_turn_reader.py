@@ -1,40 +1,34 @@
-"""Turn it in the page (playground/page/turn_panel.js, capsnet/shipping/onnx_file.py's turn and CNN graphs), in a
-real browser (Debian's Chromium driven by Playwright). The turn panel and the sweep each have one
-renderer (turn_view.js, sweep_view.js), which draws the page's numbers and the server's
-(turn_views.py): the page's are held to the server's by drawing both, the app's network reading
-with the page's weights (tests/support/page_weights.py). For MNIST examples turned,
-scaled, sheared, stretched and moved to every slider's ends, the page's turn panel shows what the
-server's numbers show (both networks' readings, every length and probability within 0.01, every
-dimension's move within 0.01, every picture within 2 grey levels of 255); a drag sends nothing;
-the CNN's graph is fetched only once the section is near the screen; the section's refresh for a
-new reading is done in the page with no request, its rotation sweep the server's (the same
-caption, marks, lines and sentence, every value within 0.01) for examples and drawn digits misread
-when turned; where the page cannot turn (its graphs not to be had, or no WebAssembly at all), the
-sliders and the refresh ask the server, which reads the drawing the page read (the pad's value
-comes with them), its numbers drawn by the same renderers, and the page says nothing alarming."""
-
-import base64
-import json
+"""Turn it in the page (playground/page/turn_panel.js, capsnet/shipping/onnx_file.py's turn and CNN
+graphs), in a real browser (Debian's Chromium driven by Playwright). The turn panel and the sweep
+each have one renderer (turn_view.js, sweep_view.js), whoever answered: the page's numbers are held
+to the networks' (the app's, reading with the page's weights: tests/support/page_weights.py) on the
+page's own 28x28 of the drawing, by drawing both. For MNIST examples turned, scaled, sheared,
+stretched and moved to every slider's ends, the page's turn panel shows what the networks' numbers
+show (both networks' readings, every length and probability within 0.01, every dimension's move
+within 0.01, every picture within 2 grey levels of 255); a drag sends nothing; the CNN's graph is
+fetched only once the section is near the screen; the section's refresh for a new reading is done
+in the page with no request, its rotation sweep the networks' (the same caption, marks, lines and
+sentence, every value within 0.01) for examples and drawn digits misread when turned; where the
+page cannot turn (its graphs not to be had, or no WebAssembly at all), the server answers the same
+questions (playground/answers.py), its numbers drawn by the same renderers, and the page says
+nothing alarming."""
 
 import numpy as np
 import pytest
+import torch
 
-from capsnet.data.preprocess import ink_to_mnist
+from capsnet.data.affine import AffineChange, transform
 from harness.chromium_browser import CHROMIUM
-from harness.digit_strokes import pad_value, strokes
+from harness.digit_strokes import strokes
 from harness.pad_drivers import PadDriver
 from harness.page_pictures import grey_picture
-from harness.page_protocol import event_index
 from harness.slider_drivers import TurnDriver
-from playground import drawing_pad
-from playground.reading import EXAMPLES, example_ink, read
 from playground.transform_sliders import SLIDERS, UNCHANGED
+from playground.turn_it import SWEEP_ANGLES
 from tests.support.playground_pages import (
     grey_levels_apart,
-    keeping_pad_values,
     networks_state,
     no_alarm,
-    offered_value,
     page_module,
     playground_page,
     wait_for_networks,
@@ -45,17 +39,27 @@ if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium", allow_module_level=True)
 pytest.importorskip("playwright.sync_api", reason="pip install playwright")
 
-GREY_LEVELS = 2  # a picture of the page's against the server's, in levels of 255
-NUMBER = 0.01  # a length, a probability or a dimension's move, the page's against the server's
+GREY_LEVELS = 2  # a picture of the page's against the networks', in levels of 255
+NUMBER = 0.01  # a length, a probability or a dimension's move, the page's against the networks'
 EXAMPLES_TURNED = (1, 3, 7)  # the pad's examples turned: MNIST test digits 1, 3 and 7
 DRAWN = ((4, 70, 40, 130, 200), (7, 60, 30, 150, 220), (2, 50, 50, 170, 170))  # digits drawn, in their boxes
 CHART = {"zero": 134, "one": 14}  # sweep_view.js's charts: the y of a value 0 and of a value 1
 
-# In the page: the turn panel turn_view.js draws of the server's `value` (turn_views.py), as HTML.
-SERVERS_PANEL = f"""
-async ([value, facts]) => {{
-  const {{ fromServer, turnHtml }} = await {page_module("turn_view.js")};
-  return turnHtml(fromServer(value), facts);
+# In the page: the turn panel turn_view.js draws of the networks' `turn` (turn_panel.js's shape, its
+# pictures as lists), as HTML.
+NETWORKS_PANEL = f"""
+async ([turn, facts]) => {{
+  const {{ turnHtml }} = await {page_module("turn_view.js")};
+  const pictures = {{ image: Float32Array.from(turn.image), reconstruction: Float32Array.from(turn.reconstruction) }};
+  return turnHtml({{ ...turn, ...pictures }}, facts);
+}}
+"""
+
+# In the page: the reading the reading panel shows: [its revision, the network's input, lengths, capsules].
+SHOWN_READING = f"""
+async () => {{
+  const shown = (await {page_module("reading_store.js")}).shown.current();
+  return [shown.revision, Array.from(shown.image), Array.from(shown.lengths), Array.from(shown.capsules)];
 }}
 """
 
@@ -110,16 +114,16 @@ DESCRIBED = """
 ])
 """
 
-# In the page: the rotation sweep described, the page's (`server` null), or the one sweep_view.js
-# draws of `server`: [the server's value (turn_views.sweep_numbers), MNIST's curve, why there is
+# In the page: the rotation sweep described, the page's (`networks` null), or the one sweep_view.js
+# draws of `networks`: [the networks' sweep (turn_panel.js's shape), MNIST's curve, why there is
 # none], laid out in a detached element.
 DESCRIBE_SWEEP = f"""
-async (server) => {{
-  if (server === null) return ({DESCRIBED})(document.querySelector('#turn-sweep .sweep'));
-  const [value, mnist, missing] = server;
-  const {{ fromServer, sweepHtml }} = await {page_module("sweep_view.js")};
+async (networks) => {{
+  if (networks === null) return ({DESCRIBED})(document.querySelector('#turn-sweep .sweep'));
+  const [value, mnist, missing] = networks;
+  const {{ sweepHtml }} = await {page_module("sweep_view.js")};
   const holder = document.createElement('div');
-  holder.innerHTML = sweepHtml(fromServer(value), mnist, missing);
+  holder.innerHTML = sweepHtml(value, mnist, missing);
   return ({DESCRIBED})(holder.firstElementChild);
 }}
 """
@@ -127,14 +131,8 @@ async (server) => {{
 
 @pytest.fixture
 def page(browser):
-    """A playground page (tests/support/playground_pages.py) that also keeps the body of each event it
-    sends to the server (``page.asked``, {data, fn_index, ...})."""
-    page = keeping_pad_values(playground_page(browser))
-    page.asked = []
-    page.on(
-        "request",
-        lambda request: page.asked.append(json.loads(request.post_data)) if "/gradio_api/run/" in request.url else None,
-    )
+    """A playground page (tests/support/playground_pages.py)."""
+    page = playground_page(browser)
     yield page
     page.context.close()
 
@@ -162,16 +160,64 @@ def props_of(app, elem_id: str) -> dict:
     return component.props
 
 
-def servers_panel(app, page, value: dict) -> dict:
-    """What the turn panel turn_view.js draws of the server's ``value`` shows (READ_PANEL), with each
+def shown_reading(page) -> dict:
+    """The reading the reading panel shows, the page's (SHOWN_READING)."""
+    revision, image, lengths, capsules = page.evaluate(SHOWN_READING)
+    return {"revision": revision, "image": np.float32(image), "lengths": np.float32(lengths), "capsules": capsules}
+
+
+def networks_turn(app, shown: dict, value: dict) -> dict:
+    """The turn panel's numbers (turn_panel.js's shape) of the page's reading ``shown`` turned as
+    the sliders' ``value`` says, by the app's networks."""
+    change = AffineChange(**{key: value[key] for key in UNCHANGED})
+    turned = transform(torch.from_numpy(shown["image"]).view(28, 28), change)  # [28, 28]
+    with torch.inference_mode():
+        out, cnn = app.NETWORKS.capsnet(turned[None, None]), app.NETWORKS.cnn(turned[None, None])
+    drawn = int(np.argmax(shown["lengths"]))
+    capsules = np.float32(shown["capsules"]).reshape(10, -1)
+    return {
+        "revision": value["revision"],
+        "image": turned.flatten().tolist(),
+        "reconstruction": out.reconstruction[0, 0].flatten().tolist(),
+        "lengths": out.lengths[0].tolist(),
+        "winner": int(out.prediction[0]),
+        "probabilities": cnn.probabilities[0].tolist(),
+        "cnnWinner": int(cnn.prediction[0]),
+        "moved": (out.capsules[0, drawn].numpy() - capsules[drawn]).tolist(),
+        "drawn": drawn,
+        "drawnLength": float(shown["lengths"][drawn]),
+    }
+
+
+def networks_panel(app, page, turn: dict) -> dict:
+    """What the turn panel turn_view.js draws of the networks' ``turn`` shows (READ_PANEL), with each
     digit's dimensions' labels and the pose's limit as the turn panel gets them."""
     props = props_of(app, "turn-panel")
     facts = {"labels": props["labels"], "poseLimit": props["pose_limit"]}
-    return page.evaluate(READ_PANEL, page.evaluate(SERVERS_PANEL, [value, facts]))
+    return page.evaluate(READ_PANEL, page.evaluate(NETWORKS_PANEL, [turn, facts]))
 
 
-def servers_sweep(app, page, value: dict | None) -> list:
-    """The sweep sweep_view.js draws of the server's ``value`` beside MNIST's curve as the sweep
+def networks_sweep_of(app, shown: dict) -> dict:
+    """The rotation sweep (turn_panel.js's shape) of the page's reading ``shown``, by the app's networks."""
+    image = torch.from_numpy(shown["image"]).view(1, 1, 28, 28)
+    matrices = torch.stack([AffineChange(rotation=float(angle)).matrix() for angle in SWEEP_ANGLES])  # [A, 2, 3]
+    images = transform(image.expand(len(SWEEP_ANGLES), -1, -1, -1), matrices)  # [A, 1, 28, 28]
+    with torch.inference_mode():
+        out, cnn = app.NETWORKS.capsnet(images), app.NETWORKS.cnn(images)
+    digit = int(np.argmax(shown["lengths"]))
+    return {
+        "reading": str(shown["revision"]),
+        "digit": digit,
+        "angles": SWEEP_ANGLES.tolist(),
+        "lengths": out.lengths[:, digit].tolist(),
+        "readings": out.prediction.tolist(),
+        "probabilities": cnn.probabilities[:, digit].tolist(),
+        "cnnReadings": cnn.prediction.tolist(),
+    }
+
+
+def networks_sweep(app, page, value: dict | None) -> list:
+    """The sweep sweep_view.js draws of the networks' ``value`` beside MNIST's curve as the sweep
     gets it, described (DESCRIBE_SWEEP)."""
     props = props_of(app, "turn-sweep")
     return page.evaluate(DESCRIBE_SWEEP, [value, props["curve"], props["no_curve"]])
@@ -182,25 +228,19 @@ def pages_sweep(page) -> list:
     return page.evaluate(DESCRIBE_SWEEP, None)
 
 
-def servers_reading(example: int):
-    """The server's reading of the pad with ``example`` on it."""
-    background = base64.b64encode(example_ink(EXAMPLES[example])[1].astype(np.uint8).tobytes()).decode()
-    return ink_to_mnist(drawing_pad.ink(drawing_pad.parse(pad_value([], background=background))))
-
-
-def test_the_page_turns_as_the_server_does(app, url, page, page_weights):
+def test_the_page_turns_as_the_networks_do(app, url, page, page_weights):
     worst = {"number": 0.0, "grey levels": 0}
     for example in EXAMPLES_TURNED:
         tapped(page, url, example)
         wait_for_networks(page, "turner")
-        reading = read(app.READING.network, servers_reading(example))
+        shown = shown_reading(page)
         sent = len(page.sent)
         for value in settings():
             revision = page.evaluate(SET_SLIDERS, value)
             page.wait_for_function("(r) => document.querySelector('#turn-panel .turn')?.dataset.revision == r",
                                    arg=revision)  # fmt: skip
             in_page = page.evaluate(READ_PANEL, None)
-            server = servers_panel(app, page, app.TURN_IT.panel(reading, {**value, "revision": revision}))
+            server = networks_panel(app, page, networks_turn(app, shown, {**value, "revision": revision}))
             for key in ("revision", "capsnet", "cnn", "names", "caption"):
                 if key == "caption":  # its numbers are compared below, as the moves
                     in_page[key], server[key] = in_page[key][:40], server[key][:40]
@@ -212,7 +252,7 @@ def test_the_page_turns_as_the_server_does(app, url, page, page_weights):
                     worst["grey levels"], grey_levels_apart(grey_picture(in_page[key]), grey_picture(server[key]))
                 )
         assert page.sent[sent:] == []  # every move turned in the page
-    print(f"{len(EXAMPLES_TURNED) * len(settings())} turns, the page against the server at worst: {worst}")
+    print(f"{len(EXAMPLES_TURNED) * len(settings())} turns, the page against the networks at worst: {worst}")
     assert worst["number"] <= NUMBER and worst["grey levels"] <= GREY_LEVELS, worst
 
 
@@ -257,35 +297,50 @@ def test_a_digit_shown_before_the_networks_came_is_turned_in_the_page_once_they_
     assert len(latencies) >= 3 and page.sent[sent:] == []
 
 
-def servers_drawn(app, page, revision: str) -> None:
-    """The turn panel and the sweep the page shows are the server's numbers for the reading of
-    ``revision`` (its refresh, then its last move), drawn by the page's renderers."""
-    reading = servers_reading_of(app, page, revision)
-    events = {event_index(app, app.TURN_IT.show), event_index(app, app.TURN_IT.turn)}
-    sliders = [body for body in page.asked if body["fn_index"] in events][-1]["data"][1]  # the last asked
+# In the page: the transform sliders' value as they show it, with the turn panel's revision.
+SLIDERS_SHOWN = """
+() => ({
+  ...Object.fromEntries([...document.querySelectorAll('#turn-sliders input[type=range]')]
+    .map((input) => [input.name, Number(input.value)])),
+  revision: Number(document.querySelector('#turn-sliders [data-revision]')?.dataset.revision ?? 0),
+})
+"""
+
+
+def networks_drawn(app, page, revision: str) -> None:
+    """The turn panel and the sweep the page shows are the networks' numbers for the reading of
+    ``revision`` (its refresh, then the sliders' last move), drawn by the page's renderers."""
+    sliders = page.evaluate(SLIDERS_SHOWN)
     page.wait_for_function("(r) => document.querySelector('#turn-panel .turn')?.dataset.revision == r",
                            arg=sliders["revision"])  # fmt: skip
-    assert page.evaluate(READ_PANEL, None) == servers_panel(app, page, app.TURN_IT.panel(reading, sliders))
-    assert pages_sweep(page) == servers_sweep(app, page, app.TURN_IT.sweep_view(reading))
+    shown = shown_reading(page)
+    assert str(shown["revision"]) == revision
+    in_page, networks = page.evaluate(READ_PANEL, None), networks_panel(app, page, networks_turn(app, shown, sliders))
+    for key in ("revision", "capsnet", "cnn", "names"):
+        assert in_page[key] == networks[key], key
+    keys = ("capsnet_length", "probability", "lengths", "probabilities", "moves")
+    assert max(float(np.abs(np.subtract(in_page[key], networks[key])).max()) for key in keys) <= 1e-3
+    page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]:not([aria-busy])', state="attached")
+    assert values_apart(pages_sweep(page), networks_sweep(app, page, networks_sweep_of(app, shown))) <= 1e-3
 
 
-def test_without_its_graphs_the_sliders_and_the_refresh_ask_the_server(app, url, page):
+def test_without_its_graphs_the_server_answers_the_turns_and_the_sweep(app, url, page):
     page.route(f"**/{app.TURN_IT.cnn_graph.url}", lambda route: route.fulfill(status=404))
     person = tapped(page, url, 2)
     revision = settled(page, None)
     page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]', state="attached")
-    asked = [body for body in page.asked if body["fn_index"] == event_index(app, app.TURN_IT.show)]
-    assert len(asked) == 1 and asked[0]["data"][-1]["revision"] == int(revision)  # the drawing the page read
-    assert page.locator("#turn-panel .verdict.capsnet b").inner_text() == "2"  # the server read it too
-    servers_drawn(app, page, revision)
+    assert page.locator("#turn-panel .verdict.capsnet b").inner_text() == "2"
     page.wait_for_timeout(2000)
     assert networks_state(page, "turner") == "unavailable"
+    assert sum(sent.endswith("/ask/turn") for sent in page.sent) >= len(SWEEP_ANGLES)  # the sweep's angles
+    networks_drawn(app, page, revision)
     sent = len(page.sent)
     person.drag("rotation", [0.6, 0.7])
     assert len(page.sent) - sent >= 2
-    servers_drawn(app, page, revision)
+    networks_drawn(app, page, revision)
     no_alarm(page)
-    assert sum("The server turns the digit" in text for kind, text in page.messages if kind == "info") == 1
+    told = [text for kind, text in page.messages if kind == "info" and "The server answers" in text]
+    assert len(told) == 1, told
 
 
 def test_without_webassembly_the_server_s_numbers_are_drawn_by_the_same_renderers(app, url, page):
@@ -298,16 +353,16 @@ def test_without_webassembly_the_server_s_numbers_are_drawn_by_the_same_renderer
     person = TurnDriver(page)
     person.shown()
     page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]', state="attached")
-    servers_drawn(app, page, revision)
+    networks_drawn(app, page, revision)
     person.drag("rotation", [0.65])
-    servers_drawn(app, page, revision)
+    networks_drawn(app, page, revision)
     assert (
         page.locator("#turn-panel .pose-bars .dimension-move").count() == app.NETWORKS.capsnet.config.digit_capsule_dim
     )
     no_alarm(page)
 
 
-# The rotation sweep: the page's own sweeps against the server's.
+# The rotation sweep: the page's own sweeps against the networks'.
 
 
 def value_of(y: float) -> float:
@@ -345,19 +400,15 @@ def settled(page, before: str | None) -> str:
     ).json_value()
 
 
-def servers_reading_of(app, page, revision: str):
-    """The server's reading of the pad's value of ``revision`` as the page offered it."""
-    value = offered_value(page, revision)
-    return read(app.READING.network, ink_to_mnist(drawing_pad.ink(drawing_pad.parse(value))), int(revision))
-
-
 def compared_sweep(app, page, revision: str) -> tuple[float, int]:
     """The page's sweep once it is that of the settled ``revision``, read at every angle, against
     the server's of the same drawing: how far apart their values are, and how many misread marks
     it shows."""
     page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]:not([aria-busy])', state="attached")
     in_page = pages_sweep(page)
-    server = servers_sweep(app, page, app.TURN_IT.sweep_view(servers_reading_of(app, page, revision)))
+    shown = shown_reading(page)
+    assert str(shown["revision"]) == revision
+    server = networks_sweep(app, page, networks_sweep_of(app, shown))
     return values_apart(in_page, server), sum(node[0] == "rect" for node in in_page)
 
 
@@ -365,7 +416,7 @@ def compared_panel(app, page, revision: str, sliders: dict) -> float:
     """The turn panel the page's refresh drew for the reading of ``revision`` at the sliders'
     value against the server's: how far apart their numbers are; the rest the same."""
     in_page = page.evaluate(READ_PANEL, None)
-    server = servers_panel(app, page, app.TURN_IT.panel(servers_reading_of(app, page, revision), sliders))
+    server = networks_panel(app, page, networks_turn(app, shown_reading(page), sliders))
     for key in ("revision", "capsnet", "cnn", "names"):
         assert in_page[key] == server[key], key
     keys = ("capsnet_length", "probability", "lengths", "probabilities", "moves")
@@ -409,7 +460,7 @@ def tapped_here(page, example: int, before: str | None) -> str:
     return revision
 
 
-def test_the_page_sweeps_as_the_server_does_with_no_request(app, url, page, page_weights):
+def test_the_page_sweeps_as_the_networks_do_with_no_request(app, url, page, page_weights):
     page.goto(url)
     wait_for_networks(page)
     page.locator("#turn-panel").scroll_into_view_if_needed()
@@ -437,11 +488,10 @@ def test_the_page_sweeps_as_the_server_does_with_no_request(app, url, page, page
         apart, shown = compared_sweep(app, page, revision)
         worst, marks = max(worst, apart), [*marks, shown]
         panel = max(panel, compared_panel(app, page, revision, sliders))
-    refresh = event_index(app, app.TURN_IT.show)
     print(
-        f"{len(marks)} sweeps in the page, its values against the server's at worst {worst:.5f}, misread marks "
+        f"{len(marks)} sweeps in the page, its values against the networks' at worst {worst:.5f}, misread marks "
         f"{marks}; the turn panels' numbers at worst {panel:.4f}"
     )
     assert worst <= NUMBER and panel <= NUMBER and sum(shown > 0 for shown in marks) >= 4, (worst, panel, marks)
-    assert [body for body in page.asked if body["fn_index"] == refresh] == []
+    assert not any("/ask/" in sent for sent in page.sent)
     no_alarm(page)

@@ -1,8 +1,8 @@
 """The Two-digits section: an MNIST test pair read as its two digits, each redrawn from its own
 capsule alone in its pen's colour, the CNN beside, Decode as, one digit read as one, the examples
-read as the measurement reads them; the panel's numbers (the page draws them: tests/js/
-two_digits_view.test.js); forged values answered in the panel, in process and over HTTP;
-/predict_pair; the app without the pairs networks, and the measurement read for them only."""
+read as the measurement reads them; the server's answers to the page's questions (answers.py; the
+page draws them: tests/js/two_digits_view.test.js); /predict_pair; the app without the pairs
+networks, and the measurement read for them only."""
 
 import base64
 import copy
@@ -22,17 +22,14 @@ from starlette.testclient import TestClient
 from capsnet.digit_count import CountRule
 from capsnet.shipping.saving import sha256
 from capsnet.studies.statistics import points
-from harness.digit_strokes import strokes
-from harness.page_protocol import outputs_of, page_event
 from harness.paths import REPO
 from playground import (
-    drawing_pad,
+    answers,
     networks,
     two_digits,
     two_digits_pad,
     two_digits_reading,
     two_digits_text,
-    two_digits_views,
 )
 from playground.two_digits_views import tinted
 from tests.support.batched_calls import called_at_once
@@ -56,31 +53,28 @@ def classes_of(example: Path) -> set[int]:
     return {int(digit) for digit in example.stem.rsplit("_", 2)[1:]}
 
 
-def pair_value(
-    layers: np.ndarray | None = None,
-    drawn: list[list[float]] = (),
-    pens: str = "",
-    revision: int = 1,
-    drawing: bool = False,
-) -> dict:
-    """The two-pen pad's value: an example's two layers of ink under ``drawn`` strokes."""
-    return {
-        "strokes": [" ".join(f"{x:g}" for x in stroke) for stroke in drawn],
-        "pens": pens,
-        "background": None if layers is None else base64.b64encode(layers.astype(np.uint8).tobytes()).decode(),
-        "revision": revision,
-        "drawing": drawing,
-    }
+def fields_of(layers: np.ndarray) -> np.ndarray:
+    """An example's two layers of ink (uint8 [2, 28, 28]) as the page sends them to be read: the
+    overlay and each pen's ink, [3, 28, 28] in [0, 1] (two_digits_reading.js `exampleFields`)."""
+    ink = layers.astype(np.float32) / 255
+    return np.concatenate([ink.max(axis=0, keepdims=True), ink])
 
 
-def read_of(panel: dict) -> tuple[int, set[int]]:
-    """The revision and the digits (one or two) of a pair panel's value."""
-    return panel["revision"], set(panel["read"])
+def answered(section, fields: np.ndarray, decode_as: int | None = None) -> dict:
+    """The server's answer to the page's question "pair" (answers.py), its pictures as ink again."""
+    asked = answers.Answers(section.reader.capsnet, None, section.reader)
+    return revived(asked.pair({"fields": [each.flatten().tolist() for each in fields], "decodeAs": decode_as}))
 
 
-def ink_of(levels: str) -> np.ndarray:
-    """The ink [28, 28] the page draws from a picture of the panel's value (views.ink_base64)."""
-    return np.frombuffer(base64.b64decode(levels), dtype=np.uint8).reshape(28, 28) / 255
+def revived(value):
+    """An answer's {"ink": base64} as ink [28, 28] in [0, 1], as the page takes it (views.js inkOf)."""
+    if isinstance(value, dict) and value.keys() == {"ink"}:
+        return np.frombuffer(base64.b64decode(value["ink"]), dtype=np.uint8).reshape(28, 28) / 255
+    if isinstance(value, dict):
+        return {key: revived(each) for key, each in value.items()}
+    if isinstance(value, list):
+        return [revived(each) for each in value]
+    return value
 
 
 # A pair read as its two digits, each redrawn from its own capsule alone.
@@ -88,11 +82,11 @@ def ink_of(levels: str) -> np.ndarray:
 
 @pytest.mark.parametrize("example", READ_RIGHT, ids=lambda path: path.stem)
 def test_an_mnist_test_pair_is_read_as_its_two_digits(section, example):
-    value = pair_value(two_digits_pad.example_layers(example), revision=5)
-    reading, panel = section.read_drawing(value, two_digits.TWO_READ)
-    assert set(reading.read) == classes_of(example) == read_of(panel)[1] and read_of(panel)[0] == 5
-    assert len(reading.read) == 2 and panel["read"] == list(reading.read)
-    assert set(reading.cnn_read) == classes_of(example) and panel["cnn_read"] == list(reading.cnn_read)
+    fields = fields_of(two_digits_pad.example_layers(example))
+    reading, answer = section.reader.read_fields(fields), answered(section, fields)
+    assert set(reading.read) == classes_of(example) == set(answer["read"])
+    assert len(reading.read) == 2 and answer["read"] == list(reading.read)
+    assert set(reading.cnn_read) == classes_of(example) and answer["cnnRead"] == list(reading.cnn_read)
 
 
 def test_each_digit_is_redrawn_from_its_own_capsule_alone(section):
@@ -139,43 +133,45 @@ def test_each_redrawn_digit_takes_the_colour_of_the_pen_whose_ink_it_covers(sect
     assert two_digits_pad.pens_of(reading.redrawn, reading.layers) == (0, 1) and reading.read == (7, 1)
     swapped = section.reader.read(layers[::-1] / 255)  # the 1 with pen 1, the 7 with pen 2
     assert swapped.read == (7, 1) and two_digits_pad.pens_of(swapped.redrawn, swapped.layers) == (1, 0)
-    panel = section.panel(swapped, None)
+    answer = answered(section, fields_of(layers[::-1]))
     blue, orange = two_digits_pad.PENS
-    assert panel["read"] == [7, 1] and panel["colours"] == [orange, blue] and panel["pen_colours"] == [blue, orange]
+    assert answer["read"] == [7, 1] and answer["colours"] == [orange, blue] and answer["penColours"] == [blue, orange]
     # each redrawn alone in its colour, as the page tints it (tests/js/two_digits_tinted.test.js)
-    redrawn = zip(panel["redrawn"], panel["colours"], strict=True)
-    seven, one = (ink_colour(tinted(ink_of(ink)[None], [colour])) for ink, colour in redrawn)
+    redrawn = zip(answer["redrawn"], answer["colours"], strict=True)
+    seven, one = (ink_colour(tinted(ink[None], [colour])) for ink, colour in redrawn)
     assert seven[0] > seven[2] and one[2] > one[0]  # the 7 orange, the 1 blue
-    straight = section.panel(reading, None)
+    straight = answered(section, fields_of(layers))
     assert straight["read"] == [7, 1] and straight["colours"] == [blue, orange]
 
 
 def test_a_pair_s_numbers_are_what_the_panel_draws(section):
-    """The page draws the panel from these (two_digits_view.js): the digits read, the second capsule
-    and its ink, both rules, the lengths and probabilities, each picture within half a grey level of
-    the reading's arrays, each digit in the colour of the pen whose ink it redraws."""
+    """The server's answer to the page's question "pair", which the panel draws
+    (two_digits_view.js): the digits read, the second capsule and its ink, both rules, the lengths
+    and probabilities, each picture within half a grey level of the reading's arrays, each digit in
+    the colour of the pen whose ink it redraws."""
     layers = two_digits_pad.example_layers(READ_RIGHT[0])[::-1]  # the 1 with pen 1, the 7 with pen 2
-    reading = section.reader.read_fields(two_digits_reading.example_fields(layers), revision=9)
-    view = section.view(reading, 4)
-    value = two_digits_views.pair_numbers(view)
-    assert json.loads(json.dumps(value)) == value == section.panel(reading, 4)  # what Gradio sends the page
-    assert (value["revision"], value["read"], value["second"], value["cnn_read"]) == (9, [7, 1], 1, [7, 1])
-    assert value["second_ink"] == reading.second_ink and value["rule"] == dataclasses.asdict(section.reader.rule)
-    assert value["cnn_rule"] == dataclasses.asdict(section.reader.cnn_rule)
-    np.testing.assert_array_equal(value["lengths"], reading.lengths)
-    np.testing.assert_array_equal(value["probabilities"], reading.probabilities)
-    assert len(value["lengths"]) == len(value["probabilities"]) == 10
+    reading = section.reader.read_fields(fields_of(layers))
+    value = answered(section, fields_of(layers), 4)
+    assert (value["read"], value["second"], value["cnnRead"]) == ([7, 1], 1, [7, 1])
+    rule, cnn_rule = section.reader.rule, section.reader.cnn_rule
+    assert value["secondInk"] == reading.second_ink and value["rule"] == {
+        "second": rule.second,
+        "secondInk": rule.second_ink,
+    }
+    assert value["cnnRule"] == {"second": cnn_rule.second, "secondInk": cnn_rule.second_ink}
+    np.testing.assert_allclose(value["lengths"], reading.lengths, atol=1e-6)
+    np.testing.assert_allclose(value["probabilities"], reading.probabilities, atol=1e-6)
     assert len(value["layers"]) == 2 and len(value["redrawn"]) == 2
     pictures = [
         (value["image"], reading.image),
         *zip(value["layers"], reading.layers, strict=True),
         *zip(value["redrawn"], reading.redrawn, strict=True),
-        (value["decoded_redrawn"], view.decoded_redrawn),
+        (value["decodedRedrawn"], section.reader.redraw(reading, 4)),
     ]
-    for levels, ink in pictures:
-        np.testing.assert_allclose(ink_of(levels), np.clip(ink, 0, 1), atol=0.5 / 255 + 1e-6)
+    for shown, ink in pictures:
+        np.testing.assert_allclose(shown, np.clip(ink, 0, 1), atol=0.5 / 255 + 1e-6)
     blue, orange = two_digits_pad.PENS
-    assert value["colours"] == [orange, blue] and value["pen_colours"] == [blue, orange]
+    assert value["colours"] == [orange, blue] and value["penColours"] == [blue, orange]
     assert value["decoded"] == 4
 
 
@@ -186,24 +182,24 @@ def ink_colour(pixels: np.ndarray) -> np.ndarray:
 
 def test_decode_as_adds_that_capsule_redrawn_and_only_one_not_read(section):
     reading = section.reader.read(two_digits_pad.example_layers(READ_RIGHT[0]) / 255)
-    four = section.decode_again(reading, "4")
-    assert four["decoded"] == 4 and four["read"] == [7, 1]
-    np.testing.assert_allclose(ink_of(four["decoded_redrawn"]), section.reader.redraw(reading, 4), atol=0.5 / 255)
-    seven = section.decode_again(reading, "7")  # one of the two: shown already
-    assert seven["decoded"] is None and seven["decoded_redrawn"] is None
-    view = section.view(reading, 4)
-    np.testing.assert_allclose(view.decoded_redrawn, section.reader.redraw(reading, 4))
+    asked = answers.Answers(section.reader.capsnet, None, section.reader)
+    pair = {"capsules": reading.capsules.flatten().tolist(), "read": list(reading.read)}
+    four = revived(asked.pairDecoded({"pair": pair, "digit": 4}))
+    assert four["decoded"] == 4
     with torch.inference_mode():
         expected = section.reader.capsnet.decode(reading.capsules[None], torch.tensor([4]))[0, 0].numpy()
-    np.testing.assert_allclose(view.decoded_redrawn, expected)
+    np.testing.assert_allclose(four["decodedRedrawn"], expected, atol=0.5 / 255 + 1e-6)
+    np.testing.assert_allclose(section.reader.redraw(reading, 4), expected)
+    seven = asked.pairDecoded({"pair": pair, "digit": 7})  # one of the two: shown already
+    assert seven == {"decoded": None, "decodedRedrawn": None}
 
 
 def test_a_digit_drawn_alone_is_read_as_one_digit_and_redrawn_alone(section):
     layers = two_digits_pad.example_layers(READ_RIGHT[0]).copy()
     layers[1] = 0  # the 7 alone
-    reading, panel = section.read_drawing(pair_value(layers), two_digits.TWO_READ)
-    assert reading.read == (7,) and reading.cnn_read == (7,) and panel["read"] == [7] and panel["cnn_read"] == [7]
-    assert reading.redrawn.shape == (1, 28, 28) and len(panel["redrawn"]) == len(panel["colours"]) == 1
+    reading, answer = section.reader.read_fields(fields_of(layers)), answered(section, fields_of(layers))
+    assert reading.read == (7,) and reading.cnn_read == (7,) and answer["read"] == [7] and answer["cnnRead"] == [7]
+    assert reading.redrawn.shape == (1, 28, 28) and len(answer["redrawn"]) == len(answer["colours"]) == 1
     second_length = torch.tensor([float(reading.lengths[reading.second])])
     assert not section.reader.rule.two(second_length, torch.tensor([reading.second_ink]))
 
@@ -227,9 +223,9 @@ def test_one_digit_or_two_is_the_second_capsule_and_its_ink_against_the_measured
     at, short, little_ink = with_lines(), with_lines(second=second + 1e-3), with_lines(second_ink=ink + 1e-3)
     read = [each.reader.read(layers).read for each in (at, short, little_ink)]
     assert [len(digits) for digits in read] == [2, 1, 1] and read[0][0] == read[1][0] == read[2][0]
-    panel = little_ink.panel(little_ink.reader.read(layers), None)  # the page says why (two_digits_view.js)
-    assert len(panel["read"]) == 1 and panel["second_ink"] == ink and panel["second"] == reading.second
-    assert panel["rule"] == {"second": second, "second_ink": ink + 1e-3}
+    answer = answered(little_ink, fields_of(two_digits_pad.example_layers(READ_RIGHT[0])))  # the page says why
+    assert len(answer["read"]) == 1 and answer["second"] == reading.second
+    assert abs(answer["secondInk"] - ink) < 1e-6 and answer["rule"] == {"second": second, "secondInk": ink + 1e-3}
 
 
 def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, mnist_test):
@@ -254,118 +250,28 @@ def test_the_examples_are_read_as_the_measurement_reads_the_same_pairs(section, 
     cnn_read, cnn_two = counted(probabilities, section.reader.cnn_rule)
     for k, example in enumerate(EXAMPLES):
         assert set(labels[k].tolist()) == classes_of(example)
-        reading, _ = section.read_drawing(pair_value(two_digits_pad.example_layers(example)), two_digits.TWO_READ)
+        reading = section.reader.read_fields(fields_of(two_digits_pad.example_layers(example)))
         assert reading.read == tuple(read[k, : 1 + int(two[k])].tolist())
         assert reading.cnn_read == tuple(cnn_read[k, : 1 + int(cnn_two[k])].tolist())
         np.testing.assert_allclose(reading.lengths, lengths[k].numpy(), atol=0.05)
 
 
-def test_drawn_strokes_of_each_pen_are_read_as_the_pen_s_ink(section):
-    three, five = strokes(3, 60, 40, 120, 180), strokes(5, 90, 60, 120, 180)
-    value = pair_value(drawn=three + five, pens="0" * len(three) + "1" * len(five), revision=8)
-    reading, panel = section.read_drawing(value, two_digits.TWO_READ)
-    drawing = drawing_pad.parse(value, pens=2)
-    inks = drawing_pad.inks(drawing, pens=2)
-    alone = [
-        drawing_pad.inks(drawing_pad.parse(pair_value(drawn=s, pens=p), pens=2), pens=2)
-        for s, p in ((three, "0" * len(three)), (five, "1" * len(five)))
-    ]
-    np.testing.assert_array_equal(inks[0], alone[0][0])  # pen 1's layer: the 3 only
-    np.testing.assert_array_equal(inks[1], alone[1][1])  # pen 2's layer: the 5 only
-    assert read_of(panel) == (8, {3, 5}) and len(reading.read) == 2
-
-
 def test_pairs_read_at_the_same_moment_are_read_in_one_batch_each_as_alone(section):
-    fields = [two_digits_reading.example_fields(example.ink) for example in two_digits_pad.examples()]
-    alone = [section.reader.read_fields(each, revision) for revision, each in enumerate(fields)]
+    fields = [fields_of(example.ink) for example in two_digits_pad.examples()]
+    alone = [section.reader.read_fields(each) for each in fields]
     together, batches = called_at_once(
-        section.reader._run_together,
-        lambda revision: section.reader.read_fields(fields[revision], revision),
-        len(fields),
+        section.reader._run_together, lambda k: section.reader.read_fields(fields[k]), len(fields)
     )
     assert max(batches) > 1 and sum(batches) == len(fields)
     assert len({each.read for each in alone}) > 4  # pairs read as different digits: a mix-up shows
     for one, other in zip(alone, together, strict=True):
-        assert (other.read, other.cnn_read, other.second, other.revision) == (
-            one.read,
-            one.cnn_read,
-            one.second,
-            one.revision,
-        )
+        assert (other.read, other.cnn_read, other.second) == (one.read, one.cnn_read, one.second)
         np.testing.assert_allclose(other.lengths, one.lengths, atol=1e-5)
         np.testing.assert_allclose(other.redrawn, one.redrawn, atol=1e-5)
         np.testing.assert_allclose(other.probabilities, one.probabilities, atol=1e-5)
 
 
-def test_an_empty_drawing_asks_for_two_digits(section):
-    reading, panel = section.read_drawing(pair_value(), two_digits.TWO_READ)
-    assert reading is None and panel == section.panel(None, None) == {"revision": None}  # the page asks
-    blank = np.zeros((2, 28, 28), dtype=np.uint8)  # a background without ink
-    assert section.read_drawing(pair_value(blank), two_digits.TWO_READ) == (None, section.panel(None, None))
-
-
-# Forged values: the reason in the panel, nothing else touched.
-
-FORGED = {
-    "not-an-object": ("strokes", "an object with keys"),
-    "unknown-key": ({"strokes": [], "pen": "0"}, "unknown keys"),
-    "pens-too-short": ({"strokes": ["1 2 3 4", "5 6"], "pens": "0"}, "one pen a stroke"),
-    "pens-too-long": ({"strokes": ["1 2"], "pens": "01"}, "one pen a stroke"),
-    "pens-null": ({"strokes": ["1 2"], "pens": None}, "pens must be a string"),
-    "pen-three": ({"strokes": ["1 2"], "pens": "2"}, "each a digit 0..1"),
-    "pen-a-letter": ({"strokes": ["1 2"], "pens": "a"}, "each a digit 0..1"),
-    "pens-a-list": ({"strokes": ["1 2"], "pens": [0]}, "pens must be a string"),
-    "nan": ({"strokes": ["1 NaN"], "pens": "0"}, "finite numbers"),
-    "off-the-pad": ({"strokes": ["1 2 900 4"], "pens": "0"}, "must lie in 0..280"),
-    "one-pen-background": ({"strokes": [], "background": base64.b64encode(bytes(784)).decode()}, "1568 bytes"),
-    "three-pen-background": ({"strokes": [], "background": base64.b64encode(bytes(3 * 784)).decode()}, "1568 bytes"),
-    "revision-a-string": ({"strokes": [], "revision": "1"}, "revision must be an integer"),
-}
-
-
-@pytest.mark.parametrize("value, reason", FORGED.values(), ids=FORGED.keys())
-def test_a_forged_drawing_is_answered_in_the_panel(section, value, reason):
-    state, panel = section.read_drawing(value, two_digits.TWO_READ)
-    assert state == gr.skip()  # the reading kept
-    assert set(panel) == {"message"} and panel["message"].startswith("Cannot read these two digits")
-    assert reason in panel["message"]
-
-
-@pytest.mark.parametrize("decode_as", [None, 11, 7, "x", [1], ["1"], {"7": 1}, float("nan"), "winner", " 7"])
-def test_a_forged_decode_as_is_answered_in_the_panel(section, decode_as):
-    reading = section.reader.read(two_digits_pad.example_layers(READ_RIGHT[0]) / 255)
-    state, panel = section.read_drawing(pair_value(two_digits_pad.example_layers(READ_RIGHT[0])), decode_as)
-    assert state == gr.skip()  # the reading kept
-    for shown in (section.decode_again(reading, decode_as), section.decode_again(None, decode_as), panel):
-        assert set(shown) == {"message"} and "Decode as must be one of" in shown["message"]
-
-
-# The app: its pair event and /predict_pair over HTTP.
-
-
-@pytest.mark.server
-def test_over_http_a_pair_is_read_and_a_forged_value_disturbs_nothing(app, url):
-    session = "two-digits"
-    layers = two_digits_pad.example_layers(READ_RIGHT[2])  # 1 and 5
-    event = app.TWO_DIGITS.read_drawing
-    shown = outputs_of(page_event(app, url, event, [pair_value(layers, revision=3), "7"], session))[-1]
-    assert read_of(shown) == (3, {1, 5}) and shown["decoded"] == 7
-    one_pen = base64.b64encode(bytes(784)).decode()
-    for value, decode_as, reason in [
-        ({"strokes": ["1 2"], "pens": "5"}, two_digits.TWO_READ, "each a digit 0..1"),
-        (7, two_digits.TWO_READ, "an object with keys"),
-        ({"strokes": ["1 NaN"], "pens": "0"}, two_digits.TWO_READ, "finite numbers"),
-        ({"strokes": [], "background": one_pen}, two_digits.TWO_READ, "1568 bytes"),
-        (pair_value(layers), 11, "Decode as must be one of"),
-    ]:
-        response = page_event(app, url, event, [value, decode_as], session)
-        assert response.status_code == 200
-        answer = outputs_of(response)[-1]
-        assert set(answer) == {"message"} and reason in answer["message"]
-    again = outputs_of(page_event(app, url, app.TWO_DIGITS.decode_again, [None, "7"], session))[-1]
-    assert again == shown  # the reading was kept
-    forged = outputs_of(page_event(app, url, app.TWO_DIGITS.decode_again, [None, None], session))[-1]
-    assert "Decode as must be one of" in forged["message"]
+# The app: /predict_pair over HTTP.
 
 
 @pytest.mark.server

@@ -1,6 +1,6 @@
-// Ports playground/dimension_changes.py `change_colours`: a change of ink as the colours of the
-// picture beside a dimension's slider, computed in float32 as numpy computes it. `palette` is
-// dimension_changes.PALETTE: {unchanged, added, removed: [r, g, b], full_change}.
+// A change of ink as the colours of the picture beside a dimension's slider, computed in float32.
+// `palette` is playground/dimension_changes.py PALETTE: {unchanged, added, removed: [r, g, b],
+// full_change}.
 
 import { roundHalfEven } from "./round_half_even.js";
 

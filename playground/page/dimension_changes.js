@@ -1,5 +1,6 @@
-// Ports playground/dimension_changes.py `dimension_changes`: the ink each dimension of a capsule
-// adds and takes away between the ends of its slider's range, with the page's decoder.
+// The picture beside each dimension's slider, before its colours: the ink the dimension of a capsule
+// adds and takes away between the ends of its slider's range, with the page's decoder (the
+// server's answer to the same question: playground/answers.py `changes`).
 
 // Float32Array [image_size²] for each dimension of capsule `digit` of `capsules`: its picture with
 // the dimension at +limit minus its picture at -limit, the other dimensions at zero (`limits`: one

@@ -1,23 +1,17 @@
 // The dimension sliders' page side (playground/dimension_sliders.py; gr.HTML gives `element`,
-// `props`, `watch` and `fire`, the events it fires). props.value = {offsets: 16 numbers in dimension
-// order, rows: [{dimension, label, limit}] in the order shown, enabled, range: the range the limits
-// are of, pictures: a PNG data URL a dimension (dimension order) of where it changes the digit, or
-// null}; props.digit_rows = {range: every digit's rows}, props.palette the pictures' colours
-// (playground/dimension_changes.py PALETTE).
+// `props` and `watch`). props.value = {offsets: 16 numbers in dimension order, rows: [{dimension,
+// label, limit}] in the order shown, enabled, range: the range the limits are of}; props.digit_rows
+// = {range: every digit's rows}, props.palette the pictures' colours (playground/dimension_changes.py
+// PALETTE).
 //
-// Dragging a slider sets the offset and asks the page's decoder to redraw the reconstruction
-// (reading_store.js `redraws`, which reading_panel.js takes); only where it cannot does the move go
-// to the server, as the component's "input" event, and Decode as or the range changed as its
-// "submit" event. The server sets the whole value (new labels, offsets back at zero, its pictures).
-//
-// Where the page's decoder draws the capsule the reading panel shows (`shownCapsule`, once the
-// pen has lifted), the sliders follow it in the page, with no request: that digit's rows
-// over the range chosen, and beside each slider the ink its dimension adds and takes away between
-// the ends of its range, made in the page's worker (32 decoder runs, page_networks.js) for the
-// newest capsule whenever it is free (newest_only.js). Elsewhere they show the server's rows and
-// pictures. The list's data-pictures says whose pictures are shown ("page" or "server"), and
-// data-revision, for the page's, the pad's revision of the reading they are of. The capsule they
-// follow in the page is published for Figure 4 (reading_store.js `decoding`).
+// The sliders follow the capsule the reading panel shows (reading_store.js `shownCapsule`, once the
+// pen has lifted): that digit's rows over the range chosen, and beside each slider the ink its
+// dimension adds and takes away between the ends of its range (32 decoder runs: page_networks.js
+// dimensionChangesOf, the page's worker or the server), for the newest capsule whenever the answer
+// to the last has come (newest_only.js). Dragging a slider sets the offset and asks the reading
+// panel to redraw the reconstruction (reading_store.js `redraws`). The list's data-revision says
+// the pad's revision of the reading the pictures are of. The capsule they follow is published for
+// Figure 4 (reading_store.js `decoding`).
 
 import { changeColours } from "./change_colours.js";
 import { newestOnly } from "./newest_only.js";
@@ -25,22 +19,21 @@ import { dimensionChangesOf } from "./page_networks.js";
 import { decodeAs, decoding, redraws, shown, shownCapsule } from "./reading_store.js";
 import { colourPictureUrl } from "./views.js";
 
-// The page's pictures under way (newest_only.js), for drawn().
+// The sliders' pictures under way (newest_only.js), for drawn().
 const drawings = new Set();
 
 // A promise of the moment the sliders have drawn every picture asked of them so far (the tests'
 // and benchmarks' way to wait).
 export const drawn = () => Promise.all([...drawings].map((drawing) => drawing.done()));
 
-export function mount({ element, props, watch, fire }) {
+export function mount({ element, props, watch }) {
   const list = element.querySelector(".dimensions");
   let shownRows = "";
-  let range = props.value.range; // the range chosen, as the server or the Slider-range radio said last
-  let followed = null; // {reading, capsules, digit}: the reading panel's capsule, where the page draws it
-  let failed = false; // the page's pictures failed: the server's from now on
-  let drawnHere = { key: null, pictures: null }; // the page's newest pictures, and what they are of
+  let range = props.value.range; // the range chosen, as the Slider-range radio said last
+  let followed = null; // {reading, capsules, digit}: the reading panel's capsule
+  let drawnLast = { key: null, pictures: null }; // the newest pictures, and what they are of
 
-  const following = () => !failed && followed !== null && followed.reading === shown.current();
+  const following = () => followed !== null && followed.reading === shown.current();
   const keyOf = () => `${followed.reading.id} ${followed.digit} ${range}`;
   const rowsShown = () => (following() ? props.digit_rows[range][followed.digit] : props.value.rows);
 
@@ -48,42 +41,37 @@ export function mount({ element, props, watch, fire }) {
     return (offset > 0 ? "+" : offset < 0 ? "−" : " ") + Math.abs(offset).toFixed(2);
   }
 
-  // The pictures beside the sliders: `pictures` (dimension order) or none, drawn by `whose`.
-  function showPictures(pictures, whose, revision) {
+  // The pictures beside the sliders: `pictures` (dimension order) or none, of the reading of `revision`.
+  function showPictures(pictures, revision) {
     for (const picture of list.querySelectorAll("img.change")) {
       const source = pictures?.[Number(picture.dataset.dimension)];
       if (source) picture.src = source;
       else picture.removeAttribute("src");
     }
-    list.dataset.pictures = pictures ? whose : "";
     if (revision === undefined) delete list.dataset.revision;
     else list.dataset.revision = revision;
   }
 
-  // The page's pictures of the capsule followed, the newest asked for first.
+  // The pictures of the capsule followed, the newest asked for first.
   const draw = newestOnly(
     async ({ key, capsules, digit, limits, revision }) => {
       const changes = await dimensionChangesOf(capsules, digit, limits);
       const pictures = changes.map((change) => colourPictureUrl(changeColours(change, props.palette)));
-      drawnHere = { key, pictures, revision };
-      if (following() && keyOf() === key) showPictures(pictures, "page", revision);
+      drawnLast = { key, pictures, revision };
+      if (following() && keyOf() === key) showPictures(pictures, revision);
     },
-    (error) => {
-      failed = true;
-      console.info(`The server draws the pictures beside the sliders: the page's failed (${error.message}).`);
-      render();
-    },
+    (error) => console.warn(`The pictures beside the sliders were not drawn: ${error.message}.`),
   );
   drawings.add(draw);
 
   function pictures() {
     if (!following()) {
-      showPictures(props.value.pictures, "server");
+      showPictures(null);
       return;
     }
     const key = keyOf();
-    if (drawnHere.key === key) {
-      showPictures(drawnHere.pictures, "page", drawnHere.revision);
+    if (drawnLast.key === key) {
+      showPictures(drawnLast.pictures, drawnLast.revision);
       return;
     }
     const limits = [];
@@ -94,7 +82,7 @@ export function mount({ element, props, watch, fire }) {
   }
 
   // The capsule followed, its digit, range and rows, for Figure 4 (reading_store.js `decoding`):
-  // published once each; null where the sliders show the server's.
+  // published once each; null where the sliders follow none.
   function publish(rows) {
     const key = following() ? keyOf() : null;
     if (key === (decoding.current()?.key ?? null)) return;
@@ -139,7 +127,7 @@ export function mount({ element, props, watch, fire }) {
 
   function moved(offsets) {
     props.value = { ...props.value, offsets };
-    if (!redraws.offer({ offsets })) fire.input(); // the page's decoder did not draw it
+    redraws.publish({ offsets });
   }
 
   list.addEventListener("input", (event) => {
@@ -156,32 +144,26 @@ export function mount({ element, props, watch, fire }) {
     render();
   });
 
-  // Decode as or the Slider-range radio changed (reading_panel.js `redrawAs`): the page's rows and
-  // pictures follow once the reconstruction is redrawn (`shownCapsule`); where the page does not
-  // redraw, the server brings the reconstruction, the sliders and Figure 4 (the "submit" event).
+  // Decode as or the Slider-range radio changed (reading_panel.js `redrawAs`): the rows and
+  // pictures follow once the reconstruction is redrawn (`shownCapsule`).
   decodeAs.subscribe((chosen) => {
-    if (chosen.redrawnHere && following()) range = chosen.range;
-    if (!chosen.redrawnHere) fire.submit();
+    range = chosen.range;
+    if (!following()) render(); // no capsule to redraw: the rows of the range chosen
   });
 
-  // The reading panel shows a new capsule: a reading's, or Decode as's, at zero offsets (`atZero`),
-  // or the server's panel of one; none where the page read too little ink. While the pen is down
-  // (`penDown`) the sliders stay as they are: nobody can drag them then, and their rows and 16
-  // pictures, redrawn for every reading, would take the page's thread from the pen. They follow the
-  // reading made once the pen lifts.
+  // The reading panel shows a new capsule: a reading's, or Decode as's, at zero offsets (`atZero`);
+  // none where it read too little ink. While the pen is down (`penDown`) the sliders stay as they
+  // are: nobody can drag them then, and their rows and 16 pictures, redrawn for every reading,
+  // would take the page's thread from the pen. They follow the reading made once the pen lifts.
   shownCapsule.subscribe(({ reading, capsules, digit, atZero, penDown }) => {
     if (penDown) return;
     followed = reading && { reading, capsules, digit };
     const zeros = props.value.offsets.map(() => 0);
-    if (reading === null) props.value = { ...props.value, offsets: zeros, enabled: false, pictures: null };
-    else if (atZero && following())
-      props.value = { offsets: zeros, rows: rowsShown(), enabled: true, range, pictures: null };
+    if (reading === null) props.value = { ...props.value, offsets: zeros, enabled: false };
+    else if (atZero) props.value = { offsets: zeros, rows: rowsShown(), enabled: true, range };
     render();
   });
 
-  watch("value", () => {
-    range = props.value.range;
-    render();
-  });
+  watch("value", render);
   render();
 }

@@ -1,18 +1,18 @@
 // The drawing pad's page side (playground/drawing_pad.py lays it out; gr.HTML gives `element`,
 // `props`, `watch` and `fire`, the events it fires). A person draws with a mouse, a pen or a finger
-// (pointer events); the pad keeps the strokes and sets props.value to {strokes, background,
-// revision, drawing} while a stroke is drawn (at most every props.live_ms, drawing: true) and when
-// it ends. Where the server reads the drawing, each such value fires the component's "input"
-// event: one small JSON value per reading, no image upload. Coordinates are in the pad's own units,
+// (pointer events); the pad keeps the strokes and publishes each drawing while a stroke is drawn
+// and when it ends (reading_store.js `drawings`), for its panel to read; it sends nothing. Once a
+// stroke ends its value is {strokes, background, revision, drawing}, which the server sets in turn
+// to lay a photo on the pad (playground/photo.py). Coordinates are in the pad's own units,
 // 0..props.side, whatever size the canvas has on the screen. Each stroke goes as one string of
 // numbers and the background as base64, not as arrays: Gradio's page copies the value element by
 // element on every event, and a digit's few hundred points would be that many copies.
 // A pad of several pens (props.colours, one a pen) draws each stroke in its pen's colour and sends
 // each stroke's pen as one digit of value.pens; its background has one layer of ink a pen.
 
-import { drawings } from "./reading_store.js";
+import { drawings, padsOnScreen } from "./reading_store.js";
 
-export function mount({ element, props, watch, fire }) {
+export function mount({ element, props, watch }) {
   const canvas = element.querySelector("canvas");
   const context = canvas.getContext("2d");
   const side = props.side;
@@ -25,34 +25,26 @@ export function mount({ element, props, watch, fire }) {
   let stroke = null; // the stroke being drawn
   let pointer = null; // the pointer drawing it; other fingers are ignored
   let background = null; // an example under the strokes: 28x28 ink a pen, 0..255
-  let revision = 0; // counts the values this pad has sent
-  let sentAt = 0;
+  let revision = 0; // counts the drawings this pad has published
+  const id = props.pad; // the component's elem_id, which the panels know the pad by
   let backgroundPicture = null;
 
   function points() {
     return strokes.reduce((sum, s) => sum + s.length / 2, 0) + (stroke ? stroke.length / 2 : 0);
   }
 
-  // The reading panel (reading_panel.js) may read the drawing itself: it takes the drawing offered
-  // (reading_store.js `drawings`), and the server then hears nothing of it. The finished drawing is
-  // still the pad's value, which the server's fallbacks take as their input (the value changes with
-  // no request: the app listens to "input" alone). Otherwise the drawing goes to the server, while
-  // a stroke is drawn at most every props.live_ms.
+  // The drawing published for the pad's panel (reading_store.js `drawings`); once the pen is up,
+  // the pad's value too (no request: the app listens to none of its events).
   function send(drawing = false) {
     const all = stroke ? [...strokes, stroke] : strokes;
     const allPens = stroke ? [...pens, pen] : pens;
-    const offered = { pad: element, strokes: all, pens: allPens, background, revision: revision + 1, drawing };
-    const readHere = drawings.offer(offered);
-    if (drawing && !readHere && performance.now() - sentAt < props.live_ms) return; // neither read nor sent
     revision += 1;
     element.dataset.revision = revision;
-    if (drawing && readHere) return;
+    drawings.publish({ pad: id, strokes: all, pens: allPens, background, revision, drawing });
+    if (drawing) return;
     const value = { strokes: all.map((s) => s.join(" ")), background: encoded(background), revision, drawing };
     if (colours.length > 1) value.pens = allPens.join("");
     props.value = value;
-    if (readHere) return;
-    sentAt = performance.now();
-    fire.input();
   }
 
   function encoded(pixels) {
@@ -221,26 +213,28 @@ export function mount({ element, props, watch, fire }) {
     button.addEventListener("click", () => choosePen(Number(button.dataset.pen)));
   }
 
-  // Input made on the pad before this module mounted (kept_input.js), replayed now that the pad
-  // listens: each click on the same button, each press, move and lift at the same place of the
-  // canvas, whatever its size now.
-  function replayKept() {
-    const buttons = element.querySelector(".pad").querySelectorAll("button");
-    const pointerHandlers = { pointerdown: press, pointermove: move, pointerup: endStroke, pointercancel: endStroke };
-    for (const input of globalThis.keptPadInput?.take(element.closest("[id]")?.id) ?? []) {
-      if (input.kind === "click") {
-        buttons[input.button]?.click();
-        continue;
-      }
-      const box = canvas.getBoundingClientRect();
-      const clientX = box.left + input.x * box.width;
-      const clientY = box.top + input.y * box.height;
-      pointerHandlers[input.kind]({ ...input, clientX, clientY, preventDefault() {} });
+  // Input made on the pad before this module mounted, kept by the page's head (kept_input.js), replayed
+  // now that the pad listens: each click on the same button, each press, move and lift at the same
+  // place of the canvas, whatever its size now. The head's script hands it over when told the pad
+  // has mounted (the document's "pad-mounted" event).
+  const buttons = element.querySelector(".pad").querySelectorAll("button");
+  const pointerHandlers = { pointerdown: press, pointermove: move, pointerup: endStroke, pointercancel: endStroke };
+  function replay(input) {
+    if (input.kind === "click") {
+      buttons[input.button]?.click();
+      return;
     }
+    const box = canvas.getBoundingClientRect();
+    const clientX = box.left + input.x * box.width;
+    const clientY = box.top + input.y * box.height;
+    pointerHandlers[input.kind]({ ...input, clientX, clientY, preventDefault() {} });
   }
 
   new ResizeObserver(fitToScreen).observe(canvas);
+  new IntersectionObserver((entries) => {
+    padsOnScreen.publish({ ...padsOnScreen.current(), [id]: entries.at(-1).isIntersecting });
+  }).observe(canvas);
   fitToScreen();
-  replayKept();
-  element.dataset.revision = revision; // the pad is ready: it counts what it sends
+  document.dispatchEvent(new CustomEvent("pad-mounted", { detail: { id: element.closest("[id]")?.id, replay } }));
+  element.dataset.revision = revision; // the pad is ready: it counts what it publishes
 }

@@ -1,13 +1,12 @@
 // The paper's Figure 4, drawn in the page (playground/dimensions_section.py lays it out; gr.HTML
-// gives `element`, `props` and `watch`): one row per dimension of the capsule the sliders move, its
+// gives `element` and `props`): one row per dimension of the capsule the sliders move, its
 // name, then the digit redrawn at each offset of the sweep over the slider's range (Sabour et al.
 // 2017, section 5.1).
 //
-// One renderer (`drawFigure4`), whoever made the pictures: the page's decoder, for the capsule the
-// dimension sliders follow (reading_store.js `decoding`), 176 decoder runs in the worker
-// (page_networks.js sweepOf); or the server (props.value, figure4_views.figure4_value: the rows and
-// a PNG strip each), where the page decodes nothing of its own. props.ends: each range's sweep,
-// for the heading; props.gap_ink: the ink of the faint gap between two pictures of a strip.
+// Its pictures are the decoder's, for the capsule the dimension sliders follow (reading_store.js
+// `decoding`): 176 decoder runs (page_networks.js sweepOf: the page's worker or the server).
+// props.ends: each range's sweep, for the heading; props.gap_ink: the ink of the faint gap between
+// two pictures of a strip.
 
 import { newestOnly } from "./newest_only.js";
 import { sweepOf } from "./page_networks.js";
@@ -60,11 +59,8 @@ export function drawFigure4(element, value, ends) {
   element.firstElementChild.dataset.revision = value.revision;
 }
 
-export function mount({ element, props, watch }) {
-  let failed = false; // the page's sweep failed: the server's from now on
-  const server = () => drawFigure4(element, props.value ?? null, props.ends[props.value?.range] ?? "");
-
-  // The page's pictures of the capsule the sliders follow, the newest asked for first.
+export function mount({ element, props }) {
+  // The pictures of the capsule the sliders follow, the newest asked for first.
   const draw = newestOnly(
     async (followed) => {
       const { capsules, digit, rows, range, revision } = followed;
@@ -85,21 +81,14 @@ export function mount({ element, props, watch }) {
       });
       drawFigure4(element, { revision, rows, strips, width: STEPS * (side + 1) - 1 }, props.ends[range]);
     },
-    (error) => {
-      failed = true;
-      console.info(`The server draws Figure 4: the page's decoder failed (${error.message}).`);
-      server();
-    },
+    (error) => drawFigure4(element, { message: `Cannot show Figure 4: ${error.message}` }, ""),
   );
   drawings.add(draw);
 
   const follow = (followed) => {
-    if (failed || followed === null) server();
+    if (followed === null) drawFigure4(element, null, "");
     else draw(followed);
   };
   decoding.subscribe(follow);
-  watch("value", () => {
-    if (failed || decoding.current() === null) server();
-  });
   follow(decoding.current());
 }

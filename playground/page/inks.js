@@ -1,7 +1,8 @@
-// Ports playground/drawing_pad.py `inks`: for a pad of one pen, the background (an example's 28x28
-// ink) enlarged as Pillow enlarges it, then the strokes over it, every pixel whose centre lies
-// within BRUSH / 2 of a stroke full ink (`stroke_mask`); for a pad of several (`penInks`), each
-// pen's ink so, from its layer of the background and its own strokes. `facts` are Python's numbers
+// The pad's ink, which the page makes 28x28 once for its networks and, where the server reads, for
+// the server (page_networks.js): for a pad of one pen, the background (an example's 28x28 ink)
+// enlarged bilinearly, then the strokes over it, every pixel whose centre lies within BRUSH / 2 of
+// a stroke full ink (stroke_mask.js); for a pad of several (`penInks`), each pen's ink so, from its
+// layer of the background and its own strokes. `facts` are Python's numbers
 // (playground/reading.py `PREPROCESSING`).
 
 import { enlargeBytes } from "./resample.js";

@@ -6,8 +6,8 @@
 // Input is kept per pad, under the id of the component holding it, in the order it came: a click
 // on one of the pad's buttons (an example, Undo, Clear, a pen) as the button's index among them; a
 // press, move or lift on its canvas as a fraction of the canvas's box, with its pointer. Once its
-// listeners are in place, the pad's module takes its input (keptPadInput.take(id)) and replays it,
-// and nothing more is kept for that pad.
+// listeners are in place, the pad's module says so (the document's "pad-mounted" event, {id,
+// replay}) and is given its input to replay, one at a time; nothing more is kept for that pad.
 {
   const kept = new Map(); // pad id -> the input kept for it, oldest first
   const mounted = new Set(); // the pads whose module has taken their input
@@ -58,12 +58,10 @@
     );
   }
 
-  globalThis.keptPadInput = {
-    take(id) {
-      mounted.add(id);
-      const input = kept.get(id) ?? [];
-      kept.delete(id);
-      return input;
-    },
-  };
+  document.addEventListener("pad-mounted", ({ detail: { id, replay } }) => {
+    mounted.add(id);
+    const input = kept.get(id) ?? [];
+    kept.delete(id);
+    for (const each of input) replay(each);
+  });
 }

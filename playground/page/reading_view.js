@@ -1,11 +1,10 @@
 // The reading panel's one renderer: a reading drawn from its numbers, whoever computed them (the
-// page's networks, reading_panel.js, or the server's, playground/reading_views.py, which
-// `fromServer` makes into the same shape). A reading, as reading_store.js `shown` describes it, with
+// page's networks or the server: page_networks.js decides). A reading, as reading_store.js `shown` describes it, with
 // its pictures: image, reconstruction (of capsule `decoded`) and runnerUpReconstruction, ink [28 * 28]
 // in [0, 1]. The panel says which drawing it shows (data-revision, data-settled: labels for the
 // page's styles and its tests; no module reads them).
 
-import { escaped, floatsOf, inkOf, lengthsSvg, messageHtml, pictureHtml, pictureUrl } from "./views.js";
+import { escaped, lengthsSvg, messageHtml, pictureHtml, pictureUrl } from "./views.js";
 
 const reconstructionTitle = (digit) =>
   digit == null ? "Reconstruction from the capsule" : `Reconstruction from capsule ${digit}`;
@@ -52,32 +51,4 @@ export function readingHtml(reading) {
     `<figure class="runner-up"><figcaption>What else it could be: ${runnerUp}, capsule length ${lengths[runnerUp].toFixed(3)}</figcaption>` +
     `${pictureHtml(reading.runnerUpReconstruction, `reconstruction from capsule ${runnerUp}, the runner-up`)}</figure></div>`
   );
-}
-
-// The server's value of the panel (reading_views.py: a reading's numbers, no reading, or a
-// message) as the renderer takes it; `decoderUrl`: the page's decoder, which can redraw a reading
-// whose numbers name it (not one of another network's, as after the server started again with
-// other weights while the page was open).
-export function fromServer(value, decoderUrl) {
-  if (!value) return { revision: null, settled: false }; // Gradio's empty value, before any answer
-  if (value.message !== undefined) return { revision: null, settled: true, message: String(value.message) };
-  if (value.revision === null) return { revision: null, settled: value.settled };
-  let capsules = null; // v, unless its base64 cannot be read: then the page's decoder cannot redraw it
-  try {
-    capsules = floatsOf(value.capsules);
-  } catch {}
-  return {
-    revision: value.revision,
-    settled: value.settled,
-    inPage: false,
-    image: inkOf(value.image),
-    lengths: value.lengths,
-    capsules,
-    winner: value.winner,
-    runnerUp: value.runner_up,
-    decoded: value.decoded,
-    reconstruction: inkOf(value.reconstruction),
-    runnerUpReconstruction: inkOf(value.runner_up_reconstruction),
-    drawable: capsules !== null && value.decoder === decoderUrl,
-  };
 }

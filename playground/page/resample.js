@@ -1,6 +1,6 @@
-// Ports Pillow's resampling (libImaging/Resample.c), as capsnet/data/preprocess.py `ink_to_mnist`
-// and playground/drawing_pad.py `inks` call it through Image.resize: the box and bilinear filters,
-// on float ("F") pictures and on 8-bit ("L") ones, so the page's pictures are the server's.
+// Pillow's resampling (libImaging/Resample.c), as capsnet/data/preprocess.py `ink_to_mnist` calls
+// it through Image.resize, so that the page makes a drawing 28x28 by MNIST's recipe as the library
+// does: the box and bilinear filters, on float ("F") pictures and on 8-bit ("L") ones.
 
 const PRECISION_BITS = 22; // Resample.c: an 8-bit picture's weights are fixed point with this many bits
 

@@ -3,17 +3,17 @@
 // digit, the capsule lengths after each number of routing iterations r, and how well the winner's
 // and the runner-up's voters agree (Sabour et al. 2017, section 2, routing by agreement).
 //
-// One renderer (`drawRouting`), whoever made the numbers: the page's reading, once the pen is up
-// (reading_store.js), or the server's (props.value, routing_section.routing_numbers), where the page
-// reads nothing of its own. Numbers: {revision, image: the network's input [28 * 28], lengths: |v_j|
-// after each r [R][10], agreements [R][10], winnerShares: after each r, each primary capsule's
-// share c_ij |u_hat_j|i| of the votes for that r's winner [R * 1152]}. Every r comes with them, so
-// the two controls (r, and one primary capsule type or all) redraw here and send nothing.
+// One renderer (`drawRouting`), from the numbers of the reading panel's reading once the pen is up
+// (reading_store.js `reading`; page_networks.js readDrawing: the page's worker or the server):
+// {revision, image: the network's input [28 * 28], lengths: |v_j| after each r [R][10], agreements
+// [R][10], winnerShares: after each r, each primary capsule's share c_ij |u_hat_j|i| of the votes
+// for that r's winner [R * 1152]}. Every r comes with them, so the two controls (r, and one
+// primary capsule type or all) redraw here and send nothing.
 // props.facts: the network's image size, primary capsule types and grid, and their receptive
 // fields (routing_section.facts).
 
-import { reading as pageReading } from "./reading_store.js";
-import { argmax, floatsOf } from "./views.js";
+import { reading as readings } from "./reading_store.js";
+import { argmax } from "./views.js";
 
 const ALL_TYPES = -1;
 const SCALE = 10; // display pixels per input pixel: 280 x 280
@@ -163,14 +163,7 @@ export function drawRouting(view, numbers, { iterations, capsuleType }, facts) {
   canvas.getContext("2d").putImageData(new ImageData(pixels, side, side), 0, 0);
 }
 
-// The server's numbers (routing_section.routing_numbers) as the renderer takes them; null for none.
-export function serverNumbers(value) {
-  if (!value) return null;
-  const { revision, lengths, agreements } = value;
-  return { revision, lengths, agreements, image: floatsOf(value.image), winnerShares: floatsOf(value.winner_shares) };
-}
-
-export function mount({ element, props, watch }) {
+export function mount({ element, props }) {
   const facts = props.facts;
   const view = element.querySelector(".routing-view");
   const [iterationsInput, typeInput] = element.querySelectorAll("input[type=range]");
@@ -187,16 +180,12 @@ export function mount({ element, props, watch }) {
     render();
   };
 
-  // The page's reading, once routed; the server's where the page reads nothing of its own.
+  // The reading panel's reading, once routed (the pen up); none for too little ink.
   function follow(reading) {
-    if (reading === null) show(serverNumbers(props.value));
-    else if (reading.image === null) show(null);
+    if (reading === null || reading.image === null) show(null);
     else if (reading.routing) show({ revision: reading.revision, image: reading.image, ...reading.routing });
   }
-  pageReading.subscribe(follow);
-  watch("value", () => {
-    if (pageReading.current() === null) show(serverNumbers(props.value));
-  });
+  readings.subscribe(follow);
   for (const input of [iterationsInput, typeInput]) input.addEventListener("input", render);
-  follow(pageReading.current());
+  follow(readings.current());
 }

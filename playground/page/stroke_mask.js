@@ -1,8 +1,7 @@
-// Ports playground/stroke_mask.py `stroke_mask` for one stroke: every pixel whose centre (column + 0.5, row + 0.5)
-// lies within brush / 2 of the stroke is ink, as `pixelInked` weighs it, at a cost of the rows each segment covers.
-// A segment's ink is a round-ended capsule, convex, so each row it covers holds one span of inked columns: its ends
-// are found analytically, and a pixel whose centre lies within ROUNDING of an end is weighed exactly (`spanEnd`).
-// The same float64 operations in the same order as the Python, so the two ink the same pixels.
+// The pen's ink of one stroke: every pixel whose centre (column + 0.5, row + 0.5) lies within brush / 2 of the
+// stroke is ink, as `pixelInked` weighs it, at a cost of the rows each segment covers. A segment's ink is a
+// round-ended capsule, convex, so each row it covers holds one span of inked columns: its ends are found
+// analytically, and a pixel whose centre lies within ROUNDING of an end is weighed exactly (`spanEnd`).
 
 const ROUNDING = 1 / 16; // stroke_mask.py ROUNDING, pad units: rounding moves a span's end by far less
 const TANGENT_SLACK = 1e-9; // stroke_mask.py TANGENT_SLACK, squared pad units: rounding's size
@@ -36,7 +35,7 @@ function spanEnd(end, step, y, ax, ay, bx, by, radius) {
 }
 
 // Set to 1 in `mask` (Uint8Array [side * side]) the pixels within brush / 2 of `stroke`, a flat [x0, y0, x1, y1, ...]
-// in pad units already rounded to float32 (Math.fround) as the server reads it; one point is a dot.
+// in pad units already rounded to float32 (Math.fround); one point is a dot.
 export function strokeMask(mask, stroke, side, brush) {
   const radius = brush / 2;
   const points = stroke.length / 2;

@@ -1,14 +1,12 @@
 // Turn it's rotation sweep, its one renderer: your digit turned, beside MNIST's test digits turned,
-// drawn from numbers, whoever computed them (the page's networks, turn_panel.js, angle by angle; or
-// the server's, playground/turn_views.py `sweep_numbers`, which `fromServer` makes into the same
-// shape). A sweep: {reading: the pad's revision of the reading swept, as a string; digit: the
+// drawn from numbers, whoever computed them (turn_panel.js, angle by angle: the page's networks or
+// the server, page_networks.js decides). A sweep: {reading: the pad's revision of the reading swept, as a string; digit: the
 // CapsNet's reading of the unturned drawing; angles: degrees [A]; lengths: the CapsNet's length of
 // capsule `digit`, readings: its reading, probabilities: the CNN's probability of `digit`,
 // cnnReadings: its reading, each [A], undefined at the angles not read yet, which lie around 0°,
 // one after another}. MNIST's curve (turn_views.curve_numbers, measured once for the app's
 // weights): {angles [A], capsnet, cnn: each network's accuracy at each angle [A], images: how many
-// test digits}. The sweep says which reading it shows (data-reading: a label for the page's tests;
-// turn_sweep.js keeps its own).
+// test digits}. The sweep says which reading it shows (data-reading: a label for the page's tests).
 
 import { escaped } from "./views.js";
 
@@ -174,12 +172,4 @@ export function sweepHtml(sweep, mnist, missing) {
     `<div class="sweep" data-reading="${escaped(sweep?.reading ?? "")}"${busy}><div class="legend">${legend}</div>` +
     `<figure class="mine">${mine}</figure><figure class="theirs">${theirsHtml(mnist, missing)}</figure></div>`
   );
-}
-
-// The server's value of the sweep (turn_views.sweep_numbers, or null before any drawing) as the
-// renderer takes it.
-export function fromServer(value) {
-  if (!value) return null;
-  const { reading, digit, angles, lengths, readings, probabilities } = value;
-  return { reading, digit, angles, lengths, readings, probabilities, cnnReadings: value.cnn_readings };
 }

@@ -1,12 +1,11 @@
 // The transform sliders' page side (playground/transform_sliders.py; gr.HTML gives `element`,
-// `props`, `watch` and `fire`, the events it fires). props.value = {rotation, scale, shear, stretch_x, stretch_y,
-// shift_x, shift_y, revision}: moving a slider sets its field, counts the revision and fires the
-// component's "input" event, one small value per move, unless the page turns the digit itself;
-// "Straighten" puts every slider back.
+// `props` and `watch`). props.value = {rotation, scale, shear, stretch_x, stretch_y, shift_x,
+// shift_y, revision}: moving a slider sets its field, counts the revision and publishes the move
+// for the turn panel (reading_store.js `turns`, turn_panel.js); "Straighten" puts every slider back.
 
 import { turns } from "./reading_store.js";
 
-export function mount({ element, props, watch, fire }) {
+export function mount({ element, props, watch }) {
   const inputs = [...element.querySelectorAll("input[type=range]")];
 
   function show(input) {
@@ -32,15 +31,12 @@ export function mount({ element, props, watch, fire }) {
     }
   }
 
-  // The turn panel (turn_panel.js) may turn the digit itself: it takes the move offered
-  // (reading_store.js `turns`), and the value is kept without a request (the next event that sends
-  // it, Turn it's refresh, takes it along). Otherwise the move goes to the server.
   function moved() {
     const value = { revision: (props.value?.revision || 0) + 1 };
     for (const input of inputs) value[input.name] = Number(input.value);
     element.dataset.revision = value.revision;
     props.value = value;
-    if (!turns.offer({ value })) fire.input();
+    turns.publish({ value });
   }
 
   element.addEventListener("input", (event) => {

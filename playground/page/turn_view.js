@@ -1,13 +1,12 @@
 // Turn it's turn panel, its one renderer: a turn drawn from its numbers, whoever computed them (the
-// page's networks, turn_panel.js, or the server's, playground/turn_views.py `turn_numbers`, which
-// `fromServer` makes into the same shape). A turn: {revision: the transform sliders' revision it
+// page's networks or the server: page_networks.js decides). A turn: {revision: the transform sliders' revision it
 // shows, image: the turned input, reconstruction: the decoder's picture of the CapsNet's winner
 // (ink [28 * 28] in [0, 1] each), lengths: the CapsNet's |v_j| [10], winner, probabilities: the
 // CNN's [10], cnnWinner, moved: the drawn digit's capsule, turned minus as drawn [16], drawn: the
 // CapsNet's reading of the unturned drawing, drawnLength: that capsule's length unturned}. The
 // panel says which move it shows (data-revision: a label for the page's tests; no module reads it).
 
-import { escaped, inkOf, lengthsSvg, pictureHtml } from "./views.js";
+import { escaped, lengthsSvg, pictureHtml } from "./views.js";
 
 // A bar per dimension, `names` in dimension order, from the middle of its track: right for up,
 // left for down; a move beyond `limit` fills its half and is marked.
@@ -60,23 +59,4 @@ export function turnHtml(turn, { labels, poseLimit }) {
     `${lengthsSvg(probabilities, cnnWinner, "the CNN probabilities")}</div>` +
     `${poseHtml(turn, labels[turn.drawn], poseLimit)}</div>`
   );
-}
-
-// The server's value of the panel (turn_views.py: a turn's numbers, a message, or null before any
-// drawing) as the renderer takes it.
-export function fromServer(value) {
-  if (!value) return null;
-  if (value.message !== undefined) return { message: String(value.message) };
-  return {
-    revision: value.revision,
-    image: inkOf(value.image),
-    reconstruction: inkOf(value.reconstruction),
-    lengths: value.lengths,
-    winner: value.winner,
-    probabilities: value.probabilities,
-    cnnWinner: value.cnn_winner,
-    moved: value.moved,
-    drawn: value.drawn,
-    drawnLength: value.drawn_length,
-  };
 }

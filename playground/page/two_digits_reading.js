@@ -1,9 +1,9 @@
-// Ports playground/two_digits_reading.py `PairReader` (and two_digits.py `pens_of`) for one drawing
-// of the two-pen pad: the pens' ink made 28x28 as the server makes it (`overlaid_inks_to_mnist`; an
-// example tapped and not drawn over as it is, `example_fields`), and from the pairs networks'
-// outputs the digits each network reads with its count rule (digit_count.js), the CapsNet's digits
-// each redrawn from its own capsule (the paper's Figure 5) in the colour of the pen whose ink it
-// covers.
+// The reading of one drawing of the two-pen pad, as playground/two_digits_reading.py `PairReader`
+// reads (and two_digits_pad.py `pens_of`): the pens' ink made 28x28 (`pairFields`, by
+// `overlaid_inks_to_mnist`'s recipe; an example tapped and not drawn over as it is), which the
+// server reads too where the page cannot (page_networks.js); and from the pairs networks' outputs
+// the digits each network reads with its count rule (digit_count.js), the CapsNet's digits each
+// redrawn from its own capsule (the paper's Figure 5) in the colour of the pen whose ink it covers.
 //
 // The networks are run by the caller: `run(graph, inputs)` is a promise of a graph's outputs, each
 // input {data: Float32Array, dims}, each output its values; the graphs being the pairs CapsNet's
@@ -17,9 +17,9 @@ import { asCompared, counted, secondInk, topTwo } from "./digit_count.js";
 import { overlaidInksToMnist } from "./ink_to_mnist.js";
 import { penInks } from "./inks.js";
 
-// two_digits_reading.py `example_fields`: an example's ink, one layer a pen (background_side²
-// values 0..255 each, one after the other), as the networks' input [overlay, ...each pen's]:
-// Float32Array [field²] each, or null for too little ink.
+// An example's ink, one layer a pen (background_side² values 0..255 each, one after the other), as
+// the networks' input [overlay, ...each pen's]: Float32Array [field²] each, or null for too little
+// ink.
 export function exampleFields(background, facts) {
   const layer = facts.background_side ** 2; // an example's ink is the networks' input as it is: 28x28
   const layers = facts.pen_colours.map((_, pen) =>
@@ -31,8 +31,8 @@ export function exampleFields(background, facts) {
 
 // The networks' input of a drawing of the two-pen pad, {strokes: flat [x0, y0, x1, y1, ...] arrays
 // in pad units, pens: each stroke's pen (a string of digits or numbers), background: an example's
-// ink, a layer a pen, or null}, as two_digits.py `read_drawing` makes it: [the input, ...each pen's
-// ink moved and scaled as the input], Float32Array [field²] each in [0, 1]; null for too little ink.
+// ink, a layer a pen, or null}: [the input, ...each pen's ink moved and scaled as the input],
+// Float32Array [field²] each in [0, 1]; null for too little ink.
 export function pairFields({ strokes, pens, background }, facts) {
   if (background && strokes.length === 0) return exampleFields(background, facts);
   const inks = penInks(strokes, pens, background, facts.pen_colours.length, facts);

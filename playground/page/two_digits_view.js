@@ -1,8 +1,7 @@
 // The Two-digits panel's one renderer: a reading of one digit or two drawn from its numbers,
-// whoever computed them (the page's, two_digits_reading.js `pairReading`, or the server's,
-// playground/two_digits_views.py `pair_numbers`, which `fromServer` makes into this shape). A pair: {revision: the two-pen pad's revision read, read: the
-// CapsNet's digits [1 or 2], the longer capsule first, second: its second-longest capsule,
-// secondInk: the share of the ink only that capsule's redrawing covers, rule: {second, secondInk}
+// whoever computed them (two_digits_reading.js `pairReading` in the page, or the server's answer:
+// page_networks.js decides). A pair: {revision: the two-pen pad's revision read, read: the
+// CapsNet's digits [1 or 2], the longer capsule first, second: its second-longest capsule, secondInk: the share of the ink only that capsule's redrawing covers, rule: {second, secondInk}
 // (capsnet.digit_count.CountRule; secondInk null where the rule has no ink line), lengths [10],
 // probabilities: the CNN's [10], cnnRead, cnnRule, image: the networks' input, layers: each pen's
 // ink in it [2], redrawn: each digit read redrawn from its own capsule alone [1 or 2] (ink [28 * 28]
@@ -11,7 +10,7 @@
 // says which drawing it shows (data-revision, data-read: labels for the page's styles and its tests).
 
 import { figure5, tinted } from "./two_digits_tinted.js";
-import { colourPictureUrl, escaped, inkOf, lengthsSvg, messageHtml } from "./views.js";
+import { colourPictureUrl, escaped, lengthsSvg, messageHtml } from "./views.js";
 
 const CNN_COLOUR = "#7f7f7f"; // the CNN's digits read, among its ten bars
 
@@ -108,32 +107,4 @@ export function pairHtml(pair, prompt) {
     `${lengthsSvg(pair.probabilities, null, "the CNN probabilities", { marked: cnnMarked, line: pair.cnnRule.second })}` +
     `</figure>${countNote(pair)}</div>`
   );
-}
-
-// A count rule of the server's ({second, second_ink}) as the renderer takes it.
-const ruleOf = (rule) => ({ second: rule.second, secondInk: rule.second_ink });
-
-// The server's value of the panel (two_digits_views.py: a pair's numbers, no pair, or a message) as
-// the renderer takes it; null for no pair, and for Gradio's empty value, before any answer.
-export function fromServer(value) {
-  if (!value || value.revision === null) return null;
-  if (value.message !== undefined) return { message: String(value.message) };
-  return {
-    revision: value.revision,
-    read: value.read,
-    second: value.second,
-    secondInk: value.second_ink,
-    rule: ruleOf(value.rule),
-    lengths: value.lengths,
-    probabilities: value.probabilities,
-    cnnRead: value.cnn_read,
-    cnnRule: ruleOf(value.cnn_rule),
-    image: inkOf(value.image),
-    layers: value.layers.map(inkOf),
-    redrawn: value.redrawn.map(inkOf),
-    colours: value.colours,
-    penColours: value.pen_colours,
-    decoded: value.decoded,
-    decodedRedrawn: value.decoded_redrawn === null ? null : inkOf(value.decoded_redrawn),
-  };
 }

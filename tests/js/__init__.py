@@ -1,2 +1,1 @@
-"""The page's JavaScript ports (playground/page/) tested against the Python they port: fixtures.py
-writes what the Python makes, the *.test.js files check the ports against it under Node's runner."""
+"""The page's JavaScript tests (*.test.js), run by Node's runner (tests/test_javascript.py)."""

@@ -1,27 +1,20 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  degrees,
-  firstMisreads,
-  fromServer,
-  misreadText,
-  sweepHtml,
-  unturned,
-} from "../../playground/page/sweep_view.js";
+import { degrees, firstMisreads, misreadText, sweepHtml, unturned } from "../../playground/page/sweep_view.js";
 
 const ANGLES = [-20, -10, 0, 10, 20];
 const SWEEP_ANGLES = Array.from({ length: 19 }, (_, k) => 10 * k - 90); // turn_it.SWEEP_ANGLES
 const MNIST = { angles: SWEEP_ANGLES, capsnet: SWEEP_ANGLES.map(() => 0.9), cnn: SWEEP_ANGLES.map(() => 0.8) };
 
-// The server's value of a sweep of a drawn 7 over ANGLES (turn_views.sweep_numbers).
-const served = (readings, cnnReadings) => ({
+// A sweep of a drawn 7 over ANGLES, as the turn panel makes it (turn_panel.js).
+const swept = (readings, cnnReadings) => ({
   reading: "12",
   digit: 7,
   angles: ANGLES,
   lengths: [0.2, 0.6, 0.9, 0.7, 0.4],
   readings,
   probabilities: [0.1, 0.9, 1.0, 0.3, 0.2],
-  cnn_readings: cnnReadings,
+  cnnReadings,
 });
 
 // What `html` holds of each: the elements of `tag` and `kind` (a class), and the text in them.
@@ -57,7 +50,7 @@ test("the first misreads are found going out from no turn, either way", () => {
 });
 
 test("the sweep marks where each network first reads another digit, and says so", () => {
-  const html = sweepHtml(fromServer(served([1, 7, 7, 7, 7], [1, 7, 7, 2, 2])), null, "not measured");
+  const html = sweepHtml(swept([1, 7, 7, 7, 7], [1, 7, 7, 2, 2]), null, "not measured");
   assert.match(html, /^<div class="sweep" data-reading="12"><div class="legend">/);
   assert.match(html, /<figcaption>Your 7, turned −20° … \+20°<\/figcaption>/);
   assert.deepEqual(texts(html, "p", "misreads"), [
@@ -76,13 +69,13 @@ test("the sweep marks where each network first reads another digit, and says so"
   assert.equal(cnn.split(" ")[2], "203.0,14.0");
   assert.match(html, /<div class="sweep-empty">not measured<\/div>/);
   assert.doesNotMatch(html, /aria-busy/);
-  const steady = sweepHtml(fromServer(served([7, 7, 7, 7, 7], [7, 7, 7, 7, 7])), null, "");
+  const steady = sweepHtml(swept([7, 7, 7, 7, 7], [7, 7, 7, 7, 7]), null, "");
   assert.match(steady, /CapsNet reads 7 at every angle/);
   assert.equal(all(steady, "line", "first-misread \\w+").length + all(steady, "rect", "misread \\w+").length, 0);
 });
 
 test("a sweep read around 0° so far is busy, its curves, marks and lines at the angles read alone", () => {
-  const sweep = fromServer(served([1, 7, 7, 7, 2], [1, 7, 3, 2, 2]));
+  const sweep = swept([1, 7, 7, 7, 2], [1, 7, 3, 2, 2]);
   const far = (k) => Math.abs(ANGLES[k]) > 10; // not read yet
   for (const key of ["lengths", "readings", "probabilities", "cnnReadings"]) {
     sweep[key] = sweep[key].map((value, k) => (far(k) ? undefined : value));
@@ -99,7 +92,6 @@ test("a sweep read around 0° so far is busy, its curves, marks and lines at the
 });
 
 test("no sweep asks for a digit beside MNIST's curve, drawn from its numbers", () => {
-  assert.equal(fromServer(null), null);
   const html = sweepHtml(null, { ...MNIST, images: 10000 }, "");
   assert.match(html, /^<div class="sweep" data-reading=""><div class="legend">/);
   assert.match(html, /<div class="sweep-empty">Draw a digit to see how far either network reads it turned.<\/div>/);

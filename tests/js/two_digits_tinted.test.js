@@ -1,27 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { figure5, tinted } from "../../playground/page/two_digits_tinted.js";
-import { fixture, unpacked } from "./fixtures.js";
-
-const cases = fixture("two_digits_tinted");
-
-// The K inks of a fixture's float32 [K, 28, 28], each [784].
-const inksOf = (array) =>
-  Array.from({ length: array.shape[0] }, (_, k) => unpacked(array).subarray(784 * k, 784 * (k + 1)));
-
-test("tinted colours inks as two_digits_views.tinted does, level for level", () => {
-  for (const { name, inks, colours, under, picture } of cases.tinted) {
-    const drawn = tinted(inksOf(inks), colours, under === null ? null : unpacked(under));
-    assert.deepEqual(Array.from(drawn), Array.from(unpacked(picture)), name);
-  }
-});
-
-test("figure5 draws the redrawn digits over the input in light grey as two_digits_views.figure5 does", () => {
-  for (const { name, image, redrawn, colours, picture } of cases.figure5) {
-    const drawn = figure5(unpacked(image), inksOf(redrawn), colours);
-    assert.deepEqual(Array.from(drawn), Array.from(unpacked(picture)), name);
-  }
-});
+import { tinted } from "../../playground/page/two_digits_tinted.js";
 
 test("tinted: no ink is white paper, full ink its colour, the stronger ink on top, the first where equal", () => {
   const [blue, orange] = ["#1f6fd1", "#e66100"];

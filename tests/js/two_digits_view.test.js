@@ -1,40 +1,39 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { figure5, tinted } from "../../playground/page/two_digits_tinted.js";
-import { besideItsLine, fromServer, pairHtml } from "../../playground/page/two_digits_view.js";
-import { inkOf } from "../../playground/page/views.js";
+import { besideItsLine, pairHtml } from "../../playground/page/two_digits_view.js";
 import { rgbLevels } from "./grey_canvas.js";
 
 const [BLUE, ORANGE] = ["#1f6fd1", "#e66100"];
-const base64 = (bytes) => Buffer.from(bytes.buffer ?? bytes).toString("base64");
 const levels = (first) => Uint8Array.from({ length: 784 }, (_, k) => (first + k) % 256);
+const inkOf = (bytes) => Float32Array.from(bytes, (level) => level / 255);
 
-// The server's value of a reading of a 7 with pen 1 and a 1 with pen 2, both read
-// (two_digits_views.pair_numbers), with `changes`.
-function served(changes = {}) {
+// A reading of a 7 with pen 1 and a 1 with pen 2, both read, as the panel draws it
+// (two_digits_reading.js `pairReading`), with `changes`.
+function pairRead(changes = {}) {
   return {
     revision: 12,
     read: [7, 1],
     second: 1,
-    second_ink: 0.21,
-    rule: { second: 0.34, second_ink: 0.05 },
+    secondInk: 0.21,
+    rule: { second: 0.34, secondInk: 0.05 },
     lengths: [0.05, 0.88, 0.1, 0.15, 0.0493, 0.2, 0.25, 0.93, 0.3, 0.35],
     probabilities: [0.01, 0.97, 0, 0, 0, 0, 0, 0.99, 0, 0.1],
-    cnn_read: [7, 1],
-    cnn_rule: { second: 0.22, second_ink: null },
-    image: base64(levels(0)),
-    layers: [base64(levels(30)), base64(levels(60))],
-    redrawn: [base64(levels(100)), base64(levels(200))],
+    cnnRead: [7, 1],
+    cnnRule: { second: 0.22, secondInk: null },
+    image: inkOf(levels(0)),
+    layers: [inkOf(levels(30)), inkOf(levels(60))],
+    redrawn: [inkOf(levels(100)), inkOf(levels(200))],
     colours: [BLUE, ORANGE],
-    pen_colours: [BLUE, ORANGE],
+    penColours: [BLUE, ORANGE],
     decoded: null,
-    decoded_redrawn: null,
+    decodedRedrawn: null,
     ...changes,
   };
 }
 
 test("a pair is drawn with its digits in their pens' colours, its lengths, the rule's lines and the CNN", () => {
-  const html = pairHtml(fromServer(served()), "Draw");
+  const html = pairHtml(pairRead(), "Draw");
   assert.match(html, /^<div class="pair" data-revision="12" data-read="71">/);
   assert.ok(
     html.includes(
@@ -58,7 +57,7 @@ test("a pair is drawn with its digits in their pens' colours, its lengths, the r
 });
 
 test("two digits read: the sentence gives the second capsule and its ink, each against its line", () => {
-  const html = pairHtml(fromServer(served()), "Draw");
+  const html = pairHtml(pairRead(), "Draw");
   assert.ok(
     html.endsWith(
       '<p class="count" data-count="2">Two digits read: the second-longest capsule, <b>1</b>, is 0.88 long ' +
@@ -69,16 +68,16 @@ test("two digits read: the sentence gives the second capsule and its ink, each a
 });
 
 // The sentence of a reading of one 3 whose second capsule, a 5, is `second` long and whose
-// redrawing covers `secondInk` of the ink, counted by `rule` ({second, second_ink}).
+// redrawing covers `secondInk` of the ink, counted by `rule` ({second, secondInk}).
 function note(second, secondInk, rule) {
   const lengths = [0, 0, 0, 0.95, 0, second, 0, 0, 0, 0];
-  const one = { read: [3], second: 5, second_ink: secondInk, rule, lengths, colours: [BLUE] };
-  const pair = fromServer(served({ ...one, redrawn: [base64(levels(0))] }));
+  const one = { read: [3], second: 5, secondInk, rule, lengths, colours: [BLUE] };
+  const pair = pairRead({ ...one, redrawn: [inkOf(levels(0))] });
   return pairHtml(pair, "").match(/<p class="count".*<\/p>/)[0];
 }
 
 test("each figure is written on its line's true side, with more places where it takes them", () => {
-  const rule = { second: 0.5, second_ink: 0.03 };
+  const rule = { second: 0.5, secondInk: 0.03 };
   let said = note(0.62, 0.0296, rule); // once said 3.0% (below 3.0%)
   assert.match(said, /^<p class="count" data-count="1">One digit read: the second-longest capsule, <b>5<\/b>, is/);
   assert.ok(said.includes("covers 2.96% of the ink that the 3's leaves (below 3.00%)") && !said.includes("3.0%"));
@@ -95,13 +94,13 @@ test("each figure is written on its line's true side, with more places where it 
 test("a reading on its line in float32 is described as the rule counts it, not as float64 compares", () => {
   const [second, ink] = [Math.fround(0.02), Math.fround(0.03)]; // each below its line in float64
   assert.ok(second < 0.02 && ink < 0.03);
-  const said = note(second, ink, { second: 0.02, second_ink: 0.03 });
+  const said = note(second, ink, { second: 0.02, secondInk: 0.03 });
   assert.ok(said.includes("is 0.02 long (at or above 0.02)"), said);
   assert.ok(said.includes("covers 3.0% of the ink that the 3's leaves (at or above 3.0%)"), said);
 });
 
 test("a rule with no ink line says the second capsule's length alone", () => {
-  const said = note(0.4, 0.5, { second: 0.5, second_ink: null });
+  const said = note(0.4, 0.5, { second: 0.5, secondInk: null });
   assert.equal(
     said,
     '<p class="count" data-count="1">One digit read: the second-longest capsule, <b>5</b>, is 0.40 long ' +
@@ -110,16 +109,16 @@ test("a rule with no ink line says the second capsule's length alone", () => {
 });
 
 test("the capsule Decode as chose is redrawn only where it is given, in the server's grey levels", () => {
-  assert.doesNotMatch(pairHtml(fromServer(served()), ""), /class="decoded"/);
-  const html = pairHtml(fromServer(served({ decoded: 4, decoded_redrawn: base64(levels(50)) })), "");
+  assert.doesNotMatch(pairHtml(pairRead(), ""), /class="decoded"/);
+  const html = pairHtml(pairRead({ decoded: 4, decodedRedrawn: inkOf(levels(50)) }), "");
   assert.match(html, /<figure class="decoded"><figcaption>Capsule 4 redrawn \(not read: 0.05 long\)<\/figcaption>/);
   const paper = Array.from(levels(50), (level) => [255 - level, 255 - level, 255 - level]).flat();
   assert.deepEqual(rgbLevels(html, "capsule 4 redrawn"), paper);
 });
 
-test("the pictures are the server's inks tinted: each digit in its colour, the input in the pens', Figure 5", () => {
-  const html = pairHtml(fromServer(served()), "");
-  const ink = (first) => inkOf(base64(levels(first)));
+test("the pictures are the inks tinted: each digit in its colour, the input in the pens', Figure 5", () => {
+  const html = pairHtml(pairRead(), "");
+  const ink = (first) => inkOf(levels(first));
   const seven = rgbLevels(html, "7 redrawn from its own capsule");
   assert.deepEqual(seven, Array.from(tinted([ink(100)], [BLUE])));
   assert.deepEqual(seven.slice(3 * 155, 3 * 157), [0x1f, 0x6f, 0xd1, 255, 255, 255]); // levels 255 and 0
@@ -131,11 +130,7 @@ test("the pictures are the server's inks tinted: each digit in its colour, the i
 });
 
 test("no pair asks for two digits; a message says why; their text escaped", () => {
-  assert.equal(fromServer(null), null);
-  assert.equal(
-    pairHtml(fromServer({ revision: null }), "Draw <two>"),
-    '<div class="pair empty">Draw &#60;two&#62;</div>',
-  );
-  const message = pairHtml(fromServer({ message: "Cannot read <these>" }), "");
+  assert.equal(pairHtml(null, "Draw <two>"), '<div class="pair empty">Draw &#60;two&#62;</div>');
+  const message = pairHtml({ message: "Cannot read <these>" }, "");
   assert.equal(message, '<div class="panel message" role="alert">Cannot read &#60;these&#62;</div>');
 });

@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from harness.chromium_browser import DESKTOP
+from harness.slider_drivers import asks_the_server
 from playground import page_modules
 
 TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machine can be slow
@@ -15,15 +16,16 @@ TIMEOUT_MS = 120_000  # a headless software-rendered page on a busy 2-core machi
 def playground_page(browser, viewport: dict = DESKTOP, touch: bool = False):
     """A new page in a context of its own (nothing cached) that keeps every message it writes to
     its console and each error it leaves uncaught (``page.messages``, (type or "uncaught", text)),
-    the events it sends to the server (``page.sent``, their URLs) and the graphs it fetches
-    (``page.graphs``); with ``touch``, a phone's: touch, a phone's pixel ratio. Close its context."""
+    the questions and events it sends to the server (``page.sent``, their URLs: `asks_the_server`)
+    and the graphs it fetches (``page.graphs``); with ``touch``, a phone's: touch, a phone's pixel
+    ratio. Close its context."""
     phone = {"has_touch": True, "is_mobile": True, "device_scale_factor": 3} if touch else {}
     page = browser.new_context(viewport=viewport, **phone).new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.messages, page.sent, page.graphs = [], [], []
     page.on("console", lambda message: page.messages.append((message.type, message.text)))
     page.on("pageerror", lambda error: page.messages.append(("uncaught", str(error))))
-    page.on("request", lambda request: page.sent.append(request.url) if "/gradio_api/run/" in request.url else None)
+    page.on("request", lambda request: page.sent.append(request.url) if asks_the_server(request.url) else None)
     page.on("request", lambda request: page.graphs.append(request.url) if "/network/" in request.url else None)
     return page
 

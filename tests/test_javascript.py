@@ -1,36 +1,26 @@
-"""The page's JavaScript ports (playground/page/) agree with the Python they port: tests/js/fixtures.py
-writes what the Python makes of inputs of its own, and Node's own runner runs tests/js/*.test.js
-against it, `node --test tests/js/` (Node 20's form for a folder) with CAPSNET_JS_FIXTURES naming the
-folder; `npm test` does both. A failure shows node's report, each failed test with what differs."""
+"""The page's JavaScript (playground/page/) under Node's own runner: `node --test tests/js/` (Node
+20's form for a folder; `npm test` does the same). Each module is tested for what it does: the
+ink a drawing makes and its 28x28, the renderers, the seam's questions to the server
+(tests/js/page_networks.test.js); the page's readings against the networks are the browser tests'.
+A failure shows node's report, each failed test with what differs."""
 
 import os
 import re
 import shutil
 import subprocess
 
-import pytest
-
 from harness.paths import REPO
-from tests.js import fixtures
 
-MIN_TESTS = 10  # fewer means node found only some of the test files
-
-
-@pytest.fixture(scope="module")
-def fixture_folder(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("js-fixtures")
-    fixtures.write(folder)
-    return folder
+MIN_TESTS = 40  # fewer means node found only some of the test files
 
 
-def test_node_runs_the_javascript_tests_against_the_python_and_all_pass(fixture_folder):
+def test_node_runs_the_javascript_tests_and_all_pass():
     assert shutil.which("node"), "no node on PATH: the JavaScript's tests need Node 20"
     node = subprocess.run(
         # A file a process, as many at once as there are cores: pytest waits meanwhile (Node's default
         # leaves one core free, which on two cores runs the files one after another).
         ["node", "--test", f"--test-concurrency={os.cpu_count()}", "--test-reporter=tap", "tests/js/"],
         cwd=REPO,
-        env={**os.environ, "CAPSNET_JS_FIXTURES": str(fixture_folder)},
         capture_output=True,
         text=True,
         timeout=120,
