@@ -44,7 +44,9 @@ KEPT_INPUT = "kept_input.js"  # a plain script, run from the page's head: never 
 FETCHED_EARLY = "fetched_early.js"  # the same
 PLAIN_SCRIPTS = {KEPT_INPUT, FETCHED_EARLY}
 COPIES = "hub-copies"  # the id of the head's element holding the Hub's copies of the page's files
-FIRST_TAP = "drawing_pad.js"  # the pad, which takes a person's first tap
+# The pad, which takes a person's first tap, and the panel that asks for its reading: the modules
+# a first tap waits for, asked for before the other panels'.
+FIRST_TAP = ("drawing_pad.js", "reading_panel.js")
 NEAR_THE_SCREEN = {"two_digits_panel.js"}  # mounted once the page is idle and it is NEAR: never preloaded
 NEAR = "100% 0px"  # within a screen's height above or below the screen (page_loaded.js nearTheScreen)
 _IMPORT = re.compile(r'from "\./([\w.]+\.js)";')  # import { ... } from "./name.js";
@@ -58,13 +60,13 @@ def _imports(name: str) -> list[str]:
 
 def page_thread_modules() -> list[str]:
     """The modules the page's thread runs from its start: those no module imports or starts as a
-    worker (the glue imports them) but the ones `NEAR_THE_SCREEN`, the pad's first (a first tap
-    waits for it alone), each followed by what it imports that is not listed yet, each once: the
+    worker (the glue imports them) but the ones `NEAR_THE_SCREEN`, `FIRST_TAP`'s first (what a
+    first tap waits for), each followed by what it imports that is not listed yet, each once: the
     browser asks for them in this order."""
     texts = [(FOLDER / path.name).read_text(encoding="utf-8") for path in MODULES]
     imported = {name for text in texts for name in _IMPORT.findall(text) + _WORKER.findall(text)}
     roots = [path.name for path in MODULES if path.name not in imported | NEAR_THE_SCREEN | PLAIN_SCRIPTS]
-    found, waiting = [], sorted(roots, key=lambda name: name != FIRST_TAP)
+    found, waiting = [], [*FIRST_TAP, *(name for name in roots if name not in FIRST_TAP)]
     while waiting:
         name = waiting.pop(0)
         if name not in found:

@@ -22,7 +22,7 @@ import { decodeCapsule, decoderReady, readDrawing, startReader } from "./page_ne
 import {
   shownCapsule as capsuleShown,
   decodeAs as decodeAsChosen,
-  drawings as drawingsOfPads,
+  drawingsOf,
   reading as readings,
   redraws,
   settled,
@@ -145,13 +145,6 @@ export function mount({ element, props, watch, fire }) {
   );
   drawings.add(read);
 
-  drawingsOfPads.subscribe((drawing) => {
-    if (drawing.pad !== props.reader_pad) return;
-    lastDrawing = drawing;
-    if (!drawing.drawing) penLifted();
-    read(drawing);
-  });
-
   // The reconstruction redrawn by the decoder, the newest move's first.
   const redraw = newestOnly(
     async ({ shownReading, digit, offsets }) => {
@@ -176,13 +169,20 @@ export function mount({ element, props, watch, fire }) {
   };
   redraws.subscribe(redrawShown);
 
-  startReader({
+  const readerStarted = startReader({
     facts: props.facts,
     runtime: props.runtime_url,
     capsules: props.network_url,
     routing: props.routing_url,
     decoder: props.decoder_url,
-  })
+  });
+  // the pad's drawings, from one it published before this panel mounted
+  drawingsOf(props.reader_pad, (drawing) => {
+    lastDrawing = drawing;
+    if (!drawing.drawing) penLifted();
+    read(drawing);
+  });
+  readerStarted
     .then((ready) => ready && decoderReady())
     .then((decoderCame) => {
       // A drawing read before the decoder came is read again, with its pictures.

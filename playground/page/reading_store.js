@@ -38,7 +38,9 @@
 // - `drawings`, by the pads (drawing_pad.js), each drawing: {pad: its component's id, strokes: flat
 //   arrays, pens: each stroke's pen (numbers; all 0 on a pad of one pen), background: 784 ink
 //   values 0..255 a pen or null, revision, drawing: the pen still down}. The reading panel reads
-//   those of its pad, the Two-digits panel those of its own.
+//   those of its pad, the Two-digits panel those of its own (`drawingsOf`), each from the newest
+//   its pad published before the panel mounted: a tap kept before the page's modules came
+//   (kept_input.js) is replayed as its pad mounts, which may be before its panel does.
 // - `redraws`, by the dimension sliders, a slider's move: {offsets: one number a dimension}. The
 //   reading panel redraws its reconstruction so.
 // - `turns`, by the transform sliders (transform_sliders.js), a move: {value: the sliders' value}.
@@ -72,5 +74,17 @@ export const shownCapsule = topic();
 export const padsOnScreen = topic();
 export const turnSweep = topic();
 export const drawings = topic();
+const newestDrawings = new Map(); // pad id -> its newest drawing
+drawings.subscribe((drawing) => newestDrawings.set(drawing.pad, drawing));
+
+// `listener(drawing)` called with pad `pad`'s newest drawing, where it has published one already,
+// and with each it publishes from now on; the returned function stops it.
+export function drawingsOf(pad, listener) {
+  const stop = drawings.subscribe((drawing) => {
+    if (drawing.pad === pad) listener(drawing);
+  });
+  if (newestDrawings.has(pad)) listener(newestDrawings.get(pad));
+  return stop;
+}
 export const redraws = topic();
 export const turns = topic();

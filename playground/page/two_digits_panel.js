@@ -2,7 +2,7 @@
 // `element`, `props` and `watch`), mounted once the section nears the screen
 // (page_modules.NEAR_THE_SCREEN). It starts the pairs networks then (page_networks.js
 // `startPairReader`: their graphs are fetched from then on), reads the drawings of the pad whose
-// component's id is props.reader_pad (reading_store.js `drawings`; page_networks.js readPair: the
+// component's id is props.reader_pad (reading_store.js `drawingsOf`; page_networks.js readPair: the
 // pairs networks in the page, or the server until they are in or where they cannot run) and draws
 // the reading; Decode as redraws it (`decodeAs`, page_networks.js decodePairAs). Each is drawn by
 // the panel's one renderer (two_digits_view.js); before any drawing the panel says props.prompt.
@@ -10,7 +10,7 @@
 
 import { newestOnly } from "./newest_only.js";
 import { decodePairAs, readPair, startPairReader } from "./page_networks.js";
-import { drawings } from "./reading_store.js";
+import { drawingsOf } from "./reading_store.js";
 import { placeStrip } from "./strip.js";
 import { pairHtml } from "./two_digits_view.js";
 
@@ -47,11 +47,6 @@ export function mount({ element, props, watch }) {
     },
     (error) => draw({ message: `Cannot read these two digits: ${error.message}` }),
   );
-  drawings.subscribe((drawing) => {
-    if (drawing.pad !== props.reader_pad) return;
-    const { strokes, pens, background, revision } = drawing;
-    read({ strokes, pens, background, revision });
-  });
 
   mounted((chosen) => {
     digit = chosen;
@@ -71,5 +66,10 @@ export function mount({ element, props, watch }) {
     capsules: props.capsules_url,
     decoder: props.decoder_url,
     sigmoids: props.sigmoids_url,
+  });
+  // the pad's drawings, from one it published before this panel mounted
+  drawingsOf(props.reader_pad, (drawing) => {
+    const { strokes, pens, background, revision } = drawing;
+    read({ strokes, pens, background, revision });
   });
 }
