@@ -29,7 +29,7 @@ def same_picture(served, sent: np.ndarray) -> bool:
 def reading_problem(image: np.ndarray, digit: int | None, routed: bool) -> Callable[[dict], str | None]:
     """The check of a reading of ``image`` (float [784]): the network's input is that image, the
     longest capsule ``digit``'s unless None, the decoder's pictures, and where ``routed`` (the pen
-    up), the routing view's numbers for r = 1 .. MAX_ITERATIONS."""
+    up), the routing view's numbers for r = 1 .. MAX_ITERATIONS and Figure 4 of the winner."""
 
     def problem(answer: dict) -> str | None:
         if not same_picture(answer.get("image"), image):
@@ -44,6 +44,11 @@ def reading_problem(image: np.ndarray, digit: int | None, routed: bool) -> Calla
             return f"no routing with the reading of a finished stroke: {str(routing)[:200]}"
         if not routed and routing is not None:
             return "routing with a reading while the pen is down"
+        if routed:  # Figure 4's sweep of the winner, which the page would ask next, with it
+            follow_ups = answer.get("followUps") or {}
+            if follow_ups.get("digit") != int(lengths.argmax()) or "sweep" not in follow_ups:
+                return f"no Figure 4 of the winner with the reading of a finished stroke: {str(follow_ups)[:200]}"
+            return figure4_problem(follow_ups["steps"])(follow_ups["sweep"])
         return None
 
     return problem

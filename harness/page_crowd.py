@@ -156,7 +156,7 @@ class Person(PageClient):
     async def draw(self, digit: int, strokes: list[list[float]]) -> None:
         """Draw ``strokes`` one by one: where the page cannot read them itself, a reading of each
         while it is drawn and the routed one at pen-up (then Figure 4, where the page has no
-        decoder), each of the 28x28 the page makes of the pad."""
+        decoder and the reading did not bring it), each of the 28x28 the page makes of the pad."""
         async for shown, pen_up in drawn(strokes):
             image = None if self.reads_here else image_of(shown)
             if pen_up is not None:
@@ -171,13 +171,24 @@ class Person(PageClient):
             question = {"image": image.tolist(), "routed": True}
             self.image = image
             self.reading = await self.ask("final", "read", question, reading_problem(image, finished, True), pen_up)
-            if self.reading is not None and self.page.decoder is None:
+            if self.reading is not None and self.page.decoder is None and not self.figure4_came:
                 await self.ask(
                     "figure4",
                     "sweep",
                     {**self.capsule, "limits": self.limits, "steps": FIGURE4_STEPS},
                     figure4_problem(FIGURE4_STEPS),
                 )
+
+    @property
+    def figure4_came(self) -> bool:
+        """Whether the server's last reading brought Figure 4 as the page asks for it (answers.py
+        `read`'s followUps): the page then asks nothing more."""
+        follow_ups = self.reading.get("followUps")
+        return (
+            follow_ups is not None
+            and follow_ups["steps"] == FIGURE4_STEPS
+            and all(limit == follow_ups["limit"] for limit in self.limits)
+        )
 
     @property
     def reads_here(self) -> bool:

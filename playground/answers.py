@@ -13,7 +13,11 @@ these):
 
     read     {image: 784 ink values in [0, 1], routed} -> {image, capsules, lengths,
              reconstructions: {winner, runnerUp}}, and where `routed`, routing: {lengths [R][10],
-             agreements [R][10], winnerShares [R * 1152]}
+             agreements [R][10], winnerShares [R * 1152]} and followUps: {digit: the winner,
+             limit: the paper's range, steps, sweep, changes}, the answers to the `sweep` and
+             `changes` the page asks next of a finished drawing (Figure 4 and the pictures beside
+             the sliders, over the sliders' first range: every dimension +-limit), so that a page
+             far from the server has them with its reading, not a round trip later
     decode   {capsules, digit, offsets} -> the picture's ink
     changes  {capsules, digit, limits} -> for each dimension, the ink it adds (+) and takes away (-)
              between -limit and +limit: [16][784]
@@ -47,7 +51,7 @@ from starlette.routing import Route
 
 from capsnet.baseline import BaselineCNN
 from capsnet.data.affine import AffineChange, transform
-from capsnet.dimensions import perturb, sweep_reconstructions
+from capsnet.dimensions import PAPER_RANGE, SWEEP, perturb, sweep_reconstructions
 from capsnet.model import CapsNet
 from capsnet.routing import agreement
 from capsnet.shipping.onnx_file import CHANGE
@@ -173,6 +177,15 @@ class Answers:
                 "agreements": agreement(trace.u_hat, trace.capsules, trace.couplings).tolist(),
                 "winnerShares": floats(winner_shares.flatten()),
             }
+            limits = torch.full((capsules.shape[1],), PAPER_RANGE)  # [16]
+            pictures = self.swept_capsule(capsules, found.winner, limits, len(SWEEP))  # [16, S, 28, 28]
+            answer["followUps"] = {
+                "digit": found.winner,
+                "limit": PAPER_RANGE,
+                "steps": len(SWEEP),
+                "sweep": ink(pictures.flatten()),
+                "changes": [floats(change.flatten()) for change in pictures[:, -1] - pictures[:, 0]],
+            }
         return answer
 
     def decode(self, question) -> dict:
@@ -181,12 +194,16 @@ class Answers:
         offsets = None if question["offsets"] is None else self.offsets(question["offsets"], "offsets")
         return ink(self.decoded(capsules, digit, offsets))
 
-    def swept(self, question, steps: int | None) -> tuple[torch.Tensor, int, torch.Tensor]:
+    def swept(self, question, steps: int | None) -> torch.Tensor:
         """``sweep_reconstructions`` of the question's capsule over ``steps`` offsets from -limit
         to +limit of each dimension (None: its two ends): [16, steps, 28, 28]."""
         capsules, digit = self.capsules(question["capsules"]), self.digit(question["digit"])
-        limits = self.offsets(question["limits"], "limits").abs()  # [16]
-        ends = torch.linspace(-1.0, 1.0, steps or 2)  # [S]
+        return self.swept_capsule(capsules, digit, self.offsets(question["limits"], "limits").abs(), steps or 2)
+
+    def swept_capsule(self, capsules: torch.Tensor, digit: int, limits: torch.Tensor, steps: int) -> torch.Tensor:
+        """Capsule ``digit`` of ``capsules`` [10, 16] decoded at ``steps`` offsets from -limit to
+        +limit of each dimension (``limits`` [16]), the others at zero: [16, steps, 28, 28]."""
+        ends = torch.linspace(-1.0, 1.0, steps)  # [S]
         with serving.network_slot(), torch.inference_mode():
             return sweep_reconstructions(self.capsnet, capsules, digit, limits[:, None] * ends)
 

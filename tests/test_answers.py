@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from capsnet.data.affine import AffineChange, transform
-from capsnet.dimensions import perturb, sweep_reconstructions
+from capsnet.dimensions import PAPER_RANGE, SWEEP, perturb, sweep_reconstructions
 from capsnet.shipping.onnx_file import CHANGE
 from harness.page_protocol import revived
 from playground.reading import EXAMPLES, example_ink
@@ -91,6 +91,23 @@ def test_a_capsule_is_decoded_moved_swept_and_its_changes_drawn(app, ask, images
     with torch.inference_mode():
         expected = sweep_reconstructions(network, capsules, 3, limits[:, None] * torch.linspace(-1, 1, 11))
     np.testing.assert_allclose(sweep, expected.flatten(), atol=HALF_LEVEL)
+
+
+def test_a_finished_reading_brings_the_winner_s_sweep_and_changes_as_asked_next(ask, images):
+    """Figure 4's sweep and the sliders' pictures of the winner over the paper's range, which the
+    page asks next of a finished drawing, come with its reading: the answers those questions get."""
+    image = images[1][1].flatten().tolist()
+    _, answer = ask("read", {"image": image, "routed": True})
+    follow_ups = answer["followUps"]
+    winner = int(np.argmax(answer["lengths"]))
+    assert (follow_ups["digit"], follow_ups["limit"], follow_ups["steps"]) == (winner, PAPER_RANGE, len(SWEEP))
+    question = {"capsules": answer["capsules"].tolist(), "digit": winner, "limits": [PAPER_RANGE] * 16}
+    _, sweep = ask("sweep", {**question, "steps": len(SWEEP)})
+    _, changes = ask("changes", question)
+    np.testing.assert_allclose(follow_ups["sweep"], sweep, atol=HALF_LEVEL)
+    np.testing.assert_allclose(follow_ups["changes"], changes, atol=CLOSE)
+    _, unrouted = ask("read", {"image": image, "routed": False})
+    assert "followUps" not in unrouted  # a stroke still drawn: nothing to follow yet
 
 
 def test_a_turned_digit_is_read_by_both_networks(app, ask, images):

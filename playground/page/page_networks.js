@@ -284,6 +284,25 @@ async function answered(name, inPage, ofServer) {
   }
   return ofServer();
 }
+
+// The server's answers to the questions the page asks next of a finished drawing it read (Figure 4's
+// sweep and the pictures beside the sliders, of the winner over the sliders' first range: answers.py
+// `read`), which came with the newest reading; null for none.
+let followUps = null;
+
+// The answer to question `kind` ("sweep" or "changes") that came with the server's newest reading,
+// where it is the answer to that very question; else undefined.
+function followedUp(kind, { capsules, digit, limits, steps }) {
+  const same =
+    followUps !== null &&
+    (kind === "sweep" || kind === "changes") &&
+    digit === followUps.digit &&
+    (kind === "changes" || steps === followUps.steps) &&
+    limits.every((limit) => Math.abs(limit - followUps.limit) < 1e-9) &&
+    capsules.every((value, i) => value === followUps.capsules[i]);
+  return same ? followUps[kind] : undefined;
+}
+
 const LIVE_MS = 100; // the server reads a stroke still being drawn at most this often
 let serverReadAt = Number.NEGATIVE_INFINITY; // when the server was last asked to read
 
@@ -303,7 +322,12 @@ export const readDrawing = ({ strokes, background, drawing }) =>
       if (image === null) return null;
       if (drawing) await new Promise((done) => setTimeout(done, serverReadAt + LIVE_MS - performance.now()));
       serverReadAt = performance.now();
-      return askServer("read", { image, routed: !drawing });
+      const answer = await askServer("read", { image, routed: !drawing });
+      if (answer?.followUps) {
+        followUps = { capsules: answer.capsules, ...answer.followUps };
+        delete answer.followUps;
+      }
+      return answer;
     },
   );
 
@@ -314,7 +338,7 @@ const decoded = (kind, question) => {
   return answered(
     "decoder",
     () => capsnet.ask(kind, question),
-    () => askServer(kind, question),
+    async () => followedUp(kind, question) ?? askServer(kind, question),
   );
 };
 

@@ -81,6 +81,48 @@ test("the decoder's questions go to the server as the worker is asked them", asy
   assert.deepEqual(lastQuestion()[2], { capsules: Array.from(capsules), digit: 3, limits });
 });
 
+test("Figure 4 and the sliders' pictures of a finished drawing come with the server's reading", async () => {
+  const capsules = Float32Array.from({ length: 160 }, (_, k) => k / 200);
+  const sweep = Uint8Array.from({ length: 16 * 11 * 784 }, (_, k) => k % 7);
+  answer = () => ({
+    status: 200,
+    body: {
+      capsules: { float32: base64(capsules) },
+      lengths: [0.9],
+      followUps: {
+        digit: 7,
+        limit: 0.25,
+        steps: 11,
+        sweep: { ink: base64(sweep) },
+        changes: [{ float32: base64(Float32Array.of(0.5)) }],
+      },
+    },
+  });
+  const read = await seam.readDrawing({ strokes: [SEVEN], background: null, drawing: false });
+  assert.equal(read.followUps, undefined); // the seam keeps them; the panels see the worker's answer
+  const before = asked.length;
+  const limits = Array(16).fill(0.25);
+  const swept = await seam.sweepOf(read.capsules, 7, limits, 11);
+  assert.deepEqual(
+    Array.from(swept.subarray(0, 8)),
+    Array.from(Float32Array.from([0, 1, 2, 3, 4, 5, 6, 0], (level) => level / 255)),
+  );
+  assert.deepEqual(Array.from((await seam.dimensionChangesOf(read.capsules, 7, limits))[0]), [0.5]);
+  assert.equal(asked.length, before); // asked nothing more
+  // another capsule, another range or Figure 4 of another number of steps: asked of the server
+  answer = () => ({ status: 200, body: { ink: base64(new Uint8Array(784)) } });
+  await seam.sweepOf(read.capsules, 3, limits, 11);
+  await seam.sweepOf(read.capsules, 7, Array(16).fill(0.5), 11);
+  await seam.sweepOf(read.capsules, 7, limits, 5);
+  await seam.sweepOf(
+    Float32Array.from(read.capsules, (v) => v + 0.01),
+    7,
+    limits,
+    11,
+  );
+  assert.equal(asked.length, before + 4);
+});
+
 test("a turn goes to the server for both networks at once", async () => {
   const image = new Float32Array(784).fill(0.5);
   answer = () => ({
