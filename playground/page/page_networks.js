@@ -285,18 +285,14 @@ async function answered(name, inPage, ofServer) {
   return ofServer();
 }
 
-// The server's answers to the questions the page asks next of a finished drawing it read (Figure 4's
-// sweep and the pictures beside the sliders, of the winner over the sliders' first range: answers.py
-// `read`), which came with the newest reading; null for none.
+// What the server's newest reading of a finished drawing brought (answers.py `read`): the answers
+// to Figure 4's sweep and the sliders' pictures of the winner over the sliders' first range, which
+// the page asks next (`followedUp`: that answer, where asked that very question); null for none.
 let followUps = null;
-
-// The answer to question `kind` ("sweep" or "changes") that came with the server's newest reading,
-// where it is the answer to that very question; else undefined.
 function followedUp(kind, { capsules, digit, limits, steps }) {
   const same =
-    followUps !== null &&
     (kind === "sweep" || kind === "changes") &&
-    digit === followUps.digit &&
+    digit === followUps?.digit &&
     (kind === "changes" || steps === followUps.steps) &&
     limits.every((limit) => Math.abs(limit - followUps.limit) < 1e-9) &&
     capsules.every((value, i) => value === followUps.capsules[i]);
