@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from capsnet.data.preprocess import NoDigitError, sketch_to_mnist
+from capsnet.data.paper import photo_ink
+from capsnet.data.preprocess import NoDigitError, ink_to_mnist, sketch_to_mnist
 from harness.photos import choice_photo, report_photo
 from tests.support.examples import example_digits
 
@@ -75,6 +76,33 @@ def test_a_photo_of_no_digit_says_so(make):
     for seed in range(3):
         with pytest.raises(NoDigitError, match=r"no digit found: .* only \d+% darker than the paper around them"):
             sketch_to_mnist(make(np.random.default_rng(seed)))
+
+
+def read_as_a_photo(picture: np.ndarray) -> np.ndarray:
+    """The 28x28 that the ink of a photo (`photo_ink`) makes of ``picture``, uint8 [H, W]."""
+    return ink_to_mnist(photo_ink(picture / 255).ink)
+
+
+def test_a_clean_picture_is_read_as_the_ink_of_a_photo_reads_it(digits):
+    """A picture with no noise under even light (a drawing, a screenshot) is read against its one
+    paper without the photo path's windows: the same 28x28 as that path makes of it."""
+    for index, image in enumerate(digits[0]):
+        clean = choice_photo(image, "even, clean", np.random.default_rng(index))
+        np.testing.assert_allclose(sketch_to_mnist(clean), read_as_a_photo(clean), atol=1e-5, err_msg=str(index))
+
+
+def test_a_noise_free_picture_with_a_shadow_inside_it_is_read_as_a_photo(digits):
+    """A dark patch that keeps off the picture's border, on paper with no noise: still a shadow,
+    kept out of the digit's box as the photo path keeps it; read against the border's one paper,
+    the shadow would be ink."""
+    for index, image in enumerate(digits[0][:4]):
+        clean = choice_photo(image, "even, clean", np.random.default_rng(index))
+        shadowed = clean.astype(np.float32)
+        shadowed[100:300, 40:200] *= 0.6
+        shadowed = np.rint(shadowed).astype(np.uint8)
+        field = sketch_to_mnist(shadowed)
+        np.testing.assert_allclose(field, read_as_a_photo(shadowed), atol=1e-5, err_msg=str(index))
+        assert np.abs(field - sketch_to_mnist(clean)).mean() < 0.02, index
 
 
 def test_a_single_colour_is_still_an_empty_canvas():

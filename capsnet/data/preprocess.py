@@ -16,7 +16,8 @@ What counts as ink:
 - any other picture (a translucent one first flattened on white, as Gradio does), dark marks on
   light paper or a photo: the ink of a photo (`capsnet.data.paper`), measured against the paper
   around each pixel, with ruled lines, specks and the picture's edges left out. On a clean,
-  evenly lit picture it is what the one paper of the border gives. Where the picture departs
+  evenly lit picture it is what the one paper of the border gives, and a picture with no noise
+  at all, no lighter pixel and no dark patch as wide as a shadow is read so, at once. Where the picture departs
   from that paper both ways (light falling off, a shadow), whichever of dark or light marks it
   holds; where no mark in it can be a digit, NoDigitError says so.
 
@@ -32,8 +33,9 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageChops
 
+from capsnet.data.filters import closing
 from capsnet.data.marks import MARK_CONTRAST
-from capsnet.data.paper import marks_are_dark, photo_ink
+from capsnet.data.paper import PAPER_WINDOW, marks_are_dark, photo_ink
 
 FIELD = 28  # MNIST images are 28x28 ...
 BOX = 20  # ... with the digit fitted into a 20x20 box ...
@@ -230,6 +232,8 @@ def _ink(picture: Image.Image) -> np.ndarray | None:
     darker, lighter = paper - grey.min(), grey.max() - paper
     if darker + lighter < BLANK or min(grey.shape) < PHOTO_SIDE or darker < MIN_CONTRAST <= lighter:
         return paper - grey if darker >= lighter else grey - paper  # blank, tiny, or light marks on dark
+    if _clean(grey, border):
+        return paper - grey  # what the ink of a photo comes to on such a picture, found sooner
     # Dark marks on light paper, or, where the picture departs from that paper both ways (a photo
     # where light falls off or a shadow lies), whichever its marks are: the ink of a photo.
     both_ways = min(darker, lighter) >= MIN_CONTRAST
@@ -241,6 +245,17 @@ def _ink(picture: Image.Image) -> np.ndarray | None:
             f"(a digit's: {MARK_CONTRAST:.0%})"
         )
     return photo.ink
+
+
+def _clean(grey: np.ndarray, border: np.ndarray) -> bool:
+    """Whether ``grey`` [H, W] is a clean picture of dark marks on one paper (a drawing, a screenshot,
+    a clean scan): its border one grey, nothing lighter, and no dark patch as wide as the photo
+    path's widest window (a shadow): what is left is marks, read against that one paper."""
+    paper = border[0]
+    if np.any(border != paper) or grey.max() > paper:
+        return False
+    window = max(3, round(PAPER_WINDOW * max(grey.shape)) | 1)
+    return bool(np.all(closing(grey, window) == paper))
 
 
 def _stroke_ink(picture: Image.Image) -> np.ndarray:
