@@ -22,7 +22,7 @@ from tests.support.train_flags import train_flags
 pytestmark = pytest.mark.slow
 
 VAL_IMAGES, BATCH_SIZE = 64, 32
-TRAIN_IMAGES, EPOCHS = 448, 2  # the runs that are interrupted: 14 steps an epoch, 16 images a process each
+TRAIN_IMAGES, EPOCHS = 224, 2  # the runs that are interrupted: 7 steps an epoch, 16 images a process each
 # One thread a process: the two processes of a run then do the float sums the one process does.
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
 # fp32 over 4 steps of Adam: the two processes' gradients are averaged in another order than one
@@ -125,7 +125,7 @@ def test_sigterm_to_torchrun_stops_both_processes_after_one_step_and_resume_ends
     launcher.send_signal(signal.SIGTERM)  # torchrun sends it on to both processes
     assert launcher.wait(timeout=120) != 0
     reader.join(timeout=60)
-    assert re.search(rb"train.py: stopped by SIGTERM after (step \d+ of 14 of )?epoch [12]\.", output), output.decode()
+    assert re.search(rb"train.py: stopped by SIGTERM after (step \d+ of 7 of )?epoch [12]\.", output), output.decode()
     assert not [path for path in stopped.rglob("*") if path.name.endswith(".tmp") or path.name == ".saving"]
 
     run(torchrun(*flags(small_mnist, stopped, TRAIN_IMAGES, EPOCHS), "--resume"))
@@ -153,7 +153,7 @@ def torchrun_until_epoch_2(train_flags: list[str]) -> tuple[subprocess.Popen, by
         target=lambda: [output.extend(chunk) for chunk in iter(lambda: launcher.stdout.read1(4096), b"")], daemon=True
     )
     reader.start()
-    in_epoch_2 = re.compile(rb"epoch 2:.*\| [1-9]\d*/14")  # rank 0's progress bar: a step of epoch 2 done
+    in_epoch_2 = re.compile(rb"epoch 2:.*\| [1-7]/7")  # rank 0's progress bar: a step of epoch 2 done
     deadline = time.monotonic() + 300
     while not in_epoch_2.search(bytes(output)):
         assert launcher.poll() is None, f"torchrun ended before epoch 2 got going:\n{output.decode()}"
