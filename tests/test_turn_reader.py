@@ -328,7 +328,7 @@ def test_without_its_graphs_the_server_answers_the_turns_and_the_sweep(app, url,
     page.route(f"**/{app.TURN_IT.cnn_graph.url}", lambda route: route.fulfill(status=404))
     person = tapped(page, url, 2)
     revision = settled(page, None)
-    page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]', state="attached")
+    page.wait_for_selector(f'#turn-sweep .sweep[data-reading="{revision}"]:not([aria-busy])', state="attached")
     assert page.locator("#turn-panel .verdict.capsnet b").inner_text() == "2"
     page.wait_for_timeout(2000)
     assert networks_state(page, "turner") == "unavailable"
