@@ -1,7 +1,7 @@
 """The app under load: people using the page at once, as the page talks to the server, each get
 their own digit every time, and those who draw pairs in Two digits their pair read; each fetches
 the page's files as a browser's first visit does (recorded in Chromium), every one answered and
-compressed, and keeps them; 32 concurrent gradio_client sessions of 20 requests each get no error
+compressed, and keeps them; 32 concurrent gradio_client sessions of 10 requests each get no error
 and every answer right; and a slow request holds up no other."""
 
 import asyncio
@@ -40,7 +40,7 @@ DIGITS_EACH = 2
 PAIR_PEOPLE = 4  # at the page at once, PAIR_SHARE of them drawing a pair after each of their
 PAIR_DIGITS = 2  # digits (with seed 0, person 2 turns both: the second time with no refresh)
 SESSIONS = 32
-REQUESTS = 20  # per session: 4 /predict and 16 /perturb
+REQUESTS = 10  # per session: 2 /predict and 8 /perturb
 # Files a browser takes compressed (a font, woff2, is compressed already), and the size on the wire,
 # headers included, above which one must come so (compressed_assets.SMALLEST, 1 KB, and its headers)
 COMPRESSED_TYPES = (
@@ -51,7 +51,7 @@ COMPRESSED_TYPES = (
     "application/octet-stream",
 )
 COMPRESSED_ABOVE = 2048
-LOAD_TIMEOUT = 1800.0  # seconds for all 640 requests, on a 2-core machine busy training
+LOAD_TIMEOUT = 1800.0  # seconds for all 320 requests, on a 2-core machine busy training
 CALL_TIMEOUT = 600.0  # seconds for one request in the slow-request test
 
 

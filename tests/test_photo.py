@@ -86,7 +86,7 @@ def read_as_a_photo(picture: np.ndarray) -> np.ndarray:
 def test_a_clean_picture_is_read_as_the_ink_of_a_photo_reads_it(digits):
     """A picture with no noise under even light (a drawing, a screenshot) is read against its one
     paper without the photo path's windows: the same 28x28 as that path makes of it."""
-    for index, image in enumerate(digits[0]):
+    for index, image in enumerate(digits[0][::3]):
         clean = choice_photo(image, "even, clean", np.random.default_rng(index))
         np.testing.assert_allclose(sketch_to_mnist(clean), read_as_a_photo(clean), atol=1e-5, err_msg=str(index))
 
