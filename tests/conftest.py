@@ -27,11 +27,14 @@ GRADIO_CACHE = pytest.StashKey[str]()
 
 
 def pytest_configure(config):
-    """Two threads for torch; Gradio's cache in this process (app.py imported, the page served in
-    process) a folder of the session's own, removed when it ends, not the system's temp folder; no
-    garbage collection while the test files are imported (`pytest_collection_finish`)."""
+    """Two threads for torch, shared out among pytest-xdist's processes where they run the tests
+    (one each on two cores: more, and each process's threads wait on the others'); Gradio's cache
+    in this process (app.py imported, the page served in process) a folder of the session's own,
+    removed when it ends, not the system's temp folder; no garbage collection while the test files
+    are imported (`pytest_collection_finish`)."""
     gc.disable()
-    torch.set_num_threads(min(2, torch.get_num_threads()))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", 1))
+    torch.set_num_threads(max(1, min(2, torch.get_num_threads()) // workers))
     config.stash[GRADIO_CACHE] = os.environ["GRADIO_TEMP_DIR"] = tempfile.mkdtemp(prefix="capsnet-tests-gradio-")
 
 
