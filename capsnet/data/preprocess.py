@@ -16,10 +16,10 @@ What counts as ink:
 - any other picture (a translucent one first flattened on white, as Gradio does), dark marks on
   light paper or a photo: the ink of a photo (`capsnet.data.paper`), measured against the paper
   around each pixel, with ruled lines, specks and the picture's edges left out. On a clean,
-  evenly lit picture it is what the one paper of the border gives, and a picture with no noise
-  at all, no lighter pixel and no dark patch as wide as a shadow is read so, at once. Where the picture departs
-  from that paper both ways (light falling off, a shadow), whichever of dark or light marks it
-  holds; where no mark in it can be a digit, NoDigitError says so.
+  evenly lit picture it is what the one paper of the border gives: a picture with no noise at
+  all, no lighter pixel and no dark patch as wide as a shadow is read so at once. Where the
+  picture departs from that paper both ways (light falling off, a shadow), whichever of dark or
+  light marks it holds; where no mark in it can be a digit, NoDigitError says so.
 
 Blank pictures (their grey spans less than BLANK) and pictures under PHOTO_SIDE pixels a side
 are read against the one paper.
