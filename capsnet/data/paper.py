@@ -67,7 +67,7 @@ def photo_ink(grey: np.ndarray) -> PhotoInk:
     grey = np.asarray(grey, dtype=np.float64)
     digit = None  # (window, what it found) for the widest window yet that found a digit
     for share in PAPER_WINDOWS:
-        window = max(3, round(share * max(grey.shape)) | 1)
+        window = paper_window(share, grey.shape)
         found = _photo_ink(grey, window)
         if found.ink is not None:
             digit = window, found
@@ -76,8 +76,18 @@ def photo_ink(grey: np.ndarray) -> PhotoInk:
     if digit is None:
         return found
     window, found = digit
-    narrower = max(3, round(STROKE_WINDOWS * found.stroke) | 1)
+    narrower = _odd_window(STROKE_WINDOWS * found.stroke)
     return _photo_ink(grey, narrower) if found.stroke and narrower < window else found
+
+
+def paper_window(share: float, shape: tuple[int, ...]) -> int:
+    """The side, in pixels, of a paper's window ``share`` of the longer side of a picture of ``shape``."""
+    return _odd_window(share * max(shape))
+
+
+def _odd_window(pixels: float) -> int:
+    """A window's side: ``pixels`` rounded to an odd number, at least 3."""
+    return max(3, round(pixels) | 1)
 
 
 def _photo_ink(grey: np.ndarray, window: int) -> PhotoInk:

@@ -35,7 +35,7 @@ from PIL import Image, ImageChops
 
 from capsnet.data.filters import closing
 from capsnet.data.marks import MARK_CONTRAST
-from capsnet.data.paper import PAPER_WINDOW, marks_are_dark, photo_ink
+from capsnet.data.paper import PAPER_WINDOW, marks_are_dark, paper_window, photo_ink
 
 FIELD = 28  # MNIST images are 28x28 ...
 BOX = 20  # ... with the digit fitted into a 20x20 box ...
@@ -254,8 +254,7 @@ def _clean(grey: np.ndarray, border: np.ndarray) -> bool:
     paper = border[0]
     if np.any(border != paper) or grey.max() > paper:
         return False
-    window = max(3, round(PAPER_WINDOW * max(grey.shape)) | 1)
-    return bool(np.all(closing(grey, window) == paper))
+    return bool(np.all(closing(grey, paper_window(PAPER_WINDOW, grey.shape)) == paper))
 
 
 def _stroke_ink(picture: Image.Image) -> np.ndarray:
